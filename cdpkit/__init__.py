@@ -1,0 +1,1 @@
+"""cdpkit: drive Chromium over the Chrome DevTools Protocol from Python."""

@@ -1,0 +1,148 @@
+"""Every error cdpkit raises, all under :class:`CDPError`::
+
+    CDPError
+    ├── ProtocolError            Chrome answered a command with an error (code, message, method)
+    ├── ConnectionClosedError    the connection to the browser is gone; every pending call fails
+    │   └── TargetClosedError    the page (or other target) the session was bound to is gone
+    │       └── PageCrashedError the page's renderer crashed
+    ├── CommandTimeoutError      no answer within the timeout (also a built-in TimeoutError)
+    ├── LaunchError              Chrome could not be found, started or reached
+    │   └── ProfileLockedError   a persistent profile is in use by another process
+    ├── ConnectError             cdpkit.connect() could not attach to a running browser
+    ├── NavigationError          the page did not load (carries Chrome's net::ERR_* text)
+    ├── EvaluationError          JavaScript threw (message, line, column)
+    ├── ElementNotFoundError     a selector, index or point matched no element
+    └── DownloadError            a download failed, was blocked or timed out
+
+Messages are written for the person or the model reading them: they say what went wrong
+and, where there is one, the setting to change.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CDPError",
+    "CommandTimeoutError",
+    "ConnectError",
+    "ConnectionClosedError",
+    "DownloadError",
+    "ElementNotFoundError",
+    "EvaluationError",
+    "LaunchError",
+    "NavigationError",
+    "PageCrashedError",
+    "ProfileLockedError",
+    "ProtocolError",
+    "TargetClosedError",
+]
+
+
+class CDPError(Exception):
+    """Base of every cdpkit error."""
+
+
+class ProtocolError(CDPError):
+    """Chrome answered a command with a protocol error.
+
+    Attributes:
+        code: The JSON-RPC error code (e.g. ``-32601`` for an unknown method).
+        message: Chrome's error message.
+        method: The command that failed, e.g. ``"Page.navigate"``.
+        data: Chrome's optional extra detail.
+    """
+
+    def __init__(self, code: int, message: str, method: str, data: str | None = None) -> None:
+        self.code = code
+        self.message = message
+        self.method = method
+        self.data = data
+        detail = f" ({data})" if data else ""
+        super().__init__(f"{method}: {message}{detail} [code {code}]")
+
+
+class ConnectionClosedError(CDPError):
+    """The connection to the browser closed; pending and later calls fail with this.
+
+    Attributes:
+        reason: Why, in words: the close code and reason, or what ended the process.
+    """
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+class TargetClosedError(ConnectionClosedError):
+    """The target (page, worker, ...) the session was attached to is gone."""
+
+
+class PageCrashedError(TargetClosedError):
+    """The page's renderer process crashed. Other pages of the browser keep working."""
+
+
+class CommandTimeoutError(CDPError, TimeoutError):
+    """A command got no answer within its timeout.
+
+    Attributes:
+        method: The command that timed out.
+        timeout: The timeout that expired, in seconds.
+    """
+
+    def __init__(self, method: str, timeout: float, hint: str = "") -> None:
+        self.method = method
+        self.timeout = timeout
+        hint = hint or "pass timeout= to send(), or command_timeout= to launch()/connect()"
+        super().__init__(f"{method} got no answer within {timeout:g} s ({hint})")
+
+
+class LaunchError(CDPError):
+    """Chrome could not be found, started or reached. The message includes Chrome's last
+    output lines when it printed any."""
+
+
+class ProfileLockedError(LaunchError):
+    """A persistent profile is locked by another running browser of cdpkit."""
+
+
+class ConnectError(CDPError):
+    """``cdpkit.connect()`` could not attach: refused, not a DevTools endpoint, or no
+    ``webSocketDebuggerUrl`` in its ``/json/version``."""
+
+
+class NavigationError(CDPError):
+    """A navigation failed before any response: DNS, refused connection, invalid URL...
+
+    Attributes:
+        url: The URL that was requested.
+        error_text: Chrome's error, e.g. ``"net::ERR_CONNECTION_REFUSED"``.
+    """
+
+    def __init__(self, url: str, error_text: str) -> None:
+        self.url = url
+        self.error_text = error_text
+        super().__init__(f"Navigation failed: {error_text} ({url})")
+
+
+class EvaluationError(CDPError):
+    """JavaScript threw while being evaluated.
+
+    Attributes:
+        text: The exception's message, e.g. ``"ReferenceError: x is not defined"``.
+        line: 0-based line of the throw within the evaluated script, when known.
+        column: 0-based column, when known.
+    """
+
+    def __init__(self, text: str, line: int | None = None, column: int | None = None) -> None:
+        self.text = text
+        self.line = line
+        self.column = column
+        where = f" (line {line}, column {column})" if line is not None else ""
+        super().__init__(f"{text}{where}")
+
+
+class ElementNotFoundError(CDPError, LookupError):
+    """A selector, snapshot index or point matched no element."""
+
+
+class DownloadError(CDPError):
+    """A download failed: bad status, network error, blocked by the browser, or timeout."""

@@ -1,1 +1,84 @@
-"""cdpkit: drive Chromium over the Chrome DevTools Protocol from Python."""
+"""cdpkit: drive Chromium over the Chrome DevTools Protocol from Python.
+
+    import cdpkit
+    from cdpkit import cdp, tools
+
+    async with cdpkit.launch() as browser:
+        page = await browser.new_page("https://example.com")
+        print((await page.send(cdp.runtime.evaluate("document.title"))).result.value)
+
+``cdpkit.cdp`` holds the typed bindings of every protocol domain (imported lazily, one
+module per domain); ``cdpkit.tools`` the browser tools for scripts and AI agents.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import cdp
+from ._model import Command, Event, RawEvent
+from .browser import Browser, BrowserContext, connect, launch
+from .errors import (
+    CDPError,
+    CommandTimeoutError,
+    ConnectError,
+    ConnectionClosedError,
+    DownloadError,
+    ElementNotFoundError,
+    EvaluationError,
+    LaunchError,
+    NavigationError,
+    PageCrashedError,
+    ProfileLockedError,
+    ProtocolError,
+    TargetClosedError,
+    WaitTimeoutError,
+)
+from .page import Dialog, Page
+from .session import EventStream, Expectation, Session
+
+if TYPE_CHECKING:
+    from . import tools
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Browser",
+    "BrowserContext",
+    "CDPError",
+    "Command",
+    "CommandTimeoutError",
+    "ConnectError",
+    "ConnectionClosedError",
+    "Dialog",
+    "DownloadError",
+    "ElementNotFoundError",
+    "EvaluationError",
+    "Event",
+    "EventStream",
+    "Expectation",
+    "LaunchError",
+    "NavigationError",
+    "Page",
+    "PageCrashedError",
+    "ProfileLockedError",
+    "ProtocolError",
+    "RawEvent",
+    "Session",
+    "TargetClosedError",
+    "WaitTimeoutError",
+    "__version__",
+    "cdp",
+    "connect",
+    "launch",
+    "tools",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # The tools pull in more than the core needs; import them on first use.
+    if name == "tools":
+        import importlib
+
+        return importlib.import_module(".tools", __name__)
+    raise AttributeError(f"module 'cdpkit' has no attribute {name!r}")

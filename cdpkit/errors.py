@@ -6,6 +6,7 @@
     │   └── TargetClosedError    the page (or other target) the session was bound to is gone
     │       └── PageCrashedError the page's renderer crashed
     ├── CommandTimeoutError      no answer within the timeout (also a built-in TimeoutError)
+    ├── WaitTimeoutError         an awaited event or page condition did not come (also a TimeoutError)
     ├── LaunchError              Chrome could not be found, started or reached
     │   └── ProfileLockedError   a persistent profile is in use by another process
     ├── ConnectError             cdpkit.connect() could not attach to a running browser
@@ -34,6 +35,7 @@ __all__ = [
     "ProfileLockedError",
     "ProtocolError",
     "TargetClosedError",
+    "WaitTimeoutError",
 ]
 
 
@@ -93,6 +95,20 @@ class CommandTimeoutError(CDPError, TimeoutError):
         self.timeout = timeout
         hint = hint or "pass timeout= to send(), or command_timeout= to launch()/connect()"
         super().__init__(f"{method} got no answer within {timeout:g} s ({hint})")
+
+
+class WaitTimeoutError(CDPError, TimeoutError):
+    """What was awaited (an event, a selector, text, network idle) did not happen in time.
+
+    Attributes:
+        what: What was awaited, in words.
+        timeout: The timeout that expired, in seconds.
+    """
+
+    def __init__(self, what: str, timeout: float) -> None:
+        self.what = what
+        self.timeout = timeout
+        super().__init__(f"Timed out after {timeout:g} s waiting for {what}")
 
 
 class LaunchError(CDPError):

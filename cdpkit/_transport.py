@@ -1,0 +1,199 @@
+"""Message transports to a browser: a WebSocket, or the ``--remote-debugging-pipe`` pipes.
+
+A transport moves whole JSON texts and nothing else; ids, routing and errors live in
+:mod:`cdpkit.connection`. ``recv()`` raises :class:`TransportClosed` with a reason in words
+once the peer is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections import deque
+from typing import Protocol
+
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+# Chrome's own limit for one DevTools message is 256 MiB; allow more, never less.
+MAX_MESSAGE_SIZE = 512 * 1024 * 1024
+
+
+class TransportClosed(Exception):
+    """The transport is closed; ``reason`` says why in words."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Transport(Protocol):
+    async def send(self, text: str) -> None: ...
+
+    async def recv(self) -> str | bytes: ...
+
+    async def close(self) -> None: ...
+
+
+class WebSocketTransport:
+    """CDP over a WebSocket, with compression off (it triples the cost of large messages)
+    and no keepalive pings (an idle but healthy browser must not be dropped)."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self._ws = ws
+
+    @classmethod
+    async def connect(cls, url: str, *, timeout: float) -> WebSocketTransport:
+        ws = await websockets.connect(
+            url,
+            compression=None,
+            max_size=MAX_MESSAGE_SIZE,
+            ping_interval=None,
+            open_timeout=timeout,
+            close_timeout=2,
+            user_agent_header=None,
+        )
+        return cls(ws)
+
+    async def send(self, text: str) -> None:
+        try:
+            await self._ws.send(text)
+        except websockets.ConnectionClosed as exc:
+            raise TransportClosed(_describe_ws_close(exc)) from None
+
+    async def recv(self) -> str | bytes:
+        try:
+            return await self._ws.recv()
+        except websockets.ConnectionClosed as exc:
+            raise TransportClosed(_describe_ws_close(exc)) from None
+
+    async def close(self) -> None:
+        await self._ws.close()
+
+
+def _describe_ws_close(exc: websockets.ConnectionClosed) -> str:
+    frame = exc.rcvd or exc.sent
+    if frame is None:
+        return "WebSocket connection to the browser was lost (no close frame)"
+    reason = f": {frame.reason}" if frame.reason else ""
+    return f"WebSocket closed with code {frame.code}{reason}"
+
+
+class PipeTransport:
+    """CDP over ``--remote-debugging-pipe``: NUL-terminated JSON texts on two OS pipes.
+
+    ``write_fd`` is the pipe Chrome reads as its fd 3, ``read_fd`` the one it writes as fd 4.
+    """
+
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        self._read_fd = read_fd
+        self._write_fd = write_fd
+        self._messages: deque[bytes] = deque()
+        self._partial: list[bytes] = []
+        self._waiter: asyncio.Future[None] | None = None
+        self._closed: str | None = None
+        self._read_transport: asyncio.ReadTransport | None = None
+        self._write_transport: asyncio.WriteTransport | None = None
+        self._write_protocol: _WriteProtocol | None = None
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        reader = os.fdopen(self._read_fd, "rb", buffering=0)
+        writer = os.fdopen(self._write_fd, "wb", buffering=0)
+        self._read_transport, _ = await loop.connect_read_pipe(lambda: _ReadProtocol(self), reader)
+        self._write_transport, self._write_protocol = await loop.connect_write_pipe(
+            _WriteProtocol, writer
+        )
+
+    # Called by _ReadProtocol.
+    def _feed(self, data: bytes) -> None:
+        start = 0
+        while True:
+            end = data.find(b"\0", start)
+            if end < 0:
+                if start < len(data):
+                    self._partial.append(data[start:])
+                break
+            piece = data[start:end]
+            if self._partial:
+                self._partial.append(piece)
+                piece = b"".join(self._partial)
+                self._partial.clear()
+            self._messages.append(piece)
+            start = end + 1
+        self._wake()
+
+    def _eof(self, reason: str) -> None:
+        if self._closed is None:
+            self._closed = reason
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def send(self, text: str) -> None:
+        if self._closed is not None or self._write_transport is None:
+            raise TransportClosed(self._closed or "pipe transport not started")
+        if self._write_transport.is_closing():
+            raise TransportClosed("the browser closed its end of the pipe")
+        self._write_transport.write(text.encode() + b"\0")
+        assert self._write_protocol is not None
+        await self._write_protocol.drain()
+
+    async def recv(self) -> str | bytes:
+        while not self._messages:
+            if self._closed is not None:
+                raise TransportClosed(self._closed)
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._messages.popleft()
+
+    async def close(self) -> None:
+        self._eof("pipe transport closed")
+        for transport in (self._write_transport, self._read_transport):
+            if transport is not None:
+                transport.close()
+
+
+class _ReadProtocol(asyncio.Protocol):
+    def __init__(self, owner: PipeTransport) -> None:
+        self._owner = owner
+
+    def data_received(self, data: bytes) -> None:
+        self._owner._feed(data)
+
+    def eof_received(self) -> bool | None:
+        self._owner._eof("the browser closed the debugging pipe")
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._owner._eof("the browser closed the debugging pipe")
+
+
+class _WriteProtocol(asyncio.BaseProtocol):
+    """Flow control for the write pipe: ``drain`` waits while the pipe buffer is full."""
+
+    def __init__(self) -> None:
+        self._paused = False
+        self._drained: asyncio.Future[None] | None = None
+
+    def pause_writing(self) -> None:
+        self._paused = True
+
+    def resume_writing(self) -> None:
+        self._paused = False
+        if self._drained is not None and not self._drained.done():
+            self._drained.set_result(None)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.resume_writing()
+
+    async def drain(self) -> None:
+        if self._paused:
+            self._drained = asyncio.get_running_loop().create_future()
+            await self._drained

@@ -1,0 +1,502 @@
+"""The browser: its targets, contexts and pages; :func:`launch` and :func:`connect`.
+
+The browser session auto-attaches to every page with flattened sessions, each paused
+until cdpkit has set it up (see :mod:`cdpkit.page`), so pages the site opens itself
+(``window.open``, ``target=_blank``) are full :class:`~cdpkit.Page` objects too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Generator, Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from ._transport import PipeTransport, Transport, WebSocketTransport
+from .connection import Connection
+from .errors import (
+    CDPError,
+    ConnectError,
+    ConnectionClosedError,
+    LaunchError,
+    PageCrashedError,
+    TargetClosedError,
+)
+from .launcher import ChromeProcess, start_chrome
+from .page import Page
+from .session import Session
+
+if TYPE_CHECKING:
+    from .cdp.browser import GetVersionResult
+
+__all__ = ["Browser", "BrowserContext", "connect", "launch"]
+
+
+class Browser(Session):
+    """A browser started by :func:`launch` or attached by :func:`connect`.
+
+    It is also the browser-level session: ``browser.send(cdp.target.get_targets())`` and
+    ``browser.listen(cdp.target.TargetCreated)`` work as on any session.
+
+    Attributes:
+        version: ``Browser.getVersion`` as read at start (product, protocol version, ...).
+    """
+
+    version: GetVersionResult
+
+    def __init__(
+        self,
+        connection: Connection,
+        *,
+        process: ChromeProcess | None,
+        command_timeout: float,
+    ) -> None:
+        super().__init__(connection, None, command_timeout=command_timeout)
+        self.process = process
+        self._pages: dict[str, Page] = {}
+        self._page_arrived: dict[str, asyncio.Future[Page]] = {}
+        self._targets: dict[str, dict[str, Any]] = {}
+        self._contexts: dict[str, BrowserContext] = {}
+        self._created_targets: set[str] = set()
+        self._closing: asyncio.Task[None] | None = None
+        self._exit_watch: asyncio.Task[None] | None = None
+        connection.session_factory = self._make_session
+        self._on("Target.targetCreated", self._target_changed)
+        self._on("Target.targetInfoChanged", self._target_changed)
+        self._on("Target.targetDestroyed", self._target_destroyed)
+        self._on("Target.targetCrashed", self._target_crashed)
+
+    def __repr__(self) -> str:
+        product = getattr(self, "version", None)
+        name = product.product if product is not None else "browser"
+        return f"<Browser {name} pages={len(self.pages)}{' closed' if self.closed else ''}>"
+
+    async def _start(self) -> None:
+        version, _, _ = await asyncio.gather(
+            self.call("Browser.getVersion"),
+            self.call("Target.setDiscoverTargets", {"discover": True}),
+            # Existing pages are attached (and their sessions registered) before this answers.
+            self.call(
+                "Target.setAutoAttach",
+                {
+                    "autoAttach": True,
+                    "waitForDebuggerOnStart": True,
+                    "flatten": True,
+                    "filter": [{"type": "page", "exclude": False}],
+                },
+            ),
+        )
+        from .cdp.browser import GetVersionResult
+
+        self.version = GetVersionResult.model_validate(version)
+        await asyncio.gather(*(page._ready for page in list(self._pages.values())))
+        if self.process is not None:
+            self._exit_watch = asyncio.create_task(self._watch_process(self.process))
+
+    async def _watch_process(self, process: ChromeProcess) -> None:
+        await process.wait_for_exit()
+        if self._closing is None:
+            self._connection.abort(f"{process.describe_exit()} unexpectedly")
+
+    # -- targets ----------------------------------------------------------------------------
+
+    def _make_session(
+        self, connection: Connection, parent: Session, params: dict[str, Any]
+    ) -> Session:
+        info = params.get("targetInfo") or {}
+        session_id = params["sessionId"]
+        target_id = info.get("targetId")
+        if info.get("type") != "page" or parent is not self or not isinstance(target_id, str):
+            session = Session(connection, session_id, command_timeout=self.command_timeout)
+            if params.get("waitingForDebugger"):
+                asyncio.ensure_future(_resume(session))
+            return session
+        page = Page(
+            connection,
+            session_id,
+            browser=self,
+            target_info=info,
+            command_timeout=self.command_timeout,
+            context=self._contexts.get(info.get("browserContextId", "")),
+        )
+        self._pages[target_id] = page
+        arrived = self._page_arrived.pop(target_id, None)
+        if arrived is not None and not arrived.done():
+            arrived.set_result(page)
+        return page
+
+    def _target_changed(self, params: dict[str, Any]) -> None:
+        info = params.get("targetInfo")
+        if not isinstance(info, dict) or not isinstance(info.get("targetId"), str):
+            return
+        self._targets[info["targetId"]] = info
+        page = self._pages.get(info["targetId"])
+        if page is not None:
+            page._update_target(info)
+
+    def _target_destroyed(self, params: dict[str, Any]) -> None:
+        target_id = params.get("targetId")
+        if isinstance(target_id, str):
+            self._targets.pop(target_id, None)
+            page = self._pages.pop(target_id, None)
+            if page is not None:
+                page._fail(TargetClosedError("The page was closed"))
+
+    def _target_crashed(self, params: dict[str, Any]) -> None:
+        page = self._pages.get(str(params.get("targetId")))
+        if page is not None:
+            status = params.get("status", "crashed")
+            code = params.get("errorCode")
+            page._fail(PageCrashedError(f"The page crashed ({status}, error code {code})"))
+
+    @property
+    def pages(self) -> list[Page]:
+        """Open pages of every context, oldest first."""
+        return [page for page in self._pages.values() if not page.closed]
+
+    @property
+    def contexts(self) -> list[BrowserContext]:
+        """Contexts created with :meth:`new_context` and not yet closed."""
+        return list(self._contexts.values())
+
+    async def new_page(self, url: str | None = None) -> Page:
+        """Open a new tab in the default context, set up before it runs anything.
+
+        Args:
+            url: Navigate there and wait for the load event (as ``tools.navigate``).
+
+        Raises:
+            NavigationError: ``url`` could not be loaded (the page stays open).
+        """
+        return await self._new_page(url, None)
+
+    async def _new_page(self, url: str | None, context_id: str | None) -> Page:
+        params: dict[str, Any] = {"url": "about:blank"}
+        if context_id is not None:
+            params["browserContextId"] = context_id
+        result = await self.call("Target.createTarget", params)
+        target_id: str = result["targetId"]
+        self._created_targets.add(target_id)
+        page = self._pages.get(target_id)
+        if page is None:
+            arrived = self._page_arrived.setdefault(
+                target_id, asyncio.get_running_loop().create_future()
+            )
+            try:
+                async with asyncio.timeout(self.command_timeout):
+                    page = await asyncio.shield(arrived)
+            except TimeoutError:
+                raise CDPError(f"The new page {target_id} was never attached") from None
+            finally:
+                self._page_arrived.pop(target_id, None)
+        await page._ready
+        if url is not None:
+            from .tools.navigation import navigate
+
+            await navigate(page, url)
+        return page
+
+    async def new_context(self) -> BrowserContext:
+        """Create an isolated context (own cookies, storage and cache), like a fresh
+        incognito profile. Use it as ``async with await browser.new_context() as ctx``;
+        closing it closes its pages and discards its data."""
+        result = await self.call("Target.createBrowserContext", {"disposeOnDetach": True})
+        context = BrowserContext(self, result["browserContextId"])
+        self._contexts[context.id] = context
+        return context
+
+    def page_for(self, target_id: str) -> Page | None:
+        """The open page with this target (tab) id, if any."""
+        page = self._pages.get(target_id)
+        return page if page is not None and not page.closed else None
+
+    # -- closing ----------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """Close the browser. A launched browser is shut down: its process group is killed
+        and a temporary profile removed. A connected browser keeps running: only the pages
+        and contexts cdpkit created are closed, then the connection. Idempotent; completes
+        even when the calling task is being cancelled."""
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._shut_down())
+        with anyio.CancelScope(shield=True):
+            await asyncio.shield(self._closing)
+
+    async def _shut_down(self) -> None:
+        connection = self._connection
+        if self.process is not None:
+            if not connection.closed:
+                with contextlib.suppress(CDPError):
+                    await self.call("Browser.close", timeout=2)
+            await self.process.stop(grace=5)
+        elif not connection.closed:
+            created = [t for t in self._created_targets if t in self._pages]
+            with contextlib.suppress(CDPError):
+                async with asyncio.timeout(5):
+                    await asyncio.gather(
+                        *(self.call("Target.closeTarget", {"targetId": t}) for t in created),
+                        *(context.close() for context in list(self._contexts.values())),
+                        return_exceptions=True,
+                    )
+        await connection.close()
+        if self._exit_watch is not None:
+            self._exit_watch.cancel()
+
+    async def __aenter__(self) -> Browser:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+
+async def _resume(session: Session) -> None:
+    with contextlib.suppress(CDPError):
+        await session.call("Runtime.runIfWaitingForDebugger")
+
+
+class BrowserContext:
+    """An isolated browser context: its own cookies, storage and cache.
+
+    Attributes:
+        id: The ``browserContextId``.
+        browser: The browser it belongs to.
+    """
+
+    def __init__(self, browser: Browser, context_id: str) -> None:
+        self.browser = browser
+        self.id = context_id
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"<BrowserContext {self.id[:8]} pages={len(self.pages)}>"
+
+    @property
+    def pages(self) -> list[Page]:
+        """Open pages of this context, oldest first."""
+        return [page for page in self.browser.pages if page.context is self]
+
+    async def new_page(self, url: str | None = None) -> Page:
+        """Open a new tab in this context; see :meth:`Browser.new_page`."""
+        if self._closed:
+            raise TargetClosedError("This browser context is closed")
+        return await self.browser._new_page(url, self.id)
+
+    async def close(self) -> None:
+        """Close the context's pages and discard its data. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self.browser._contexts.pop(self.id, None)
+        with contextlib.suppress(ConnectionClosedError):
+            await self.browser.call("Target.disposeBrowserContext", {"browserContextId": self.id})
+        for page in self.pages:
+            page._fail(TargetClosedError("The page's browser context was closed"))
+
+    async def __aenter__(self) -> BrowserContext:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+
+class _BrowserStarter:
+    """What :func:`launch` and :func:`connect` return: ``async with`` it (closes the browser
+    on exit) or ``await`` it (then call ``await browser.close()`` yourself)."""
+
+    def __init__(self, start: Any) -> None:
+        self._start = start
+        self._browser: Browser | None = None
+
+    def __await__(self) -> Generator[Any, None, Browser]:
+        return self._start().__await__()  # type: ignore[no-any-return]
+
+    async def __aenter__(self) -> Browser:
+        self._browser = await self._start()
+        return self._browser
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._browser is not None:
+            await self._browser.close()
+
+
+def launch(
+    *,
+    headless: bool = True,
+    executable_path: str | os.PathLike[str] | None = None,
+    args: Sequence[str] = (),
+    user_data_dir: str | os.PathLike[str] | None = None,
+    pipe: bool = False,
+    timeout: float = 30,
+    command_timeout: float = 30,
+    env: Mapping[str, str] | None = None,
+) -> _BrowserStarter:
+    """Start Chrome and connect to it: ``async with cdpkit.launch() as browser: ...``.
+
+    Args:
+        headless: Run without a window.
+        executable_path: The Chrome to run; default ``$CDPKIT_CHROME``, then the usual
+            names on ``PATH``, then the standard install locations.
+        args: Extra command-line flags, after cdpkit's defaults (``launcher.DEFAULT_ARGS``).
+        user_data_dir: A persistent profile directory; default a fresh temporary one
+            that is removed on close. Chrome's own default profile is refused.
+        pipe: Talk over ``--remote-debugging-pipe`` instead of a local TCP port.
+        timeout: Seconds for Chrome to start and answer.
+        command_timeout: Default timeout of every command and wait.
+        env: Chrome's environment; default this process's.
+
+    Raises:
+        LaunchError: Chrome was not found, exited, or was not ready within ``timeout``;
+            the message includes Chrome's last output lines.
+
+    On exit (normal, exception or cancellation) the browser's whole process group is
+    killed and the temporary profile removed.
+    """
+
+    async def start() -> Browser:
+        process = await start_chrome(
+            executable_path=executable_path,
+            headless=headless,
+            args=args,
+            user_data_dir=user_data_dir,
+            pipe=pipe,
+            env=env,
+        )
+        transport: Transport | None = None
+        try:
+            async with asyncio.timeout(timeout):
+                if pipe:
+                    assert process.pipe_fds is not None
+                    pipe_transport = PipeTransport(*process.pipe_fds)
+                    transport = pipe_transport
+                    await pipe_transport.start()
+                else:
+                    url = await process.wait_for_endpoint(timeout)
+                    transport = await WebSocketTransport.connect(url, timeout=timeout)
+                connection = Connection(transport)
+                browser = Browser(connection, process=process, command_timeout=command_timeout)
+                connection.start(browser)
+                try:
+                    await browser._start()
+                except ConnectionClosedError:
+                    await asyncio.sleep(0.05)  # let Chrome's last output arrive
+                    raise LaunchError(
+                        f"{process.describe_exit()} while starting. {process.last_output()}"
+                    ) from None
+            return browser
+        except TimeoutError:
+            await _abandon(process, transport)
+            raise LaunchError(
+                f"Chrome was not ready within {timeout:g} s (launch(timeout=...) sets this). "
+                f"{process.last_output()}"
+            ) from None
+        except BaseException:
+            await _abandon(process, transport)
+            raise
+
+    return _BrowserStarter(start)
+
+
+async def _abandon(process: ChromeProcess, transport: Transport | None) -> None:
+    with anyio.CancelScope(shield=True):
+        if transport is not None:
+            with contextlib.suppress(Exception):
+                await transport.close()
+        await process.stop(grace=0)
+
+
+def connect(
+    endpoint: str,
+    *,
+    timeout: float = 30,
+    command_timeout: float = 30,
+) -> _BrowserStarter:
+    """Attach to a running browser: ``async with cdpkit.connect("http://127.0.0.1:9222")``.
+
+    Args:
+        endpoint: ``http://host:port`` (read through ``/json/version``) or the browser's
+            ``ws://`` URL.
+
+    Raises:
+        ConnectError: Nothing listens there, it is not a DevTools endpoint, or it gives no
+            ``webSocketDebuggerUrl``.
+
+    Closing detaches: the browser keeps running (pages cdpkit opened are closed).
+    """
+
+    async def start() -> Browser:
+        async with asyncio.timeout(timeout):
+            url = await _browser_ws_url(endpoint, timeout)
+            try:
+                transport = await WebSocketTransport.connect(url, timeout=timeout)
+            except (OSError, asyncio.TimeoutError) as exc:
+                raise ConnectError(f"Could not connect to {url}: {exc}") from exc
+            except Exception as exc:  # websockets' handshake errors
+                raise ConnectError(f"{url} is not a DevTools WebSocket endpoint: {exc}") from exc
+            connection = Connection(transport)
+            browser = Browser(connection, process=None, command_timeout=command_timeout)
+            connection.start(browser)
+            try:
+                await browser._start()
+            except BaseException:
+                await connection.close()
+                raise
+            return browser
+
+    return _BrowserStarter(start)
+
+
+async def _browser_ws_url(endpoint: str, timeout: float) -> str:
+    parsed = urllib.parse.urlparse(endpoint)
+    if parsed.scheme in ("ws", "wss"):
+        return endpoint
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise ConnectError(
+            f"Not a browser endpoint: {endpoint!r} (expected http://host:port or ws://...)"
+        )
+    version_url = f"{parsed.scheme}://{parsed.netloc}/json/version"
+
+    def fetch() -> Any:
+        with urllib.request.urlopen(version_url, timeout=timeout) as response:
+            return json.load(response)
+
+    try:
+        info = await anyio.to_thread.run_sync(fetch)
+    except urllib.error.HTTPError as exc:
+        raise ConnectError(
+            f"{version_url} answered {exc.code}: not a Chrome DevTools endpoint"
+        ) from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise ConnectError(
+            f"Could not reach {version_url}: {reason}. Is Chrome running with "
+            "--remote-debugging-port?"
+        ) from None
+    except ValueError:
+        raise ConnectError(f"{version_url} did not answer JSON: not a DevTools endpoint") from None
+    url = info.get("webSocketDebuggerUrl") if isinstance(info, dict) else None
+    if not isinstance(url, str) or not url:
+        raise ConnectError(f"{version_url} gives no webSocketDebuggerUrl")
+    return url

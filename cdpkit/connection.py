@@ -1,0 +1,173 @@
+"""One connection to a browser: a transport, message ids, and a single reader.
+
+The reader processes responses and events in arrival order and routes each by its
+``sessionId`` to the :class:`~cdpkit.session.Session` that owns it. A session is
+registered the moment its ``Target.attachedToTarget`` event is read, so no event of a new
+page can arrive before its session exists. When the transport closes, every session fails
+at once with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ._transport import Transport, TransportClosed
+from .errors import ConnectionClosedError, TargetClosedError
+from .session import Session
+
+__all__ = ["Connection"]
+
+log = logging.getLogger("cdpkit")
+
+# Builds the session for a newly attached target: (connection, parent, params of
+# Target.attachedToTarget) -> Session.
+SessionFactory = Callable[["Connection", Session, dict[str, Any]], Session]
+
+
+def _default_session_factory(
+    connection: Connection, parent: Session, params: dict[str, Any]
+) -> Session:
+    return Session(connection, params["sessionId"], command_timeout=parent.command_timeout)
+
+
+class Connection:
+    """The single transport to a browser, shared by the browser session and every page."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+        self._ids = itertools.count(1)
+        self.next_id = self._ids.__next__
+        self._root: Session | None = None
+        self._sessions: dict[str, Session] = {}
+        self._reader: asyncio.Task[None] | None = None
+        self._close_reason: str | None = None
+        self._closed = asyncio.Event()
+        self.session_factory: SessionFactory = _default_session_factory
+
+    def start(self, root: Session) -> None:
+        """Start the reader; ``root`` receives messages that carry no ``sessionId``."""
+        self._root = root
+        self._reader = asyncio.create_task(self._read_loop(), name="cdpkit-reader")
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    def session(self, session_id: str) -> Session | None:
+        """The live session with this id, if any."""
+        return self._sessions.get(session_id)
+
+    async def send_text(self, text: str) -> None:
+        try:
+            await self._transport.send(text)
+        except TransportClosed as exc:
+            # The reader will fail every session with the full reason; fail this call now.
+            raise ConnectionClosedError(self._describe(exc.reason)) from None
+
+    async def _read_loop(self) -> None:
+        reason = "the connection closed"
+        recv = self._transport.recv
+        dispatch = self._dispatch
+        try:
+            while True:
+                data = await recv()
+                try:
+                    message = json.loads(data)
+                except ValueError:
+                    log.warning("Ignoring a malformed message from the browser: %.200r", data)
+                    continue
+                if type(message) is not dict:
+                    log.warning("Ignoring a message that is not a JSON object: %.200r", data)
+                    continue
+                try:
+                    dispatch(message)
+                except Exception:
+                    log.exception("cdpkit failed to dispatch a message: %.200r", data)
+        except TransportClosed as exc:
+            reason = exc.reason
+        except asyncio.CancelledError:
+            reason = "the connection was closed by cdpkit"
+            raise
+        except Exception as exc:  # a transport bug must still fail every caller
+            reason = f"the connection's reader failed: {exc!r}"
+            log.exception("cdpkit reader failed")
+        finally:
+            self._shut_down(reason)
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        session_id = message.get("sessionId")
+        session = self._root if session_id is None else self._sessions.get(session_id)
+        if session is None:
+            return  # a late message for a detached session
+        message_id = message.get("id")
+        if message_id is not None:
+            session._resolve(message_id, message)
+            return
+        method = message.get("method")
+        if not isinstance(method, str):
+            log.warning("Ignoring a message with neither id nor method: %.200r", message)
+            return
+        params = message.get("params")
+        if not isinstance(params, dict):
+            params = {}
+        if method == "Target.attachedToTarget":
+            self._attach(session, params)
+        elif method == "Target.detachedFromTarget":
+            self._detach(params)
+        session._emit(method, params)
+
+    def _attach(self, parent: Session, params: dict[str, Any]) -> None:
+        session_id = params.get("sessionId")
+        if not isinstance(session_id, str) or session_id in self._sessions:
+            return
+        self._sessions[session_id] = self.session_factory(self, parent, params)
+
+    def _detach(self, params: dict[str, Any]) -> None:
+        session_id = params.get("sessionId")
+        session = self._sessions.pop(session_id, None) if isinstance(session_id, str) else None
+        if session is not None:
+            session._fail(TargetClosedError("The target was closed (its session detached)"))
+
+    def abort(self, reason: str) -> None:
+        """Fail every session now with ``reason`` (e.g. the browser process died)."""
+        if self._close_reason is None:
+            self._close_reason = reason
+        self._shut_down(reason)
+        if self._reader is not None:
+            self._reader.cancel()
+
+    async def close(self) -> None:
+        """Close the transport and fail whatever is still pending. Idempotent."""
+        if self._close_reason is None:
+            self._close_reason = "the connection was closed by cdpkit"
+        try:
+            await asyncio.wait_for(self._transport.close(), 5)
+        except (TimeoutError, OSError, TransportClosed):
+            pass
+        if self._reader is not None:
+            self._reader.cancel()
+            await asyncio.gather(self._reader, return_exceptions=True)
+        self._shut_down(self._close_reason)
+
+    def _describe(self, reason: str) -> str:
+        return f"Connection to the browser closed: {self._close_reason or reason}"
+
+    def _shut_down(self, reason: str) -> None:
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        error = ConnectionClosedError(self._describe(reason))
+        sessions = list(self._sessions.values())
+        self._sessions.clear()
+        for session in sessions:
+            session._fail(error)
+        if self._root is not None:
+            self._root._fail(error)
+
+    async def wait_closed(self) -> None:
+        await self._closed.wait()

@@ -1,0 +1,431 @@
+"""Find, start and stop a local Chrome or Chromium.
+
+Chrome runs in its own process group with a fresh temporary profile (mode 0700) unless one
+is given; the DevTools endpoint is read from ``<profile>/DevToolsActivePort`` (port 0, so
+the OS picks a free port, bound to 127.0.0.1); its output is drained continuously so it
+can never block on a full pipe, and the last lines are kept for error messages. Stopping
+waits briefly for a graceful exit, then kills the whole process group and removes the
+temporary profile. Any Chrome still running when the interpreter exits is killed too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from collections import deque
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import anyio
+
+from .errors import LaunchError
+
+__all__ = ["DEFAULT_ARGS", "ChromeProcess", "find_chrome", "start_chrome"]
+
+CHROME_NAMES = (
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+    "chrome",
+    "msedge",
+)
+
+
+def _install_locations() -> list[Path]:
+    home = Path.home()
+    if sys.platform == "darwin":
+        apps = [
+            "Google Chrome.app/Contents/MacOS/Google Chrome",
+            "Chromium.app/Contents/MacOS/Chromium",
+            "Google Chrome Canary.app/Contents/MacOS/Google Chrome Canary",
+            "Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
+        ]
+        return [root / app for root in (Path("/Applications"), home / "Applications") for app in apps]
+    if sys.platform == "win32":
+        roots = [os.environ.get(v) for v in ("PROGRAMFILES", "PROGRAMFILES(X86)", "LOCALAPPDATA")]
+        exes = [
+            r"Google\Chrome\Application\chrome.exe",
+            r"Chromium\Application\chrome.exe",
+            r"Microsoft\Edge\Application\msedge.exe",
+        ]
+        return [Path(root) / exe for root in roots if root for exe in exes]
+    return [
+        Path(p)
+        for p in (
+            "/usr/bin/chromium",
+            "/usr/bin/chromium-browser",
+            "/usr/lib/chromium/chromium",
+            "/usr/bin/google-chrome",
+            "/usr/bin/google-chrome-stable",
+            "/opt/google/chrome/chrome",
+            "/snap/bin/chromium",
+            "/usr/bin/microsoft-edge",
+        )
+    ]
+
+
+def _default_user_data_dirs() -> list[Path]:
+    """Chrome's own default profile locations, which cdpkit refuses to launch on."""
+    home = Path.home()
+    if sys.platform == "darwin":
+        base = home / "Library/Application Support"
+        names = ["Google/Chrome", "Google/Chrome Canary", "Chromium", "Microsoft Edge"]
+        return [base / n for n in names]
+    if sys.platform == "win32":
+        local = Path(os.environ.get("LOCALAPPDATA", home / "AppData/Local"))
+        names = ["Google/Chrome/User Data", "Chromium/User Data", "Microsoft/Edge/User Data"]
+        return [local / n for n in names]
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    names = ["google-chrome", "google-chrome-beta", "google-chrome-unstable", "chromium"]
+    return [config / n for n in [*names, "microsoft-edge"]]
+
+
+def _usable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def find_chrome(executable_path: str | os.PathLike[str] | None = None) -> str:
+    """The Chrome to launch: ``executable_path``, else ``$CDPKIT_CHROME``, else the usual
+    names on ``PATH``, else the standard install locations.
+
+    Raises:
+        LaunchError: Nothing usable found; the message lists where it looked.
+    """
+    for source, value in (
+        ("executable_path", executable_path),
+        ("CDPKIT_CHROME", os.environ.get("CDPKIT_CHROME")),
+    ):
+        if value:
+            path = Path(value).expanduser()
+            if not _usable(path):
+                raise LaunchError(f"Chrome not found at {path} (from {source}): no such executable")
+            return str(path)
+    for name in CHROME_NAMES:
+        found = shutil.which(name)
+        if found:
+            return found
+    locations = _install_locations()
+    for path in locations:
+        if _usable(path):
+            return str(path)
+    raise LaunchError(
+        "No Chrome or Chromium found. Looked at executable_path=, $CDPKIT_CHROME, "
+        f"{', '.join(CHROME_NAMES)} on PATH, and {', '.join(map(str, locations))}. "
+        "Install one (Debian/Ubuntu: `apt-get install chromium`; or Google Chrome), "
+        "or pass executable_path= / set CDPKIT_CHROME."
+    )
+
+
+# Flags for a quiet, deterministic automation browser. The network-related ones stop
+# Chrome from stalling on background connections on machines without internet.
+DEFAULT_ARGS: tuple[str, ...] = (
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-breakpad",
+    "--disable-client-side-phishing-detection",
+    "--disable-hang-monitor",
+    "--disable-popup-blocking",
+    "--disable-prompt-on-repost",
+    # Background tabs keep running at full speed: automation drives many pages at once.
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding",
+    "--disable-ipc-flooding-protection",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
+    "--metrics-recording-only",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    "--force-color-profile=srgb",
+)
+
+_live_groups: set[int] = set()
+
+
+@atexit.register
+def _kill_leftovers() -> None:
+    # Last resort for a browser whose `async with launch()` never exited (e.g. os._exit
+    # is not covered, but an abandoned event loop or sys.exit from a thread is).
+    for pgid in list(_live_groups):
+        with contextlib.suppress(OSError):
+            os.killpg(pgid, signal.SIGKILL)
+
+
+def _check_user_data_dir(path: Path) -> None:
+    resolved = path.expanduser().resolve()
+    for default in _default_user_data_dirs():
+        with contextlib.suppress(OSError):
+            default = default.resolve()
+        if resolved == default or default in resolved.parents:
+            raise LaunchError(
+                f"Refusing to launch on Chrome's default profile directory {resolved}: Chrome "
+                "ignores remote debugging there and would hang. Use profile='NAME', another "
+                "user_data_dir=, or cdpkit.connect() to a Chrome you started yourself."
+            )
+
+
+class ChromeProcess:
+    """A running Chrome started by :func:`start_chrome`."""
+
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        user_data_dir: Path,
+        *,
+        temporary_profile: bool,
+        pipe_fds: tuple[int, int] | None,
+    ) -> None:
+        self.process = process
+        self.pid = process.pid
+        self.user_data_dir = user_data_dir
+        self.temporary_profile = temporary_profile
+        # Our ends of the debugging pipes (read_fd, write_fd); the transport owns them.
+        self.pipe_fds = pipe_fds
+        self.output: deque[str] = deque(maxlen=40)
+        self._listening = asyncio.Event()
+        self._drain = asyncio.create_task(self._drain_output(), name="cdpkit-chrome-output")
+        self._exit = asyncio.create_task(self._watch_exit(), name="cdpkit-chrome-exit")
+        self._stopping = False
+        _live_groups.add(self.pid)
+
+    async def _drain_output(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        while True:
+            try:
+                line = await stream.readline()
+            except (ValueError, asyncio.LimitOverrunError):
+                continue  # a line longer than the buffer: skip it, keep draining
+            if not line:
+                return
+            text = line.decode(errors="replace").rstrip()
+            if text:
+                self.output.append(text)
+                if text.startswith("DevTools listening on"):
+                    self._listening.set()
+
+    async def _watch_exit(self) -> int:
+        return await self.process.wait()
+
+    @property
+    def exited(self) -> bool:
+        return self._exit.done()
+
+    def describe_exit(self) -> str:
+        code = self.process.returncode
+        if code is None:
+            return "Chrome is running"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"Chrome exited (killed by {name})"
+        return f"Chrome exited with code {code}"
+
+    def last_output(self) -> str:
+        if not self.output:
+            return "(Chrome printed nothing)"
+        return "Chrome's last output:\n  " + "\n  ".join(self.output)
+
+    async def wait_for_exit(self) -> None:
+        await asyncio.shield(self._exit)
+
+    async def wait_for_endpoint(self, timeout: float) -> str:
+        """The browser WebSocket URL from ``DevToolsActivePort``.
+
+        Raises:
+            LaunchError: Chrome exited first, or wrote no endpoint within ``timeout``.
+        """
+        port_file = self.user_data_dir / "DevToolsActivePort"
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            with contextlib.suppress(OSError):
+                lines = port_file.read_text().splitlines()
+                if len(lines) >= 2 and lines[0].strip().isdigit():
+                    return f"ws://127.0.0.1:{lines[0].strip()}{lines[1].strip()}"
+            if self.exited:
+                await asyncio.sleep(0.05)  # let the drain task read Chrome's last words
+                raise LaunchError(f"{self.describe_exit()} before it was ready. {self.last_output()}")
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise LaunchError(
+                    f"Chrome did not open its DevTools endpoint within {timeout:g} s "
+                    f"(launch(timeout=...) sets this). {self.last_output()}"
+                )
+            # Chrome prints "DevTools listening" as it writes the file: wake up on either.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._listening.wait(), min(0.01, remaining))
+
+    async def stop(self, grace: float = 5.0) -> None:
+        """Wait up to ``grace`` seconds for Chrome to exit by itself, then kill its process
+        group and remove a temporary profile. Safe to call twice; not cancellable."""
+        if self._stopping and self.pid not in _live_groups:
+            return
+        self._stopping = True
+        with anyio.CancelScope(shield=True):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wait_for_exit(), grace)
+            await self._kill_group()
+            self._drain.cancel()
+            await asyncio.gather(self._drain, return_exceptions=True)
+            if self.temporary_profile:
+                await _remove_tree(self.user_data_dir)
+
+    async def _kill_group(self) -> None:
+        with contextlib.suppress(OSError):
+            os.killpg(self.pid, signal.SIGKILL)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.wait_for_exit(), 5)
+        # Wait until the group's members are gone (zombies left to init count as gone).
+        for _ in range(100):
+            if not _group_alive(self.pid):
+                break
+            await asyncio.sleep(0.01)
+        _live_groups.discard(self.pid)
+
+
+def _group_alive(pgid: int) -> bool:
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except OSError:
+            return False
+        return True
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            return True
+    return False
+
+
+async def _remove_tree(path: Path) -> None:
+    # Chrome's helpers may still be flushing files a moment after the kill.
+    for attempt in range(5):
+        await anyio.to_thread.run_sync(lambda: shutil.rmtree(path, ignore_errors=True))
+        if not path.exists():
+            return
+        await asyncio.sleep(0.05 * (attempt + 1))
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def build_args(
+    *,
+    headless: bool,
+    user_data_dir: Path,
+    pipe: bool,
+    extra_args: Sequence[str] = (),
+) -> list[str]:
+    """Chrome's command line (without the executable)."""
+    args = [
+        *DEFAULT_ARGS,
+        f"--user-data-dir={user_data_dir}",
+        "--remote-debugging-pipe" if pipe else "--remote-debugging-port=0",
+    ]
+    if not pipe:
+        args.append("--remote-debugging-address=127.0.0.1")
+    if headless:
+        args += ["--headless", "--hide-scrollbars", "--mute-audio", "--disable-gpu"]
+    if _is_root():
+        # Chrome refuses to start as root with its sandbox on.
+        args.append("--no-sandbox")
+    args += list(extra_args)
+    args.append("about:blank")
+    return args
+
+
+async def start_chrome(
+    *,
+    executable_path: str | os.PathLike[str] | None = None,
+    headless: bool = True,
+    args: Sequence[str] = (),
+    user_data_dir: str | os.PathLike[str] | None = None,
+    pipe: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> ChromeProcess:
+    """Start Chrome; the caller waits for its endpoint (or uses the pipe) and stops it.
+
+    Raises:
+        LaunchError: No Chrome found, the profile is Chrome's default one, or it won't start.
+    """
+    for arg in args:
+        if arg.startswith("--remote-allow-origins"):
+            raise LaunchError("cdpkit never allows other origins to reach the DevTools endpoint")
+    executable = find_chrome(executable_path)
+    if user_data_dir is None:
+        profile = Path(tempfile.mkdtemp(prefix="cdpkit-profile-"))  # mode 0700
+        temporary = True
+    else:
+        profile = Path(user_data_dir).expanduser().resolve()
+        _check_user_data_dir(profile)
+        profile.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with contextlib.suppress(FileNotFoundError):
+            (profile / "DevToolsActivePort").unlink()  # stale from an earlier run
+        temporary = False
+
+    command = [executable, *build_args(headless=headless, user_data_dir=profile, pipe=pipe, extra_args=args)]
+    child_env = dict(os.environ if env is None else env)
+    our_fds: tuple[int, int] | None = None
+    child_fds: tuple[int, int] | None = None
+    if pipe:
+        chrome_in, our_out = os.pipe()  # Chrome reads commands on its fd 3
+        our_in, chrome_out = os.pipe()  # and writes answers on its fd 4
+        our_fds = (our_in, our_out)
+        child_fds = (chrome_in, chrome_out)
+
+    def place_pipe_fds() -> None:
+        # Runs in the child between fork and exec. Copy both ends first, since either may
+        # already sit on fd 3 or 4; dup2 makes 3 and 4 inheritable, everything else Python
+        # opened is close-on-exec, which is why close_fds can stay off.
+        assert child_fds is not None
+        copy_in, copy_out = os.dup(child_fds[0]), os.dup(child_fds[1])
+        os.dup2(copy_in, 3)
+        os.dup2(copy_out, 4)
+
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            env=child_env,
+            start_new_session=True,  # own process group: killed as one on stop
+            preexec_fn=place_pipe_fds if pipe else None,
+            close_fds=not pipe,
+        )
+    except OSError as exc:
+        if temporary:
+            shutil.rmtree(profile, ignore_errors=True)
+        if our_fds is not None and child_fds is not None:
+            for fd in (*our_fds, *child_fds):
+                os.close(fd)
+        raise LaunchError(f"Could not start {executable}: {exc}") from exc
+    finally:
+        if child_fds is not None:
+            for fd in child_fds:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+    return ChromeProcess(process, profile, temporary_profile=temporary, pipe_fds=our_fds)

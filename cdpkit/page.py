@@ -1,0 +1,210 @@
+"""A page: the session of one browser tab, plus the state the tools keep about it.
+
+Every page is set up the same way the moment it is attached, before any of its scripts
+run: the ``Page``, ``Runtime`` and ``Log`` domains are enabled, so the console buffer holds
+everything since the page opened, and JavaScript dialogs never block (they are answered
+as :attr:`Page.dialog_policy` says and recorded in :attr:`Page.dialogs`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .errors import CDPError, ConnectionClosedError, PageCrashedError, TargetClosedError
+from .session import Session
+
+if TYPE_CHECKING:
+    from .browser import Browser, BrowserContext
+    from .connection import Connection
+
+__all__ = ["Dialog", "Page"]
+
+log = logging.getLogger("cdpkit")
+
+CONSOLE_BUFFER_SIZE = 100_000
+
+
+@dataclass(slots=True)
+class Dialog:
+    """A JavaScript dialog the page opened and how it was answered.
+
+    Attributes:
+        type: ``"alert"``, ``"confirm"``, ``"prompt"`` or ``"beforeunload"``.
+        message: The dialog's text.
+        default_prompt: The default answer of a prompt.
+        url: The URL of the frame that opened it.
+        accepted: ``True`` if accepted, ``False`` if dismissed, ``None`` while open.
+        prompt_text: The text answered to a prompt, if any.
+    """
+
+    type: str
+    message: str
+    default_prompt: str
+    url: str
+    accepted: bool | None = None
+    prompt_text: str | None = None
+
+
+# Decides how to answer a dialog: (accept, prompt_text), or None to leave it open.
+DialogPolicy = Callable[[Dialog], "tuple[bool, str | None] | None"]
+
+
+def dismiss_dialogs(dialog: Dialog) -> tuple[bool, str | None]:
+    """The default policy: dismiss alerts, confirms and prompts; accept ``beforeunload``
+    so navigation and closing are never blocked."""
+    return (dialog.type == "beforeunload", None)
+
+
+class Page(Session):
+    """The session of one page (tab), created by :meth:`Browser.new_page` or by the page
+    itself (``window.open``); see :attr:`Browser.pages`.
+
+    Attributes:
+        target_id: The page's target id (also its tab id).
+        browser: The browser the page belongs to.
+        context: The isolated context it was opened in, or ``None`` for the default one.
+        dialogs: Every JavaScript dialog opened so far, in order.
+        dialog_policy: Decides the answer to each new dialog; return ``None`` from it to
+            leave the dialog open for :func:`cdpkit.tools.handle_dialog`.
+    """
+
+    def __init__(
+        self,
+        connection: Connection,
+        session_id: str,
+        *,
+        browser: Browser,
+        target_info: dict[str, Any],
+        command_timeout: float,
+        context: BrowserContext | None = None,
+    ) -> None:
+        super().__init__(connection, session_id, command_timeout=command_timeout)
+        self.browser = browser
+        self.target_id: str = target_info["targetId"]
+        self.context = context
+        self._target_info = target_info
+        # Raw ("console" | "exception" | "log", params) entries, parsed when read.
+        self._console: deque[tuple[str, dict[str, Any]]] = deque(maxlen=CONSOLE_BUFFER_SIZE)
+        self.dialogs: list[Dialog] = []
+        self.dialog_policy: DialogPolicy = dismiss_dialogs
+        self._open_dialog: Dialog | None = None
+        self._dialog_opened = asyncio.Event()
+        # Set by the tools: the element index map of the latest snapshot.
+        self.tool_state: dict[str, Any] = {}
+        self._closed_event = asyncio.Event()
+        self._on("Runtime.consoleAPICalled", self._record("console"))
+        self._on("Runtime.exceptionThrown", self._record("exception"))
+        self._on("Log.entryAdded", self._record("log"))
+        self._on("Page.javascriptDialogOpening", self._dialog_opening)
+        self._on("Page.javascriptDialogClosed", self._dialog_closed)
+        self._ready = asyncio.ensure_future(self._initialize())
+
+    def __repr__(self) -> str:
+        state = " closed" if self.closed else ""
+        return f"<Page {self.target_id[:8]} {self.url!r}{state}>"
+
+    @property
+    def url(self) -> str:
+        """The page's current URL, as last reported by the browser."""
+        return str(self._target_info.get("url", ""))
+
+    @property
+    def title(self) -> str:
+        """The page's title, as last reported by the browser."""
+        return str(self._target_info.get("title", ""))
+
+    @property
+    def crashed(self) -> bool:
+        return isinstance(self._closed_error, PageCrashedError)
+
+    async def _initialize(self) -> None:
+        # Pipelined: Chrome handles one session's commands in order, so the page only
+        # resumes after the domains are enabled and nothing it logs is missed.
+        try:
+            await asyncio.gather(
+                self.call("Page.enable"),
+                self.call("Page.setLifecycleEventsEnabled", {"enabled": True}),
+                self.call("Runtime.enable"),
+                self.call("Log.enable"),
+                self.call("Runtime.runIfWaitingForDebugger"),
+            )
+        except ConnectionClosedError:
+            pass  # closed while starting; calls on it will say so
+        except CDPError as exc:
+            log.warning("Setting up page %s failed: %s", self.target_id, exc)
+
+    def _record(self, kind: str) -> Callable[[dict[str, Any]], None]:
+        console = self._console
+
+        def record(params: dict[str, Any]) -> None:
+            console.append((kind, params))
+
+        return record
+
+    def _dialog_opening(self, params: dict[str, Any]) -> None:
+        dialog = Dialog(
+            type=str(params.get("type", "alert")),
+            message=str(params.get("message", "")),
+            default_prompt=str(params.get("defaultPrompt", "")),
+            url=str(params.get("url", "")),
+        )
+        self.dialogs.append(dialog)
+        self._open_dialog = dialog
+        self._dialog_opened.set()
+        try:
+            answer = self.dialog_policy(dialog)
+        except Exception:
+            log.exception("dialog_policy failed; dismissing the dialog")
+            answer = (False, None)
+        if answer is not None:
+            accept, text = answer
+            asyncio.ensure_future(self._answer_dialog(dialog, accept, text))
+
+    def _dialog_closed(self, params: dict[str, Any]) -> None:
+        dialog = self._open_dialog
+        if dialog is not None and dialog.accepted is None:
+            dialog.accepted = bool(params.get("result"))
+            text = params.get("userInput")
+            dialog.prompt_text = text if isinstance(text, str) and text else dialog.prompt_text
+        self._open_dialog = None
+        self._dialog_opened.clear()
+
+    async def _answer_dialog(self, dialog: Dialog, accept: bool, prompt_text: str | None) -> None:
+        params: dict[str, Any] = {"accept": accept}
+        if prompt_text is not None:
+            params["promptText"] = prompt_text
+        dialog.accepted = accept
+        dialog.prompt_text = prompt_text
+        with contextlib.suppress(CDPError):
+            await self.call("Page.handleJavaScriptDialog", params)
+
+    def _update_target(self, info: dict[str, Any]) -> None:
+        self._target_info = info
+
+    def _on_closed(self, error: ConnectionClosedError) -> None:
+        self._closed_event.set()
+        self._dialog_opened.set()  # wake waiters; they see the page is gone
+
+    async def close(self, *, timeout: float | None = None) -> None:
+        """Close the page (tab) and wait until it is gone. Closing a closed page is a no-op.
+
+        Pending calls on the page fail with :class:`~cdpkit.TargetClosedError`.
+        """
+        if self.closed:
+            return
+        with contextlib.suppress(TargetClosedError):
+            await self.browser.call(
+                "Target.closeTarget", {"targetId": self.target_id}, timeout=timeout
+            )
+        try:
+            async with asyncio.timeout(self._wait_timeout(timeout)):
+                await self._closed_event.wait()
+        except TimeoutError:
+            # The browser never confirmed: consider the page gone anyway.
+            self._fail(TargetClosedError("The page was closed"))

@@ -1,0 +1,489 @@
+"""A CDP session: send commands to one target and receive its events.
+
+The browser itself is the root session; every page is a flattened session on the same
+connection. A session owns its pending calls and event streams: when it closes (the page
+closed or crashed, the connection dropped) every pending call and every stream fails at
+once with the reason, and later calls fail immediately. Nothing waits forever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+from collections import deque
+from collections.abc import Callable, Iterable
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
+
+from pydantic import ValidationError
+
+from ._model import CDPModel, Command, Event, RawEvent, event_type
+from .errors import CommandTimeoutError, ConnectionClosedError, ProtocolError, WaitTimeoutError
+
+if TYPE_CHECKING:
+    from .connection import Connection
+
+__all__ = ["EventStream", "Expectation", "Session"]
+
+log = logging.getLogger("cdpkit")
+
+R = TypeVar("R")
+E = TypeVar("E", bound=Event)
+AnyEvent = Event | RawEvent
+EventSpec = type[Event] | str
+
+DEFAULT_TIMEOUT = 30.0
+
+
+def _encode_default(obj: object) -> Any:
+    if isinstance(obj, CDPModel):
+        return obj.to_wire()
+    raise TypeError(f"Cannot send {type(obj).__name__} to the browser: not JSON serializable")
+
+
+_encode = json.JSONEncoder(
+    default=_encode_default, ensure_ascii=False, separators=(",", ":"), check_circular=False
+).encode
+
+
+def _fresh(error: ConnectionClosedError) -> ConnectionClosedError:
+    """A new instance of a close error, so each raise gets its own traceback."""
+    return type(error)(error.reason)
+
+
+def _expire(future: asyncio.Future[Any], method: str, timeout: float) -> None:
+    if not future.done():
+        future.set_exception(CommandTimeoutError(method, timeout))
+
+
+def _event_key(spec: EventSpec) -> str:
+    if isinstance(spec, str):
+        if not spec or spec.startswith(".") or spec.endswith("."):
+            raise ValueError(f"Not an event name: {spec!r} (expected 'Domain.event' or 'Domain.*')")
+        return spec
+    method = getattr(spec, "method", None)
+    if not isinstance(method, str):
+        raise TypeError(f"{spec!r} is not a CDP event type (e.g. cdp.page.LoadEventFired)")
+    return method
+
+
+class Session:
+    """Sends commands to one target and routes its events.
+
+    Obtain one from :func:`cdpkit.launch` (the :class:`~cdpkit.Browser` is the root session)
+    or as a :class:`~cdpkit.Page`; never construct one directly.
+
+    Attributes:
+        session_id: The flattened session id, ``None`` for the browser session.
+        command_timeout: Default timeout in seconds for :meth:`send`, :meth:`call` and waits.
+    """
+
+    def __init__(
+        self,
+        connection: Connection,
+        session_id: str | None,
+        *,
+        command_timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self._connection = connection
+        self.session_id = session_id
+        self.command_timeout = command_timeout
+        self._pending: dict[int, tuple[asyncio.Future[dict[str, Any]], str]] = {}
+        self._closed_error: ConnectionClosedError | None = None
+        self._handlers: dict[str, list[Callable[[dict[str, Any]], None]]] = {}
+        self._streams: dict[str, list[EventStream[Any]]] = {}  # by "Domain.event"
+        self._wild_streams: dict[str, list[EventStream[Any]]] = {}  # by "Domain.*" or "*"
+
+    # -- commands ---------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """Whether the session is gone (target closed or crashed, or connection lost)."""
+        return self._closed_error is not None
+
+    async def send(self, command: Command[R], timeout: float | None = None) -> R:
+        """Send a typed command and return its typed result.
+
+        Args:
+            command: A command built by the bindings, e.g. ``cdp.page.navigate(url)``.
+            timeout: Seconds to wait for the answer; ``None`` uses :attr:`command_timeout`,
+                ``math.inf`` waits as long as the session lives.
+
+        Returns:
+            The parsed result model, or ``None`` for commands that return nothing.
+
+        Raises:
+            ProtocolError: Chrome answered with an error.
+            CommandTimeoutError: No answer within ``timeout``; a late answer is dropped.
+            ConnectionClosedError: The connection or the target went away (see subclasses).
+
+        Cancelling the awaiting task is safe: the call is forgotten and its answer dropped.
+        """
+        result = await self.call(command.method, command.params, timeout=timeout)
+        try:
+            return command.parse(result)
+        except ValidationError as exc:
+            exc.add_note(
+                f"while parsing the result of {command.method}; "
+                "session.call() returns the raw JSON instead"
+            )
+            raise
+
+    async def call(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """Send a command by wire name with JSON params and return the raw JSON result.
+
+        Same timeout, error and cancellation behaviour as :meth:`send`.
+        """
+        error = self._closed_error
+        if error is not None:
+            raise _fresh(error)
+        connection = self._connection
+        message_id = connection.next_id()
+        message: dict[str, Any] = {"id": message_id, "method": method, "params": params or {}}
+        if self.session_id is not None:
+            message["sessionId"] = self.session_id
+        text = _encode(message)
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[dict[str, Any]] = loop.create_future()
+        self._pending[message_id] = (future, method)
+        if timeout is None:
+            timeout = self.command_timeout
+        timer = (
+            loop.call_later(timeout, _expire, future, method, timeout)
+            if timeout != math.inf
+            else None
+        )
+        try:
+            await connection.send_text(text)
+            return await future
+        finally:
+            del self._pending[message_id]
+            if timer is not None:
+                timer.cancel()
+
+    def _resolve(self, message_id: int, message: dict[str, Any]) -> None:
+        """Called by the connection's reader with the response to one of our calls."""
+        entry = self._pending.get(message_id)
+        if entry is None:
+            return  # timed out or cancelled: the late answer is dropped
+        future, method = entry
+        if future.done():
+            return
+        error = message.get("error")
+        if error is not None:
+            if not isinstance(error, dict):
+                error = {"message": str(error)}
+            future.set_exception(
+                ProtocolError(
+                    int(error.get("code", 0)),
+                    str(error.get("message", "unknown error")),
+                    method,
+                    error.get("data"),
+                )
+            )
+        else:
+            result = message.get("result")
+            future.set_result(result if isinstance(result, dict) else {})
+
+    # -- events -----------------------------------------------------------------------------
+
+    @overload
+    def listen(self, event: type[E], /) -> EventStream[E]: ...
+
+    @overload
+    def listen(self, *events: EventSpec) -> EventStream[AnyEvent]: ...
+
+    def listen(self, *events: EventSpec) -> EventStream[Any]:
+        """Subscribe to events of this session; use as ``async with session.listen(...) as s``.
+
+        Args:
+            events: Event types (``cdp.network.ResponseReceived``) or wire names
+                (``"Network.responseReceived"``, ``"Network.*"`` for a whole domain, ``"*"``
+                for everything). With no argument, every event.
+
+        Returns:
+            An :class:`EventStream`, subscribed at once (before the ``async with``), so
+            events caused by anything you do next are not missed. It buffers without limit
+            and delivers in arrival order; events the pinned protocol does not know arrive
+            as :class:`~cdpkit.RawEvent`. Iteration ends when the block exits and raises
+            :class:`~cdpkit.ConnectionClosedError` (or a subclass) if the session closes.
+
+        Note that a domain only emits events once enabled, e.g. ``cdp.network.enable()``.
+        """
+        keys = [_event_key(spec) for spec in events] or ["*"]
+        stream: EventStream[Any] = EventStream(self, keys)
+        if self._closed_error is not None:
+            stream._finish(self._closed_error)
+            return stream
+        for key in keys:
+            self._streams_for(key).setdefault(key, []).append(stream)
+        return stream
+
+    def _streams_for(self, key: str) -> dict[str, list[EventStream[Any]]]:
+        return self._wild_streams if key.endswith("*") else self._streams
+
+    @overload
+    async def wait_for(
+        self,
+        event: type[E],
+        predicate: Callable[[E], bool] | None = None,
+        timeout: float | None = None,
+    ) -> E: ...
+
+    @overload
+    async def wait_for(
+        self,
+        event: str,
+        predicate: Callable[[AnyEvent], bool] | None = None,
+        timeout: float | None = None,
+    ) -> AnyEvent: ...
+
+    async def wait_for(
+        self,
+        event: EventSpec,
+        predicate: Callable[[Any], bool] | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        """Wait for the next event of a type (matching ``predicate``, if given) and return it.
+
+        Subscribes when called: to catch an event caused by a command, use :meth:`expect`.
+
+        Raises:
+            WaitTimeoutError: Nothing matched within ``timeout`` (default
+                :attr:`command_timeout`); also a built-in ``TimeoutError``.
+            ConnectionClosedError: The session closed while waiting.
+        """
+        async with self.listen(event) as stream:
+            return await stream._next_matching(predicate, self._wait_timeout(timeout))
+
+    @overload
+    def expect(
+        self,
+        event: type[E],
+        predicate: Callable[[E], bool] | None = None,
+        timeout: float | None = None,
+    ) -> Expectation[E]: ...
+
+    @overload
+    def expect(
+        self,
+        event: str,
+        predicate: Callable[[AnyEvent], bool] | None = None,
+        timeout: float | None = None,
+    ) -> Expectation[AnyEvent]: ...
+
+    def expect(
+        self,
+        event: EventSpec,
+        predicate: Callable[[Any], bool] | None = None,
+        timeout: float | None = None,
+    ) -> Expectation[Any]:
+        """Subscribe now, act in the block, and wait for the event when the block exits::
+
+            async with page.expect(cdp.page.LoadEventFired) as waiter:
+                await page.send(cdp.page.reload())
+            print(waiter.value.timestamp)
+
+        The block's exit raises :class:`WaitTimeoutError` if nothing matched within
+        ``timeout`` (counted from the exit). If the block raises, nothing is awaited.
+        """
+        return Expectation(self, event, predicate, self._wait_timeout(timeout))
+
+    def _wait_timeout(self, timeout: float | None) -> float:
+        return self.command_timeout if timeout is None else timeout
+
+    def _on(self, method: str, handler: Callable[[dict[str, Any]], None]) -> None:
+        """Internal: call ``handler(params)`` synchronously from the reader for ``method``."""
+        self._handlers.setdefault(method, []).append(handler)
+
+    def _emit(self, method: str, params: dict[str, Any]) -> None:
+        """Called by the connection's reader for every event of this session."""
+        handlers = self._handlers.get(method)
+        if handlers:
+            for handler in handlers:
+                try:
+                    handler(params)
+                except Exception:
+                    log.exception("cdpkit internal handler for %s failed", method)
+        streams = self._streams.get(method)
+        if streams:
+            for stream in streams:
+                stream._push(method, params)
+        wild = self._wild_streams
+        if wild:
+            domain, _, _ = method.partition(".")
+            for stream in (*wild.get(domain + ".*", ()), *wild.get("*", ())):
+                stream._push(method, params)
+
+    def _unsubscribe(self, stream: EventStream[Any], keys: Iterable[str]) -> None:
+        for key in keys:
+            by_key = self._streams_for(key)
+            streams = by_key.get(key)
+            if streams is not None and stream in streams:
+                streams.remove(stream)
+                if not streams:
+                    del by_key[key]
+
+    # -- closing ----------------------------------------------------------------------------
+
+    def _fail(self, error: ConnectionClosedError) -> None:
+        """Close the session: fail pending calls and streams now, later calls at once."""
+        if self._closed_error is not None:
+            return
+        self._closed_error = error
+        for future, _method in list(self._pending.values()):
+            if not future.done():
+                future.set_exception(_fresh(error))
+        groups = [*self._streams.values(), *self._wild_streams.values()]
+        streams = {id(s): s for group in groups for s in group}
+        self._streams.clear()
+        self._wild_streams.clear()
+        for stream in streams.values():
+            stream._finish(error)
+        self._on_closed(error)
+
+    def _on_closed(self, error: ConnectionClosedError) -> None:
+        """Hook for subclasses: the session just closed."""
+
+
+class EventStream(Generic[E]):
+    """Events of a session, in arrival order, buffered without limit.
+
+    Returned by :meth:`Session.listen`. Iterate with ``async for``; leave the
+    ``async with`` block (or call :meth:`aclose`) to unsubscribe.
+    """
+
+    def __init__(self, session: Session, keys: list[str]) -> None:
+        self._session = session
+        self._keys = keys
+        self._queue: deque[tuple[str, dict[str, Any]]] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self._done = False
+        self._error: ConnectionClosedError | None = None
+
+    def _push(self, method: str, params: dict[str, Any]) -> None:
+        self._queue.append((method, params))
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _finish(self, error: ConnectionClosedError | None) -> None:
+        self._done = True
+        self._error = error
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def __len__(self) -> int:
+        """Events received and not yet consumed."""
+        return len(self._queue)
+
+    async def __aenter__(self) -> EventStream[E]:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Unsubscribe. Events already buffered can still be read."""
+        if not self._done:
+            self._session._unsubscribe(self, self._keys)
+            self._finish(None)
+
+    def __aiter__(self) -> EventStream[E]:
+        return self
+
+    async def __anext__(self) -> E:
+        queue = self._queue
+        while not queue:
+            if self._done:
+                if self._error is not None:
+                    raise _fresh(self._error)
+                raise StopAsyncIteration
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        method, params = queue.popleft()
+        return cast(E, _parse_event(method, params))
+
+    async def _next_matching(self, predicate: Callable[[Any], bool] | None, timeout: float) -> E:
+        try:
+            async with asyncio.timeout(None if timeout == math.inf else timeout):
+                async for event in self:
+                    if predicate is None or predicate(event):
+                        return event
+        except TimeoutError:
+            raise WaitTimeoutError(" or ".join(self._keys), timeout) from None
+        raise ConnectionClosedError("event stream closed while waiting")
+
+
+def _parse_event(method: str, params: dict[str, Any]) -> AnyEvent:
+    model = event_type(method)
+    if model is None:
+        return RawEvent(method, params)
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        # A newer Chrome changed this event's shape: deliver it rather than lose it.
+        log.warning("Delivering %s raw: it does not match the pinned protocol (%s)", method, exc)
+        return RawEvent(method, params)
+
+
+class Expectation(Generic[E]):
+    """The event awaited by :meth:`Session.expect`; read :attr:`value` after the block."""
+
+    def __init__(
+        self,
+        session: Session,
+        event: EventSpec,
+        predicate: Callable[[Any], bool] | None,
+        timeout: float,
+    ) -> None:
+        self._session = session
+        self._event = event
+        self._predicate = predicate
+        self._timeout = timeout
+        self._stream: EventStream[E] | None = None
+        self._value: E | None = None
+        self._has_value = False
+
+    @property
+    def value(self) -> E:
+        """The matching event. Raises ``RuntimeError`` before the block has exited."""
+        if not self._has_value:
+            raise RuntimeError("The expected event is only available after the block exits")
+        return cast(E, self._value)
+
+    async def __aenter__(self) -> Expectation[E]:
+        self._stream = cast("EventStream[E]", self._session.listen(self._event))
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        stream = self._stream
+        assert stream is not None
+        try:
+            if exc_type is None:
+                self._value = await stream._next_matching(self._predicate, self._timeout)
+                self._has_value = True
+        finally:
+            await stream.aclose()

@@ -1,0 +1,43 @@
+"""Shared fixtures: one headless Chromium per test session, a fresh isolated context and
+page per test, and the fixture pages served on two 127.0.0.1 ports."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+import cdpkit
+from tests.server import TestServer, start_server
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[TestServer]:
+    srv = start_server()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def other_server() -> Iterator[TestServer]:
+    """A second origin (another port) for cross-origin tests."""
+    srv = start_server()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+async def browser() -> AsyncIterator[cdpkit.Browser]:
+    async with cdpkit.launch() as b:
+        yield b
+
+
+@pytest.fixture
+async def context(browser: cdpkit.Browser) -> AsyncIterator[cdpkit.BrowserContext]:
+    async with await browser.new_context() as ctx:
+        yield ctx
+
+
+@pytest.fixture
+async def page(context: cdpkit.BrowserContext) -> AsyncIterator[cdpkit.Page]:
+    yield await context.new_page()

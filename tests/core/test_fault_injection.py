@@ -1,0 +1,165 @@
+"""Fault injection with a scripted fake CDP peer: what a broken or newer browser may send.
+
+The fake answers the handful of commands cdpkit sends on connect, then follows a script.
+Only faults are tested here; behaviour is tested against real Chromium elsewhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from websockets.asyncio.server import ServerConnection, serve
+
+import cdpkit
+from cdpkit import cdp
+
+Script = Callable[["FakePeer"], Awaitable[None]]
+
+
+class FakePeer:
+    """One accepted connection: answers startup commands, then runs a test's script."""
+
+    def __init__(self, ws: ServerConnection) -> None:
+        self.ws = ws
+        self.received: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    async def send(self, message: dict[str, Any] | str) -> None:
+        await self.ws.send(message if isinstance(message, str) else json.dumps(message))
+
+    async def next_command(self, method: str) -> dict[str, Any]:
+        while True:
+            message = await self.received.get()
+            if message.get("method") == method:
+                return message
+
+    async def pump(self) -> None:
+        async for text in self.ws:
+            message = json.loads(text)
+            startup = {
+                "Browser.getVersion": {
+                    "protocolVersion": "1.3",
+                    "product": "FakeChrome/999",
+                    "revision": "r1",
+                    "userAgent": "fake",
+                    "jsVersion": "1",
+                },
+                "Target.setDiscoverTargets": {},
+                "Target.setAutoAttach": {},
+            }.get(message["method"])
+            if startup is not None:
+                await self.send({"id": message["id"], "result": startup})
+            else:
+                await self.received.put(message)
+
+
+@asynccontextmanager
+async def fake_browser(script: Script) -> AsyncIterator[cdpkit.Browser]:
+    async def handler(ws: ServerConnection) -> None:
+        peer = FakePeer(ws)
+        pump = asyncio.ensure_future(peer.pump())
+        try:
+            await script(peer)
+            await pump
+        finally:
+            pump.cancel()
+
+    async with serve(handler, "127.0.0.1", 0) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        async with cdpkit.connect(f"ws://127.0.0.1:{port}/devtools/browser/fake", timeout=5) as b:
+            yield b
+
+
+async def test_garbage_frames_unknown_ids_and_unknown_events_do_not_break_the_connection(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def script(peer: FakePeer) -> None:
+        command = await peer.next_command("Runtime.evaluate")
+        await peer.send("{this is not json")
+        await peer.send("[1, 2, 3]")
+        await peer.send({"id": 987654, "result": {}})  # an id nobody waits for
+        await peer.send({"method": "Future.somethingHappened", "params": {"answer": 42}})
+        await peer.send({"id": command["id"], "result": {"result": {"type": "number", "value": 1}}})
+        command = await peer.next_command("Runtime.evaluate")
+        await peer.send({"id": command["id"], "result": {"result": {"type": "number", "value": 2}}})
+
+    with caplog.at_level(logging.WARNING, logger="cdpkit"):
+        async with fake_browser(script) as browser:
+            async with browser.listen("Future.somethingHappened") as events:
+                first = await browser.send(cdp.runtime.evaluate("1"), timeout=5)
+                event = await asyncio.wait_for(anext(events), 5)
+            second = await browser.send(cdp.runtime.evaluate("2"), timeout=5)
+    assert first.result.value == 1 and second.result.value == 2
+    assert event == cdpkit.RawEvent("Future.somethingHappened", {"answer": 42})
+    assert "malformed" in caplog.text
+
+
+async def test_unknown_enum_values_and_extra_fields_are_kept() -> None:
+    async def script(peer: FakePeer) -> None:
+        command = await peer.next_command("Runtime.evaluate")
+        result = {
+            "result": {"type": "hologram", "subtype": "tesseract", "shinyNewField": [1, 2]},
+            "alsoNew": True,
+        }
+        await peer.send({"id": command["id"], "result": result})
+        await peer.send(
+            {
+                "method": "Runtime.consoleAPICalled",
+                "params": {
+                    "type": "whisper",
+                    "args": [{"type": "string", "value": "psst"}],
+                    "executionContextId": 1,
+                    "timestamp": 1.5,
+                    "futureField": {"x": 1},
+                },
+            }
+        )
+
+    async with fake_browser(script) as browser:
+        async with browser.listen(cdp.runtime.ConsoleAPICalled) as events:
+            result = await browser.send(cdp.runtime.evaluate("x"), timeout=5)
+            event = await asyncio.wait_for(anext(events), 5)
+    assert result.result.type_ == "hologram"
+    assert result.result.subtype == "tesseract"
+    assert result.model_dump(by_alias=True, exclude_unset=True)["alsoNew"] is True
+    assert result.result.model_dump(by_alias=True, exclude_unset=True)["shinyNewField"] == [1, 2]
+    assert event.type_ == "whisper"
+    assert event.model_dump(by_alias=True, exclude_unset=True)["futureField"] == {"x": 1}
+
+
+async def test_close_with_code_and_reason_fails_pending_calls_with_the_reason() -> None:
+    async def script(peer: FakePeer) -> None:
+        await peer.next_command("Runtime.evaluate")
+        await peer.ws.close(4001, "going away for maintenance")
+
+    async with fake_browser(script) as browser:
+        with pytest.raises(cdpkit.ConnectionClosedError) as info:
+            await browser.send(cdp.runtime.evaluate("1"), timeout=5)
+        assert "4001" in str(info.value) and "going away for maintenance" in str(info.value)
+        with pytest.raises(cdpkit.ConnectionClosedError, match="going away"):
+            await browser.send(cdp.runtime.evaluate("1"), timeout=5)
+
+
+async def test_dropped_connection_without_close_frame_fails_fast() -> None:
+    async def script(peer: FakePeer) -> None:
+        await peer.next_command("Runtime.evaluate")
+        peer.ws.transport.abort()
+
+    async with fake_browser(script) as browser:
+        with pytest.raises(cdpkit.ConnectionClosedError):
+            await asyncio.wait_for(browser.send(cdp.runtime.evaluate("1"), timeout=30), 2)
+
+
+async def test_error_response_without_details_is_a_protocol_error() -> None:
+    async def script(peer: FakePeer) -> None:
+        command = await peer.next_command("Runtime.evaluate")
+        await peer.send({"id": command["id"], "error": "weird"})
+
+    async with fake_browser(script) as browser:
+        with pytest.raises(cdpkit.ProtocolError, match="weird"):
+            await browser.send(cdp.runtime.evaluate("1"), timeout=5)

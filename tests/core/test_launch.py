@@ -1,0 +1,258 @@
+"""Launching, connecting and cleaning up real Chromium processes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+import cdpkit
+from cdpkit import cdp, launcher
+from tests.server import Handler, TestServer
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any non-zombie process of the group is still running."""
+    return launcher._group_alive(pgid)
+
+
+def temp_profiles() -> set[str]:
+    return {p.name for p in Path(tempfile.gettempdir()).glob("cdpkit-profile-*")}
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+async def test_exit_normally_kills_group_and_removes_temp_profile() -> None:
+    async with cdpkit.launch() as browser:
+        assert browser.process is not None
+        pgid, profile = browser.process.pid, browser.process.user_data_dir
+        assert group_alive(pgid)
+        assert stat.S_IMODE(profile.stat().st_mode) == 0o700
+        cmdline = Path(f"/proc/{pgid}/cmdline").read_bytes().split(b"\0")
+        assert b"--remote-debugging-port=0" in cmdline
+        assert not any(arg.startswith(b"--remote-allow-origins") for arg in cmdline)
+    assert not group_alive(pgid)
+    assert not profile.exists()
+
+
+async def test_exit_by_exception_cleans_up() -> None:
+    with pytest.raises(RuntimeError, match="boom"):
+        async with cdpkit.launch() as browser:
+            assert browser.process is not None
+            pgid, profile = browser.process.pid, browser.process.user_data_dir
+            raise RuntimeError("boom")
+    assert not group_alive(pgid)
+    assert not profile.exists()
+
+
+async def test_exit_by_cancellation_cleans_up() -> None:
+    seen: dict[str, object] = {}
+    with anyio.move_on_after(1.0):
+        async with cdpkit.launch() as browser:
+            assert browser.process is not None
+            seen["pgid"], seen["profile"] = browser.process.pid, browser.process.user_data_dir
+            await asyncio.sleep(30)
+    assert not group_alive(seen["pgid"])  # type: ignore[arg-type]
+    assert not Path(seen["profile"]).exists()  # type: ignore[arg-type]
+
+
+async def test_user_profile_is_kept(tmp_path: Path) -> None:
+    profile = tmp_path / "profile"
+    async with cdpkit.launch(user_data_dir=profile) as browser:
+        page = await browser.new_page()
+        await page.send(cdp.runtime.evaluate("1"))
+    assert profile.is_dir()
+    assert (profile / "Default").is_dir() or any(profile.iterdir())
+
+
+async def test_pipe_transport_opens_no_port() -> None:
+    async with cdpkit.launch(pipe=True) as browser:
+        assert browser.process is not None
+        cmdline = Path(f"/proc/{browser.process.pid}/cmdline").read_bytes().split(b"\0")
+        assert b"--remote-debugging-pipe" in cmdline
+        assert not any(arg.startswith(b"--remote-debugging-port") for arg in cmdline)
+        assert not (browser.process.user_data_dir / "DevToolsActivePort").exists()
+        page = await browser.new_page()
+        big = await page.send(
+            cdp.runtime.evaluate("'y'.repeat(20 * 1024 * 1024)", return_by_value=True), timeout=60
+        )
+        assert len(big.result.value) == 20 * 1024 * 1024
+
+
+async def test_fifty_launch_close_cycles_leave_nothing_behind() -> None:
+    profiles_before, fds_before = temp_profiles(), open_fds()
+    groups = []
+    for i in range(50):
+        async with cdpkit.launch(pipe=i % 2 == 1) as browser:
+            assert browser.process is not None
+            groups.append(browser.process.pid)
+    assert not any(group_alive(pgid) for pgid in groups)
+    assert temp_profiles() == profiles_before
+    assert open_fds() <= fds_before + 2  # the loop's own lazily created fds, nothing per cycle
+
+
+async def test_sigkilled_chrome_fails_everything_within_two_seconds() -> None:
+    async with cdpkit.launch() as browser:
+        page = await browser.new_page()
+        assert browser.process is not None
+        hang = "new Promise(() => {})"
+        sends = [
+            asyncio.ensure_future(page.send(cdp.runtime.evaluate(hang, await_promise=True)))
+            for _ in range(20)
+        ]
+        waiter = asyncio.ensure_future(page.wait_for(cdp.page.LoadEventFired, timeout=60))
+        await asyncio.sleep(0.2)
+        started = time.monotonic()
+        os.killpg(browser.process.pid, signal.SIGKILL)
+        results = await asyncio.wait_for(
+            asyncio.gather(*sends, waiter, return_exceptions=True), 2
+        )
+        assert time.monotonic() - started < 2
+        assert all(isinstance(r, cdpkit.ConnectionClosedError) for r in results), results
+        assert "SIGKILL" in str(results[0]) or "closed" in str(results[0])
+        started = time.monotonic()
+        with pytest.raises(cdpkit.ConnectionClosedError):
+            await page.send(cdp.runtime.evaluate("1"))
+        with pytest.raises(cdpkit.ConnectionClosedError):
+            await browser.new_page()
+        assert time.monotonic() - started < 0.1
+
+
+def test_sigint_leaves_no_chrome_behind(tmp_path: Path) -> None:
+    script = tmp_path / "script.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import asyncio, sys, cdpkit
+            async def main():
+                async with cdpkit.launch() as browser:
+                    print(browser.process.pid, browser.process.user_data_dir, flush=True)
+                    await asyncio.sleep(60)
+            asyncio.run(main())
+            """
+        )
+    )
+    child = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        pgid_text, profile = child.stdout.readline().split()
+        assert group_alive(int(pgid_text))
+        child.send_signal(signal.SIGINT)
+        child.wait(timeout=20)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode != 0  # KeyboardInterrupt
+    assert not group_alive(int(pgid_text))
+    assert not Path(profile).exists()
+
+
+async def test_bad_executable_path_is_a_launch_error() -> None:
+    with pytest.raises(cdpkit.LaunchError, match="/nonexistent/chrome"):
+        async with cdpkit.launch(executable_path="/nonexistent/chrome"):
+            pass
+
+
+async def test_chrome_that_exits_at_once_reports_its_output(tmp_path: Path) -> None:
+    fake = tmp_path / "fake-chrome"
+    fake.write_text("#!/bin/sh\necho 'fatal: no display for you' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    before = temp_profiles()
+    with pytest.raises(cdpkit.LaunchError) as info:
+        async with cdpkit.launch(executable_path=str(fake), timeout=10):
+            pass
+    assert "code 3" in str(info.value)
+    assert "no display for you" in str(info.value)
+    assert temp_profiles() == before
+
+
+async def test_chrome_that_never_opens_an_endpoint_times_out(tmp_path: Path) -> None:
+    fake = tmp_path / "fake-chrome"
+    fake.write_text("#!/bin/sh\necho 'starting slowly'\nexec sleep 30\n")
+    fake.chmod(0o755)
+    before = temp_profiles()
+    started = time.monotonic()
+    with pytest.raises(cdpkit.LaunchError) as info:
+        async with cdpkit.launch(executable_path=str(fake), timeout=0.5):
+            pass
+    assert time.monotonic() - started < 5
+    assert "0.5 s" in str(info.value) and "starting slowly" in str(info.value)
+    assert temp_profiles() == before
+
+
+async def test_default_profile_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    with pytest.raises(cdpkit.LaunchError, match="default profile"):
+        async with cdpkit.launch(user_data_dir=tmp_path / "google-chrome"):
+            pass
+
+
+def test_find_chrome_honours_env_and_says_where_it_looked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake = tmp_path / "my-chrome"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("CDPKIT_CHROME", str(fake))
+    assert launcher.find_chrome() == str(fake)
+    assert launcher.find_chrome(executable_path="/usr/bin/env") == "/usr/bin/env"
+    monkeypatch.delenv("CDPKIT_CHROME")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setattr(launcher, "_install_locations", lambda: [tmp_path / "nowhere"])
+    with pytest.raises(cdpkit.LaunchError) as info:
+        launcher.find_chrome()
+    message = str(info.value)
+    assert "chromium" in message and "google-chrome" in message
+    assert "CDPKIT_CHROME" in message and "apt-get install chromium" in message
+
+
+async def test_connect_over_http_and_close_detaches(server: TestServer) -> None:
+    async with cdpkit.launch() as owner:
+        assert owner.process is not None
+        port = (owner.process.user_data_dir / "DevToolsActivePort").read_text().split()[0]
+        async with cdpkit.connect(f"http://127.0.0.1:{port}") as attached:
+            assert attached.process is None
+            assert attached.version.product == owner.version.product
+            page = await attached.new_page(server.url("/status?code=200"))
+            assert (await page.send(cdp.runtime.evaluate("2", return_by_value=True))).result.value == 2
+        assert group_alive(owner.process.pid)
+        page = await owner.new_page()
+        assert (await page.send(cdp.runtime.evaluate("3", return_by_value=True))).result.value == 3
+
+
+async def test_connect_errors_say_what_is_wrong(server: TestServer) -> None:
+    with pytest.raises(cdpkit.ConnectError, match="Could not reach"):
+        async with cdpkit.connect("http://127.0.0.1:9", timeout=5):
+            pass
+    with pytest.raises(cdpkit.ConnectError, match="404"):
+        async with cdpkit.connect(server.origin, timeout=5):
+            pass
+
+    def no_ws_url(handler: Handler) -> None:
+        handler.reply(200, json.dumps({"Browser": "x"}), "application/json")
+
+    server.route("/json/version", no_ws_url)
+    try:
+        with pytest.raises(cdpkit.ConnectError, match="webSocketDebuggerUrl"):
+            async with cdpkit.connect(server.origin, timeout=5):
+                pass
+    finally:
+        del server.routes["/json/version"]
+    with pytest.raises(cdpkit.ConnectError, match="expected http"):
+        async with cdpkit.connect("localhost:9222"):
+            pass

@@ -57,7 +57,7 @@ class CDPModel(BaseModel):
         return self.model_dump(by_alias=True, exclude_unset=True, mode="json")
 
 
-class CDPEnum(str, enum.Enum):
+class CDPEnum(enum.StrEnum):
     """A protocol string enum that keeps values newer than the pinned protocol.
 
     ``Color("ultraviolet")`` on an enum that lacks it returns a pseudo-member whose
@@ -73,9 +73,6 @@ class CDPEnum(str, enum.Enum):
         member._name_ = value
         member._value_ = value
         return member
-
-    def __str__(self) -> str:
-        return cast(str, self.value)
 
 
 class Event(CDPModel):
@@ -122,7 +119,7 @@ class LazyModule:
     not import ``cdp.network``; the first model validation that needs a network type does.
     """
 
-    __slots__ = ("_name", "_module")
+    __slots__ = ("_module", "_name")
 
     def __init__(self, name: str) -> None:
         self._name = name

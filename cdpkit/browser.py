@@ -14,7 +14,7 @@ import os
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Coroutine, Generator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +68,7 @@ class Browser(Session):
         self._created_targets: set[str] = set()
         self._closing: asyncio.Task[None] | None = None
         self._exit_watch: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Future[None]] = set()
         connection.session_factory = self._make_session
         self._on("Target.targetCreated", self._target_changed)
         self._on("Target.targetInfoChanged", self._target_changed)
@@ -78,6 +79,12 @@ class Browser(Session):
         product = getattr(self, "version", None)
         name = product.product if product is not None else "browser"
         return f"<Browser {name} pages={len(self.pages)}{' closed' if self.closed else ''}>"
+
+    def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        """Run a fire-and-forget task, keeping a reference so it is not collected."""
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _start(self) -> None:
         version, _, _ = await asyncio.gather(
@@ -117,7 +124,7 @@ class Browser(Session):
         if info.get("type") != "page" or parent is not self or not isinstance(target_id, str):
             session = Session(connection, session_id, command_timeout=self.command_timeout)
             if params.get("waitingForDebugger"):
-                asyncio.ensure_future(_resume(session))
+                self._background(_resume(session))
             return session
         page = Page(
             connection,
@@ -451,7 +458,7 @@ def connect(
             url = await _browser_ws_url(endpoint, timeout)
             try:
                 transport = await WebSocketTransport.connect(url, timeout=timeout)
-            except (OSError, asyncio.TimeoutError) as exc:
+            except (OSError, TimeoutError) as exc:
                 raise ConnectError(f"Could not connect to {url}: {exc}") from exc
             except Exception as exc:  # websockets' handshake errors
                 raise ConnectError(f"{url} is not a DevTools WebSocket endpoint: {exc}") from exc

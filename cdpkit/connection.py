@@ -10,6 +10,7 @@ at once with the reason.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import logging
@@ -145,10 +146,8 @@ class Connection:
         """Close the transport and fail whatever is still pending. Idempotent."""
         if self._close_reason is None:
             self._close_reason = "the connection was closed by cdpkit"
-        try:
+        with contextlib.suppress(TimeoutError, OSError, TransportClosed):
             await asyncio.wait_for(self._transport.close(), 5)
-        except (TimeoutError, OSError, TransportClosed):
-            pass
         if self._reader is not None:
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -98,6 +98,7 @@ class Page(Session):
         # Set by the tools: the element index map of the latest snapshot.
         self.tool_state: dict[str, Any] = {}
         self._closed_event = asyncio.Event()
+        self._domain_users: dict[str, int] = {}
         self._on("Runtime.consoleAPICalled", self._record("console"))
         self._on("Runtime.exceptionThrown", self._record("exception"))
         self._on("Log.entryAdded", self._record("log"))
@@ -164,7 +165,7 @@ class Page(Session):
             answer = (False, None)
         if answer is not None:
             accept, text = answer
-            asyncio.ensure_future(self._answer_dialog(dialog, accept, text))
+            self.browser._background(self._answer_dialog(dialog, accept, text))
 
     def _dialog_closed(self, params: dict[str, Any]) -> None:
         dialog = self._open_dialog
@@ -190,6 +191,26 @@ class Page(Session):
     def _on_closed(self, error: ConnectionClosedError) -> None:
         self._closed_event.set()
         self._dialog_opened.set()  # wake waiters; they see the page is gone
+
+    @contextlib.asynccontextmanager
+    async def enabled(self, domain: str) -> AsyncIterator[None]:
+        """Keep ``domain`` (e.g. ``"Network"``) enabled for the block.
+
+        Reference-counted per page, so tools that need a domain for a moment never
+        disable it under another tool. A domain you enable yourself with ``send`` stays
+        yours: this only disables what it enabled.
+        """
+        users = self._domain_users.get(domain, 0)
+        if users == 0:
+            await self.call(f"{domain}.enable")
+        self._domain_users[domain] = users + 1
+        try:
+            yield
+        finally:
+            self._domain_users[domain] -= 1
+            if self._domain_users[domain] == 0 and not self.closed:
+                with contextlib.suppress(CDPError):
+                    await self.call(f"{domain}.disable")
 
     async def close(self, *, timeout: float | None = None) -> None:
         """Close the page (tab) and wait until it is gone. Closing a closed page is a no-op.

@@ -159,7 +159,7 @@ class Browser(Session):
 
     def _target_crashed(self, params: dict[str, Any]) -> None:
         page = self._pages.get(str(params.get("targetId")))
-        if page is not None:
+        if page is not None:  # usually already failed by the page's Inspector.targetCrashed
             status = params.get("status", "crashed")
             code = params.get("errorCode")
             page._fail(PageCrashedError(f"The page crashed ({status}, error code {code})"))

@@ -104,6 +104,8 @@ class Page(Session):
         self._on("Log.entryAdded", self._record("log"))
         self._on("Page.javascriptDialogOpening", self._dialog_opening)
         self._on("Page.javascriptDialogClosed", self._dialog_closed)
+        # Sent on the page's own session, before the browser-level Target.targetCrashed.
+        self._on("Inspector.targetCrashed", self._crashed)
         self._ready = asyncio.ensure_future(self._initialize())
 
     def __repr__(self) -> str:
@@ -184,6 +186,9 @@ class Page(Session):
         dialog.prompt_text = prompt_text
         with contextlib.suppress(CDPError):
             await self.call("Page.handleJavaScriptDialog", params)
+
+    def _crashed(self, params: dict[str, Any]) -> None:
+        self._fail(PageCrashedError("The page's renderer crashed"))
 
     def _update_target(self, info: dict[str, Any]) -> None:
         self._target_info = info

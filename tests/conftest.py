@@ -8,18 +8,18 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 import cdpkit
-from tests.server import TestServer, start_server
+from tests.server import FixtureServer, start_server
 
 
 @pytest.fixture(scope="session")
-def server() -> Iterator[TestServer]:
+def server() -> Iterator[FixtureServer]:
     srv = start_server()
     yield srv
     srv.stop()
 
 
 @pytest.fixture(scope="session")
-def other_server() -> Iterator[TestServer]:
+def other_server() -> Iterator[FixtureServer]:
     """A second origin (another port) for cross-origin tests."""
     srv = start_server()
     yield srv

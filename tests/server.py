@@ -19,7 +19,7 @@ Route = Callable[["Handler"], None]
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
-    server: TestServer
+    server: FixtureServer
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, directory=str(PAGES), **kwargs)  # type: ignore[arg-type]
@@ -52,7 +52,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.wfile.write(data)
 
 
-class TestServer(http.server.ThreadingHTTPServer):
+class FixtureServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self) -> None:
@@ -71,7 +71,7 @@ class TestServer(http.server.ThreadingHTTPServer):
     def route(self, path: str, handler: Route) -> None:
         self.routes[path] = handler
 
-    def start(self) -> TestServer:
+    def start(self) -> FixtureServer:
         self._thread.start()
         return self
 
@@ -90,8 +90,8 @@ def _status(handler: Handler) -> None:
     handler.reply(code, f"<title>status {code}</title><h1>{code}</h1>")
 
 
-def start_server() -> TestServer:
-    server = TestServer()
+def start_server() -> FixtureServer:
+    server = FixtureServer()
     server.route("/slow", _slow)
     server.route("/status", _status)
     return server.start()

@@ -123,11 +123,11 @@ async def test_unknown_enum_values_and_extra_fields_are_kept() -> None:
     async with fake_browser(script) as browser, browser.listen(cdp.runtime.ConsoleAPICalled) as events:
         result = await browser.send(cdp.runtime.evaluate("x"), timeout=5)
         event = await asyncio.wait_for(anext(events), 5)
-    assert result.result.type_ == "hologram"
+    assert result.result.type == "hologram"
     assert result.result.subtype == "tesseract"
     assert result.model_dump(by_alias=True, exclude_unset=True)["alsoNew"] is True
     assert result.result.model_dump(by_alias=True, exclude_unset=True)["shinyNewField"] == [1, 2]
-    assert event.type_ == "whisper"
+    assert event.type == "whisper"
     assert event.model_dump(by_alias=True, exclude_unset=True)["futureField"] == {"x": 1}
 
 

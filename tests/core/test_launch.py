@@ -19,7 +19,8 @@ import pytest
 
 import cdpkit
 from cdpkit import cdp, launcher
-from tests.server import Handler, TestServer
+from cdpkit.launcher import ChromeProcess
+from tests.server import Handler, FixtureServer
 
 
 def group_alive(pgid: int) -> bool:
@@ -27,8 +28,15 @@ def group_alive(pgid: int) -> bool:
     return launcher._group_alive(pgid)
 
 
-def temp_profiles() -> set[str]:
-    return {p.name for p in Path(tempfile.gettempdir()).glob("cdpkit-profile-*")}
+@pytest.fixture
+def private_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A temp dir of this test's own, where launch() creates its temporary profiles."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return tmp_path
+
+
+def temp_profiles(where: Path) -> list[Path]:
+    return list(where.glob("cdpkit-profile-*"))
 
 
 def open_fds() -> int:
@@ -59,14 +67,29 @@ async def test_exit_by_exception_cleans_up() -> None:
 
 
 async def test_exit_by_cancellation_cleans_up() -> None:
-    seen: dict[str, object] = {}
-    with anyio.move_on_after(1.0):
+    launched: asyncio.Future[ChromeProcess] = asyncio.get_running_loop().create_future()
+
+    async def run() -> None:
         async with cdpkit.launch() as browser:
             assert browser.process is not None
-            seen["pgid"], seen["profile"] = browser.process.pid, browser.process.user_data_dir
+            launched.set_result(browser.process)
             await asyncio.sleep(30)
-    assert not group_alive(seen["pgid"])  # type: ignore[arg-type]
-    assert not Path(seen["profile"]).exists()  # type: ignore[arg-type]
+
+    task = asyncio.ensure_future(run())
+    process = await launched
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not group_alive(process.pid)
+    assert not process.user_data_dir.exists()
+
+
+async def test_cancellation_during_launch_leaves_nothing(private_tmp: Path) -> None:
+    with anyio.move_on_after(0.05) as scope:
+        async with cdpkit.launch():
+            pass
+    assert scope.cancelled_caught
+    assert temp_profiles(private_tmp) == []
 
 
 async def test_user_profile_is_kept(tmp_path: Path) -> None:
@@ -93,14 +116,14 @@ async def test_pipe_transport_opens_no_port() -> None:
 
 
 async def test_fifty_launch_close_cycles_leave_nothing_behind() -> None:
-    profiles_before, fds_before = temp_profiles(), open_fds()
-    groups = []
+    fds_before = open_fds()
+    processes = []
     for i in range(50):
         async with cdpkit.launch(pipe=i % 2 == 1) as browser:
             assert browser.process is not None
-            groups.append(browser.process.pid)
-    assert not any(group_alive(pgid) for pgid in groups)
-    assert temp_profiles() == profiles_before
+            processes.append(browser.process)
+    assert not any(group_alive(p.pid) for p in processes)
+    assert not any(p.user_data_dir.exists() for p in processes)
     assert open_fds() <= fds_before + 2  # the loop's own lazily created fds, nothing per cycle
 
 
@@ -168,31 +191,29 @@ async def test_bad_executable_path_is_a_launch_error() -> None:
             pass
 
 
-async def test_chrome_that_exits_at_once_reports_its_output(tmp_path: Path) -> None:
-    fake = tmp_path / "fake-chrome"
+async def test_chrome_that_exits_at_once_reports_its_output(private_tmp: Path) -> None:
+    fake = private_tmp / "fake-chrome"
     fake.write_text("#!/bin/sh\necho 'fatal: no display for you' >&2\nexit 3\n")
     fake.chmod(0o755)
-    before = temp_profiles()
     with pytest.raises(cdpkit.LaunchError) as info:
         async with cdpkit.launch(executable_path=str(fake), timeout=10):
             pass
     assert "code 3" in str(info.value)
     assert "no display for you" in str(info.value)
-    assert temp_profiles() == before
+    assert temp_profiles(private_tmp) == []
 
 
-async def test_chrome_that_never_opens_an_endpoint_times_out(tmp_path: Path) -> None:
-    fake = tmp_path / "fake-chrome"
+async def test_chrome_that_never_opens_an_endpoint_times_out(private_tmp: Path) -> None:
+    fake = private_tmp / "fake-chrome"
     fake.write_text("#!/bin/sh\necho 'starting slowly'\nexec sleep 30\n")
     fake.chmod(0o755)
-    before = temp_profiles()
     started = time.monotonic()
     with pytest.raises(cdpkit.LaunchError) as info:
         async with cdpkit.launch(executable_path=str(fake), timeout=0.5):
             pass
     assert time.monotonic() - started < 5
     assert "0.5 s" in str(info.value) and "starting slowly" in str(info.value)
-    assert temp_profiles() == before
+    assert temp_profiles(private_tmp) == []
 
 
 async def test_default_profile_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -221,7 +242,7 @@ def test_find_chrome_honours_env_and_says_where_it_looked(
     assert "CDPKIT_CHROME" in message and "apt-get install chromium" in message
 
 
-async def test_connect_over_http_and_close_detaches(server: TestServer) -> None:
+async def test_connect_over_http_and_close_detaches(server: FixtureServer) -> None:
     async with cdpkit.launch() as owner:
         assert owner.process is not None
         port = (owner.process.user_data_dir / "DevToolsActivePort").read_text().split()[0]
@@ -235,7 +256,7 @@ async def test_connect_over_http_and_close_detaches(server: TestServer) -> None:
         assert (await page.send(cdp.runtime.evaluate("3", return_by_value=True))).result.value == 3
 
 
-async def test_connect_errors_say_what_is_wrong(server: TestServer) -> None:
+async def test_connect_errors_say_what_is_wrong(server: FixtureServer) -> None:
     with pytest.raises(cdpkit.ConnectError, match="Could not reach"):
         async with cdpkit.connect("http://127.0.0.1:9", timeout=5):
             pass

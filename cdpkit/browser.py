@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from . import cdp
 from ._transport import PipeTransport, Transport, WebSocketTransport
 from .connection import Connection
 from .errors import (
@@ -87,8 +88,9 @@ class Browser(Session):
         task.add_done_callback(self._tasks.discard)
 
     async def _start(self) -> None:
-        version, _, _ = await asyncio.gather(
-            self.call("Browser.getVersion"),
+        get_version = cdp.browser.get_version()
+        replies: tuple[dict[str, Any], ...] = await asyncio.gather(
+            self.call(get_version.method),
             self.call("Target.setDiscoverTargets", {"discover": True}),
             # Existing pages are attached (and their sessions registered) before this answers.
             self.call(
@@ -101,9 +103,7 @@ class Browser(Session):
                 },
             ),
         )
-        from .cdp.browser import GetVersionResult
-
-        self.version = GetVersionResult.model_validate(version)
+        self.version = get_version.parse(replies[0])
         await asyncio.gather(*(page._ready for page in list(self._pages.values())))
         if self.process is not None:
             self._exit_watch = asyncio.create_task(self._watch_process(self.process))

@@ -31,6 +31,7 @@ log = logging.getLogger("cdpkit")
 
 R = TypeVar("R")
 E = TypeVar("E", bound=Event)
+T = TypeVar("T")  # what a stream yields: an event model, or Event | RawEvent
 AnyEvent = Event | RawEvent
 EventSpec = type[Event] | str
 
@@ -354,7 +355,7 @@ class Session:
         """Hook for subclasses: the session just closed."""
 
 
-class EventStream(Generic[E]):
+class EventStream(Generic[T]):
     """Events of a session, in arrival order, buffered without limit.
 
     Returned by :meth:`Session.listen`. Iterate with ``async for``; leave the
@@ -386,7 +387,7 @@ class EventStream(Generic[E]):
         """Events received and not yet consumed."""
         return len(self._queue)
 
-    async def __aenter__(self) -> EventStream[E]:
+    async def __aenter__(self) -> EventStream[T]:
         return self
 
     async def __aexit__(
@@ -403,10 +404,10 @@ class EventStream(Generic[E]):
             self._session._unsubscribe(self, self._keys)
             self._finish(None)
 
-    def __aiter__(self) -> EventStream[E]:
+    def __aiter__(self) -> EventStream[T]:
         return self
 
-    async def __anext__(self) -> E:
+    async def __anext__(self) -> T:
         queue = self._queue
         while not queue:
             if self._done:
@@ -419,9 +420,9 @@ class EventStream(Generic[E]):
             finally:
                 self._waiter = None
         method, params = queue.popleft()
-        return cast(E, _parse_event(method, params))
+        return cast(T, _parse_event(method, params))
 
-    async def _next_matching(self, predicate: Callable[[Any], bool] | None, timeout: float) -> E:
+    async def _next_matching(self, predicate: Callable[[Any], bool] | None, timeout: float) -> T:
         try:
             async with asyncio.timeout(None if timeout == math.inf else timeout):
                 async for event in self:
@@ -444,7 +445,7 @@ def _parse_event(method: str, params: dict[str, Any]) -> AnyEvent:
         return RawEvent(method, params)
 
 
-class Expectation(Generic[E]):
+class Expectation(Generic[T]):
     """The event awaited by :meth:`Session.expect`; read :attr:`value` after the block."""
 
     def __init__(
@@ -458,19 +459,19 @@ class Expectation(Generic[E]):
         self._event = event
         self._predicate = predicate
         self._timeout = timeout
-        self._stream: EventStream[E] | None = None
-        self._value: E | None = None
+        self._stream: EventStream[T] | None = None
+        self._value: T | None = None
         self._has_value = False
 
     @property
-    def value(self) -> E:
+    def value(self) -> T:
         """The matching event. Raises ``RuntimeError`` before the block has exited."""
         if not self._has_value:
             raise RuntimeError("The expected event is only available after the block exits")
-        return cast(E, self._value)
+        return cast(T, self._value)
 
-    async def __aenter__(self) -> Expectation[E]:
-        self._stream = cast("EventStream[E]", self._session.listen(self._event))
+    async def __aenter__(self) -> Expectation[T]:
+        self._stream = cast("EventStream[T]", self._session.listen(self._event))
         return self
 
     async def __aexit__(

@@ -105,7 +105,7 @@ async def _navigate(
             raise NavigationError(url, error_text)
         loader_id = result.get("loaderId")
         if lifecycle is not None and loader_id is not None:
-            frame_id = result.get("frameId")
+            frame_id = str(result.get("frameId") or page.target_id)
             await _wait_lifecycle(events, frame_id, loader_id, lifecycle, url, timeout)
     return await _current(page)
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from . import cdp
+from ._profiles import ProfileLock, profile_dir
 from ._transport import PipeTransport, Transport, WebSocketTransport
 from .connection import Connection
 from .errors import (
@@ -31,7 +32,7 @@ from .errors import (
     PageCrashedError,
     TargetClosedError,
 )
-from .launcher import ChromeProcess, start_chrome
+from .launcher import ChromeProcess, check_user_data_dir, start_chrome
 from .page import Page
 from .session import Session
 
@@ -49,6 +50,8 @@ class Browser(Session):
 
     Attributes:
         version: ``Browser.getVersion`` as read at start (product, protocol version, ...).
+        tool_state: State the tools keep about the browser (e.g. which tab is active,
+            see :mod:`cdpkit.tools.tabs`).
     """
 
     version: GetVersionResult
@@ -62,6 +65,7 @@ class Browser(Session):
     ) -> None:
         super().__init__(connection, None, command_timeout=command_timeout)
         self.process = process
+        self._profile_lock: ProfileLock | None = None
         self._pages: dict[str, Page] = {}
         self._page_arrived: dict[str, asyncio.Future[Page]] = {}
         self._targets: dict[str, dict[str, Any]] = {}
@@ -70,6 +74,8 @@ class Browser(Session):
         self._closing: asyncio.Task[None] | None = None
         self._exit_watch: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Future[None]] = set()
+        # Set by the tools: e.g. the tab history of cdpkit.tools.tabs.
+        self.tool_state: dict[str, Any] = {}
         connection.session_factory = self._make_session
         self._on("Target.targetCreated", self._target_changed)
         self._on("Target.targetInfoChanged", self._target_changed)
@@ -244,6 +250,8 @@ class Browser(Session):
                 with contextlib.suppress(CDPError):
                     await self.call("Browser.close", timeout=2)
             await self.process.stop(grace=5)
+            if self._profile_lock is not None:
+                self._profile_lock.release()
         elif not connection.closed:
             created = [t for t in self._created_targets if t in self._pages]
             with contextlib.suppress(CDPError):
@@ -355,9 +363,11 @@ def launch(
     executable_path: str | os.PathLike[str] | None = None,
     args: Sequence[str] = (),
     user_data_dir: str | os.PathLike[str] | None = None,
+    profile: str | None = None,
     pipe: bool = False,
     timeout: float = 30,
     command_timeout: float = 30,
+    lock_timeout: float = 30,
     env: Mapping[str, str] | None = None,
 ) -> _BrowserStarter:
     """Start Chrome and connect to it: ``async with cdpkit.launch() as browser: ...``.
@@ -369,28 +379,47 @@ def launch(
         args: Extra command-line flags, after cdpkit's defaults (``launcher.DEFAULT_ARGS``).
         user_data_dir: A persistent profile directory; default a fresh temporary one
             that is removed on close. Chrome's own default profile is refused.
+        profile: A named persistent profile, ``<profiles root>/NAME`` (root:
+            ``$CDPKIT_PROFILES`` or e.g. ``~/.local/share/cdpkit/profiles``), e.g. one
+            prepared by a manual login with ``cdpkit open-browser --profile NAME``.
         pipe: Talk over ``--remote-debugging-pipe`` instead of a local TCP port.
         timeout: Seconds for Chrome to start and answer.
         command_timeout: Default timeout of every command and wait.
+        lock_timeout: How long to wait for a persistent profile another process is using.
         env: Chrome's environment; default this process's.
 
     Raises:
         LaunchError: Chrome was not found, exited, or was not ready within ``timeout``;
             the message includes Chrome's last output lines.
+        ProfileLockedError: The persistent profile stayed locked for ``lock_timeout``.
 
     On exit (normal, exception or cancellation) the browser's whole process group is
     killed and the temporary profile removed.
     """
 
+    if profile is not None and user_data_dir is not None:
+        raise ValueError("Pass profile= or user_data_dir=, not both")
+    directory = profile_dir(profile) if profile is not None else user_data_dir
+
     async def start() -> Browser:
-        process = await start_chrome(
-            executable_path=executable_path,
-            headless=headless,
-            args=args,
-            user_data_dir=user_data_dir,
-            pipe=pipe,
-            env=env,
-        )
+        lock: ProfileLock | None = None
+        if directory is not None:
+            resolved = check_user_data_dir(directory)
+            lock = ProfileLock(resolved)
+            await lock.acquire(lock_timeout)
+        try:
+            process = await start_chrome(
+                executable_path=executable_path,
+                headless=headless,
+                args=args,
+                user_data_dir=directory,
+                pipe=pipe,
+                env=env,
+            )
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
         transport: Transport | None = None
         try:
             async with asyncio.timeout(timeout):
@@ -404,6 +433,7 @@ def launch(
                     transport = await WebSocketTransport.connect(url, timeout=timeout)
                 connection = Connection(transport)
                 browser = Browser(connection, process=process, command_timeout=command_timeout)
+                browser._profile_lock = lock
                 connection.start(browser)
                 try:
                     await browser._start()
@@ -414,24 +444,28 @@ def launch(
                     ) from None
             return browser
         except TimeoutError:
-            await _abandon(process, transport)
+            await _abandon(process, transport, lock)
             raise LaunchError(
                 f"Chrome was not ready within {timeout:g} s (launch(timeout=...) sets this). "
                 f"{process.last_output()}"
             ) from None
         except BaseException:
-            await _abandon(process, transport)
+            await _abandon(process, transport, lock)
             raise
 
     return _BrowserStarter(start)
 
 
-async def _abandon(process: ChromeProcess, transport: Transport | None) -> None:
+async def _abandon(
+    process: ChromeProcess, transport: Transport | None, lock: ProfileLock | None
+) -> None:
     with anyio.CancelScope(shield=True):
         if transport is not None:
             with contextlib.suppress(Exception):
                 await transport.close()
         await process.stop(grace=0)
+        if lock is not None:
+            lock.release()
 
 
 def connect(

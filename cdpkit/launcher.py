@@ -26,7 +26,13 @@ import anyio
 
 from .errors import LaunchError
 
-__all__ = ["DEFAULT_ARGS", "ChromeProcess", "find_chrome", "start_chrome"]
+__all__ = [
+    "DEFAULT_ARGS",
+    "ChromeProcess",
+    "check_user_data_dir",
+    "find_chrome",
+    "start_chrome",
+]
 
 CHROME_NAMES = (
     "chromium",
@@ -163,8 +169,13 @@ def _kill_leftovers() -> None:
             os.killpg(pgid, signal.SIGKILL)
 
 
-def _check_user_data_dir(path: Path) -> None:
-    resolved = path.expanduser().resolve()
+def check_user_data_dir(path: str | os.PathLike[str]) -> Path:
+    """The resolved profile path; refuses Chrome's own default profile directories.
+
+    Raises:
+        LaunchError: ``path`` is (inside) one of Chrome's default user data dirs.
+    """
+    resolved = Path(path).expanduser().resolve()
     for default in _default_user_data_dirs():
         with contextlib.suppress(OSError):
             default = default.resolve()
@@ -174,6 +185,7 @@ def _check_user_data_dir(path: Path) -> None:
                 "ignores remote debugging there and would hang. Use profile='NAME', another "
                 "user_data_dir=, or cdpkit.connect() to a Chrome you started yourself."
             )
+    return resolved
 
 
 class ChromeProcess:
@@ -379,8 +391,7 @@ async def start_chrome(
         profile = Path(tempfile.mkdtemp(prefix="cdpkit-profile-"))  # mode 0700
         temporary = True
     else:
-        profile = Path(user_data_dir).expanduser().resolve()
-        _check_user_data_dir(profile)
+        profile = check_user_data_dir(user_data_dir)
         profile.mkdir(parents=True, exist_ok=True, mode=0o700)
         with contextlib.suppress(FileNotFoundError):
             (profile / "DevToolsActivePort").unlink()  # stale from an earlier run

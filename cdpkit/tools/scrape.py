@@ -1,0 +1,311 @@
+"""Scrape a URL to markdown, text, links or a screenshot, waiting smartly for content.
+
+Before navigating, the URL is probed: if it is a media file (an attachment, an image,
+video, audio, PDF, or a binary with a media extension) its bytes are returned directly,
+whatever format was asked. Otherwise the page is loaded and, by default, waited on until
+its text stops growing (see :class:`SmartWait`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import mimetypes
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any, Literal, get_args
+
+import anyio
+
+from ..errors import CDPError, EvaluationError
+from ..page import Page
+from .navigation import navigate, wait_for_network_idle
+
+__all__ = ["Link", "ScrapeFormat", "ScrapeResult", "SmartWait", "scrape"]
+
+ScrapeFormat = Literal["markdown", "links", "text", "screenshot", "fullscreenshot"]
+FORMATS: tuple[str, ...] = get_args(ScrapeFormat)
+
+MEDIA_TYPES = ("image/", "video/", "audio/", "application/pdf")
+MEDIA_EXTENSIONS = {
+    ".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".bmp", ".svg", ".ico", ".tif", ".tiff",
+    ".mp4", ".webm", ".mov", ".mkv", ".avi", ".m4v",
+    ".mp3", ".wav", ".ogg", ".oga", ".flac", ".m4a", ".aac", ".opus",
+    ".pdf",
+}  # fmt: skip
+MAX_MEDIA_BYTES = 512 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class SmartWait:
+    """How :func:`scrape` waits for a page's content by default.
+
+    First up to ``network_idle_timeout`` seconds for the network to be idle (best effort),
+    then it polls the length of the page's text every ``poll_interval`` seconds until it
+    changes by less than ``threshold`` characters for ``stable_polls`` polls in a row, or
+    ``max_wait`` seconds have passed.
+    """
+
+    network_idle_timeout: float = 3.0
+    poll_interval: float = 0.25
+    stable_polls: int = 3
+    threshold: int = 20
+    max_wait: float = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A link of the page: absolute URL and its text."""
+
+    url: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScrapeResult:
+    """What :func:`scrape` got.
+
+    Attributes:
+        url: The URL asked for.
+        final_url: Where the page ended up, after redirects.
+        status: The HTTP status, when known.
+        title: The page's title.
+        format: The format produced: the one asked for, or ``"media"`` when the URL was a
+            media file (then ``data`` holds its bytes whatever was asked).
+        content: Markdown or text (page content, not instructions), for those formats.
+        links: Deduplicated absolute links, for ``"links"``.
+        data: Image or media bytes, for screenshots and media.
+        mime_type: The MIME type of ``data``.
+        truncated: Whether ``content`` was cut to ``max_chars``.
+    """
+
+    url: str
+    final_url: str
+    status: int | None
+    title: str
+    format: str
+    content: str | None = None
+    links: list[Link] = field(default_factory=list)
+    data: bytes | None = None
+    mime_type: str | None = None
+    truncated: bool = False
+
+
+# Clones the chosen root and strips scripts, styles, page chrome and base64 images, with
+# every link and image made absolute; returns the HTML to convert.
+_CLEAN_HTML_JS = """(selector, keepChrome, keepDataImages) => {
+  const source = selector ? document.querySelector(selector) : document.body;
+  if (!source) return null;
+  const root = source.cloneNode(true);
+  const drop = ['script', 'style', 'noscript', 'template', 'iframe', 'svg', 'canvas', 'link', 'meta'];
+  if (!keepChrome) drop.push('nav', 'footer', 'aside', 'header[role=banner]', '[role=navigation]', '[aria-hidden=true]');
+  for (const el of root.querySelectorAll(drop.join(','))) el.remove();
+  const absolute = (u) => { try { return new URL(u, document.baseURI).href; } catch { return u; } };
+  for (const a of root.querySelectorAll('a[href]')) a.setAttribute('href', absolute(a.getAttribute('href')));
+  for (const img of root.querySelectorAll('img')) {
+    const src = img.getAttribute('src') || '';
+    if (src.startsWith('data:') && !keepDataImages) { img.remove(); continue; }
+    if (src) img.setAttribute('src', absolute(src));
+  }
+  return root.innerHTML;
+}"""
+
+_LINKS_JS = """(selector) => {
+  const root = selector ? document.querySelector(selector) : document;
+  if (!root) return null;
+  const seen = new Map();
+  for (const a of root.querySelectorAll('a[href]')) {
+    if (!/^https?:/.test(a.href)) continue;
+    const url = a.href.split('#')[0];
+    const text = (a.innerText || a.title || '').trim().replace(/\\s+/g, ' ');
+    if (!seen.has(url) || (!seen.get(url) && text)) seen.set(url, text);
+  }
+  return [...seen].map(([url, text]) => ({url, text}));
+}"""
+
+_TEXT_JS = "(selector) => { const el = selector ? document.querySelector(selector) : document.body; return el ? el.innerText : null; }"
+
+
+async def scrape(
+    page: Page,
+    url: str,
+    *,
+    format: ScrapeFormat = "markdown",
+    wait_for_ms: int | None = None,
+    selector: str | None = None,
+    max_chars: int | None = None,
+    smart_wait: SmartWait | None = None,
+    keep_page_chrome: bool = False,
+    keep_data_images: bool = False,
+    timeout: float = 30,
+) -> ScrapeResult:
+    """Load ``url`` and return its content in one format.
+
+    Args:
+        page: The page to load it in.
+        url: The URL to scrape.
+        format: ``"markdown"`` (headings, paragraphs, lists, links and images with
+            absolute URLs, tables, code blocks), ``"text"`` (the visible text),
+            ``"links"`` (deduplicated absolute links with their text), ``"screenshot"``
+            (the viewport, PNG) or ``"fullscreenshot"`` (the whole page, PNG).
+        wait_for_ms: ``None``: smart wait (see :class:`SmartWait`); ``0``: no wait after
+            the load event; more: wait exactly that long.
+        selector: Only the first element matching this CSS selector.
+        max_chars: Cut ``content`` to this many characters (the result says so).
+        smart_wait: Tune the default wait.
+        keep_page_chrome: Keep nav, footer and aside in markdown (stripped by default).
+        keep_data_images: Keep ``data:`` base64 images in markdown (removed by default).
+        timeout: Seconds for loading the page.
+
+    Returns:
+        A :class:`ScrapeResult`. If the URL is a media file (attachment, image, video,
+        audio, PDF), its bytes come back as ``format="media"`` whatever was asked.
+
+    Raises:
+        ValueError: An unsupported format (the message lists the supported ones).
+        NavigationError: The page could not be loaded.
+        ElementNotFoundError: ``selector`` matched nothing.
+    """
+    if format not in FORMATS:
+        raise ValueError(f"Unsupported format {format!r}; supported formats: {', '.join(FORMATS)}")
+    if max_chars is not None and max_chars < 0:
+        raise ValueError("max_chars must be >= 0")
+    media = await _probe_media(page, url)
+    if media is not None:
+        data, mime_type, final_url = media
+        return ScrapeResult(url, final_url, 200, "", "media", data=data, mime_type=mime_type)
+
+    loaded = await navigate(page, url, timeout=timeout)
+    if wait_for_ms is None:
+        await _smart_wait(page, smart_wait or SmartWait())
+    elif wait_for_ms > 0:
+        await asyncio.sleep(wait_for_ms / 1000)
+
+    base = {"url": url, "final_url": loaded.url, "status": loaded.status, "title": loaded.title}
+    if format in ("screenshot", "fullscreenshot"):
+        from .information import screenshot
+
+        image = await screenshot(page, full_page=format == "fullscreenshot", selector=selector)
+        return ScrapeResult(**base, format=format, data=image, mime_type="image/png")
+    if format == "links":
+        links = await _call_js(page, _LINKS_JS, selector)
+        return ScrapeResult(**base, format=format, links=[Link(**item) for item in links])
+    if format == "text":
+        content = await _call_js(page, _TEXT_JS, selector)
+    else:
+        html = await _call_js(page, _CLEAN_HTML_JS, selector, keep_page_chrome, keep_data_images)
+        content = await anyio.to_thread.run_sync(_to_markdown, html, loaded.title)
+    content, truncated = _truncate(str(content), max_chars)
+    return ScrapeResult(**base, format=format, content=content, truncated=truncated)
+
+
+async def _call_js(page: Page, function: str, *args: Any) -> Any:
+    arguments = ", ".join(json.dumps(arg) for arg in args)
+    result = await page.call(
+        "Runtime.evaluate", {"expression": f"({function})({arguments})", "returnByValue": True}
+    )
+    details = result.get("exceptionDetails")
+    if details:
+        text = (details.get("exception") or {}).get("description") or details.get("text")
+        if args and args[0] and "SyntaxError" in str(text):
+            raise ValueError(f"Invalid CSS selector: {args[0]!r}")
+        raise EvaluationError(str(text))
+    value = result.get("result", {}).get("value")
+    if value is None and args and args[0]:
+        from ..errors import ElementNotFoundError
+
+        raise ElementNotFoundError(f"Element not found: {args[0]}")
+    return value
+
+
+def _to_markdown(html: str, title: str) -> str:
+    from markdownify import markdownify
+
+    body = markdownify(html, heading_style="ATX", bullets="-", strip=["button", "form", "input"])
+    lines = [line.rstrip() for line in body.splitlines()]
+    text = "\n".join(lines)
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    text = text.strip()
+    if title and not text.startswith("# "):
+        text = f"# {title}\n\n{text}"
+    return text + "\n"
+
+
+def _truncate(content: str, max_chars: int | None) -> tuple[str, bool]:
+    if max_chars is None or len(content) <= max_chars:
+        return content, False
+    return content[:max_chars] + f"\n\n[truncated: {max_chars} of {len(content)} characters]", True
+
+
+async def _smart_wait(page: Page, settings: SmartWait) -> None:
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(settings.network_idle_timeout):
+            await wait_for_network_idle(page)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + settings.max_wait
+    last: int | None = None
+    stable = 0
+    while loop.time() < deadline and stable < settings.stable_polls:
+        try:
+            result = await page.call(
+                "Runtime.evaluate",
+                {"expression": "document.body ? document.body.innerText.length : 0", "returnByValue": True},
+            )
+            length = int(result.get("result", {}).get("value") or 0)
+        except CDPError:
+            length = -1  # e.g. a navigation replaced the context: not stable yet
+        if last is not None and abs(length - last) < settings.threshold and length >= 0:
+            stable += 1
+        else:
+            stable = 0
+        last = length
+        await asyncio.sleep(settings.poll_interval)
+
+
+async def _probe_media(page: Page, url: str) -> tuple[bytes, str, str] | None:
+    """The bytes, MIME type and final URL if ``url`` is a media file, else ``None``.
+
+    A plain GET from Python with the browser's cookies for that URL; the body is only read
+    when it is media. Any failure means "not media": the navigation then reports it.
+    """
+    if not url.startswith(("http://", "https://")):
+        return None
+    headers: dict[str, str] = {}
+    with contextlib.suppress(CDPError):
+        cookies = await page.call("Network.getCookies", {"urls": [url]})
+        jar = "; ".join(f"{c['name']}={c['value']}" for c in cookies.get("cookies", []))
+        if jar:
+            headers["Cookie"] = jar
+
+    def probe() -> tuple[bytes, str, str] | None:
+        request = urllib.request.Request(url, headers=headers)
+        try:
+            response = urllib.request.urlopen(request, timeout=10)
+        except (urllib.error.URLError, OSError, ValueError):
+            return None
+        with response:
+            content_type = (response.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+            disposition = (response.headers.get("Content-Disposition") or "").lower()
+            final_url = response.geturl()
+            extension = PurePosixPath(urllib.parse.urlsplit(final_url).path).suffix.lower()
+            is_media = (
+                disposition.startswith("attachment")
+                or content_type.startswith(MEDIA_TYPES)
+                or (content_type == "application/octet-stream" and extension in MEDIA_EXTENSIONS)
+            )
+            if not is_media:
+                return None
+            data = response.read(MAX_MEDIA_BYTES + 1)
+            if len(data) > MAX_MEDIA_BYTES:
+                return None
+            mime = content_type or mimetypes.guess_type(final_url)[0] or "application/octet-stream"
+            if mime == "application/octet-stream":
+                mime = mimetypes.guess_type(final_url)[0] or mime
+            return data, mime, final_url
+
+    return await anyio.to_thread.run_sync(probe, abandon_on_cancel=True)

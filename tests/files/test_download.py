@@ -1,0 +1,266 @@
+"""download() and expect_download() against real Chromium and local servers."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import cdpkit
+from cdpkit.tools import download as dl
+from cdpkit.tools.download import download, expect_download
+from tests.server import FixtureServer, Handler
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 400
+
+
+def protected_image(server: FixtureServer) -> str:
+    """An image served only with the page's cookie and a Referer from the server."""
+
+    def handler(h: Handler) -> None:
+        cookie_ok = "session=s3cret" in (h.headers.get("Cookie") or "")
+        referer_ok = (h.headers.get("Referer") or "").startswith(server.origin)
+        if cookie_ok and referer_ok:
+            h.reply(200, PNG, "image/png")
+        else:
+            h.reply(403, "hotlinking forbidden", "text/plain")
+
+    server.route("/protected/photo", handler)
+    return server.url("/protected/photo")
+
+
+def gallery(server: FixtureServer) -> str:
+    html = f"""<!doctype html><title>gallery</title>
+    <img id="photo" src="/protected/photo">
+    <video id="clip"><source src="/media/clip.mp4" type="video/mp4"></video>
+    <a id="doc" href="/files/report.pdf">report</a>
+    <div id="hero" style="background-image: url('/media/hero.webp'); width: 10px; height: 10px"></div>
+    <p id="plain">no resource here</p>
+    <script>document.cookie = "session=s3cret; path=/";</script>"""
+    server.route("/gallery", lambda h: h.reply(200, html))
+    server.route("/media/clip.mp4", lambda h: h.reply(200, b"\x00\x00\x00\x18ftypmp42", "video/mp4"))
+    server.route("/media/hero.webp", lambda h: h.reply(200, b"RIFF\x00\x00\x00\x00WEBP", "image/webp"))
+    server.route("/files/report.pdf", lambda h: h.reply(200, b"%PDF-1.4 fake", "application/pdf"))
+    protected_image(server)
+    return server.url("/gallery")
+
+
+async def test_page_context_download_passes_cookie_and_referer_checks(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    await cdpkit.tools.navigate(page, gallery(server))
+    result = await download(page, url=server.url("/protected/photo"), dest_dir=tmp_path)
+    assert result.success and result.size == len(PNG)
+    assert Path(result.path).read_bytes() == PNG
+    assert result.mime_type == "image/png"
+    assert re.fullmatch(r"\d{13}\.png", result.filename)
+    # The same URL without the page's cookie and Referer is refused.
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(server.url("/protected/photo"))
+    assert info.value.code == 403
+    assert [p.name for p in tmp_path.iterdir()] == [result.filename]
+
+
+@pytest.mark.parametrize(
+    ("selector", "expected_bytes", "extension"),
+    [
+        ("#photo", PNG, ".png"),
+        ("#clip", b"\x00\x00\x00\x18ftypmp42", ".mp4"),
+        ("#doc", b"%PDF-1.4 fake", ".pdf"),
+        ("#hero", b"RIFF\x00\x00\x00\x00WEBP", ".webp"),
+    ],
+)
+async def test_download_the_resource_of_an_element(
+    page: cdpkit.Page,
+    server: FixtureServer,
+    tmp_path: Path,
+    selector: str,
+    expected_bytes: bytes,
+    extension: str,
+) -> None:
+    await cdpkit.tools.navigate(page, gallery(server))
+    result = await download(page, selector=selector, dest_dir=tmp_path)
+    assert Path(result.path).read_bytes() == expected_bytes
+    assert result.filename.endswith(extension)
+
+
+async def test_download_target_errors(page: cdpkit.Page, server: FixtureServer, tmp_path: Path) -> None:
+    await cdpkit.tools.navigate(page, gallery(server))
+    with pytest.raises(ValueError, match="Provide one of: url, index, or selector"):
+        await download(page, dest_dir=tmp_path)
+    with pytest.raises(ValueError, match="Provide one of: url, index, or selector"):
+        await download(page, url="x", selector="y", dest_dir=tmp_path)
+    with pytest.raises(cdpkit.ElementNotFoundError, match="Element not found: #nope"):
+        await download(page, selector="#nope", dest_dir=tmp_path)
+    with pytest.raises(cdpkit.DownloadError, match="Element has no downloadable resource"):
+        await download(page, selector="#plain", dest_dir=tmp_path)
+    with pytest.raises(cdpkit.ElementNotFoundError, match="Element index 3"):
+        await download(page, index=3, dest_dir=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+async def test_http_error_is_reported_and_leaves_nothing(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    await cdpkit.tools.navigate(page, server.url("/status?code=200"))
+    with pytest.raises(cdpkit.DownloadError, match="Resource fetch failed: 404"):
+        await download(page, url=server.url("/status?code=404"), dest_dir=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+async def test_resource_that_never_answers_times_out_and_leaves_nothing(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    await cdpkit.tools.navigate(page, server.url("/status?code=200"))
+    started = time.monotonic()
+    with pytest.raises(cdpkit.DownloadError, match="did not start within 1 s"):
+        await download(page, url=server.url("/slow?s=5"), dest_dir=tmp_path, initiation_timeout=1)
+    assert time.monotonic() - started < 4
+    assert list(tmp_path.iterdir()) == []
+    # The page is usable afterwards (interception was switched off).
+    result = await cdpkit.tools.navigate(page, server.url("/status?code=200"))
+    assert result.status == 200
+
+
+async def test_unreachable_resource_is_a_network_error(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    await cdpkit.tools.navigate(page, server.url("/status?code=200"))
+    with pytest.raises(cdpkit.DownloadError, match="Network request failed"):
+        await download(page, url="http://127.0.0.1:9/file.bin", dest_dir=tmp_path, timeout=10)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("hostile", "expected"),
+    [
+        ("../../x.png", "___x.png"),
+        ("/etc/x", "_etc_x"),
+        ("a\0b.png", "ab.png"),
+        ("y" * 300 + ".png", "y" * 251 + ".png"),
+    ],
+)
+async def test_hostile_filenames_stay_inside_the_directory(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path, hostile: str, expected: str
+) -> None:
+    await cdpkit.tools.navigate(page, gallery(server))
+    result = await download(page, url=server.url("/protected/photo"), dest_dir=tmp_path, filename=hostile)
+    path = Path(result.path)
+    assert path.parent == tmp_path
+    assert result.filename == expected
+    assert len(result.filename.encode()) <= 255
+    assert path.read_bytes() == PNG
+
+
+@pytest.mark.parametrize("unusable", ["..", "...", "\0"])
+async def test_unusable_filename_falls_back_to_timestamp_name(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path, unusable: str
+) -> None:
+    await cdpkit.tools.navigate(page, gallery(server))
+    result = await download(page, url=server.url("/protected/photo"), dest_dir=tmp_path, filename=unusable)
+    assert re.fullmatch(r"\d{13}\.png", result.filename)
+    assert Path(result.path).parent == tmp_path
+
+
+async def test_names_never_overwrite(page: cdpkit.Page, server: FixtureServer, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    await cdpkit.tools.navigate(page, gallery(server))
+    monkeypatch.setattr(dl.time, "time", lambda: 1_700_000_000.123)  # every call in the same ms
+    first = await download(page, url=server.url("/protected/photo"), dest_dir=tmp_path)
+    second = await download(page, url=server.url("/protected/photo"), dest_dir=tmp_path)
+    assert first.filename == "1700000000123.png" and second.filename == "1700000000124.png"
+    named = [await download(page, url=server.url("/protected/photo"), dest_dir=tmp_path, filename="photo.png")
+             for _ in range(2)]
+    assert [r.filename for r in named] == ["photo.png", "photo-1.png"]
+    assert len(list(tmp_path.iterdir())) == 4
+
+
+async def test_browser_managed_download_of_an_attachment(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    body = os.urandom(300_000)
+    server.route(
+        "/export",
+        lambda h: h.reply(200, body, "application/octet-stream",
+                          {"Content-Disposition": 'attachment; filename="report 2026.csv"'}),
+    )
+    server.route("/exports", lambda h: h.reply(200, '<a id="get" href="/export">Export</a>'))
+    await cdpkit.tools.navigate(page, server.url("/exports"))
+    async with expect_download(page, dest_dir=tmp_path) as pending:
+        await page.call("Runtime.evaluate", {"expression": "document.getElementById('get').click()"})
+    result = pending.value
+    assert result.suggested_filename == "report 2026.csv"
+    assert result.filename == "report 2026.csv"
+    assert Path(result.path).read_bytes() == body and result.size == len(body)
+    assert [p.name for p in tmp_path.iterdir()] == ["report 2026.csv"]  # no staging left
+
+
+async def test_expect_download_reports_when_nothing_downloads(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    await cdpkit.tools.navigate(page, server.url("/status?code=200"))
+    with pytest.raises(cdpkit.DownloadError, match="No download began"):
+        async with expect_download(page, dest_dir=tmp_path, initiation_timeout=0.5):
+            pass
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_two_hundred_megabytes_stream_with_small_memory_growth(tmp_path: Path) -> None:
+    """Measured in a child process so the test suite's own memory does not interfere."""
+    script = tmp_path / "big.py"
+    script.write_text(textwrap.dedent(
+        """
+        import asyncio, hashlib, resource, sys
+        sys.path.insert(0, sys.argv[1])
+        import cdpkit
+        from cdpkit.tools.download import download
+        from tests.server import start_server
+
+        SIZE, BLOCK = 200 * 1024 * 1024, b"0123456789abcdef" * 65536
+
+        def big(h):
+            h.send_response(200)
+            h.send_header("Content-Type", "application/octet-stream")
+            h.send_header("Content-Length", str(SIZE))
+            h.end_headers()
+            for _ in range(SIZE // len(BLOCK)):
+                h.wfile.write(BLOCK)
+
+        async def main():
+            server = start_server()
+            server.route("/big.bin", big)
+            server.route("/small.bin", lambda h: h.reply(200, b"x" * 1000, "application/octet-stream"))
+            async with cdpkit.launch() as browser:
+                page = await browser.new_page(server.url("/status?code=200"))
+                await download(page, url=server.url("/small.bin"), dest_dir=sys.argv[2])
+                before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+                result = await download(page, url=server.url("/big.bin"), dest_dir=sys.argv[2], timeout=120)
+                after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            print(result.size, (after - before) // 1024, result.path)
+
+        asyncio.run(main())
+        """
+    ))
+    out_dir = tmp_path / "out"
+    completed = subprocess.run(
+        [sys.executable, str(script), str(Path(__file__).parents[2]), str(out_dir)],
+        capture_output=True, text=True, timeout=300, check=True,
+    )
+    size, growth_mb, path = completed.stdout.split()
+    assert int(size) == 200 * 1024 * 1024
+    assert int(growth_mb) < 50, f"peak RSS grew by {growth_mb} MB"
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    expected = hashlib.sha256(b"0123456789abcdef" * 65536 * 200).hexdigest()
+    assert digest.hexdigest() == expected

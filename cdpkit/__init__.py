@@ -34,6 +34,7 @@ from .errors import (
     TargetClosedError,
     WaitTimeoutError,
 )
+from ._pool import Pool, pool
 from .page import Dialog, Page
 from .session import EventStream, Expectation, Session
 
@@ -61,6 +62,7 @@ __all__ = [
     "NavigationError",
     "Page",
     "PageCrashedError",
+    "Pool",
     "ProfileLockedError",
     "ProtocolError",
     "RawEvent",
@@ -71,6 +73,7 @@ __all__ = [
     "cdp",
     "connect",
     "launch",
+    "pool",
     "tools",
 ]
 

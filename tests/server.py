@@ -95,3 +95,12 @@ def start_server() -> FixtureServer:
     server.route("/slow", _slow)
     server.route("/status", _status)
     return server.start()
+
+
+def closed_port() -> int:
+    """A local port nothing listens on (connections to it are refused)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

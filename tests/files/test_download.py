@@ -18,7 +18,7 @@ import pytest
 import cdpkit
 from cdpkit.tools import download as dl
 from cdpkit.tools.download import download, expect_download
-from tests.server import FixtureServer, Handler
+from tests.server import FixtureServer, Handler, closed_port
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 400
 
@@ -136,7 +136,7 @@ async def test_unreachable_resource_is_a_network_error(
 ) -> None:
     await cdpkit.tools.navigate(page, server.url("/status?code=200"))
     with pytest.raises(cdpkit.DownloadError, match="Network request failed"):
-        await download(page, url="http://127.0.0.1:9/file.bin", dest_dir=tmp_path, timeout=10)
+        await download(page, url=f"http://127.0.0.1:{closed_port()}/f.bin", dest_dir=tmp_path, timeout=10)
     assert list(tmp_path.iterdir()) == []
 
 

@@ -11,9 +11,7 @@ import asyncio
 import contextlib
 import json
 import os
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Coroutine, Generator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -518,6 +516,8 @@ async def _browser_ws_url(endpoint: str, timeout: float) -> str:
             f"Not a browser endpoint: {endpoint!r} (expected http://host:port or ws://...)"
         )
     version_url = f"{parsed.scheme}://{parsed.netloc}/json/version"
+    import urllib.error  # only needed here; urllib.request costs ~15 ms of import time
+    import urllib.request
 
     def fetch() -> Any:
         with urllib.request.urlopen(version_url, timeout=timeout) as response:

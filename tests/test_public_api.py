@@ -1,0 +1,44 @@
+"""The curated public surface: what `import cdpkit` gives and what it costs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import cdpkit
+
+
+def test_all_is_sorted_and_complete() -> None:
+    assert cdpkit.__all__ == sorted(cdpkit.__all__)
+    for name in cdpkit.__all__:
+        assert hasattr(cdpkit, name), name
+
+
+def test_exported_objects_claim_to_be_public() -> None:
+    for name in cdpkit.__all__:
+        obj = getattr(cdpkit, name)
+        module = getattr(obj, "__module__", None)
+        if module is not None and isinstance(obj, type):
+            assert module.startswith("cdpkit"), (name, module)
+
+
+def test_import_cdpkit_stays_light() -> None:
+    code = (
+        "import sys, cdpkit; "
+        "print(sorted(m for m in sys.modules if m.startswith('cdpkit.cdp.'))); "
+        "print('typer' in sys.modules, 'cdpkit.tools' in sys.modules, 'markdownify' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    domains, flags = out.stdout.splitlines()
+    assert domains == "[]", f"import cdpkit imported domain modules: {domains}"
+    assert flags == "False False False"
+
+
+def test_readme_test_command_is_what_ci_runs() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent
+    readme_lines = (root / "README.md").read_text().splitlines()
+    commands = [line.split("#")[0].strip() for line in readme_lines[:6] if line.startswith("bash ")]
+    assert len(commands) == 2, commands
+    assert commands[1] in (root / ".ci" / "run").read_text()

@@ -372,7 +372,8 @@ async def _fetch_directly(page: Page, url: str, directory: Path) -> tuple[_PartF
                 part.file.write(data)
                 part.size += len(data)
             part.file.close()
-            return response.headers.get("Content-Type")
+            content_type = response.headers.get("Content-Type")
+            return str(content_type) if content_type else None
 
     try:
         mime_type = await anyio.to_thread.run_sync(fetch, abandon_on_cancel=True)

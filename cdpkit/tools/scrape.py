@@ -15,7 +15,7 @@ import mimetypes
 import urllib.error
 import urllib.parse
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any, Literal, get_args
 
@@ -185,22 +185,22 @@ async def scrape(
     elif wait_for_ms > 0:
         await asyncio.sleep(wait_for_ms / 1000)
 
-    base = {"url": url, "final_url": loaded.url, "status": loaded.status, "title": loaded.title}
+    base = ScrapeResult(url, loaded.url, loaded.status, loaded.title, format)
     if format in ("screenshot", "fullscreenshot"):
         from .information import screenshot
 
         image = await screenshot(page, full_page=format == "fullscreenshot", selector=selector)
-        return ScrapeResult(**base, format=format, data=image, mime_type="image/png")
+        return replace(base, data=image, mime_type="image/png")
     if format == "links":
         links = await _call_js(page, _LINKS_JS, selector)
-        return ScrapeResult(**base, format=format, links=[Link(**item) for item in links])
+        return replace(base, links=[Link(**item) for item in links])
     if format == "text":
         content = await _call_js(page, _TEXT_JS, selector)
     else:
         html = await _call_js(page, _CLEAN_HTML_JS, selector, keep_page_chrome, keep_data_images)
         content = await anyio.to_thread.run_sync(_to_markdown, html, loaded.title)
     content, truncated = _truncate(str(content), max_chars)
-    return ScrapeResult(**base, format=format, content=content, truncated=truncated)
+    return replace(base, content=content, truncated=truncated)
 
 
 async def _call_js(page: Page, function: str, *args: Any) -> Any:

@@ -1,0 +1,1310 @@
+"""Input tools: click, hover, type, press keys, drag, pick options, upload files, answer
+dialogs.
+
+Mouse and keyboard input goes through ``Input.dispatchMouseEvent`` / ``dispatchKeyEvent``,
+so the page receives trusted events (``event.isTrusted`` is true), exactly as if a person
+used the mouse and keyboard. Element-taking tools accept exactly one of ``selector=``
+(CSS), ``index=`` (a line of the latest snapshot) or ``x=``/``y=`` (viewport CSS pixels).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .._model import RawEvent
+from ..errors import (
+    CDPError,
+    ConnectionClosedError,
+    ElementNotFoundError,
+    ProtocolError,
+    TargetClosedError,
+    WaitTimeoutError,
+)
+from ..page import Dialog, Page
+from ._targeting import Element, Point, check_one_target, resolve_element
+
+__all__ = [
+    "MouseButton",
+    "click",
+    "drag",
+    "handle_dialog",
+    "hover",
+    "press_key",
+    "select_option",
+    "type_text",
+    "upload_file",
+]
+
+MouseButton = Literal["left", "right", "middle", "back", "forward"]
+
+# Bits of the ``buttons`` field of mouse events, and of the ``modifiers`` field.
+_BUTTON_BITS = {"left": 1, "right": 2, "middle": 4, "back": 8, "forward": 16}
+_MODIFIER_BITS = {"Alt": 1, "Control": 2, "Meta": 4, "Shift": 8}
+_MODIFIER_ALIASES = {
+    "alt": "Alt",
+    "option": "Alt",
+    "opt": "Alt",
+    "control": "Control",
+    "ctrl": "Control",
+    "meta": "Meta",
+    "cmd": "Meta",
+    "command": "Meta",
+    "super": "Meta",
+    "win": "Meta",
+    "shift": "Shift",
+}
+
+
+# -- the keyboard -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Key:
+    """One key of a US keyboard: what ``KeyboardEvent`` reports for it."""
+
+    key: str  # KeyboardEvent.key
+    code: str  # KeyboardEvent.code
+    key_code: int  # keyCode / windowsVirtualKeyCode
+    text: str = ""  # the text it types, if any
+    shift_key: str = ""  # key and text with Shift held, for keys that change
+    location: int = 0  # 1 left, 2 right, 3 numpad
+
+
+def _build_keys() -> dict[str, _Key]:
+    keys: list[_Key] = []
+    for letter in "abcdefghijklmnopqrstuvwxyz":
+        upper = letter.upper()
+        keys.append(_Key(letter, f"Key{upper}", ord(upper), letter, upper))
+    for digit, shifted in zip("0123456789", ")!@#$%^&*(", strict=True):
+        keys.append(_Key(digit, f"Digit{digit}", 48 + int(digit), digit, shifted))
+    for plain, shifted, code, key_code in [
+        ("`", "~", "Backquote", 192),
+        ("-", "_", "Minus", 189),
+        ("=", "+", "Equal", 187),
+        ("[", "{", "BracketLeft", 219),
+        ("]", "}", "BracketRight", 221),
+        ("\\", "|", "Backslash", 220),
+        (";", ":", "Semicolon", 186),
+        ("'", '"', "Quote", 222),
+        (",", "<", "Comma", 188),
+        (".", ">", "Period", 190),
+        ("/", "?", "Slash", 191),
+    ]:
+        keys.append(_Key(plain, code, key_code, plain, shifted))
+    keys += [
+        _Key(" ", "Space", 32, " "),
+        _Key("Enter", "Enter", 13, "\r"),
+        _Key("Tab", "Tab", 9),
+        _Key("Backspace", "Backspace", 8),
+        _Key("Escape", "Escape", 27),
+        _Key("Delete", "Delete", 46),
+        _Key("Insert", "Insert", 45),
+        _Key("Home", "Home", 36),
+        _Key("End", "End", 35),
+        _Key("PageUp", "PageUp", 33),
+        _Key("PageDown", "PageDown", 34),
+        _Key("ArrowLeft", "ArrowLeft", 37),
+        _Key("ArrowUp", "ArrowUp", 38),
+        _Key("ArrowRight", "ArrowRight", 39),
+        _Key("ArrowDown", "ArrowDown", 40),
+        _Key("Shift", "ShiftLeft", 16, location=1),
+        _Key("Control", "ControlLeft", 17, location=1),
+        _Key("Alt", "AltLeft", 18, location=1),
+        _Key("Meta", "MetaLeft", 91, location=1),
+        _Key("CapsLock", "CapsLock", 20),
+        _Key("NumLock", "NumLock", 144),
+        _Key("ScrollLock", "ScrollLock", 145),
+        _Key("Pause", "Pause", 19),
+        _Key("PrintScreen", "PrintScreen", 44),
+        _Key("ContextMenu", "ContextMenu", 93),
+        _Key("AudioVolumeMute", "AudioVolumeMute", 173),
+        _Key("AudioVolumeDown", "AudioVolumeDown", 174),
+        _Key("AudioVolumeUp", "AudioVolumeUp", 175),
+        _Key("MediaTrackNext", "MediaTrackNext", 176),
+        _Key("MediaTrackPrevious", "MediaTrackPrevious", 177),
+        _Key("MediaStop", "MediaStop", 178),
+        _Key("MediaPlayPause", "MediaPlayPause", 179),
+    ]
+    keys += [_Key(f"F{n}", f"F{n}", 111 + n) for n in range(1, 25)]
+    table: dict[str, _Key] = {}
+    for key in keys:
+        table.setdefault(key.key, key)
+        if key.shift_key:
+            table.setdefault(key.shift_key, key)
+    # Right-hand modifiers and the numeric keypad, reachable by their code names.
+    extra = [
+        _Key("Shift", "ShiftRight", 16, location=2),
+        _Key("Control", "ControlRight", 17, location=2),
+        _Key("Alt", "AltRight", 18, location=2),
+        _Key("Meta", "MetaRight", 92, location=2),
+        _Key("Enter", "NumpadEnter", 13, "\r", location=3),
+        _Key("+", "NumpadAdd", 107, "+", location=3),
+        _Key("-", "NumpadSubtract", 109, "-", location=3),
+        _Key("*", "NumpadMultiply", 106, "*", location=3),
+        _Key("/", "NumpadDivide", 111, "/", location=3),
+        _Key(".", "NumpadDecimal", 110, ".", location=3),
+    ]
+    extra += [_Key(str(n), f"Numpad{n}", 96 + n, str(n), location=3) for n in range(10)]
+    for key in [*keys, *extra]:
+        table.setdefault(key.code, key)
+    return table
+
+
+_KEYS = _build_keys()
+_KEYS_FOLDED = {name.lower(): key for name, key in _KEYS.items() if len(name) > 1}
+_KEY_ALIASES = {
+    "esc": "Escape",
+    "return": "Enter",
+    "up": "ArrowUp",
+    "down": "ArrowDown",
+    "left": "ArrowLeft",
+    "right": "ArrowRight",
+    "del": "Delete",
+    "ins": "Insert",
+    "pgup": "PageUp",
+    "pgdn": "PageDown",
+    "space": " ",
+    "spacebar": " ",
+    "plus": "+",
+    **_MODIFIER_ALIASES,
+}
+
+
+def _lookup_key(name: str) -> tuple[_Key, bool]:
+    """The key called ``name`` and whether ``name`` is its shifted variant ("A", "!")."""
+    key = _KEYS.get(name)
+    if key is None and len(name) > 1:
+        folded = name.lower()
+        alias = _KEY_ALIASES.get(folded)
+        key = _KEYS.get(alias) if alias is not None else _KEYS_FOLDED.get(folded)
+    if key is None:
+        if len(name) == 1:  # any other character: typed as itself
+            return _Key(name, "", 0, name), False
+        raise ValueError(
+            f"Unknown key {name!r}: use a key name such as Enter, Tab, Escape, Backspace, "
+            f"Delete, ArrowUp, Home, PageDown, F5, a single character, or a combination "
+            f"such as Control+A"
+        )
+    return key, bool(key.shift_key) and name == key.shift_key
+
+
+def _parse_combo(combo: str) -> tuple[list[str], str]:
+    """Split ``"Control+Shift+A"`` into modifiers and the main key (``"+"`` works too)."""
+    if combo == "+":
+        return [], "+"
+    parts = [*combo[:-2].split("+"), "+"] if combo.endswith("++") else combo.split("+")
+    if not combo or any(part == "" for part in parts):
+        raise ValueError(f"Invalid key combination {combo!r}; write it like Control+A")
+    modifiers: list[str] = []
+    for part in parts[:-1]:
+        modifier = _MODIFIER_ALIASES.get(part.lower())
+        if modifier is None:
+            raise ValueError(
+                f"{part!r} in {combo!r} is not a modifier; use Shift, Control, Alt or Meta"
+            )
+        modifiers.append(modifier)
+    return modifiers, parts[-1]
+
+
+def _modifier_mask(modifiers: Iterable[str]) -> int:
+    mask = 0
+    for name in modifiers:
+        canonical = _MODIFIER_ALIASES.get(name.lower())
+        if canonical is None:
+            raise ValueError(f"Unknown modifier {name!r}; use Shift, Control, Alt or Meta")
+        mask |= _MODIFIER_BITS[canonical]
+    return mask
+
+
+def _key_params(key: _Key, shifted: bool, mask: int) -> dict[str, Any]:
+    name = (
+        key.shift_key if shifted or (mask & _MODIFIER_BITS["Shift"] and key.shift_key) else key.key
+    )
+    text = key.text
+    if key.shift_key and name == key.shift_key:
+        text = key.shift_key
+    # With Control, Alt or Meta held a key types nothing (it is a shortcut).
+    if mask & ~_MODIFIER_BITS["Shift"]:
+        text = ""
+    params: dict[str, Any] = {
+        "key": name,
+        "code": key.code,
+        "windowsVirtualKeyCode": key.key_code,
+        "nativeVirtualKeyCode": key.key_code,
+        "modifiers": mask,
+    }
+    if text:
+        params["text"] = text
+        params["unmodifiedText"] = text
+    if key.location:
+        params["location"] = key.location
+        if key.location == 3:
+            params["isKeypad"] = True
+    return params
+
+
+async def _key_down(page: Page, key: _Key, shifted: bool, mask: int) -> None:
+    params = _key_params(key, shifted, mask)
+    params["type"] = "keyDown" if "text" in params else "rawKeyDown"
+    await _dispatch(page, "Input.dispatchKeyEvent", params)
+
+
+async def _key_up(page: Page, key: _Key, shifted: bool, mask: int) -> None:
+    params = _key_params(key, shifted, mask)
+    params.pop("text", None)
+    params.pop("unmodifiedText", None)
+    params["type"] = "keyUp"
+    await _dispatch(page, "Input.dispatchKeyEvent", params)
+
+
+async def _press_combo(page: Page, combo: str) -> None:
+    modifier_names, main = _parse_combo(combo)
+    key, shifted = _lookup_key(main)
+    if modifier_names:  # "Control+A" is the A key, shifted only if Shift is held
+        shifted = "Shift" in modifier_names and bool(key.shift_key)
+    modifiers = [_KEYS[name] for name in modifier_names]
+    mask = 0
+    for modifier in modifiers:
+        mask |= _MODIFIER_BITS[modifier.key]
+        await _key_down(page, modifier, False, mask)
+    if key.key in _MODIFIER_BITS and not modifiers:
+        mask = _MODIFIER_BITS[key.key]
+    await _key_down(page, key, shifted, mask)
+    await _key_up(page, key, shifted, mask)
+    for modifier in reversed(modifiers):
+        mask &= ~_MODIFIER_BITS[modifier.key]
+        await _key_up(page, modifier, False, mask)
+
+
+# -- sending input without hanging on dialogs -------------------------------------------------
+
+
+def _open_dialog(page: Page) -> Dialog | None:
+    dialog = page._open_dialog
+    return dialog if dialog is not None and dialog.accepted is None else None
+
+
+def _closed_error(page: Page) -> ConnectionClosedError:
+    """The error calls on the closed ``page`` raise (target closed, crashed...)."""
+    error = page._closed_error
+    if error is None:
+        return TargetClosedError("The page is closed")
+    return type(error)(error.reason)
+
+
+def _check_no_dialog(page: Page) -> None:
+    if page.closed:
+        raise _closed_error(page)
+    dialog = _open_dialog(page)
+    if dialog is not None:
+        raise RuntimeError(
+            f"A JavaScript {dialog.type} dialog is open ({dialog.message!r}) and blocks the "
+            f"page; answer it with handle_dialog() first"
+        )
+
+
+_DIALOG_POLL = 0.1
+
+
+def _forget(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()  # retrieved: never logged as unhandled
+
+
+async def _dispatch(page: Page, method: str, params: dict[str, Any]) -> None:
+    """Send an ``Input.*`` command; stop waiting for it if it opens a dialog left open.
+
+    Chrome answers an input event only once the page has handled it, and a page stopped
+    at ``alert()`` handles nothing until the dialog is answered.
+    """
+    _check_no_dialog(page)
+    call = asyncio.ensure_future(page.call(method, params))
+    try:
+        while True:
+            done, _ = await asyncio.wait({call}, timeout=_DIALOG_POLL)
+            if done:
+                call.result()
+                return
+            if _open_dialog(page) is not None:
+                call.add_done_callback(_forget)
+                return
+    except asyncio.CancelledError:
+        call.cancel()
+        raise
+
+
+async def _mouse(
+    page: Page,
+    kind: str,
+    point: Point,
+    *,
+    button: str = "none",
+    buttons: int = 0,
+    click_count: int = 0,
+    modifiers: int = 0,
+) -> None:
+    params: dict[str, Any] = {
+        "type": kind,
+        "x": point.x,
+        "y": point.y,
+        "modifiers": modifiers,
+        "button": button,
+        "buttons": buttons,
+    }
+    if click_count:
+        params["clickCount"] = click_count
+    await _dispatch(page, "Input.dispatchMouseEvent", params)
+
+
+# -- where to click ---------------------------------------------------------------------------
+
+# ``this`` is the element, ``hit`` the node under the point: null if the point reaches it,
+# else a short description of what covers it.
+_COVERED_JS = """function(hit) {
+  const describe = (el) => {
+    if (!el || el.nodeType !== 1) return 'nothing';
+    let text = '<' + el.localName;
+    if (el.id) text += ' id="' + el.id + '"';
+    const cls = (el.getAttribute('class') || '').trim();
+    if (cls) text += ' class="' + cls.split(/\\s+/).slice(0, 3).join(' ') + '"';
+    return text + '>';
+  };
+  for (let node = hit; node; node = node.parentNode || node.host) {
+    if (node === this) return null;
+    if (node.localName === 'label' && node.control === this) return null;
+  }
+  let el = hit;
+  while (el && el.nodeType !== 1) el = el.parentNode;
+  return describe(el);
+}"""
+
+_DESCRIBE_JS = """function() {
+  let text = '<' + this.localName;
+  if (this.id) text += ' id="' + this.id + '"';
+  return text + '>';
+}"""
+
+
+def _quad_area(quad: Sequence[float]) -> float:
+    area = 0.0
+    for i in range(4):
+        x1, y1 = quad[2 * i], quad[2 * i + 1]
+        x2, y2 = quad[(2 * i + 2) % 8], quad[(2 * i + 3) % 8]
+        area += x1 * y2 - x2 * y1
+    return abs(area) / 2
+
+
+async def _frame_offset(page: Page, element: Element) -> Point:
+    """Where the frame holding ``element`` starts in the page's viewport (0, 0 in the page)."""
+    if element.session is page:
+        return Point(0, 0)
+    tree = await element.session.call("Page.getFrameTree")
+    frame_id = tree["frameTree"]["frame"]["id"]
+    owner = await page.call("DOM.getFrameOwner", {"frameId": frame_id})
+    box = await page.call("DOM.getBoxModel", {"backendNodeId": owner["backendNodeId"]})
+    content = box["model"]["content"]
+    return Point(content[0], content[1])
+
+
+async def _clickable_point(page: Page, element: Element, *, check_hit: bool = True) -> Point:
+    """Scroll ``element`` into view and return the centre of its box in the viewport.
+
+    Raises:
+        ElementNotFoundError: It has no box (hidden), is outside the viewport even after
+            scrolling, or (``check_hit``) another element covers its centre.
+    """
+    session = element.session
+    not_visible = ElementNotFoundError(
+        f"Element {element.description} is not visible (it has no box on the page: "
+        f"display: none, detached, or zero size)"
+    )
+    try:
+        await session.call("DOM.scrollIntoViewIfNeeded", {"objectId": element.object_id})
+        quads = (await session.call("DOM.getContentQuads", {"objectId": element.object_id}))[
+            "quads"
+        ]
+    except ProtocolError:
+        raise not_visible from None
+    offset = await _frame_offset(page, element)
+    metrics = await page.call("Page.getLayoutMetrics")
+    viewport = metrics.get("cssVisualViewport") or metrics["cssLayoutViewport"]
+    width, height = viewport["clientWidth"], viewport["clientHeight"]
+    best: tuple[float, Point] | None = None
+    for quad in quads:
+        if _quad_area(quad) < 1:
+            continue
+        xs = [min(max(quad[i] + offset.x, 0), width) for i in range(0, 8, 2)]
+        ys = [min(max(quad[i] + offset.y, 0), height) for i in range(1, 8, 2)]
+        clipped = [v for pair in zip(xs, ys, strict=True) for v in pair]
+        area = _quad_area(clipped)
+        if area >= 1 and (best is None or area > best[0]):
+            best = (area, Point(sum(xs) / 4, sum(ys) / 4))
+    if best is None:
+        if not any(_quad_area(quad) >= 1 for quad in quads):
+            raise not_visible
+        raise ElementNotFoundError(
+            f"Element {element.description} is outside the viewport and could not be "
+            f"scrolled into view"
+        )
+    point = best[1]
+    if check_hit and session is page:
+        covering = await _covered_by(page, element, point)
+        if covering is not None:
+            raise ElementNotFoundError(
+                f"Element {element.description} is covered by {covering} at "
+                f"({point.x:.0f}, {point.y:.0f}): a click there would reach that element "
+                f"instead. Close or move what covers it, or click at x/y on purpose"
+            )
+    return point
+
+
+async def _covered_by(page: Page, element: Element, point: Point) -> str | None:
+    """``None`` if a click at ``point`` reaches ``element``, else what it would reach."""
+    try:
+        found = await page.call(
+            "DOM.getNodeForLocation",
+            {"x": int(point.x), "y": int(point.y), "ignorePointerEventsNone": False},
+        )
+        resolved = await page.call("DOM.resolveNode", {"backendNodeId": found["backendNodeId"]})
+    except ProtocolError:
+        return None  # nothing hit-testable there; let the click decide
+    hit_id = resolved.get("object", {}).get("objectId")
+    if hit_id is None:
+        return None
+    try:
+        result = await page.call(
+            "Runtime.callFunctionOn",
+            {
+                "functionDeclaration": _COVERED_JS,
+                "objectId": element.object_id,
+                "arguments": [{"objectId": hit_id}],
+                "returnByValue": True,
+            },
+        )
+    except ProtocolError:
+        return None  # e.g. the hit is in another frame's world: let the click decide
+    finally:
+        with contextlib.suppress(CDPError):
+            await page.call("Runtime.releaseObject", {"objectId": hit_id})
+    value = result.get("result", {}).get("value")
+    return value if isinstance(value, str) else None
+
+
+async def _release(*elements: Element | None) -> None:
+    """Free the page's handles on elements (best effort)."""
+    for element in elements:
+        if element is not None and not element.session.closed:
+            with contextlib.suppress(CDPError):
+                await element.session.call("Runtime.releaseObject", {"objectId": element.object_id})
+
+
+async def _point(
+    page: Page,
+    selector: str | None,
+    index: int | None,
+    x: float | None,
+    y: float | None,
+) -> Point:
+    """Where to act on the target (see :func:`_target`); the handle is released."""
+    element, point = await _target(page, selector, index, x, y)
+    await _release(element)
+    return point
+
+
+async def _target(
+    page: Page,
+    selector: str | None,
+    index: int | None,
+    x: float | None,
+    y: float | None,
+    *,
+    check_hit: bool = True,
+) -> tuple[Element, Point]:
+    """The targeted element and the viewport point to act at.
+
+    With ``x``/``y`` the point is exactly that; otherwise the element is scrolled into
+    view and the point is the centre of its box.
+    """
+    check_one_target(selector, index, x, y)
+    _check_no_dialog(page)
+    element = await resolve_element(page, selector=selector, index=index, x=x, y=y)
+    if x is not None and y is not None:
+        return element, Point(x, y)
+    try:
+        return element, await _clickable_point(page, element, check_hit=check_hit)
+    except BaseException:
+        await _release(element)
+        raise
+
+
+# -- mouse tools ------------------------------------------------------------------------------
+
+
+async def click(
+    page: Page,
+    *,
+    selector: str | None = None,
+    index: int | None = None,
+    x: float | None = None,
+    y: float | None = None,
+    button: MouseButton = "left",
+    click_count: int = 1,
+    modifiers: Sequence[str] = (),
+) -> None:
+    """Click an element with the real mouse, as a person would.
+
+    The element is scrolled into view and clicked at the centre of its box (with
+    ``x``/``y``, exactly at that viewport point). The page receives trusted
+    ``mousedown``/``mouseup``/``click`` events (and ``dblclick`` for ``click_count=2``,
+    ``contextmenu`` for the right button). Returns once the page has handled the events;
+    a navigation the click starts is not awaited (use ``wait_for``). A JavaScript dialog
+    the click opens is answered as ``page.dialog_policy`` says (dismissed by default).
+
+    Args:
+        page: The page.
+        selector: CSS selector of the element (first match; open shadow roots searched too).
+        index: Index of the element in the latest ``snapshot`` of the page.
+        x: Viewport x in CSS pixels (with ``y``): click exactly there.
+        y: Viewport y in CSS pixels (with ``x``).
+        button: ``"left"``, ``"right"``, ``"middle"``, ``"back"`` or ``"forward"``.
+        click_count: 1 for a click, 2 for a double click, 3 for a triple click.
+        modifiers: Keys held during the click: any of ``"Shift"``, ``"Control"``,
+            ``"Alt"``, ``"Meta"``.
+
+    Raises:
+        ValueError: Not exactly one of selector, index or x/y; an invalid selector,
+            button, click count or modifier.
+        ElementNotFoundError: No such element; it is hidden, or covered by another
+            element (the message names it).
+        TargetClosedError: The page is closed.
+    """
+    if button not in _BUTTON_BITS:
+        raise ValueError(
+            f"button must be one of left, right, middle, back, forward; got {button!r}"
+        )
+    if click_count < 1:
+        raise ValueError(f"click_count must be at least 1, got {click_count}")
+    mask = _modifier_mask(modifiers)
+    point = await _point(page, selector, index, x, y)
+    held = [_KEYS[_MODIFIER_ALIASES[name.lower()]] for name in modifiers]
+    down = 0
+    for key in held:
+        down |= _MODIFIER_BITS[key.key]
+        await _key_down(page, key, False, down)
+    await _mouse(page, "mouseMoved", point, modifiers=mask)
+    bit = _BUTTON_BITS[button]
+    for count in range(1, click_count + 1):
+        await _mouse(
+            page,
+            "mousePressed",
+            point,
+            button=button,
+            buttons=bit,
+            click_count=count,
+            modifiers=mask,
+        )
+        await _mouse(
+            page,
+            "mouseReleased",
+            point,
+            button=button,
+            buttons=0,
+            click_count=count,
+            modifiers=mask,
+        )
+    for key in reversed(held):
+        down &= ~_MODIFIER_BITS[key.key]
+        await _key_up(page, key, False, down)
+
+
+async def hover(
+    page: Page,
+    *,
+    selector: str | None = None,
+    index: int | None = None,
+    x: float | None = None,
+    y: float | None = None,
+) -> None:
+    """Move the mouse over an element (scrolled into view first), as a person would.
+
+    The page receives trusted ``mouseover``/``mouseenter``/``mousemove`` events and CSS
+    ``:hover`` applies, so menus and tooltips that open on hover open.
+
+    Args:
+        page: The page.
+        selector: CSS selector of the element.
+        index: Index of the element in the latest ``snapshot``.
+        x: Viewport x in CSS pixels (with ``y``): move exactly there.
+        y: Viewport y in CSS pixels (with ``x``).
+
+    Raises:
+        ValueError: Not exactly one of selector, index or x/y; an invalid selector.
+        ElementNotFoundError: No such element, or it is hidden or covered.
+        TargetClosedError: The page is closed.
+    """
+    point = await _point(page, selector, index, x, y)
+    await _mouse(page, "mouseMoved", point)
+
+
+# -- typing -----------------------------------------------------------------------------------
+
+# Finds what to type into: the element itself, or the editable field it labels or wraps.
+# Returns null when nothing editable is there.
+_EDITABLE_JS = """function(wrapped) {
+  const editable = (el) => {
+    if (!el || el.nodeType !== 1) return false;
+    if (el.isContentEditable) return true;
+    if (el.localName === 'textarea') return !el.disabled && !el.readOnly;
+    if (el.localName === 'input') {
+      const noText = ['button', 'submit', 'reset', 'checkbox', 'radio', 'file', 'image', 'hidden'];
+      return !noText.includes(el.type) && !el.disabled && !el.readOnly;
+    }
+    return false;
+  };
+  if (editable(this)) return this;
+  if (!wrapped) return null;
+  if (this.localName === 'label' && editable(this.control)) return this.control;
+  const inside = [...this.querySelectorAll('input, textarea, [contenteditable]')].filter(editable);
+  if (inside.length) return inside[0];
+  const root = this.shadowRoot;
+  if (root) {
+    const shadow = [...root.querySelectorAll('input, textarea, [contenteditable]')].filter(editable);
+    if (shadow.length) return shadow[0];
+  }
+  return null;
+}"""
+
+# Prepares ``this`` (an editable element) for typing; returns how to type into it.
+_PREPARE_JS = """function(clear) {
+  const root = this.getRootNode();
+  let active = root.activeElement;
+  const focused = active === this || (this.isContentEditable && this.contains(active));
+  if (!focused) this.focus();
+  const setTypes = ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range'];
+  if (this.localName === 'input' && setTypes.includes(this.type)) return 'set';
+  if (this.localName === 'input' || this.localName === 'textarea') {
+    if (clear) { this.select(); return 'typed'; }
+    try {
+      const end = this.value.length;
+      this.setSelectionRange(end, end);
+      return 'typed';
+    } catch (e) {
+      return 'end';
+    }
+  }
+  const selection = this.ownerDocument.getSelection();
+  if (clear) {
+    selection.selectAllChildren(this);
+  } else {
+    const range = this.ownerDocument.createRange();
+    range.selectNodeContents(this);
+    range.collapse(false);
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+  return 'typed';
+}"""
+
+# Sets the value of inputs that take no typing (date, color, range...) like a user would.
+_SET_VALUE_JS = """function(value) {
+  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+  setter.call(this, value);
+  if (this.value !== value && value !== '') {
+    throw new Error('Invalid value ' + JSON.stringify(value) + ' for <input type=' + this.type + '>');
+  }
+  this.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+}"""
+
+_ACTIVE_JS = """(() => {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  return el;
+})()"""
+
+_TYPE_BATCH = 64
+
+
+async def _type_characters(page: Page, text: str) -> None:
+    """Type ``text`` key by key; characters without a key are inserted as text input."""
+    calls: list[tuple[str, dict[str, Any]]] = []
+    pending_text = ""
+
+    def flush_text() -> None:
+        nonlocal pending_text
+        if pending_text:
+            calls.append(("Input.insertText", {"text": pending_text}))
+            pending_text = ""
+
+    for char in text.replace("\r\n", "\n"):
+        name = "Enter" if char in "\n\r" else char
+        key = _KEYS.get(name)
+        if key is None or (len(name) == 1 and key.text != name and key.shift_key != name):
+            pending_text += char
+            continue
+        flush_text()
+        shifted = bool(key.shift_key) and name == key.shift_key
+        down = _key_params(key, shifted, 0)
+        down["type"] = "keyDown" if "text" in down else "rawKeyDown"
+        up = {k: v for k, v in down.items() if k not in ("text", "unmodifiedText")}
+        up["type"] = "keyUp"
+        calls.append(("Input.dispatchKeyEvent", down))
+        calls.append(("Input.dispatchKeyEvent", up))
+    flush_text()
+    # Pipelined in batches: Chrome handles one session's commands in order.
+    for start in range(0, len(calls), _TYPE_BATCH):
+        batch = calls[start : start + _TYPE_BATCH]
+        await asyncio.gather(*(_dispatch(page, method, params) for method, params in batch))
+
+
+async def _focused_element(page: Page) -> Element | None:
+    result = await page.call("Runtime.evaluate", {"expression": _ACTIVE_JS})
+    remote = result.get("result", {})
+    if remote.get("subtype") == "null" or "objectId" not in remote:
+        return None
+    return Element(page, remote["objectId"], "the focused element")
+
+
+async def _handle(element: Element, function: str, *args: Any) -> Element | None:
+    """Run ``function`` on ``element``; the element it returns, or ``None``."""
+    result = await element.session.call(
+        "Runtime.callFunctionOn",
+        {
+            "functionDeclaration": function,
+            "objectId": element.object_id,
+            "arguments": [{"value": arg} for arg in args],
+        },
+    )
+    remote = result.get("result", {})
+    if "exceptionDetails" in result or "objectId" not in remote:
+        return None
+    return Element(element.session, remote["objectId"], element.description)
+
+
+async def type_text(
+    page: Page,
+    text: str,
+    *,
+    selector: str | None = None,
+    index: int | None = None,
+    x: float | None = None,
+    y: float | None = None,
+    clear: bool = False,
+    submit: bool = False,
+) -> None:
+    """Type text into a field with real key presses, as a person would.
+
+    With a target, the field is clicked (focused) first and the text is added at the end
+    of what it already holds; without one, the text goes to the focused element. Each
+    character is a trusted ``keydown``/``keypress``/``input``/``keyup`` sequence, so
+    frameworks that only update on input events (React controlled inputs, Vue, ...) see
+    the new value; contenteditable elements work too. Characters without a key on a US
+    keyboard (accents, emoji, CJK) are inserted as text input. A target that wraps or
+    labels a single field (a ``<label>``, a component's wrapper) types into that field.
+    Inputs of type date, time, datetime-local, month, week, color and range take no
+    typing: their value is set to ``text`` (e.g. ``"2024-05-17"``, ``"#ff0000"``) and
+    ``input`` and ``change`` are dispatched.
+
+    Args:
+        page: The page.
+        text: What to type. ``"\\n"`` presses Enter.
+        selector: CSS selector of the field.
+        index: Index of the field in the latest ``snapshot``.
+        x: Viewport x of the field (with ``y``).
+        y: Viewport y of the field (with ``x``).
+        clear: Replace the field's current content instead of appending to it.
+        submit: Press Enter after typing (submits most forms).
+
+    Raises:
+        ValueError: Several ways of targeting given; an invalid selector; ``clear=True``
+            with no target and nothing focused.
+        ElementNotFoundError: No such element, it is hidden or covered, or it is not
+            editable (not an input, a textarea or contenteditable).
+        TargetClosedError: The page is closed.
+    """
+    targeted = selector is not None or index is not None or x is not None or y is not None
+    handles: list[Element | None] = []
+    try:
+        if targeted:
+            element, point = await _target(page, selector, index, x, y)
+            handles.append(element)
+            field = await _handle(element, _EDITABLE_JS, True)
+            if field is None:
+                tag = await element.call(_DESCRIBE_JS)
+                raise ElementNotFoundError(
+                    f"Element {element.description} ({tag}) is not editable: target an "
+                    f"input, a textarea or a contenteditable element"
+                )
+            await _mouse(page, "mouseMoved", point)
+            await _mouse(page, "mousePressed", point, button="left", buttons=1, click_count=1)
+            await _mouse(page, "mouseReleased", point, button="left", click_count=1)
+        else:
+            _check_no_dialog(page)
+            focused = await _focused_element(page)
+            handles.append(focused)
+            field = await _handle(focused, _EDITABLE_JS, False) if focused is not None else None
+            if field is None and clear:
+                raise ValueError("clear=True needs a target: nothing editable is focused")
+        handles.append(field)
+        if field is not None:
+            how = await field.call(_PREPARE_JS, clear)
+            if how == "set":
+                await field.call(_SET_VALUE_JS, text)
+                text = ""
+            elif how == "end":
+                await _press_combo(page, "End")
+            if clear and not text and how != "set":
+                await _press_combo(page, "Delete")
+    finally:
+        await _release(*handles)
+    if text:
+        await _type_characters(page, text)
+    if submit:
+        await _press_combo(page, "Enter")
+
+
+async def press_key(page: Page, key: str) -> None:
+    """Press and release a key, or a combination, in the focused element of the page.
+
+    Sends trusted ``keydown``/``keyup`` events (and ``keypress``/``input`` for keys that
+    type something). Modifiers in a combination are held down in order and released in
+    reverse, so shortcuts work: ``"Control+A"`` selects all, ``"Shift+Tab"`` moves focus
+    back.
+
+    Args:
+        page: The page.
+        key: A key name (``"Enter"``, ``"Tab"``, ``"Escape"``, ``"Backspace"``,
+            ``"Delete"``, ``"ArrowUp"``/``"ArrowDown"``/``"ArrowLeft"``/``"ArrowRight"``,
+            ``"Home"``, ``"End"``, ``"PageUp"``, ``"PageDown"``, ``"F1"``...``"F24"``,
+            ``"Space"``, ``"Shift"``...), a key code name (``"KeyA"``, ``"Numpad5"``), a
+            single character (``"a"``, ``"?"``), or a combination joined by ``+`` such as
+            ``"Control+A"``, ``"Control+Shift+ArrowLeft"``, ``"Meta+Enter"``. Names are
+            case-insensitive; ``Ctrl``, ``Cmd``, ``Esc``, ``Return``, ``Up``... work too.
+
+    Raises:
+        ValueError: An unknown key name or a malformed combination.
+        TargetClosedError: The page is closed.
+    """
+    _check_no_dialog(page)
+    await _press_combo(page, key)
+
+
+# -- drag and drop ----------------------------------------------------------------------------
+
+_DRAG_STEPS = 10
+_DRAG_START_WAIT = 0.15
+
+
+async def drag(
+    page: Page,
+    *,
+    selector: str | None = None,
+    index: int | None = None,
+    x: float | None = None,
+    y: float | None = None,
+    to_selector: str | None = None,
+    to_index: int | None = None,
+    to_x: float | None = None,
+    to_y: float | None = None,
+) -> None:
+    """Drag an element onto another element (or a viewport point) with the mouse.
+
+    Presses the left button on the source's centre, moves in steps to the destination's
+    centre and releases there. Works for HTML5 drag and drop (``draggable`` elements:
+    the page gets ``dragstart``, ``dragenter``, ``dragover``, ``drop`` and ``dragend``,
+    with the data the page put in ``dataTransfer``) and for mouse- or pointer-driven
+    dragging (sliders, sortable lists, canvas). The destination is scrolled into view
+    after the source is grabbed, so the two may be far apart.
+
+    Args:
+        page: The page.
+        selector: CSS selector of the element to drag (or ``index``, or ``x``/``y``).
+        index: Index of the element to drag in the latest ``snapshot``.
+        x: Viewport x where to grab (with ``y``).
+        y: Viewport y where to grab (with ``x``).
+        to_selector: CSS selector of the element to drop on (or ``to_index``, or
+            ``to_x``/``to_y``).
+        to_index: Index of the element to drop on in the latest ``snapshot``.
+        to_x: Viewport x where to drop (with ``to_y``).
+        to_y: Viewport y where to drop (with ``to_x``).
+
+    Raises:
+        ValueError: Not exactly one way of giving the source, or the destination
+            ("Provide one of: to_selector, to_index, or to_x/to_y").
+        ElementNotFoundError: The source or destination is missing, hidden or covered.
+        TargetClosedError: The page is closed.
+    """
+    given = (
+        (to_selector is not None) + (to_index is not None) + (to_x is not None or to_y is not None)
+    )
+    if given != 1 or (to_x is None) != (to_y is None):
+        raise ValueError("Provide one of: to_selector, to_index, or to_x/to_y")
+    start = await _point(page, selector, index, x, y)
+    destination: Element | None = None
+    if to_x is None:
+        destination = await resolve_element(page, selector=to_selector, index=to_index)
+    try:
+        end, data = await _drag_moves(page, start, destination, to_x, to_y)
+    finally:
+        await _release(destination)
+    if data is not None:
+        # An HTML5 drag started: play its end through the drag events Chrome intercepted.
+        for kind in ("dragEnter", "dragOver", "drop"):
+            await _dispatch(
+                page,
+                "Input.dispatchDragEvent",
+                {"type": kind, "x": end.x, "y": end.y, "data": data},
+            )
+    await _mouse(page, "mouseReleased", end, button="left", click_count=1)
+
+
+def _drag_data(event: Any) -> dict[str, Any]:
+    """The ``data`` of an ``Input.dragIntercepted`` event, as JSON."""
+    if isinstance(event, RawEvent):
+        return dict(event.params["data"])
+    return dict(event.model_dump(by_alias=True, exclude_none=True)["data"])
+
+
+async def _drag_moves(
+    page: Page,
+    start: Point,
+    destination: Element | None,
+    to_x: float | None,
+    to_y: float | None,
+) -> tuple[Point, dict[str, Any] | None]:
+    """Press at ``start`` and move to the destination; the end point, and the drag data
+    if an HTML5 drag started (Chrome intercepted it), else ``None``."""
+    data: dict[str, Any] | None = None
+    await page.call("Input.setInterceptDrags", {"enabled": True})
+    try:
+        async with page.listen("Input.dragIntercepted") as intercepted:
+            await _mouse(page, "mouseMoved", start)
+            await _mouse(page, "mousePressed", start, button="left", buttons=1, click_count=1)
+            # Past Chrome's few-pixel threshold a drag starts; only then scroll to the
+            # destination (the drag must start where the source was pressed).
+            nudge = start
+            try:
+                for shift in (3, 6, 10):
+                    nudge = Point(start.x + shift, start.y + shift)
+                    await _mouse(page, "mouseMoved", nudge, button="left", buttons=1)
+                if destination is not None:
+                    end = await _clickable_point(page, destination, check_hit=False)
+                else:
+                    assert to_x is not None and to_y is not None
+                    end = Point(to_x, to_y)
+            except BaseException:
+                # Let go: no drag half done, no button left pressed.
+                with contextlib.suppress(CDPError, TimeoutError):
+                    async with asyncio.timeout(_DRAG_START_WAIT):
+                        started = _drag_data(await anext(intercepted))
+                    await page.call(
+                        "Input.dispatchDragEvent",
+                        {"type": "dragCancel", "x": nudge.x, "y": nudge.y, "data": started},
+                    )
+                with contextlib.suppress(CDPError):
+                    await _mouse(page, "mouseReleased", nudge, button="left", click_count=1)
+                raise
+            for step in range(1, _DRAG_STEPS + 1):
+                if len(intercepted):
+                    break
+                fraction = step / _DRAG_STEPS
+                point = Point(
+                    nudge.x + (end.x - nudge.x) * fraction, nudge.y + (end.y - nudge.y) * fraction
+                )
+                await _mouse(page, "mouseMoved", point, button="left", buttons=1)
+            event: Any = None
+            if len(intercepted):
+                event = await anext(intercepted)
+            else:
+                # Chrome reports a drag start apart from the input events: allow it a moment.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(_DRAG_START_WAIT):
+                        event = await anext(intercepted)
+            if event is not None:
+                data = _drag_data(event)
+    finally:
+        with contextlib.suppress(CDPError):
+            await page.call("Input.setInterceptDrags", {"enabled": False})
+    return end, data
+
+
+# -- form controls ----------------------------------------------------------------------------
+
+_SELECT_JS = """function(values) {
+  let el = this;
+  if (el.localName !== 'select') {
+    const inner = el.localName === 'label' ? el.control : el.querySelector('select');
+    if (!inner || inner.localName !== 'select') return {error: 'not-select', tag: el.localName};
+    el = inner;
+  }
+  if (el.disabled) return {error: 'disabled'};
+  const options = [...el.options];
+  const norm = (s) => s.replace(/\\s+/g, ' ').trim();
+  const chosen = [];
+  for (const value of values) {
+    const option = options.find(o => o.value === value)
+      || options.find(o => norm(o.label) === norm(value))
+      || options.find(o => norm(o.label).toLowerCase() === norm(value).toLowerCase());
+    if (!option) {
+      return {error: 'missing', value, options: options.map(o => [o.value, norm(o.label)])};
+    }
+    if (option.disabled) return {error: 'option-disabled', value};
+    if (!chosen.includes(option)) chosen.push(option);
+  }
+  if (!el.multiple && chosen.length > 1) return {error: 'single'};
+  if (!el.multiple && chosen.length === 0) return {error: 'empty'};
+  for (const option of options) option.selected = chosen.includes(option);
+  el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+  el.dispatchEvent(new Event('change', {bubbles: true}));
+  return {selected: [...el.selectedOptions].map(o => o.value)};
+}"""
+
+
+async def select_option(
+    page: Page,
+    values: str | Sequence[str],
+    *,
+    selector: str | None = None,
+    index: int | None = None,
+    x: float | None = None,
+    y: float | None = None,
+) -> list[str]:
+    """Choose the option(s) of a ``<select>`` element.
+
+    Each value matches an option by its ``value`` attribute, else by its visible label
+    (whitespace-insensitive, then case-insensitive). The chosen options become the
+    selection (others are deselected) and ``input`` and ``change`` events are dispatched,
+    as when a person picks from the list. A ``<label>`` of the select, or an element
+    wrapping one, can be the target.
+
+    Args:
+        page: The page.
+        values: One value or label, or several for a ``<select multiple>``. An empty
+            list clears a multiple select.
+        selector: CSS selector of the select.
+        index: Index of the select in the latest ``snapshot``.
+        x: Viewport x of the select (with ``y``).
+        y: Viewport y of the select (with ``x``).
+
+    Returns:
+        The ``value`` of every option selected afterwards.
+
+    Raises:
+        ValueError: Several values for a single select; no value for a single select;
+            the select or an option is disabled; an invalid selector.
+        ElementNotFoundError: No such element, it is not a select, or no option matches
+            a value (the message lists the options).
+        TargetClosedError: The page is closed.
+    """
+    wanted = [values] if isinstance(values, str) else list(values)
+    check_one_target(selector, index, x, y)
+    _check_no_dialog(page)
+    element = await resolve_element(page, selector=selector, index=index, x=x, y=y)
+    try:
+        result = await element.call(_SELECT_JS, wanted)
+    finally:
+        await _release(element)
+    error = result.get("error")
+    if error == "not-select":
+        raise ElementNotFoundError(
+            f"Element {element.description} is a <{result['tag']}>, not a <select>"
+        )
+    if error == "disabled":
+        raise ValueError(f"The select {element.description} is disabled")
+    if error == "missing":
+        listed = ", ".join(
+            f"{value!r}" if value == label else f"{value!r} ({label!r})"
+            for value, label in result["options"]
+        )
+        raise ElementNotFoundError(
+            f"No option {result['value']!r} in the select {element.description}; "
+            f"options: {listed or 'none'}"
+        )
+    if error == "option-disabled":
+        raise ValueError(f"The option {result['value']!r} of {element.description} is disabled")
+    if error == "single":
+        raise ValueError(
+            f"The select {element.description} takes one value (it is not multiple); "
+            f"got {len(wanted)}"
+        )
+    if error == "empty":
+        raise ValueError(f"The select {element.description} needs a value (it is not multiple)")
+    selected: list[str] = result["selected"]
+    return selected
+
+
+_FILE_INPUT_JS = """function(count) {
+  let el = this;
+  const isFile = (e) => e && e.localName === 'input' && e.type === 'file';
+  if (!isFile(el)) {
+    const inner = el.localName === 'label' ? el.control : null;
+    const found = isFile(inner) ? inner : el.querySelector('input[type=file]');
+    if (!isFile(found)) return {error: 'not-file', tag: el.localName};
+    el = found;
+  }
+  if (el.disabled) return {error: 'disabled'};
+  if (count > 1 && !el.multiple) return {error: 'single'};
+  return {ok: true};
+}"""
+
+_FIND_FILE_INPUT_JS = """function() {
+  const isFile = (e) => e && e.localName === 'input' && e.type === 'file';
+  if (isFile(this)) return this;
+  if (this.localName === 'label' && isFile(this.control)) return this.control;
+  return this.querySelector('input[type=file]');
+}"""
+
+
+async def upload_file(
+    page: Page,
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    selector: str | None = None,
+    index: int | None = None,
+    x: float | None = None,
+    y: float | None = None,
+) -> list[str]:
+    """Put files into an ``<input type=file>``, as if chosen in the file dialog.
+
+    The input's ``files`` list is replaced and the page gets ``input`` and ``change``
+    events. The files are read by the browser, so paths are on the machine where the
+    browser runs. A ``<label>`` of the input, or an element wrapping it (a styled upload
+    button), can be the target.
+
+    Args:
+        page: The page.
+        paths: One path or several (several need ``<input multiple>``). An empty list
+            clears the selection.
+        selector: CSS selector of the file input.
+        index: Index of the file input in the latest ``snapshot``.
+        x: Viewport x of the input (with ``y``).
+        y: Viewport y of the input (with ``x``).
+
+    Returns:
+        The absolute paths given to the input.
+
+    Raises:
+        FileNotFoundError: A path is not an existing file (the message names it).
+        ValueError: Several files for an input without ``multiple``; a disabled input;
+            an invalid selector.
+        ElementNotFoundError: No such element, or it is not (and holds no) file input.
+        TargetClosedError: The page is closed.
+    """
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]
+    files = [os.path.abspath(os.fspath(path)) for path in paths]
+    for path in files:
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"File not found: {path}")
+    check_one_target(selector, index, x, y)
+    _check_no_dialog(page)
+    element = await resolve_element(page, selector=selector, index=index, x=x, y=y)
+    try:
+        await _set_files(element, files)
+    finally:
+        await _release(element)
+    return files
+
+
+async def _set_files(element: Element, files: list[str]) -> None:
+    check = await element.call(_FILE_INPUT_JS, len(files))
+    error = check.get("error")
+    if error == "not-file":
+        raise ElementNotFoundError(
+            f"Element {element.description} is a <{check['tag']}>, not a file input "
+            f"(<input type=file>), and holds none"
+        )
+    if error == "disabled":
+        raise ValueError(f"The file input {element.description} is disabled")
+    if error == "single":
+        raise ValueError(
+            f"The file input {element.description} takes one file (it has no 'multiple' "
+            f"attribute); got {len(files)}"
+        )
+    field = await _handle(element, _FIND_FILE_INPUT_JS)
+    assert field is not None
+    try:
+        await field.session.call(
+            "DOM.setFileInputFiles", {"files": files, "objectId": field.object_id}
+        )
+    finally:
+        await _release(field)
+
+
+# -- dialogs ----------------------------------------------------------------------------------
+
+
+async def handle_dialog(
+    page: Page,
+    *,
+    accept: bool = True,
+    prompt_text: str | None = None,
+    timeout: float = 30,
+) -> Dialog:
+    """Answer a JavaScript dialog (``alert``, ``confirm``, ``prompt``, ``beforeunload``).
+
+    Answers the dialog open now, if any. Otherwise answers the next one the page opens,
+    waiting up to ``timeout`` for it: start this call before the action that opens the
+    dialog (e.g. ``asyncio.create_task(handle_dialog(page, prompt_text="Ada"))``, then
+    ``click``). Dialogs no call is waiting for are answered by ``page.dialog_policy``
+    (dismissed by default) and recorded in ``page.dialogs``.
+
+    Args:
+        page: The page.
+        accept: Accept (OK) or dismiss (Cancel) the dialog.
+        prompt_text: The text to answer a ``prompt()`` with (when accepting).
+        timeout: Seconds to wait for a dialog when none is open.
+
+    Returns:
+        The dialog answered: its type, message, default prompt, and the answer given.
+
+    Raises:
+        WaitTimeoutError: No dialog opened within ``timeout``.
+        TargetClosedError: The page is closed (or closed while waiting).
+    """
+    if page.closed:
+        raise _closed_error(page)
+    dialog = _open_dialog(page)
+    if dialog is None:
+        dialog = await _next_dialog(page, timeout)
+    params: dict[str, Any] = {"accept": accept}
+    if prompt_text is not None:
+        params["promptText"] = prompt_text
+    dialog.accepted = accept
+    dialog.prompt_text = prompt_text if accept else None
+    await page.call("Page.handleJavaScriptDialog", params)
+    return dialog
+
+
+async def _next_dialog(page: Page, timeout: float) -> Dialog:
+    """Wait for the next dialog, keeping the page's dialog policy from answering it."""
+    loop = asyncio.get_running_loop()
+    arrived: asyncio.Future[Dialog] = loop.create_future()
+    previous = page.dialog_policy
+
+    def take(dialog: Dialog) -> tuple[bool, str | None] | None:
+        page.dialog_policy = previous
+        if not arrived.done():
+            arrived.set_result(dialog)
+        return None  # leave it open: the caller answers it
+
+    page.dialog_policy = take
+    closed: asyncio.Future[Any] = asyncio.ensure_future(page._closed_event.wait())
+    try:
+        done, _ = await asyncio.wait(
+            {arrived, closed}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+    finally:
+        closed.cancel()
+        if page.dialog_policy is take:
+            page.dialog_policy = previous
+    if arrived in done:
+        return arrived.result()
+    if page.closed:
+        raise TargetClosedError("The page was closed while waiting for a dialog")
+    raise WaitTimeoutError("a JavaScript dialog to open", timeout)

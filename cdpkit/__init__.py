@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import cdp
 from ._model import Command, Event, RawEvent
+from ._pool import Pool, pool
 from .browser import Browser, BrowserContext, connect, launch
 from .errors import (
     CDPError,
@@ -34,7 +35,6 @@ from .errors import (
     TargetClosedError,
     WaitTimeoutError,
 )
-from ._pool import Pool, pool
 from .page import Dialog, Page
 from .session import EventStream, Expectation, Session
 

@@ -516,20 +516,21 @@ async def _browser_ws_url(endpoint: str, timeout: float) -> str:
             f"Not a browser endpoint: {endpoint!r} (expected http://host:port or ws://...)"
         )
     version_url = f"{parsed.scheme}://{parsed.netloc}/json/version"
-    import urllib.error  # only needed here; urllib.request costs ~15 ms of import time
-    import urllib.request
+    # Imported here: urllib.request costs ~15 ms of import time and only connect() needs it.
+    from urllib.error import HTTPError, URLError
+    from urllib.request import urlopen
 
     def fetch() -> Any:
-        with urllib.request.urlopen(version_url, timeout=timeout) as response:
+        with urlopen(version_url, timeout=timeout) as response:
             return json.load(response)
 
     try:
         info = await anyio.to_thread.run_sync(fetch)
-    except urllib.error.HTTPError as exc:
+    except HTTPError as exc:
         raise ConnectError(
             f"{version_url} answered {exc.code}: not a Chrome DevTools endpoint"
         ) from None
-    except (urllib.error.URLError, OSError) as exc:
+    except (URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise ConnectError(
             f"Could not reach {version_url}: {reason}. Is Chrome running with "

@@ -20,7 +20,7 @@ import pytest
 import cdpkit
 from cdpkit import cdp, launcher
 from cdpkit.launcher import ChromeProcess
-from tests.server import Handler, FixtureServer
+from tests.server import FixtureServer, Handler
 
 
 def group_alive(pgid: int) -> bool:

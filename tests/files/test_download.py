@@ -39,7 +39,7 @@ def protected_image(server: FixtureServer) -> str:
 
 
 def gallery(server: FixtureServer) -> str:
-    html = f"""<!doctype html><title>gallery</title>
+    html = """<!doctype html><title>gallery</title>
     <img id="photo" src="/protected/photo">
     <video id="clip"><source src="/media/clip.mp4" type="video/mp4"></video>
     <a id="doc" href="/files/report.pdf">report</a>

@@ -48,13 +48,12 @@ async def test_pool_runs_isolated_pages_concurrently(server: FixtureServer) -> N
 
 
 async def test_pool_callers_queue_with_a_timeout() -> None:
-    async with cdpkit.pool(size=1, acquire_timeout=0.3) as pool:
-        async with pool.page():
-            started = time.monotonic()
-            with pytest.raises(cdpkit.WaitTimeoutError, match="a free page in the pool"):
-                async with pool.page():
-                    pass
-            assert time.monotonic() - started < 2
+    async with cdpkit.pool(size=1, acquire_timeout=0.3) as pool, pool.page():
+        started = time.monotonic()
+        with pytest.raises(cdpkit.WaitTimeoutError, match="a free page in the pool"):
+            async with pool.page():
+                pass
+        assert time.monotonic() - started < 2
 
 
 async def test_pool_replaces_a_crashed_browser() -> None:

@@ -1,0 +1,92 @@
+"""Importing the bindings is cheap: no domain module on ``import cdpkit.cdp``, no class on
+importing a domain, and only the modules a validation really needs after it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+from tests.bindings.conftest import REPO
+
+
+def loaded_after(code: str) -> list[str]:
+    """The ``cdpkit.cdp.*`` modules loaded in a fresh interpreter after running ``code``."""
+    script = textwrap.dedent(code) + textwrap.dedent(
+        """
+        import json, sys
+        print(json.dumps(sorted(m for m in sys.modules if m.startswith("cdpkit.cdp."))))
+        """
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    loaded: list[str] = json.loads(completed.stdout.splitlines()[-1])
+    return loaded
+
+
+def test_import_cdp_imports_no_domain_module() -> None:
+    assert loaded_after("import cdpkit.cdp") == []
+
+
+def test_importing_a_domain_creates_no_class_and_imports_no_other_domain() -> None:
+    assert loaded_after("from cdpkit.cdp import page") == ["cdpkit.cdp.page"]
+    assert loaded_after("from cdpkit.cdp import page; page.navigate('https://example.com')") == [
+        "cdpkit.cdp._results",
+        "cdpkit.cdp._results.page",
+        "cdpkit.cdp.page",
+    ]
+
+
+def test_first_use_loads_only_what_validation_needs() -> None:
+    loaded = loaded_after(
+        """
+        from cdpkit.cdp import page, runtime
+        page.NavigateResult.model_validate({"frameId": "F", "loaderId": "L"})
+        runtime.EvaluateResult.model_validate({"result": {"type": "number", "value": 2}})
+        """
+    )
+    assert loaded == [
+        "cdpkit.cdp._results",
+        "cdpkit.cdp._results.page",
+        "cdpkit.cdp._results.runtime",
+        "cdpkit.cdp._types",
+        "cdpkit.cdp._types.runtime",
+        "cdpkit.cdp.network",  # for network.LoaderId, a NewType: no network class is created
+        "cdpkit.cdp.page",
+        "cdpkit.cdp.runtime",
+    ]
+
+
+def test_parse_event_imports_one_domain() -> None:
+    loaded = loaded_after(
+        """
+        from cdpkit._model import parse_event
+        parse_event("Page.loadEventFired", {"timestamp": 1.5})
+        """
+    )
+    assert loaded == [
+        "cdpkit.cdp._events",
+        "cdpkit.cdp._events.page",
+        "cdpkit.cdp._registry",
+        "cdpkit.cdp.network",
+        "cdpkit.cdp.page",
+    ]
+
+
+def test_dir_lists_lazy_names() -> None:
+    loaded = loaded_after(
+        """
+        from cdpkit import cdp
+        assert "page" in dir(cdp) and "input_" in dir(cdp)
+        names = dir(cdp.page)
+        assert {"Frame", "NavigateResult", "LoadEventFired", "FrameId", "navigate"} <= set(names)
+        """
+    )
+    assert loaded == ["cdpkit.cdp.page"]

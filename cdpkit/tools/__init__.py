@@ -1,6 +1,121 @@
 """Browser tools: plain async functions taking a :class:`~cdpkit.Page` (or a
-:class:`~cdpkit.Browser` for tabs) first."""
+:class:`~cdpkit.Browser` for tabs) first, for scripts and AI agents.
 
-from .navigation import NavigationResult, navigate
+Element-taking tools accept exactly one of ``selector=`` (CSS), ``index=`` (a line of the
+latest :func:`snapshot` of that page) or ``x=``/``y=`` (viewport CSS pixels). Errors say
+what went wrong in words a person or a model can act on.
 
-__all__ = ["NavigationResult", "navigate"]
+=================  ==========================================================================
+family             tools
+=================  ==========================================================================
+navigation         navigate, go_back, go_forward, reload, wait, wait_for
+input              click, hover, type_text, press_key, drag, select_option, upload_file,
+                   handle_dialog
+information        snapshot, screenshot, console_logs, evaluate, pdf
+DOM exploration    query_dom, visible_text, computed_styles, check_visibility, get_attributes,
+                   count_elements, page_metadata, find_by_text, form_values, element_state,
+                   dom_tree
+tabs               list_tabs, new_tab, switch_tab, close_tab
+files              download, expect_download, scrape
+=================  ==========================================================================
+"""
+
+from .dom import (
+    DomElement,
+    ElementState,
+    FormField,
+    PageMetadata,
+    TextMatch,
+    Visibility,
+    check_visibility,
+    computed_styles,
+    count_elements,
+    dom_tree,
+    element_state,
+    find_by_text,
+    form_values,
+    get_attributes,
+    page_metadata,
+    query_dom,
+    visible_text,
+)
+from .files import DownloadResult, PendingDownload, download, expect_download
+from .information import ConsoleMessage, console_logs, evaluate, pdf, screenshot
+from .input import (
+    click,
+    drag,
+    handle_dialog,
+    hover,
+    press_key,
+    select_option,
+    type_text,
+    upload_file,
+)
+from .navigation import (
+    NavigationResult,
+    go_back,
+    go_forward,
+    navigate,
+    reload,
+    wait,
+    wait_for,
+)
+from .scraping import Link, ScrapeResult, SmartWait, scrape
+from .snapshot import Snapshot, SnapshotNode, snapshot
+from .tabs import Tab, close_tab, list_tabs, new_tab, switch_tab
+
+__all__ = [
+    "ConsoleMessage",
+    "DomElement",
+    "DownloadResult",
+    "ElementState",
+    "FormField",
+    "Link",
+    "NavigationResult",
+    "PageMetadata",
+    "PendingDownload",
+    "ScrapeResult",
+    "SmartWait",
+    "Snapshot",
+    "SnapshotNode",
+    "Tab",
+    "TextMatch",
+    "Visibility",
+    "check_visibility",
+    "click",
+    "close_tab",
+    "computed_styles",
+    "console_logs",
+    "count_elements",
+    "dom_tree",
+    "download",
+    "drag",
+    "element_state",
+    "evaluate",
+    "expect_download",
+    "find_by_text",
+    "form_values",
+    "get_attributes",
+    "go_back",
+    "go_forward",
+    "handle_dialog",
+    "hover",
+    "list_tabs",
+    "navigate",
+    "new_tab",
+    "page_metadata",
+    "pdf",
+    "press_key",
+    "query_dom",
+    "reload",
+    "scrape",
+    "screenshot",
+    "select_option",
+    "snapshot",
+    "switch_tab",
+    "type_text",
+    "upload_file",
+    "visible_text",
+    "wait",
+    "wait_for",
+]

@@ -23,6 +23,23 @@ from cdpkit.launcher import ChromeProcess
 from tests.server import FixtureServer, Handler
 
 
+# A 20,000 px page whose top 2,000 px are random noise: its PNG is well over 3 MB.
+NOISY_TALL_PAGE_JS = """
+document.body.style.margin = 0;
+const canvas = document.createElement('canvas');
+canvas.width = 800; canvas.height = 2000;
+const ctx = canvas.getContext('2d');
+const image = ctx.createImageData(800, 2000);
+for (let i = 0; i < image.data.length; i++) image.data[i] = (i % 4 === 3) ? 255 : Math.random() * 256;
+ctx.putImageData(image, 0, 0);
+document.body.appendChild(canvas);
+const rest = document.createElement('div');
+rest.style.height = '18000px';
+rest.style.background = 'linear-gradient(red, blue)';
+document.body.appendChild(rest);
+"""
+
+
 def group_alive(pgid: int) -> bool:
     """Whether any non-zombie process of the group is still running."""
     return launcher._group_alive(pgid)
@@ -113,6 +130,15 @@ async def test_pipe_transport_opens_no_port() -> None:
             cdp.runtime.evaluate("'y'.repeat(20 * 1024 * 1024)", return_by_value=True), timeout=60
         )
         assert len(big.result.value) == 20 * 1024 * 1024
+        await page.send(cdp.runtime.evaluate(NOISY_TALL_PAGE_JS))
+        shot = await page.send(
+            cdp.page.capture_screenshot(
+                capture_beyond_viewport=True,
+                clip=cdp.page.Viewport(x=0, y=0, width=800, height=20_000, scale=1),
+            ),
+            timeout=60,
+        )
+        assert len(shot.data) > 3_000_000
 
 
 async def test_fifty_launch_close_cycles_leave_nothing_behind() -> None:

@@ -11,6 +11,7 @@ import pytest
 
 import cdpkit
 from cdpkit import cdp
+from tests.core.test_launch import NOISY_TALL_PAGE_JS
 from tests.server import FixtureServer
 
 
@@ -202,25 +203,7 @@ async def test_stream_ends_with_error_when_page_closes(context: cdpkit.BrowserCo
 
 
 async def test_full_page_screenshot_of_tall_page_over_large_message(page: cdpkit.Page) -> None:
-    # 20,000 px tall, with 800x2000 px of random noise so the PNG cannot compress below 3 MB.
-    await page.send(
-        cdp.runtime.evaluate(
-            """
-            document.body.style.margin = 0;
-            const canvas = document.createElement('canvas');
-            canvas.width = 800; canvas.height = 2000;
-            const ctx = canvas.getContext('2d');
-            const image = ctx.createImageData(800, 2000);
-            for (let i = 0; i < image.data.length; i++) image.data[i] = (i % 4 === 3) ? 255 : Math.random() * 256;
-            ctx.putImageData(image, 0, 0);
-            document.body.appendChild(canvas);
-            const rest = document.createElement('div');
-            rest.style.height = '18000px';
-            rest.style.background = 'linear-gradient(red, blue)';
-            document.body.appendChild(rest);
-            """
-        )
-    )
+    await page.send(cdp.runtime.evaluate(NOISY_TALL_PAGE_JS))
     shot = await page.send(
         cdp.page.capture_screenshot(
             format="png",

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import cdpkit
-from cdpkit.tools import download as dl
-from cdpkit.tools.download import download, expect_download
+from cdpkit.tools import files as dl
+from cdpkit.tools.files import download, expect_download
 from tests.server import FixtureServer, Handler, closed_port
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 400
@@ -204,6 +204,28 @@ async def test_browser_managed_download_of_an_attachment(
     assert [p.name for p in tmp_path.iterdir()] == ["report 2026.csv"]  # no staging left
 
 
+async def test_interrupted_browser_download_is_reported_and_leaves_nothing(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    def truncated(h: Handler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/zip")
+        h.send_header("Content-Disposition", 'attachment; filename="big.zip"')
+        h.send_header("Content-Length", str(10_000_000))
+        h.end_headers()
+        h.wfile.write(b"P" * 100_000)
+        h.wfile.flush()
+        h.close_connection = True  # the server dies mid-file
+
+    server.route("/broken.zip", truncated)
+    server.route("/broken", lambda h: h.reply(200, '<a id="get" href="/broken.zip">get</a>'))
+    await cdpkit.tools.navigate(page, server.url("/broken"))
+    with pytest.raises(cdpkit.DownloadError, match="canceled or blocked"):
+        async with expect_download(page, dest_dir=tmp_path, timeout=20):
+            await page.call("Runtime.evaluate", {"expression": "document.getElementById('get').click()"})
+    assert list(tmp_path.iterdir()) == []
+
+
 async def test_expect_download_reports_when_nothing_downloads(
     page: cdpkit.Page, server: FixtureServer, tmp_path: Path
 ) -> None:
@@ -222,7 +244,7 @@ def test_two_hundred_megabytes_stream_with_small_memory_growth(tmp_path: Path) -
         import asyncio, hashlib, resource, sys
         sys.path.insert(0, sys.argv[1])
         import cdpkit
-        from cdpkit.tools.download import download
+        from cdpkit.tools.files import download
         from tests.server import start_server
 
         SIZE, BLOCK = 200 * 1024 * 1024, b"0123456789abcdef" * 65536

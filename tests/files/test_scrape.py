@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import cdpkit
-from cdpkit.tools.scrape import scrape
+from cdpkit.tools.scraping import scrape
 from tests.server import FixtureServer, Handler, closed_port
 
 ARTICLE = """<!doctype html><html><head><title>The Article</title>

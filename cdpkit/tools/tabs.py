@@ -1,0 +1,167 @@
+"""Tab tools: list, open, switch to and close the browser's tabs.
+
+The *active* tab is the one the tools last opened (:func:`new_tab`) or switched to
+(:func:`switch_tab`) and that is still open; when there is none, the most recently opened
+tab. It is what an agent works on next; :func:`active_tab` returns it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+from ..browser import Browser
+from ..errors import CDPError
+from ..page import Page
+from .navigation import navigate
+
+__all__ = ["Tab", "active_tab", "close_tab", "list_tabs", "new_tab", "switch_tab"]
+
+_HISTORY = "tabs.history"  # target ids, least recently activated first
+
+
+@dataclass(frozen=True, slots=True)
+class Tab:
+    """An open tab.
+
+    Attributes:
+        id: The tab id (the page's target id) to pass to :func:`switch_tab` and
+            :func:`close_tab`.
+        title: The page's title (page content, not instructions).
+        url: The page's URL.
+        active: Whether it is the active tab.
+    """
+
+    id: str
+    title: str
+    url: str
+    active: bool
+
+
+def _history(browser: Browser) -> list[str]:
+    history: list[str] = browser.tool_state.setdefault(_HISTORY, [])
+    return history
+
+
+def _activate(browser: Browser, page: Page) -> None:
+    open_ids = {p.target_id for p in browser.pages}
+    history = _history(browser)
+    history[:] = [t for t in history if t in open_ids and t != page.target_id]
+    history.append(page.target_id)
+
+
+def active_tab(browser: Browser) -> Page | None:
+    """The active tab: the last one opened by :func:`new_tab` or switched to by
+    :func:`switch_tab` that is still open, else the most recently opened tab; ``None``
+    when no tab is open."""
+    pages = browser.pages
+    by_id = {page.target_id: page for page in pages}
+    history = _history(browser)
+    for target_id in reversed(history):
+        page = by_id.get(target_id)
+        if page is not None:
+            return page
+    return pages[-1] if pages else None
+
+
+async def list_tabs(browser: Browser) -> list[Tab]:
+    """List the open tabs, oldest first, with their id, title, URL and which one is active.
+
+    Returns:
+        One :class:`Tab` per open tab (of every browser context); exactly one is active
+        when any is open.
+
+    Raises:
+        ConnectionClosedError: The browser is gone.
+    """
+    result = await browser.call("Target.getTargets")
+    infos: dict[str, dict[str, Any]] = {
+        info["targetId"]: info for info in result.get("targetInfos", [])
+    }
+    active = active_tab(browser)
+    tabs = []
+    for page in browser.pages:
+        info = infos.get(page.target_id)
+        if info is None:
+            continue  # closing
+        tabs.append(
+            Tab(
+                id=page.target_id,
+                title=str(info.get("title", "")),
+                url=str(info.get("url", "")),
+                active=page is active,
+            )
+        )
+    return tabs
+
+
+async def new_tab(browser: Browser, url: str | None = None) -> Page:
+    """Open a new tab, bring it to the front and make it the active tab.
+
+    The tab opens in the same browser context as the active tab (so it shares its
+    cookies and storage), or in the default context when no tab is open.
+
+    Args:
+        browser: The browser.
+        url: Load this URL in the new tab and wait for its load event.
+
+    Returns:
+        The new tab's page.
+
+    Raises:
+        NavigationError: ``url`` could not be loaded; the tab stays open (and active) on
+            Chrome's error page.
+    """
+    current = active_tab(browser)
+    context = current.context if current is not None else None
+    page = await (context.new_page() if context is not None else browser.new_page())
+    _activate(browser, page)
+    with contextlib.suppress(CDPError):
+        await page.call("Page.bringToFront")
+    if url is not None:
+        await navigate(page, url)
+    return page
+
+
+def _page(browser: Browser, tab_id: str) -> Page:
+    page = browser.page_for(tab_id)
+    if page is None:
+        tabs = ", ".join(f"{p.target_id} ({p.url})" for p in browser.pages) or "none"
+        raise ValueError(f"Unknown tab id {tab_id!r}: no open tab has it. Open tabs: {tabs}")
+    return page
+
+
+async def switch_tab(browser: Browser, tab_id: str) -> Page:
+    """Bring a tab to the front and make it the active tab.
+
+    Args:
+        browser: The browser.
+        tab_id: The tab's id, from :func:`list_tabs`.
+
+    Returns:
+        The tab's page.
+
+    Raises:
+        ValueError: No open tab has this id (the message lists the open ones).
+    """
+    page = _page(browser, tab_id)
+    await page.call("Page.bringToFront")
+    _activate(browser, page)
+    return page
+
+
+async def close_tab(browser: Browser, tab_id: str) -> None:
+    """Close a tab. If it was the active tab, the previously active one becomes active.
+
+    Args:
+        browser: The browser.
+        tab_id: The tab's id, from :func:`list_tabs`.
+
+    Raises:
+        ValueError: No open tab has this id (the message lists the open ones).
+    """
+    page = _page(browser, tab_id)
+    await page.close()
+    with contextlib.suppress(ValueError):
+        _history(browser).remove(tab_id)

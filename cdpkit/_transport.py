@@ -176,24 +176,30 @@ class _ReadProtocol(asyncio.Protocol):
 
 
 class _WriteProtocol(asyncio.BaseProtocol):
-    """Flow control for the write pipe: ``drain`` waits while the pipe buffer is full."""
+    """Flow control for the write pipe: ``drain`` waits while the pipe buffer is full.
+
+    Every waiting sender shares one future, so all of them wake when writing resumes.
+    """
 
     def __init__(self) -> None:
-        self._paused = False
-        self._drained: asyncio.Future[None] | None = None
+        self._resumed: asyncio.Future[None] | None = None
+        self._lost = False
 
     def pause_writing(self) -> None:
-        self._paused = True
+        if self._resumed is None or self._resumed.done():
+            self._resumed = asyncio.get_running_loop().create_future()
 
     def resume_writing(self) -> None:
-        self._paused = False
-        if self._drained is not None and not self._drained.done():
-            self._drained.set_result(None)
+        if self._resumed is not None and not self._resumed.done():
+            self._resumed.set_result(None)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._lost = True
         self.resume_writing()
 
     async def drain(self) -> None:
-        if self._paused:
-            self._drained = asyncio.get_running_loop().create_future()
-            await self._drained
+        resumed = self._resumed
+        if resumed is not None and not resumed.done():
+            await asyncio.shield(resumed)  # a cancelled sender must not cancel the others' wait
+        if self._lost:
+            raise TransportClosed("the browser closed the debugging pipe")

@@ -108,7 +108,8 @@ class Browser(Session):
             ),
         )
         self.version = get_version.parse(replies[0])
-        await asyncio.gather(*(page._ready for page in list(self._pages.values())))
+        # Pages that already existed are being set up now; no need to wait: a session runs
+        # its commands in order, so anything sent to them comes after their setup.
         if self.process is not None:
             self._exit_watch = asyncio.create_task(self._watch_process(self.process))
 

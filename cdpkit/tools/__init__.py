@@ -15,11 +15,13 @@ information        snapshot, screenshot, console_logs, evaluate, pdf
 DOM exploration    query_dom, visible_text, computed_styles, check_visibility, get_attributes,
                    count_elements, page_metadata, find_by_text, form_values, element_state,
                    dom_tree
-tabs               list_tabs, new_tab, switch_tab, close_tab
+tabs               list_tabs, new_tab, switch_tab, close_tab, active_tab
 files              download, expect_download, scrape
 =================  ==========================================================================
 """
 
+from ._targeting import Box
+from .accessibility import Snapshot, SnapshotNode, snapshot
 from .dom import (
     DomElement,
     ElementState,
@@ -61,10 +63,10 @@ from .navigation import (
     wait_for,
 )
 from .scraping import Link, ScrapeResult, SmartWait, scrape
-from .snapshot import Snapshot, SnapshotNode, snapshot
-from .tabs import Tab, close_tab, list_tabs, new_tab, switch_tab
+from .tabs import Tab, active_tab, close_tab, list_tabs, new_tab, switch_tab
 
 __all__ = [
+    "Box",
     "ConsoleMessage",
     "DomElement",
     "DownloadResult",
@@ -81,6 +83,7 @@ __all__ = [
     "Tab",
     "TextMatch",
     "Visibility",
+    "active_tab",
     "check_visibility",
     "click",
     "close_tab",

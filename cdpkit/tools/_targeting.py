@@ -18,7 +18,7 @@ from ..errors import CDPError, ElementNotFoundError, EvaluationError, ProtocolEr
 from ..page import Page
 from ..session import Session
 
-__all__ = ["Element", "Point", "check_one_target", "resolve_element"]
+__all__ = ["Box", "Element", "Point", "check_one_target", "resolve_element"]
 
 TARGET_HELP = "Provide one of: selector, index, or x/y"
 
@@ -39,6 +39,29 @@ _QUERY_JS = """(selector) => {
   }
   return null;
 }"""
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """A layout box in CSS pixels, relative to the top-left of the viewport (so ``y`` is
+    larger than the viewport's height for content below the fold).
+
+    Attributes:
+        x: Left edge.
+        y: Top edge.
+        width: Width.
+        height: Height.
+    """
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @property
+    def center(self) -> tuple[float, float]:
+        """The centre point, usable as ``x=``/``y=`` when it is inside the viewport."""
+        return (self.x + self.width / 2, self.y + self.height / 2)
 
 
 @dataclass(frozen=True, slots=True)

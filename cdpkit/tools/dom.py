@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import CDPError, EvaluationError
 from ..page import Page
-from ._targeting import resolve_element
+from ._targeting import Box, resolve_element
 
 __all__ = [
     "Box",
@@ -42,16 +42,6 @@ __all__ = [
 
 
 # -- results ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Box:
-    """A rectangle in CSS pixels relative to the top-left of the viewport."""
-
-    x: float
-    y: float
-    width: float
-    height: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -794,7 +784,7 @@ _METADATA_JS = r"""function() {
     title: document.title,
     description: meta('description'),
     canonical: link('canonical'),
-    lang: document.documentElement.lang || '',
+    lang: document.documentElement?.lang || '',
     charset: document.characterSet,
     keywords: meta('keywords'),
     robots: meta('robots'),
@@ -855,7 +845,7 @@ _FIND_TEXT_JS = r"""function(query, exact, limit) {
     }
     return false;
   };
-  visit(document.documentElement);
+  if (document.documentElement) visit(document.documentElement);
   const all = hits.map(([el, text]) => ({el, text, visible: H.visible(el)}));
   all.sort((a, b) => (b.visible - a.visible));
   return all.slice(0, limit).map(({el, text, visible}) => ({

@@ -1,6 +1,6 @@
 """Information tools: screenshots, the console, JavaScript evaluation and PDF.
 
-(The accessibility snapshot lives in :mod:`cdpkit.tools.snapshot`.)
+(The accessibility snapshot lives in :mod:`cdpkit.tools.accessibility`.)
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ..errors import CDPError, ElementNotFoundError, EvaluationError, ProtocolEr
 from ..page import Page
 from ..session import Session
 from ._targeting import Element, resolve_element
-from .snapshot import session_origin
+from .accessibility import session_origin
 
 __all__ = [
     "ConsoleLevel",
@@ -215,7 +215,8 @@ async def console_logs(
         level: Only messages at least this severe: ``"debug"`` (everything), ``"log"`` or
             ``"info"`` (everything but debug), ``"warning"`` (warnings and errors) or
             ``"error"``. ``None`` returns everything.
-        clear: Empty the buffer after reading (all of it, whatever ``level`` is).
+        clear: Empty the buffer after reading (all of it, whatever ``level`` is), and
+            let Chrome release the objects those messages logged.
 
     Returns:
         :class:`ConsoleMessage` items with level, text, url and 1-based line.
@@ -233,6 +234,9 @@ async def console_logs(
     entries = list(page._console)
     if clear:
         page._console.clear()
+        # Chrome keeps the logged objects alive for replay: let it drop them too.
+        with contextlib.suppress(CDPError):
+            await page.call("Runtime.discardConsoleEntries")
     messages: list[ConsoleMessage] = []
     for kind, params in entries:
         message = _message(kind, params)

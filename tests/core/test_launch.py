@@ -22,7 +22,6 @@ from cdpkit import cdp, launcher
 from cdpkit.launcher import ChromeProcess
 from tests.server import FixtureServer, Handler
 
-
 # A 20,000 px page whose top 2,000 px are random noise: its PNG is well over 3 MB.
 NOISY_TALL_PAGE_JS = """
 document.body.style.margin = 0;
@@ -139,6 +138,20 @@ async def test_pipe_transport_opens_no_port() -> None:
             timeout=60,
         )
         assert len(shot.data) > 3_000_000
+
+
+async def test_pipe_transport_handles_many_concurrent_large_sends() -> None:
+    async with cdpkit.launch(pipe=True) as browser:
+        page = await browser.new_page()
+        big = "x" * 100_000  # 200 of these overflow the pipe buffer: senders must wait, then all resume
+        results = await asyncio.wait_for(
+            asyncio.gather(
+                *(page.send(cdp.runtime.evaluate(f"'{big}'.length + {i}", return_by_value=True))
+                  for i in range(200))
+            ),
+            60,
+        )
+        assert [r.result.value for r in results] == [100_000 + i for i in range(200)]
 
 
 async def test_fifty_launch_close_cycles_leave_nothing_behind() -> None:

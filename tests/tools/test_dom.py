@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 import cdpkit
+from cdpkit.tools import Box
+from cdpkit.tools.accessibility import snapshot
 from cdpkit.tools.dom import (
-    Box,
     DomElement,
     check_visibility,
     computed_styles,
@@ -26,7 +27,6 @@ from cdpkit.tools.dom import (
 )
 from cdpkit.tools.input import click, select_option, type_text
 from cdpkit.tools.navigation import navigate
-from cdpkit.tools.snapshot import snapshot
 from tests.server import FixtureServer
 
 
@@ -287,6 +287,17 @@ async def test_page_metadata_of_a_bare_page(page: cdpkit.Page, server: FixtureSe
     meta = await page_metadata(page)
     assert (meta.title, meta.description, meta.canonical, meta.lang) == ("", "", "", "")
     assert meta.open_graph == {} and meta.twitter == {}
+
+
+async def test_metadata_and_text_search_survive_a_document_without_root(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    # What an error page or a script that wiped the document leaves behind.
+    await navigate(page, server.url("/dom/bare.html"))
+    await page.call("Runtime.evaluate", {"expression": "document.documentElement.remove()"})
+    meta = await page_metadata(page)
+    assert meta.lang == ""
+    assert await find_by_text(page, "anything") == []
 
 
 # -- find_by_text -----------------------------------------------------------------------------

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 import cdpkit
+from cdpkit.tools.accessibility import snapshot
 from cdpkit.tools.information import console_logs, evaluate, pdf, screenshot
 from cdpkit.tools.navigation import navigate
-from cdpkit.tools.snapshot import snapshot
 from tests.server import FixtureServer
 
 

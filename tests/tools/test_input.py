@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import cdpkit
+from cdpkit.tools.accessibility import snapshot
 from cdpkit.tools.input import (
     click,
     drag,
@@ -21,7 +22,6 @@ from cdpkit.tools.input import (
     upload_file,
 )
 from cdpkit.tools.navigation import navigate
-from cdpkit.tools.snapshot import snapshot
 from tests.server import FixtureServer
 
 

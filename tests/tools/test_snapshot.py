@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 import cdpkit
+from cdpkit.tools import Box
 from cdpkit.tools._targeting import resolve_element
+from cdpkit.tools.accessibility import Snapshot, SnapshotNode, snapshot
 from cdpkit.tools.navigation import navigate
-from cdpkit.tools.snapshot import Snapshot, SnapshotNode, snapshot
 from tests.server import FixtureServer
 
 
@@ -60,7 +61,7 @@ async def test_button_line_has_index_role_name_and_real_box(
     button = find(snap, "button", "Go now")
     # #go is absolutely positioned at left 40, top 30, 120 x 40 CSS px.
     assert line_of(snap, button) == f'  [{button.index}] button "Go now" @(40,30,120,40)'
-    assert button.box == (40, 30, 120, 40)
+    assert button.box == Box(40, 30, 120, 40)
     rect = await js(page, "JSON.stringify(document.getElementById('go').getBoundingClientRect())")
     assert '"x":40,"y":30,"width":120,"height":40' in rect
     assert snap.text.splitlines()[0].startswith('[0] RootWebArea "Snapshot form" @(0,0,')
@@ -111,7 +112,7 @@ async def test_boxes_are_viewport_coordinates_after_scrolling(
     await navigate(page, server.url("/snapshot/form.html"))
     await js(page, "document.body.style.height = '3000px'; scrollTo(0, 100); scrollY")
     snap = await snapshot(page)
-    assert find(snap, "button", "Go now").box == (40, -70, 120, 40)
+    assert find(snap, "button", "Go now").box == Box(40, -70, 120, 40)
 
 
 async def test_index_targets_the_node_and_indices_follow_the_latest_snapshot(
@@ -230,7 +231,7 @@ async def test_out_of_process_iframe_found_again_after_navigation(
     await frames_page(page, server, other_server)
     snap = await snapshot(page, name="inner button")
     assert [n.box for n in snap.nodes] == [
-        (35, 75, 100, 30), (35, 275, 100, 30), (35, 475, 100, 30)
+        Box(35, 75, 100, 30), Box(35, 275, 100, 30), Box(35, 475, 100, 30)
     ]
 
 

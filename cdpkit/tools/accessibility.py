@@ -19,12 +19,12 @@ import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..errors import ConnectionClosedError, ElementNotFoundError, ProtocolError
 from ..page import Page
 from ..session import Session
-from ._targeting import resolve_element
+from ._targeting import Box, resolve_element
 
 __all__ = ["Box", "Snapshot", "SnapshotNode", "session_origin", "snapshot"]
 
@@ -47,28 +47,6 @@ _TEXT_ROLES = frozenset({"StaticText"})
 
 # Longest name or value written in the text (the node keeps the full one).
 MAX_TEXT = 200
-
-
-class Box(NamedTuple):
-    """A layout box in viewport CSS pixels (origin at the top-left of the viewport); a
-    tuple ``(x, y, width, height)``.
-
-    Attributes:
-        x: Left edge.
-        y: Top edge (greater than the viewport height below the fold).
-        width: Width.
-        height: Height.
-    """
-
-    x: float
-    y: float
-    width: float
-    height: float
-
-    @property
-    def center(self) -> tuple[float, float]:
-        """The centre point, usable as ``x=``/``y=`` when it is inside the viewport."""
-        return (self.x + self.width / 2, self.y + self.height / 2)
 
 
 @dataclass(slots=True)

@@ -1,0 +1,11 @@
+"""Every benchmark case, by name, in the order the report lists them."""
+
+from __future__ import annotations
+
+from benchmarks.cases import browsing, calls, downloads, startup
+from benchmarks.cases.base import Case
+
+CASES: dict[str, Case] = {
+    case.name: case
+    for case in (*startup.CASES, *calls.CASES, *browsing.CASES, *downloads.CASES)
+}

@@ -1,0 +1,92 @@
+"""The pages the benchmark loads, generated deterministically from :class:`~benchmarks.common.Sizes`."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+from benchmarks.common import Sizes
+
+_WORDS = ["protocol", "chromium", "session", "target", "frame", "network", "runtime", "page",
+          "event", "command", "browser", "devtools", "python", "async", "socket", "message",
+          "result", "stream", "render", "layout"]
+
+
+def _html(title: str, body: str, head: str = "") -> bytes:
+    return (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{title}</title>"
+            f"{head}</head><body>{body}</body></html>").encode()
+
+
+def _sentence(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choice(_WORDS) for _ in range(words)).capitalize() + "."
+
+
+def article(size: int) -> bytes:
+    """A long article of about ``size`` bytes: headings, paragraphs, links and a table."""
+    rng = random.Random(1)
+    parts = ["<article><h1>Benchmark article</h1>"]
+    length, section = 0, 0
+    while length < size:
+        section += 1
+        block = [f"<h2>Section {section}</h2>"]
+        for n in range(4):
+            text = " ".join(_sentence(rng, rng.randint(8, 20)) for _ in range(5))
+            block.append(f'<p>{text} <a href="/article?ref={section}-{n}">read more</a></p>')
+        if section % 5 == 0:
+            rows = "".join(f"<tr><td>{r}</td><td>{rng.choice(_WORDS)}</td><td>{rng.random():.4f}</td></tr>"
+                           for r in range(10))
+            block.append(f"<table><tr><th>#</th><th>word</th><th>value</th></tr>{rows}</table>")
+        chunk = "".join(block)
+        parts.append(chunk)
+        length += len(chunk)
+    parts.append("</article>")
+    return _html("Article", "".join(parts))
+
+
+def tall(height_px: int) -> bytes:
+    """A page ``height_px`` CSS pixels tall: coloured 1,000 px bands full of text."""
+    rng = random.Random(3)
+    bands = []
+    for i in range(-(-height_px // 1000)):
+        height = min(1000, height_px - i * 1000)
+        text = "".join(f"<p>{_sentence(rng, 14)}</p>" for _ in range(height // 25))
+        bands.append(f'<section style="height:{height}px;overflow:hidden;'
+                     f'background:hsl({(i * 37) % 360},60%,85%)">{text}</section>')
+    return _html("Tall", "".join(bands), "<style>body{margin:0}p{margin:0;height:25px}</style>")
+
+
+def elements(count: int) -> bytes:
+    """``count`` elements for an accessibility snapshot: buttons, links, inputs, items, headings."""
+    makers = (
+        lambda i: f"<button>Button {i}</button>",
+        lambda i: f'<a href="#item{i}">Link {i}</a>',
+        lambda i: f'<input aria-label="Field {i}" value="{i}">',
+        lambda i: f"<ul><li>Item {i}</li></ul>",
+        lambda i: f"<h3>Heading {i}</h3>",
+    )
+    body = "".join(makers[i % len(makers)](i) for i in range(count))
+    return _html("Elements", f"<main>{body}</main>")
+
+
+CONSOLE = _html("Console", "<p>console flood</p>", "<script>function flood(n) {"
+                "for (let i = 0; i < n; i++) console.log('message', i); return n;}</script>")
+
+BLANK = _html("Blank", "<p>blank</p>")
+
+_BLOCK = random.Random(2).randbytes(2**20)
+
+
+def file_chunks(size: int) -> Iterator[bytes]:
+    """The big file, ``size`` bytes, one MiB at a time: never held in memory whole."""
+    for start in range(0, size, len(_BLOCK)):
+        yield _BLOCK[: min(len(_BLOCK), size - start)]
+
+
+def all_pages(sizes: Sizes) -> dict[str, bytes]:
+    return {
+        "/blank": BLANK,
+        "/article": article(sizes.article_bytes),
+        "/tall": tall(sizes.tall_px),
+        "/elements": elements(sizes.elements),
+        "/console": CONSOLE,
+    }

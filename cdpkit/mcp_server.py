@@ -1,0 +1,246 @@
+"""cdpkit's MCP server: the browser tools of :mod:`cdpkit.tools` for AI agents.
+
+    cdpkit mcp                          # stdio (what MCP clients spawn)
+    cdpkit mcp --http 127.0.0.1:8931    # streamable HTTP on http://127.0.0.1:8931/mcp
+    python -m cdpkit.mcp_server ...     # the same, without the CLI
+
+Needs the ``mcp`` extra (``pip install 'cdpkit[mcp]'``); importing this module does not
+import ``mcp``, and neither does ``import cdpkit``.
+
+Every tool function is exposed under the MCP name agents know (``browser_navigate``,
+``browser_click``, ``browser_snapshot``...): its input schema comes from the function's
+signature and its description from the docstring. Each tool acts on the active tab of one
+browser, started on the first tool call (``initialize`` stays fast) and closed when the
+client disconnects, so nothing is left running: over stdio when the client closes stdin
+(or on SIGTERM/SIGINT); over HTTP when the last client session ends (``DELETE``) or the
+server stops (clients of the sessionless 2026 protocol end nothing: the browser then
+stays until the server stops). Results: images (screenshots, downloaded images) as
+image content, PDFs and other files up to 5 MiB as embedded blob resources (larger
+downloads by path and metadata only), text and JSON as text; a failing tool returns an
+error result with the tool's message, and the server goes on. Resources:
+``dom://current-page`` (the active tab's simplified DOM tree) and ``tabs://list``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["INSTALL_HINT", "main", "parse_http", "serve", "serve_async"]
+
+INSTALL_HINT = (
+    "The MCP server needs the 'mcp' package, an optional extra of cdpkit. "
+    "Install it with: pip install 'cdpkit[mcp]'"
+)
+
+DEFAULT_HOST = "127.0.0.1"
+
+
+def parse_http(value: str) -> tuple[str, int]:
+    """``HOST:PORT``, ``:PORT`` or ``PORT`` (host ``127.0.0.1``); ``[::1]:PORT`` for IPv6.
+
+    Raises:
+        ValueError: Not one of those forms, or the port is not 1-65535.
+    """
+    text = value.strip()
+    host, sep, port_text = text.rpartition(":")
+    if not sep:
+        host, port_text = "", text
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    elif ":" in host:
+        raise ValueError(f"Write an IPv6 host in brackets, e.g. [::1]:8931; got {value!r}")
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise ValueError(f"--http takes HOST:PORT (e.g. 127.0.0.1:8931); got {value!r}") from None
+    if not 0 < port < 65536:
+        raise ValueError(f"The port must be between 1 and 65535; got {port}")
+    return host or DEFAULT_HOST, port
+
+
+def _require_mcp() -> None:
+    try:
+        import mcp  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        raise SystemExit(INSTALL_HINT) from None
+    from importlib.metadata import PackageNotFoundError, version
+
+    with contextlib.suppress(PackageNotFoundError, ValueError):
+        installed = version("mcp")
+        if int(installed.split(".")[0]) < 2:
+            raise SystemExit(
+                f"The MCP server needs version 2 of the 'mcp' package; version {installed} is "
+                f"installed. Upgrade it with: pip install -U 'cdpkit[mcp]'"
+            )
+
+
+async def serve_async(
+    *,
+    http: str | None = None,
+    headful: bool = False,
+    connect: str | None = None,
+    profile: str | None = None,
+    downloads: str | os.PathLike[str] | None = None,
+    allow_js: bool = False,
+) -> None:
+    """Run the MCP server in the running event loop until the client disconnects (stdio)
+    or the server is interrupted (HTTP); the browser is closed before it returns.
+
+    Args:
+        http: Serve streamable HTTP on ``HOST:PORT`` (path ``/mcp``) instead of stdio.
+            The host defaults to ``127.0.0.1``; other hosts expose the browser to the
+            network.
+        headful: Show the browser window.
+        connect: Attach to a running browser (``http://host:port`` or ``ws://...``)
+            instead of launching one; on exit only the tabs the server opened are closed.
+        profile: Launch with this named persistent profile (see ``cdpkit open-browser``).
+        downloads: Where ``browser_download`` saves files; default ``~/Downloads``.
+        allow_js: Offer ``browser_execute_js`` (runs any JavaScript the model writes).
+
+    Raises:
+        SystemExit: The ``mcp`` extra is not installed (the message says how to install
+            it).
+        ValueError: Invalid options (``http`` not ``HOST:PORT``; ``connect`` with
+            ``headful`` or ``profile``).
+    """
+    _require_mcp()
+    from . import _mcp_app
+    from ._mcp_tools import BrowserSession, ServerOptions
+
+    address = parse_http(http) if http is not None else None
+    options = ServerOptions(
+        headful=headful,
+        connect=connect,
+        profile=profile,
+        downloads=Path(downloads).expanduser() if downloads is not None else None,
+        allow_js=allow_js,
+    )
+    session = BrowserSession(options)
+    if address is not None:
+        await _mcp_app.run_http(session, *address)
+        return
+    main_task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    stopping: set[asyncio.Task[None]] = set()
+
+    def stop() -> None:
+        # Close the browser first: the task may not be cancellable while a thread blocks
+        # on reading stdin.
+        async def shut_down() -> None:
+            await session.close()
+            if main_task is not None:
+                main_task.cancel()
+            await asyncio.sleep(2)
+            os._exit(0)  # still stuck reading stdin: the browser is closed, leave
+
+        if not stopping:
+            stopping.add(loop.create_task(shut_down()))
+
+    handled = []
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, stop)
+            handled.append(signum)
+    try:
+        await _mcp_app.run_stdio(session)
+    finally:
+        for signum in handled:
+            loop.remove_signal_handler(signum)
+
+
+def serve(
+    *,
+    http: str | None = None,
+    headful: bool = False,
+    connect: str | None = None,
+    profile: str | None = None,
+    downloads: str | os.PathLike[str] | None = None,
+    allow_js: bool = False,
+) -> None:
+    """Run the MCP server until the client disconnects (stdio) or the server is
+    interrupted (HTTP). Blocks; takes the options of :func:`serve_async`.
+
+    Raises:
+        SystemExit: The ``mcp`` extra is not installed (the message says how to install
+            it: ``pip install 'cdpkit[mcp]'``), so a CLI exits 1 without a traceback.
+        ValueError: Invalid options.
+    """
+    _require_mcp()
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(
+            serve_async(
+                http=http,
+                headful=headful,
+                connect=connect,
+                profile=profile,
+                downloads=downloads,
+                allow_js=allow_js,
+            )
+        )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m cdpkit.mcp_server`` (same options as ``cdpkit mcp``)."""
+    parser = argparse.ArgumentParser(
+        prog="cdpkit mcp",
+        description="MCP server giving an AI agent a Chromium browser (stdio by default).",
+    )
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve streamable HTTP on http://HOST:PORT/mcp instead of stdio "
+        "(host 127.0.0.1 unless given)",
+    )
+    parser.add_argument("--headful", action="store_true", help="show the browser window")
+    parser.add_argument(
+        "--connect",
+        metavar="ENDPOINT",
+        help="attach to a running browser (http://host:port or ws://...)",
+    )
+    parser.add_argument("--profile", metavar="NAME", help="use this named persistent profile")
+    parser.add_argument(
+        "--downloads", metavar="DIR", help="directory for browser_download (default ~/Downloads)"
+    )
+    parser.add_argument(
+        "--allow-js", action="store_true", help="offer browser_execute_js (arbitrary JavaScript)"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` (default ``sys.argv[1:]``), run the server; the exit status.
+
+    Without the ``mcp`` extra it prints how to install it and returns 1; invalid options
+    print the problem and return 2.
+    """
+    args = build_parser().parse_args(argv)
+    try:
+        serve(
+            http=args.http,
+            headful=args.headful,
+            connect=args.connect,
+            profile=args.profile,
+            downloads=args.downloads,
+            allow_js=args.allow_js,
+        )
+    except SystemExit as exc:
+        if isinstance(exc.code, str):
+            print(exc.code, file=sys.stderr)
+            return 1
+        raise
+    except ValueError as exc:
+        print(f"cdpkit mcp: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,200 @@
+"""The MCP server without a browser: tool definitions generated from the tool functions,
+the command line, and what happens without the ``mcp`` extra."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cdpkit import _mcp_tools, tools
+from cdpkit._mcp_tools import (
+    BrowserSession,
+    Image,
+    ServerOptions,
+    Text,
+    ToolArgumentError,
+    build_tools,
+    mcp_words,
+    parse_docstring,
+)
+from cdpkit.mcp_server import INSTALL_HINT, parse_http
+
+from .conftest import EXPECTED_TOOLS, ROOT
+
+
+def _specs(allow_js: bool = False) -> dict[str, _mcp_tools.ToolSpec]:
+    return {spec.name: spec for spec in build_tools(ServerOptions(allow_js=allow_js))}
+
+
+def test_every_design_tool_is_there_and_execute_js_only_when_allowed() -> None:
+    assert set(_specs()) == EXPECTED_TOOLS
+    assert set(_specs(allow_js=True)) == EXPECTED_TOOLS | {"browser_execute_js"}
+
+
+def test_schemas_come_from_signatures_without_the_page() -> None:
+    for spec in build_tools(ServerOptions(allow_js=True)):
+        properties = spec.input_schema["properties"]
+        assert "page" not in properties and "browser" not in properties, spec.name
+        assert spec.input_schema["additionalProperties"] is False
+        assert spec.description, spec.name
+    specs = _specs()
+    navigate = specs["browser_navigate"].input_schema
+    assert navigate["required"] == ["url"]
+    assert navigate["properties"]["wait_until"]["enum"] == [
+        "load",
+        "domcontentloaded",
+        "networkidle",
+        "commit",
+    ]
+    assert navigate["properties"]["url"]["description"] == "An absolute URL."
+    # Sequence[str] and os.PathLike become JSON lists and strings.
+    paths = specs["browser_upload_file"].input_schema["properties"]["paths"]
+    assert paths["anyOf"] == [{"type": "string"}, {"items": {"type": "string"}, "type": "array"}]
+    assert specs["browser_click"].input_schema["properties"]["modifiers"]["default"] == []
+    # The server chooses where downloads go; the tuning knob of scrape is left out.
+    assert "dest_dir" not in specs["browser_download"].input_schema["properties"]
+    assert "smart_wait" not in specs["browser_scrape"].input_schema["properties"]
+    # Snapshot plain, and with its filters.
+    assert specs["browser_snapshot"].input_schema["properties"] == {}
+    assert set(specs["browser_get_filtered_aria_tree"].input_schema["properties"]) == {
+        "interactive_only", "roles", "name", "max_depth", "selector",
+    }  # fmt: skip
+
+
+def test_descriptions_come_from_docstrings() -> None:
+    specs = _specs()
+    first_line = inspect.cleandoc(tools.click.__doc__ or "").splitlines()[0]
+    assert specs["browser_click"].description.startswith(first_line)
+    # Undocumented parameters borrow the description of a sibling tool's.
+    back = specs["browser_go_back"].input_schema["properties"]["timeout"]["description"]
+    assert back == "Seconds for the whole navigation."
+    # Python words become tool names and JSON words.
+    assert (
+        "`browser_snapshot`"
+        in specs["browser_click"].input_schema["properties"]["index"]["description"]
+    )
+    assert "`null`" in specs["browser_go_back"].description
+    assert "``" not in "".join(spec.description for spec in specs.values())
+    for name in ("browser_get_visible_text", "browser_snapshot", "browser_scrape", "browser_tabs"):
+        assert _mcp_tools.PAGE_CONTENT_NOTE in specs[name].description
+
+
+def test_parse_docstring_and_mcp_words() -> None:
+    doc = parse_docstring(
+        """Do a thing.
+
+        More about it,
+        over two lines.
+
+        Args:
+            page: The page.
+            count (int): How many
+                times.
+
+        Returns:
+            The result.
+
+        Raises:
+            ValueError: Never.
+
+        A closing paragraph.
+        """
+    )
+    assert (
+        doc.description == "Do a thing.\n\nMore about it, over two lines.\n\nA closing paragraph."
+    )
+    assert doc.args == {"page": "The page.", "count": "How many times."}
+    assert doc.returns == "The result."
+    assert mcp_words("see :func:`~cdpkit.tools.snapshot` and ``wait_for``") == (
+        "see `browser_snapshot` and `browser_wait_for`"
+    )
+    assert (
+        mcp_words("``mousedown``/``click`` events; ``None``")
+        == "`mousedown`/`click` events; `null`"
+    )
+    assert mcp_words("take one with snapshot() first") == "take one with browser_snapshot first"
+
+
+def test_arguments_are_validated_and_only_given_ones_passed() -> None:
+    click = _specs()["browser_click"]
+    assert click.arguments({"index": 3}) == {"index": 3}
+    assert click.arguments({"selector": "#a", "modifiers": ("Shift",)}) == {
+        "selector": "#a",
+        "modifiers": ["Shift"],
+    }
+    with pytest.raises(ToolArgumentError, match=r"^Invalid arguments for browser_click: index: "):
+        click.arguments({"index": "x"})
+    with pytest.raises(ToolArgumentError, match="bogus: Extra inputs are not permitted"):
+        click.arguments({"bogus": 1})
+
+
+def test_large_downloads_are_reported_by_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = BrowserSession(ServerOptions(downloads=tmp_path))
+    image = tmp_path / "a.png"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 100)
+    result = tools.DownloadResult(True, "a.png", str(image), 108, "image/png", "http://x/a.png")
+    parts = _mcp_tools._render_download(result, session)
+    assert json.loads(parts[0].text)["path"] == str(image)  # type: ignore[union-attr]
+    assert parts[1] == Image(image.read_bytes(), "image/png")
+
+    monkeypatch.setattr(_mcp_tools, "MAX_INLINE_BYTES", 100)
+    parts = _mcp_tools._render_download(result, session)
+    assert len(parts) == 2 and isinstance(parts[1], Text)
+    assert f"saved at {image}" in parts[1].text
+
+
+def test_parse_http() -> None:
+    assert parse_http("8931") == ("127.0.0.1", 8931)
+    assert parse_http(":8931") == ("127.0.0.1", 8931)
+    assert parse_http("0.0.0.0:80") == ("0.0.0.0", 80)
+    assert parse_http("[::1]:8931") == ("::1", 8931)
+    for bad in ("localhost", "host:0", "::1:80", "host:70000"):
+        with pytest.raises(ValueError):
+            parse_http(bad)
+
+
+def _run(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+
+
+def test_importing_the_server_module_does_not_import_mcp() -> None:
+    out = _run(
+        "import sys, cdpkit, cdpkit.tools, cdpkit.mcp_server, cdpkit._mcp_tools; "
+        "print('mcp' in sys.modules, 'uvicorn' in sys.modules)"
+    )
+    assert out.stdout.strip() == "False False", out.stderr
+
+
+def test_without_the_extra_it_says_how_to_install_it() -> None:
+    # The mcp package made unimportable, then `python -m cdpkit.mcp_server` run.
+    out = _run(
+        "import runpy, sys; sys.modules['mcp'] = None; sys.argv = ['cdpkit.mcp_server']; "
+        "runpy.run_module('cdpkit.mcp_server', run_name='__main__')"
+    )
+    assert out.returncode == 1
+    assert out.stderr.strip() == INSTALL_HINT
+    assert "pip install 'cdpkit[mcp]'" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_bad_options_exit_2_with_the_reason() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "cdpkit.mcp_server", "--http", "nohost:port"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 2
+    assert "--http takes HOST:PORT" in out.stderr and "Traceback" not in out.stderr
+    out = subprocess.run(
+        [sys.executable, "-m", "cdpkit.mcp_server", "--connect", "http://127.0.0.1:9222", "--headful"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 2 and "--connect" in out.stderr

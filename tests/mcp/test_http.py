@@ -1,0 +1,102 @@
+"""The MCP server over streamable HTTP (``--http``), at the SDK's default path ``/mcp``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.server import FixtureServer, closed_port
+
+from .conftest import ROOT, browser_processes, resource_text, server_env, text_of, wait_until_gone
+
+
+class HttpServer:
+    def __init__(self, process: subprocess.Popen[bytes], port: int, marker: str, log: Path) -> None:
+        self.process = process
+        self.port = port
+        self.marker = marker
+        self.log = log
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[HttpServer]:
+    port = closed_port()
+    marker = uuid.uuid4().hex
+    log = tmp_path / "server.log"
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "cdpkit.mcp_server", "--http", str(port), "--allow-js"],
+            cwd=ROOT,
+            env=server_env(marker),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+    server = HttpServer(process, port, marker, log)
+    try:
+        deadline = time.monotonic() + 60
+        while not _listening(port):
+            assert process.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, "the HTTP server did not listen within 60 s"
+            time.sleep(0.1)
+        yield server
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+async def test_http_transport(http_server: HttpServer, server: FixtureServer) -> None:
+    assert "http://127.0.0.1:" in http_server.log.read_text()  # bound to 127.0.0.1 by default
+
+    async with Client(http_server.url) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        assert "browser_execute_js" in names  # --allow-js
+        result = await client.call_tool("browser_navigate", {"url": server.url("/mcp/index.html")})
+        assert not result.is_error, text_of(result)
+        result = await client.call_tool(
+            "browser_execute_js", {"expression": "document.querySelector('h1').textContent"}
+        )
+        assert json.loads(text_of(result)) == "MCP test page"
+        result = await client.call_tool("browser_execute_js", {"expression": "nope()"})
+        assert result.is_error and "ReferenceError: nope is not defined" in text_of(result)
+
+    # A client with a session (the initialize handshake): when it ends the session, the
+    # browser is closed, and the server keeps serving.
+    async with Client(http_server.url, mode="legacy") as client:
+        tabs = json.loads(resource_text(await client.read_resource("tabs://list")))
+        assert tabs[0]["url"] == server.url("/mcp/index.html")
+        assert browser_processes(http_server.marker)
+    assert await wait_until_gone(http_server.marker, browser_only=True) == []
+    assert http_server.process.poll() is None
+
+    async with Client(http_server.url, mode="legacy") as client:
+        result = await client.call_tool("browser_navigate", {"url": server.url("/mcp/index.html")})
+        assert not result.is_error, text_of(result)  # a new browser
+        assert browser_processes(http_server.marker)
+
+        # Stopping the server closes the browser too.
+        http_server.process.send_signal(signal.SIGTERM)
+        await asyncio.to_thread(http_server.process.wait, 30)
+    assert await wait_until_gone(http_server.marker) == []

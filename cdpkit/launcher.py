@@ -207,6 +207,7 @@ class ChromeProcess:
         self.pipe_fds = pipe_fds
         self.output: deque[str] = deque(maxlen=40)
         self._listening = asyncio.Event()
+        self.listening_url: str | None = None  # from Chrome's "DevTools listening on ws://..."
         self._drain = asyncio.create_task(self._drain_output(), name="cdpkit-chrome-output")
         self._exit = asyncio.create_task(self._watch_exit(), name="cdpkit-chrome-exit")
         self._stopping = False
@@ -226,6 +227,7 @@ class ChromeProcess:
             if text:
                 self.output.append(text)
                 if text.startswith("DevTools listening on"):
+                    self.listening_url = text.rpartition(" ")[2]
                     self._listening.set()
 
     async def _watch_exit(self) -> int:
@@ -269,6 +271,8 @@ class ChromeProcess:
                 lines = port_file.read_text().splitlines()
                 if len(lines) >= 2 and lines[0].strip().isdigit():
                     return f"ws://127.0.0.1:{lines[0].strip()}{lines[1].strip()}"
+            if self.listening_url:  # a fixed --remote-debugging-port writes no port file
+                return self.listening_url
             if self.exited:
                 await asyncio.sleep(0.05)  # let the drain task read Chrome's last words
                 raise LaunchError(f"{self.describe_exit()} before it was ready. {self.last_output()}")
@@ -352,11 +356,12 @@ def build_args(
     extra_args: Sequence[str] = (),
 ) -> list[str]:
     """Chrome's command line (without the executable)."""
-    args = [
-        *DEFAULT_ARGS,
-        f"--user-data-dir={user_data_dir}",
-        "--remote-debugging-pipe" if pipe else "--remote-debugging-port=0",
-    ]
+    own_port = any(arg.startswith("--remote-debugging-port") for arg in extra_args)
+    args = [*DEFAULT_ARGS, f"--user-data-dir={user_data_dir}"]
+    if pipe:
+        args.append("--remote-debugging-pipe")
+    elif not own_port:
+        args.append("--remote-debugging-port=0")  # the OS picks a free port
     if not pipe:
         args.append("--remote-debugging-address=127.0.0.1")
     if headless:

@@ -28,6 +28,7 @@ __all__ = ["Dialog", "Page"]
 log = logging.getLogger("cdpkit")
 
 CONSOLE_BUFFER_SIZE = 100_000
+_ALWAYS_ENABLED = frozenset({"Page", "Runtime", "Log"})
 
 
 @dataclass(slots=True)
@@ -205,6 +206,9 @@ class Page(Session):
         disable it under another tool. A domain you enable yourself with ``send`` stays
         yours: this only disables what it enabled.
         """
+        if domain in _ALWAYS_ENABLED:
+            yield  # every page keeps these on for its own bookkeeping
+            return
         users = self._domain_users.get(domain, 0)
         if users == 0:
             await self.call(f"{domain}.enable")

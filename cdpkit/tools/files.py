@@ -161,12 +161,19 @@ def _publish(part: Path, directory: Path, filename: str | None, extension: str) 
     raise DownloadError(f"No free file name left in {directory}")
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)  # reading the umask means setting it; put it straight back
+    os.umask(mask)
+    return mask
+
+
 class _PartFile:
     """A hidden temporary file in the download directory, removed unless published."""
 
     def __init__(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(dir=directory, prefix=".cdpkit-", suffix=".part")
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it 0600; a download is an ordinary file
         self.path = Path(name)
         self.file: IO[bytes] = os.fdopen(fd, "wb")
         self.size = 0

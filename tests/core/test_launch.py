@@ -316,3 +316,14 @@ async def test_connect_errors_say_what_is_wrong(server: FixtureServer) -> None:
     with pytest.raises(cdpkit.ConnectError, match="expected http"):
         async with cdpkit.connect("localhost:9222"):
             pass
+
+
+async def test_fixed_debugging_port_in_args_is_used() -> None:
+    from tests.server import closed_port
+
+    port = closed_port()
+    async with cdpkit.launch(args=[f"--remote-debugging-port={port}"], timeout=20) as browser:
+        page = await browser.new_page()
+        assert (await page.send(cdp.runtime.evaluate("7", return_by_value=True))).result.value == 7
+        async with cdpkit.connect(f"http://127.0.0.1:{port}") as attached:
+            assert attached.version.product == browser.version.product

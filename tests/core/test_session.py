@@ -263,3 +263,21 @@ async def test_popup_becomes_a_page(context: cdpkit.BrowserContext, server: Fixt
 async def test_browser_version_is_read_at_start(browser: cdpkit.Browser) -> None:
     assert "Chrome" in browser.version.product
     assert browser.version.protocol_version == "1.3"
+
+
+async def test_enabled_domain_is_refcounted_and_never_disables_page_setup(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    async with page.enabled("Runtime"):
+        pass
+    async with page.listen(cdp.runtime.ConsoleAPICalled) as events:
+        await page.send(cdp.runtime.evaluate("console.log('still on')"))
+        event = await asyncio.wait_for(anext(events), 5)
+    assert event.args[0].value == "still on"
+    async with page.listen(cdp.network.RequestWillBeSent) as requests:
+        async with page.enabled("Network"), page.enabled("Network"):
+            pass  # the inner exit must not disable what the outer block still uses
+        async with page.enabled("Network"):
+            await page.send(cdp.page.navigate(server.url("/status?code=200")))
+            request = await asyncio.wait_for(anext(requests), 5)
+    assert request.request.url == server.url("/status?code=200")

@@ -286,3 +286,13 @@ def test_two_hundred_megabytes_stream_with_small_memory_growth(tmp_path: Path) -
             digest.update(chunk)
     expected = hashlib.sha256(b"0123456789abcdef" * 65536 * 200).hexdigest()
     assert digest.hexdigest() == expected
+
+
+async def test_downloaded_files_get_ordinary_permissions(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    await cdpkit.tools.navigate(page, gallery(server))
+    result = await download(page, url=server.url("/protected/photo"), dest_dir=tmp_path)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert Path(result.path).stat().st_mode & 0o777 == 0o666 & ~umask

@@ -86,9 +86,10 @@ class McpSession:
     tasks can share it.
     """
 
-    def __init__(self, args: Sequence[str]) -> None:
+    def __init__(self, args: Sequence[str], entry: Sequence[str] = ("-m", "cdpkit.mcp_server")) -> None:
         self.marker = uuid.uuid4().hex
         self.args = list(args)
+        self.entry = list(entry)
         self._client: Client | None = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
@@ -111,7 +112,7 @@ class McpSession:
     async def _run(self) -> None:
         params = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "cdpkit.mcp_server", *self.args],
+            args=[*self.entry, *self.args],
             env=server_env(self.marker),
             cwd=str(ROOT),
         )

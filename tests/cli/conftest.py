@@ -1,0 +1,157 @@
+"""Fixtures of the command-line tests: run ``python -m cdpkit`` as a user would, with a
+private home for history, profiles and downloads, and one shared browser (started with
+``cdpkit launch``) that most commands attach to with ``--connect``, so the suite starts
+Chrome only a few times."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def children(pid: int) -> list[int]:
+    """Live processes whose parent is ``pid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if fields[1] == str(pid) and fields[0] not in "ZX":
+            found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie does not count)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] not in "ZX"
+
+
+def wait_gone(pids: list[int], timeout: float = 10) -> None:
+    """Wait until none of ``pids`` runs; fail if one still does after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in pids if alive(pid)]
+
+
+@dataclass
+class CLI:
+    """Runs ``python -m cdpkit ...`` in a subprocess with an isolated environment."""
+
+    env: dict[str, str]
+    cwd: Path
+
+    def run(
+        self,
+        *args: str,
+        input: str | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout: float = 90,
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "cdpkit", *args],
+            input=input if input is not None else "",
+            capture_output=True,
+            text=True,
+            env={**self.env, **(env or {})},
+            cwd=self.cwd,
+            timeout=timeout,
+        )
+
+    def popen(self, *args: str, env: Mapping[str, str] | None = None, **kwargs: object) -> subprocess.Popen[str]:
+        return subprocess.Popen(  # type: ignore[call-overload, no-any-return]
+            [sys.executable, "-m", "cdpkit", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**self.env, **(env or {})},
+            cwd=self.cwd,
+            **kwargs,
+        )
+
+
+def isolated_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CDPKIT_", "XDG_"))}
+    env.update(
+        PYTHONPATH=str(REPO),
+        XDG_STATE_HOME=str(home / "state"),
+        XDG_DOWNLOAD_DIR=str(home / "downloads"),
+        CDPKIT_PROFILES=str(home / "profiles"),
+        PYTHONUNBUFFERED="1",
+        COLUMNS="120",
+    )
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    return env
+
+
+@pytest.fixture(scope="session")
+def cli_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cli-home")
+
+
+@pytest.fixture
+def cli(cli_home: Path, tmp_path: Path) -> CLI:
+    return CLI(isolated_env(cli_home), tmp_path)
+
+
+@dataclass
+class LaunchedBrowser:
+    """The shared browser of the session, started by ``cdpkit launch``."""
+
+    endpoint: str
+    process: subprocess.Popen[str]
+    banner: str
+
+
+@pytest.fixture(scope="session")
+def shared_browser(cli_home: Path) -> Iterator[LaunchedBrowser]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cdpkit", "launch"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=isolated_env(cli_home),
+    )
+    assert process.stdout is not None and process.stderr is not None
+    endpoint = process.stdout.readline().strip()
+    banner = "".join(process.stderr.readline() for _ in range(3))
+    try:
+        assert endpoint.startswith("http://127.0.0.1:"), (endpoint, banner)
+        yield LaunchedBrowser(endpoint, process, banner)
+    finally:
+        chrome = children(process.pid)
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)  # Ctrl-C: how `cdpkit launch` is stopped
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+    assert process.returncode == 0
+    wait_gone(chrome)  # no Chrome process is left behind
+
+
+@pytest.fixture
+def endpoint(shared_browser: LaunchedBrowser) -> str:
+    return shared_browser.endpoint

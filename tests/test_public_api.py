@@ -42,3 +42,18 @@ def test_readme_test_command_is_what_ci_runs() -> None:
     commands = [line.split("#")[0].strip() for line in readme_lines[:6] if line.startswith("bash ")]
     assert len(commands) == 2, commands
     assert commands[1] in (root / ".ci" / "run").read_text()
+
+
+def test_every_designed_tool_is_exported_from_tools() -> None:
+    from cdpkit import tools
+
+    assert tools.__all__ == sorted(tools.__all__)
+    designed = (
+        "navigate go_back go_forward reload wait wait_for click hover type_text press_key drag "
+        "select_option upload_file handle_dialog snapshot screenshot console_logs evaluate pdf "
+        "query_dom visible_text computed_styles check_visibility get_attributes count_elements "
+        "page_metadata find_by_text form_values element_state dom_tree list_tabs new_tab "
+        "switch_tab close_tab download expect_download scrape"
+    ).split()
+    for name in designed:
+        assert name in tools.__all__ and callable(getattr(tools, name)), name

@@ -655,14 +655,12 @@ async def _watch_part_file(
         TransferSpeedColumn,
     )
 
-    from ._model import RawEvent
-
     total: list[int] = []
 
     async def find_total() -> None:
-        async with page.listen("Fetch.requestPaused") as events:
+        async with page.listen("Fetch.requestPaused", raw=True) as events:
             async for event in events:
-                params = event.params if isinstance(event, RawEvent) else event.to_wire()
+                params = event.params
                 if url is not None and params.get("request", {}).get("url") != url:
                     continue
                 for header in params.get("responseHeaders") or []:

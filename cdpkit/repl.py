@@ -64,9 +64,6 @@ T = TypeVar("T")
 PS1 = ">>> "
 PS2 = "... "
 
-# Domains cdpkit keeps enabled on every page: :events must not disable them afterwards.
-_ALWAYS_ENABLED = frozenset({"Page", "Runtime", "Log"})
-
 _RAW_LINE = re.compile(
     r"^(?P<domain>[A-Z][A-Za-z0-9]*)\.(?P<method>[a-z][A-Za-z0-9]*)(?:\s+(?P<rest>.*))?$", re.S
 )
@@ -205,25 +202,6 @@ def _shorten(value: Any, limit: int) -> Any:
     if isinstance(value, list):
         return [_shorten(item, limit) for item in value]
     return value
-
-
-def _integral(value: Any) -> Any:
-    # Models hold protocol "number"s as floats; Chrome sent 0, not 0.0.
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-        return int(value)
-    if isinstance(value, dict):
-        return {key: _integral(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_integral(item) for item in value]
-    return value
-
-
-def _event_text(event: Any) -> tuple[str, dict[str, Any]]:
-    """The wire name and JSON params of an event from a stream (model or raw)."""
-    params = getattr(event, "params", None)
-    if isinstance(params, dict) and not hasattr(event, "model_dump"):
-        return str(event.method), params
-    return str(type(event).method), _integral(event.to_wire())
 
 
 # -- the event loop thread -------------------------------------------------------------------
@@ -646,8 +624,8 @@ class ReplConsole(code.InteractiveConsole):
         spec = "*" if domain == "*" else f"{domain}.*"
         try:
             async with contextlib.AsyncExitStack() as stack:
-                events = await stack.enter_async_context(page.listen(spec))
-                if domain not in _ALWAYS_ENABLED and f"{domain}.enable" in _registry.COMMANDS:
+                events = await stack.enter_async_context(page.listen(spec, raw=True))
+                if f"{domain}.enable" in _registry.COMMANDS:  # enabled() keeps page setup on
                     try:
                         await stack.enter_async_context(page.enabled(domain))
                     except ProtocolError as exc:
@@ -656,7 +634,7 @@ class ReplConsole(code.InteractiveConsole):
                     ready.set_result(None)
                 width = 160 if self.interactive else None
                 async for event in events:
-                    method, params = _event_text(event)
+                    method, params = event.method, event.params
                     text = json.dumps(params, ensure_ascii=False, separators=(",", ":"))
                     if width is not None and len(text) > width:
                         text = text[:width] + "..."

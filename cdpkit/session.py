@@ -15,7 +15,7 @@ import math
 from collections import deque
 from collections.abc import Callable, Iterable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, overload
 
 from pydantic import ValidationError
 
@@ -197,18 +197,23 @@ class Session:
     # -- events -----------------------------------------------------------------------------
 
     @overload
+    def listen(self, *events: EventSpec, raw: Literal[True]) -> EventStream[RawEvent]: ...
+
+    @overload
     def listen(self, event: type[E], /) -> EventStream[E]: ...
 
     @overload
-    def listen(self, *events: EventSpec) -> EventStream[AnyEvent]: ...
+    def listen(self, *events: EventSpec, raw: bool = False) -> EventStream[AnyEvent]: ...
 
-    def listen(self, *events: EventSpec) -> EventStream[Any]:
+    def listen(self, *events: EventSpec, raw: bool = False) -> EventStream[Any]:
         """Subscribe to events of this session; use as ``async with session.listen(...) as s``.
 
         Args:
             events: Event types (``cdp.network.ResponseReceived``) or wire names
                 (``"Network.responseReceived"``, ``"Network.*"`` for a whole domain, ``"*"``
                 for everything). With no argument, every event.
+            raw: Deliver every event as a :class:`~cdpkit.RawEvent` with its JSON params,
+                parsing nothing (for code that only reads a field or two).
 
         Returns:
             An :class:`EventStream`, subscribed at once (before the ``async with``), so
@@ -220,7 +225,7 @@ class Session:
         Note that a domain only emits events once enabled, e.g. ``cdp.network.enable()``.
         """
         keys = [_event_key(spec) for spec in events] or ["*"]
-        stream: EventStream[Any] = EventStream(self, keys)
+        stream: EventStream[Any] = EventStream(self, keys, raw=raw)
         if self._closed_error is not None:
             stream._finish(self._closed_error)
             return stream
@@ -362,9 +367,10 @@ class EventStream(Generic[T]):
     ``async with`` block (or call :meth:`aclose`) to unsubscribe.
     """
 
-    def __init__(self, session: Session, keys: list[str]) -> None:
+    def __init__(self, session: Session, keys: list[str], *, raw: bool = False) -> None:
         self._session = session
         self._keys = keys
+        self._raw = raw
         self._queue: deque[tuple[str, dict[str, Any]]] = deque()
         self._waiter: asyncio.Future[None] | None = None
         self._done = False
@@ -420,6 +426,8 @@ class EventStream(Generic[T]):
             finally:
                 self._waiter = None
         method, params = queue.popleft()
+        if self._raw:
+            return cast(T, RawEvent(method, params))
         return cast(T, _parse_event(method, params))
 
     async def _next_matching(self, predicate: Callable[[Any], bool] | None, timeout: float) -> T:

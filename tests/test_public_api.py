@@ -48,12 +48,44 @@ def test_every_designed_tool_is_exported_from_tools() -> None:
     from cdpkit import tools
 
     assert tools.__all__ == sorted(tools.__all__)
-    designed = (
-        "navigate go_back go_forward reload wait wait_for click hover type_text press_key drag "
-        "select_option upload_file handle_dialog snapshot screenshot console_logs evaluate pdf "
-        "query_dom visible_text computed_styles check_visibility get_attributes count_elements "
-        "page_metadata find_by_text form_values element_state dom_tree list_tabs new_tab "
-        "switch_tab close_tab download expect_download scrape"
-    ).split()
+    designed = [
+        "navigate",
+        "go_back",
+        "go_forward",
+        "reload",
+        "wait",
+        "wait_for",
+        "click",
+        "hover",
+        "type_text",
+        "press_key",
+        "drag",
+        "select_option",
+        "upload_file",
+        "handle_dialog",
+        "snapshot",
+        "screenshot",
+        "console_logs",
+        "evaluate",
+        "pdf",
+        "query_dom",
+        "visible_text",
+        "computed_styles",
+        "check_visibility",
+        "get_attributes",
+        "count_elements",
+        "page_metadata",
+        "find_by_text",
+        "form_values",
+        "element_state",
+        "dom_tree",
+        "list_tabs",
+        "new_tab",
+        "switch_tab",
+        "close_tab",
+        "download",
+        "expect_download",
+        "scrape",
+    ]
     for name in designed:
         assert name in tools.__all__ and callable(getattr(tools, name)), name

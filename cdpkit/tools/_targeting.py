@@ -101,12 +101,12 @@ class Element:
         )
         details = result.get("exceptionDetails")
         if details:
-            raise EvaluationError(_exception_text(details), details.get("lineNumber"),
+            raise EvaluationError(exception_text(details), details.get("lineNumber"),
                                   details.get("columnNumber"))
         return result.get("result", {}).get("value")
 
 
-def _exception_text(details: dict[str, Any]) -> str:
+def exception_text(details: dict[str, Any]) -> str:
     exception = details.get("exception") or {}
     return str(exception.get("description") or details.get("text") or "JavaScript error")
 
@@ -153,7 +153,7 @@ async def _by_selector(page: Page, selector: str) -> Element:
     )
     details = result.get("exceptionDetails")
     if details:
-        text = _exception_text(details)
+        text = exception_text(details)
         if "SyntaxError" in text or "not a valid selector" in text:
             raise ValueError(f"Invalid CSS selector: {selector!r}") from None
         raise EvaluationError(text)

@@ -37,7 +37,6 @@ from typing import IO, Any
 
 import anyio
 
-from .._model import RawEvent
 from ..errors import CDPError, DownloadError
 from ..page import Page
 from ._targeting import resolve_element
@@ -273,7 +272,7 @@ async def _fetch_in_page(
         ".then(() => null, (e) => String(e && e.message || e))"
     )
     ours: str | None = None  # the network id of our request, across redirects
-    async with page.listen("Fetch.requestPaused") as paused:
+    async with page.listen("Fetch.requestPaused", raw=True) as paused:
         await page.call("Fetch.enable", {"patterns": [{"urlPattern": "*", "requestStage": "Response"}]})
         try:
             attempt = asyncio.ensure_future(
@@ -290,7 +289,7 @@ async def _fetch_in_page(
                             next_pause.cancel()
                             # The page's fetch settled without reaching a response.
                             return None
-                        params = _event_params(next_pause.result())
+                        params = next_pause.result().params
                         request = params.get("request", {})
                         mine = ours is not None and params.get("networkId") == ours
                         if not mine and request.get("url") == url and params.get("resourceType") in ("XHR", "Fetch"):
@@ -354,12 +353,6 @@ async def _take_body(
         with contextlib.suppress(CDPError):
             await page.call("Fetch.failRequest", {"requestId": request_id, "errorReason": "Aborted"})
     return part, headers.get("content-type")
-
-
-def _event_params(event: Any) -> dict[str, Any]:
-    if isinstance(event, RawEvent):
-        return event.params
-    return dict(event.model_dump(by_alias=True))
 
 
 async def _fetch_directly(page: Page, url: str, directory: Path) -> tuple[_PartFile, str | None]:
@@ -461,7 +454,9 @@ async def expect_download(
     context_params = {"browserContextId": page.context.id} if page.context is not None else {}
     pending = PendingDownload()
     try:
-        async with browser.listen("Browser.downloadWillBegin", "Browser.downloadProgress") as events:
+        async with browser.listen(
+            "Browser.downloadWillBegin", "Browser.downloadProgress", raw=True
+        ) as events:
             await browser.call(
                 "Browser.setDownloadBehavior",
                 {"behavior": "allowAndName", "downloadPath": str(staging), "eventsEnabled": True, **context_params},
@@ -500,7 +495,7 @@ async def _await_download(
     try:
         async with asyncio.timeout(initiation_timeout) as deadline:
             async for event in events:
-                params = _event_params(event)
+                params = event.params
                 if began is None:
                     if event.method == "Browser.downloadWillBegin" and params.get("frameId") in frames:
                         began = params

@@ -963,11 +963,9 @@ async def drag(
     await _mouse(page, "mouseReleased", end, button="left", click_count=1)
 
 
-def _drag_data(event: Any) -> dict[str, Any]:
+def _drag_data(event: RawEvent) -> dict[str, Any]:
     """The ``data`` of an ``Input.dragIntercepted`` event, as JSON."""
-    if isinstance(event, RawEvent):
-        return dict(event.params["data"])
-    return dict(event.model_dump(by_alias=True, exclude_none=True)["data"])
+    return dict(event.params["data"])
 
 
 async def _drag_moves(
@@ -982,7 +980,7 @@ async def _drag_moves(
     data: dict[str, Any] | None = None
     await page.call("Input.setInterceptDrags", {"enabled": True})
     try:
-        async with page.listen("Input.dragIntercepted") as intercepted:
+        async with page.listen("Input.dragIntercepted", raw=True) as intercepted:
             await _mouse(page, "mouseMoved", start)
             await _mouse(page, "mousePressed", start, button="left", buttons=1, click_count=1)
             # Past Chrome's few-pixel threshold a drag starts; only then scroll to the

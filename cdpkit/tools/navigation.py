@@ -93,7 +93,7 @@ async def _navigate(
     timeout: float,
 ) -> NavigationResult:
     lifecycle = _LIFECYCLE.get(wait_until)
-    async with page.listen("Page.lifecycleEvent") as events:
+    async with page.listen("Page.lifecycleEvent", raw=True) as events:
         try:
             result = await page.call("Page.navigate", params, timeout=timeout)
         except ProtocolError as exc:
@@ -110,19 +110,13 @@ async def _navigate(
     return await _current(page)
 
 
-def _params(event: Any) -> dict[str, Any]:
-    if isinstance(event, RawEvent):
-        return event.params
-    return dict(event.model_dump(by_alias=True))
-
-
 async def _wait_lifecycle(
-    events: EventStream[Any], frame_id: str, loader_id: str, name: str, url: str, timeout: float
+    events: EventStream[RawEvent], frame_id: str, loader_id: str, name: str, url: str, timeout: float
 ) -> None:
     try:
         async with asyncio.timeout(timeout):
             async for event in events:
-                params = _params(event)
+                params = event.params
                 if (
                     params.get("name") == name
                     and params.get("loaderId") == loader_id
@@ -179,14 +173,14 @@ async def _wait_navigation(
     lifecycle = _LIFECYCLE.get(wait_until)
     main_frame = page.target_id  # a page's main frame id is its target id
     async with page.listen(
-        "Page.frameNavigated", "Page.navigatedWithinDocument", "Page.lifecycleEvent"
+        "Page.frameNavigated", "Page.navigatedWithinDocument", "Page.lifecycleEvent", raw=True
     ) as events:
         await start()
         loader_id: str | None = None
         try:
             async with asyncio.timeout(timeout):
                 async for event in events:
-                    params = _params(event)
+                    params = event.params
                     if event.method == "Page.navigatedWithinDocument":
                         if params.get("frameId") == main_frame:
                             break
@@ -311,14 +305,14 @@ async def wait_for_network_idle(page: Page, idle_time: float = 0.5) -> None:
     Requests are counted from the moment this is called; cancel it to give up.
     """
     in_flight: set[str] = set()
-    async with page.listen("Network.*") as events, page.enabled("Network"):
+    async with page.listen("Network.*", raw=True) as events, page.enabled("Network"):
         while True:
             try:
                 async with asyncio.timeout(idle_time if not in_flight else None):
                     event = await anext(events)
             except TimeoutError:
                 return
-            params = _params(event)
+            params = event.params
             request_id = params.get("requestId")
             if not isinstance(request_id, str):
                 continue

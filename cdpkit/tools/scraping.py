@@ -21,8 +21,9 @@ from typing import Any, Literal, get_args
 
 import anyio
 
-from ..errors import CDPError, EvaluationError
+from ..errors import CDPError, ElementNotFoundError, EvaluationError
 from ..page import Page
+from ._targeting import exception_text
 from .navigation import navigate, wait_for_network_idle
 
 __all__ = ["Link", "ScrapeFormat", "ScrapeResult", "SmartWait", "scrape"]
@@ -210,14 +211,12 @@ async def _call_js(page: Page, function: str, *args: Any) -> Any:
     )
     details = result.get("exceptionDetails")
     if details:
-        text = (details.get("exception") or {}).get("description") or details.get("text")
-        if args and args[0] and "SyntaxError" in str(text):
+        text = exception_text(details)
+        if args and args[0] and "SyntaxError" in text:
             raise ValueError(f"Invalid CSS selector: {args[0]!r}")
-        raise EvaluationError(str(text))
+        raise EvaluationError(text)
     value = result.get("result", {}).get("value")
     if value is None and args and args[0]:
-        from ..errors import ElementNotFoundError
-
         raise ElementNotFoundError(f"Element not found: {args[0]}")
     return value
 

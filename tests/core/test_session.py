@@ -281,3 +281,12 @@ async def test_enabled_domain_is_refcounted_and_never_disables_page_setup(
             await page.send(cdp.page.navigate(server.url("/status?code=200")))
             request = await asyncio.wait_for(anext(requests), 5)
     assert request.request.url == server.url("/status?code=200")
+
+
+async def test_listen_raw_delivers_json_without_parsing(page: cdpkit.Page) -> None:
+    async with page.listen(cdp.runtime.ConsoleAPICalled, raw=True) as events:
+        await page.send(cdp.runtime.evaluate("console.log('plain', 1)"))
+        event = await asyncio.wait_for(anext(events), 5)
+    assert isinstance(event, cdpkit.RawEvent)
+    assert event.method == "Runtime.consoleAPICalled"
+    assert [arg["value"] for arg in event.params["args"]] == ["plain", 1]

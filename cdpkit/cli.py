@@ -5,15 +5,18 @@ generated bindings.
 
     cdpkit repl [URL]                    Python with top-level await, plus raw CDP lines
     cdpkit screenshot URL [-o FILE]      cdpkit snapshot URL        cdpkit eval URL EXPR
-    cdpkit scrape URL [--format ...]     cdpkit download URL [--dir DIR]
+    cdpkit pdf URL [-o FILE]             cdpkit scrape URL [--format ...]
+    cdpkit download URL [--dir DIR]
     cdpkit protocol [Domain[.item]]      cdpkit gen [--check]       cdpkit doctor
     cdpkit launch                        cdpkit open-browser --profile NAME
 
 Every command that drives a browser launches a headless one (``--headful`` shows it,
 ``--profile NAME`` uses a persistent profile) or attaches to a running one with
-``--connect http://127.0.0.1:PORT``. Exit status: 0 on success; 1 on failure, with one
+``--connect http://127.0.0.1:PORT`` (or just ``--connect PORT``). Commands that load a
+page wait for its content to settle before working on it (``--wait MS`` waits a fixed
+time instead, ``--wait 0`` not at all). Exit status: 0 on success; 1 on failure, with one
 line ``error: ...`` on stderr (``--debug`` or ``CDPKIT_DEBUG=1`` prints the traceback
-instead); 2 for a bad command line or URL; 130 when interrupted by Ctrl-C.
+instead); 2 for a bad command line, URL or output file; 130 when interrupted by Ctrl-C.
 
 ``import cdpkit`` never imports this module (nor typer): only the command does.
 """
@@ -42,11 +45,12 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from .errors import CDPError
+from .errors import CDPError, CommandTimeoutError, LaunchError
 
 if TYPE_CHECKING:
     from .browser import Browser
     from .page import Page
+    from .tools import SmartWait
 
 __all__ = ["BrowserOptions", "CLIError", "app", "main", "normalize_url", "open_browser"]
 
@@ -119,8 +123,8 @@ ConnectOption = Annotated[
     typer.Option(
         "--connect",
         metavar="ENDPOINT",
-        help="Attach to a running browser (http://127.0.0.1:PORT or its ws:// URL) instead "
-        "of launching one; it is left running.",
+        help="Attach to a running browser (http://127.0.0.1:PORT, just PORT, or its ws:// URL) "
+        "instead of launching one; it is left running.",
     ),
 ]
 HeadfulOption = Annotated[
@@ -154,6 +158,17 @@ TimeoutOption = Annotated[
 ]
 DebugOption = Annotated[
     bool, typer.Option("--debug", help="On failure, print the full traceback.")
+]
+WaitOption = Annotated[
+    int | None,
+    typer.Option(
+        "--wait",
+        metavar="MS",
+        min=0,
+        help="After loading, wait exactly MS milliseconds (0: not at all) instead of waiting "
+        "until the page's content stops changing.",
+        show_default=False,
+    ),
 ]
 UrlArgument = Annotated[
     str,
@@ -215,23 +230,68 @@ def _options(
     timeout: float,
     pipe: bool = False,
 ) -> BrowserOptions:
-    options = BrowserOptions(connect, headful, profile, tuple(chrome_arg or ()), timeout, pipe)
+    endpoint = connect_endpoint(connect) if connect is not None else None
+    options = BrowserOptions(endpoint, headful, profile, tuple(chrome_arg or ()), timeout, pipe)
     options.check()
     return options
 
 
-@contextlib.asynccontextmanager
-async def open_browser(options: BrowserOptions) -> AsyncIterator[Browser]:
-    """Launch or attach to a browser as ``options`` say; close or detach on exit."""
+def connect_endpoint(value: str) -> str:
+    """The endpoint ``--connect`` means: a bare port (``9222``) is
+    ``http://127.0.0.1:9222``, ``host:port`` is ``http://host:port``; a URL stays as it is.
+
+    Raises:
+        CLIError: A port out of range (exit status 2).
+    """
+    text = value.strip()
+    if text.isdigit():
+        text = f"127.0.0.1:{text}"
+    if _HOST_PORT_RE.match(text) and "://" not in text:
+        text = f"http://{text}"
+    try:
+        port = urllib.parse.urlsplit(text).port
+    except ValueError:
+        port = 0
+    if port == 0:
+        raise CLIError(f"Invalid --connect {value!r}: the port is not in 1-65535", 2)
+    return text
+
+
+def _has_display(chrome_args: tuple[str, ...]) -> bool:
+    if sys.platform in ("darwin", "win32"):
+        return True
+    if any(arg.startswith("--ozone-platform=") for arg in chrome_args):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+async def start_browser(options: BrowserOptions) -> Browser:
+    """Launch or attach to a browser as ``options`` say (``await browser.close()`` when done).
+
+    Raises:
+        CLIError: ``--headful`` without a display, or ``--connect`` to an endpoint that
+            does not answer within ``--timeout``.
+    """
     import cdpkit
 
     if options.connect is not None:
-        async with cdpkit.connect(
-            options.connect, timeout=options.timeout, command_timeout=options.timeout
-        ) as browser:
-            yield browser
-        return
-    async with cdpkit.launch(
+        try:
+            return await cdpkit.connect(
+                options.connect, timeout=options.timeout, command_timeout=options.timeout
+            )
+        except TimeoutError as exc:  # a silent port; ConnectError or not, it is a timeout
+            raise CLIError(
+                f"{options.connect} did not answer within {options.timeout:g} s: is it the "
+                "DevTools endpoint of a running browser? (--timeout SECONDS sets how long "
+                "to wait)"
+            ) from exc
+    if options.headful and not _has_display(options.chrome_args):
+        raise CLIError(
+            "--headful needs a display to show a window, and neither $DISPLAY nor "
+            "$WAYLAND_DISPLAY is set (leave out --headful, or run it on your desktop or "
+            "over ssh -X)"
+        )
+    return await cdpkit.launch(
         headless=not options.headful,
         profile=options.profile,
         args=options.chrome_args,
@@ -239,8 +299,17 @@ async def open_browser(options: BrowserOptions) -> AsyncIterator[Browser]:
         timeout=options.timeout,
         command_timeout=options.timeout,
         lock_timeout=options.timeout,
-    ) as browser:
+    )
+
+
+@contextlib.asynccontextmanager
+async def open_browser(options: BrowserOptions) -> AsyncIterator[Browser]:
+    """Launch or attach to a browser as ``options`` say; close or detach on exit."""
+    browser = await start_browser(options)
+    try:
         yield browser
+    finally:
+        await browser.close()
 
 
 async def first_page(browser: Browser, *, launched: bool) -> Page:
@@ -261,6 +330,27 @@ async def open_page(options: BrowserOptions) -> AsyncIterator[Page]:
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _HOST_PORT_RE = re.compile(r"^[^/:]+:\d+(/|$)")  # localhost:8000/x has no scheme
 _HOST_RE = re.compile(r"^[A-Za-z0-9._~:-]+$")  # what urlsplit leaves of a sane host
+# A bare name ending like these is a file, not a host: none of them is a top-level domain.
+_FILE_SUFFIXES = (
+    ".html", ".htm", ".xhtml", ".svg", ".xml", ".json", ".txt", ".pdf",
+    ".png", ".jpg", ".jpeg", ".gif", ".webp",
+)  # fmt: skip
+_PAGE_SCHEMES = ("http", "https", "file", "about", "data", "chrome", "view-source")
+# Why a scheme cannot be loaded, in words (others get a generic reason).
+_UNSUPPORTED_SCHEMES = {
+    "javascript": "a javascript: URL runs code in the current page instead of loading one; "
+    "use `cdpkit eval URL EXPR`",
+    "ftp": "Chrome no longer loads ftp: URLs",
+    "ws": "a WebSocket URL is not a page",
+    "wss": "a WebSocket URL is not a page",
+    "mailto": "a mailto: URL opens a mail program, not a page",
+}
+
+
+def _looks_like_a_path(text: str) -> bool:
+    if text.startswith(("/", "./", "../", "~", ".\\", "..\\")) or text in (".", ".."):
+        return True
+    return not _SCHEME_RE.match(text) and "/" not in text and text.lower().endswith(_FILE_SUFFIXES)
 
 
 def normalize_url(value: str) -> str:
@@ -270,20 +360,26 @@ def normalize_url(value: str) -> str:
     gets ``https://`` (``http://`` for ``localhost`` and ``127.0.0.1``).
 
     Raises:
-        CLIError: Not a URL (exit status 2).
+        CLIError: Not a URL, a local path or ``file://`` URL that does not exist, or a
+            scheme a page cannot be loaded from (exit status 2).
     """
     text = value.strip()
     if not text:
         raise CLIError("Invalid URL: empty", 2)
-    if Path(text).expanduser().is_file():
-        return Path(text).expanduser().resolve().as_uri()
+    path = Path(text).expanduser()
+    if path.is_file():
+        return path.resolve().as_uri()
+    if _looks_like_a_path(text):
+        if path.is_dir():
+            raise CLIError(f"{value} is a directory, not a file to open", 2)
+        raise CLIError(f"No such file: {value}", 2)
     if not _SCHEME_RE.match(text) or _HOST_PORT_RE.match(text):
         host = re.split(r"[/:?#]", text, maxsplit=1)[0]
         local = host in ("localhost", "127.0.0.1") or text.startswith("[")
         text = ("http://" if local else "https://") + text
     parts = urllib.parse.urlsplit(text)
     scheme = parts.scheme.lower()
-    if scheme in ("http", "https", "ws", "wss", "ftp"):
+    if scheme in ("http", "https"):
         try:
             port_ok = parts.port is None or 0 < parts.port < 65536
         except ValueError:
@@ -291,8 +387,13 @@ def normalize_url(value: str) -> str:
         host_ok = bool(parts.hostname) and _HOST_RE.match(parts.hostname or "") is not None
         if not (port_ok and host_ok):
             raise CLIError(f"Invalid URL: {value!r}", 2)
-    elif scheme not in ("file", "about", "data", "chrome", "blob", "javascript", "view-source"):
-        raise CLIError(f"Invalid URL: {value!r} (unsupported scheme {parts.scheme!r})", 2)
+    elif scheme == "file":
+        local_path = Path(urllib.parse.unquote(parts.path))
+        if parts.netloc in ("", "localhost") and not local_path.exists():
+            raise CLIError(f"No such file: {local_path}", 2)
+    elif scheme not in _PAGE_SCHEMES:
+        reason = _UNSUPPORTED_SCHEMES.get(scheme, "cdpkit loads http(s), file, data and about URLs")
+        raise CLIError(f"Invalid URL {value!r}: unsupported scheme {parts.scheme}: ({reason})", 2)
     return text
 
 
@@ -303,8 +404,32 @@ def _debug_wanted(debug: bool) -> bool:
     return debug or os.environ.get("CDPKIT_DEBUG", "") not in ("", "0")
 
 
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(part.strip() for part in str(exc).splitlines() if part.strip())
+# A hint naming a library setting, e.g. "(launch(lock_timeout=...) sets how long)" or
+# "(pass timeout= to send(), or command_timeout= to launch()/connect())".
+_LIBRARY_HINT_RE = re.compile(
+    r"\s*\((?:[^()]|\([^()]*\))*?\b(?:launch|connect|send)\((?:[^()]|\([^()]*\))*\)"
+)
+_TIMEOUT_HINT = "(--timeout SECONDS sets how long)"
+
+
+def _in_cli_words(exc: BaseException) -> str:
+    """The message of ``exc`` with the library's settings (``send(timeout=)``,
+    ``launch(lock_timeout=)``...) named by the option that sets them here: every time
+    limit of a command is its ``--timeout``."""
+    if isinstance(exc, CommandTimeoutError):
+        return f"{exc.method} got no answer within {exc.timeout:g} s {_TIMEOUT_HINT}"
+    text = str(exc)
+    if isinstance(exc, TimeoutError | LaunchError):
+        text, hints = _LIBRARY_HINT_RE.subn(" " + _TIMEOUT_HINT, text)
+        if not hints and isinstance(exc, TimeoutError):
+            text = f"{text or 'Timed out'} {_TIMEOUT_HINT}"
+    return text
+
+
+def error_line(exc: BaseException) -> str:
+    """``exc`` as one line the command line prints: in the CLI's own words (its options,
+    not the library's arguments), the exception's type only where the message needs it."""
+    text = " ".join(part.strip() for part in _in_cli_words(exc).splitlines() if part.strip())
     if not isinstance(exc, CDPError | CLIError | ValueError | OSError | TimeoutError):
         text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     elif not text:
@@ -318,7 +443,7 @@ def report_error(exc: BaseException, *, debug: bool) -> None:
     if _debug_wanted(debug):
         traceback.print_exception(exc)
     else:
-        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        print(f"error: {error_line(exc)}", file=sys.stderr)
 
 
 async def _guarded(work: Awaitable[T]) -> T:
@@ -384,11 +509,71 @@ def _note_status(status: int | None) -> None:
         print(f"note: the page answered HTTP {status}", file=sys.stderr)
 
 
-async def _load(page: Page, url: str, timeout: float) -> None:
+def content_wait(timeout: float) -> SmartWait:
+    """The smart wait of the commands, bounded by their ``--timeout``."""
+    from .tools import SmartWait
+
+    default = SmartWait()
+    return SmartWait(
+        network_idle_timeout=min(default.network_idle_timeout, timeout),
+        max_wait=min(default.max_wait, timeout),
+    )
+
+
+async def settle(page: Page, wait_ms: int | None, timeout: float) -> None:
+    """Wait after a page loaded as ``--wait`` says: ``None`` until its content settles
+    (:func:`cdpkit.tools.wait_for_content`), else ``wait_ms`` milliseconds."""
+    from .tools import wait, wait_for_content
+
+    if wait_ms is None:
+        await wait_for_content(page, settings=content_wait(timeout))
+    elif wait_ms > 0:
+        await wait(page, wait_ms)
+
+
+async def _load(page: Page, url: str, timeout: float, wait_ms: int | None = 0) -> None:
     from .tools import navigate
 
     result = await navigate(page, url, timeout=timeout)
     _note_status(result.status)
+    await settle(page, wait_ms, timeout)
+
+
+def check_output_file(output: str, formats: dict[str, str] | None = None, *, what: str = "") -> str | None:
+    """Check, before any browser starts, that ``output`` (``-o``) can be written.
+
+    Args:
+        output: The file, or ``-`` for stdout.
+        formats: Extension -> format this command can write (e.g. ``{".png": "png"}``);
+            ``None`` accepts any name.
+        what: What the command writes, for the message (``"screenshot"``).
+
+    Returns:
+        The format ``output``'s extension names, ``None`` if it has none (or for stdout).
+
+    Raises:
+        CLIError: The directory is missing or not writable, ``output`` is a directory,
+            or its extension names a format the command cannot write (exit status 2).
+    """
+    if output == "-":
+        return None
+    path = Path(output).expanduser()
+    if path.is_dir():
+        raise CLIError(f"Cannot write {output}: it is a directory (give a file name in it)", 2)
+    parent = path.parent
+    if not parent.exists():
+        raise CLIError(f"Cannot write {output}: the directory {parent} does not exist", 2)
+    if not parent.is_dir():
+        raise CLIError(f"Cannot write {output}: {parent} is not a directory", 2)
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise CLIError(f"Cannot write {output}: permission denied", 2)
+    suffix = path.suffix.lower()
+    if formats is None or not suffix:
+        return None
+    if suffix not in formats:
+        names = ", ".join(sorted(set(formats)))
+        raise CLIError(f"Cannot write a {what} as {suffix}: the formats are {names}", 2)
+    return formats[suffix]
 
 
 def _write_output(data: bytes, output: str) -> str:
@@ -398,9 +583,10 @@ def _write_output(data: bytes, output: str) -> str:
         sys.stdout.buffer.flush()
         return "stdout"
     path = Path(output).expanduser()
-    if path.parent != Path() and not path.parent.is_dir():
-        raise CLIError(f"No such directory: {path.parent}")
-    path.write_bytes(data)
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise CLIError(f"Could not write {output}: {exc.strerror or exc}") from None
     return str(path)
 
 
@@ -420,17 +606,21 @@ def repl(
     ] = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
+    wait_ms: WaitOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
 ) -> None:
     """A Python console on a live page: top-level await; cdpkit, cdp, tools, browser and
     page preloaded; raw lines like `Page.navigate url=https://example.com`; :help lists
-    the rest. Reads a script from stdin when it is not a terminal."""
+    the rest. Reads a script from stdin when it is not a terminal. The page opened
+    first, and by `:tab new URL` or `:goto URL`, is waited on as --wait says."""
     from . import repl as repl_module
 
     options = _options(connect, headful, profile, chrome_arg, timeout, pipe)
     start_url = normalize_url(url) if url is not None else None
-    raise typer.Exit(repl_module.run(options, start_url, debug=_debug_wanted(debug)))
+    raise typer.Exit(
+        repl_module.run(options, start_url, wait_ms=wait_ms, debug=_debug_wanted(debug))
+    )
 
 
 # -- one-shot commands ------------------------------------------------------------------------
@@ -477,6 +667,7 @@ def screenshot(
         str | None,
         typer.Option("--selector", metavar="CSS", help="Only the first element matching this."),
     ] = None,
+    wait_ms: WaitOption = None,
     connect: ConnectOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
@@ -484,28 +675,60 @@ def screenshot(
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
 ) -> None:
-    """Save a screenshot of a page."""
+    """Save a screenshot of a page, once its content has settled."""
     options = _options(connect, headful, profile, chrome_arg, timeout)
     target = normalize_url(url)
-    if image_format is not None:
-        fmt = image_format.value
-    elif output not in (None, "-"):
-        fmt = _EXTENSION_FORMATS.get(Path(str(output)).suffix.lower(), "png")
-    else:
-        fmt = "png"
+    named = check_output_file(output, _EXTENSION_FORMATS, what="screenshot") if output else None
+    if image_format is not None and named is not None and named != image_format.value:
+        raise CLIError(f"-o {output} names a {named} file but --format is {image_format.value}", 2)
+    fmt = image_format.value if image_format is not None else named or "png"
     destination = output if output is not None else f"screenshot.{fmt}"
+    check_output_file(destination)
 
     async def work() -> None:
         from .tools import screenshot as take_screenshot
 
         async with open_page(options) as page:
-            await _load(page, target, timeout)
+            await _load(page, target, timeout, wait_ms)
             data = await take_screenshot(
                 page, full_page=full_page, format=fmt, quality=quality, selector=selector  # type: ignore[arg-type]
             )
         where = _write_output(data, destination)
         if where != "stdout":
             print(f"Saved {where} ({fmt}, {_human_size(len(data))})")
+
+    run(work, debug=debug)
+
+
+@app.command()
+def pdf(
+    url: UrlArgument,
+    output: Annotated[
+        str,
+        typer.Option("-o", "--output", metavar="FILE", help="Where to save it ('-' for stdout)."),
+    ] = "page.pdf",
+    wait_ms: WaitOption = None,
+    connect: ConnectOption = None,
+    profile: ProfileOption = None,
+    chrome_arg: ChromeArgOption = None,
+    timeout: TimeoutOption = 30.0,
+    debug: DebugOption = False,
+) -> None:
+    """Save a page as PDF (as printed, with its print styles), once its content has
+    settled. Headless only: Chrome prints to PDF without a window."""
+    options = _options(connect, False, profile, chrome_arg, timeout)
+    target = normalize_url(url)
+    check_output_file(output, {".pdf": "pdf"}, what="PDF")
+
+    async def work() -> None:
+        from .tools import pdf as print_pdf
+
+        async with open_page(options) as page:
+            await _load(page, target, timeout, wait_ms)
+            data = await print_pdf(page)
+        where = _write_output(data, output)
+        if where != "stdout":
+            print(f"Saved {where} (pdf, {_human_size(len(data))})")
 
     run(work, debug=debug)
 
@@ -524,6 +747,7 @@ def snapshot(
     max_depth: Annotated[
         int | None, typer.Option("--max-depth", min=0, help="Only nodes at most this deep.")
     ] = None,
+    wait_ms: WaitOption = None,
     connect: ConnectOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
@@ -531,8 +755,8 @@ def snapshot(
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
 ) -> None:
-    """Print a page's accessibility snapshot: one line per node,
-    `[index] role "name" @(x,y,w,h)`."""
+    """Print a page's accessibility snapshot once its content has settled: one line per
+    node, `[index] role "name" @(x,y,w,h)`."""
     options = _options(connect, headful, profile, chrome_arg, timeout)
     target = normalize_url(url)
 
@@ -540,7 +764,7 @@ def snapshot(
         from .tools import snapshot as take_snapshot
 
         async with open_page(options) as page:
-            await _load(page, target, timeout)
+            await _load(page, target, timeout, wait_ms)
             result = await take_snapshot(
                 page, interactive_only=interactive_only, selector=selector, max_depth=max_depth
             )
@@ -572,15 +796,7 @@ def scrape(
     max_chars: Annotated[
         int | None, typer.Option("--max-chars", min=0, help="Cut the content to this length.")
     ] = None,
-    wait_ms: Annotated[
-        int | None,
-        typer.Option(
-            "--wait",
-            metavar="MS",
-            min=0,
-            help="Wait exactly this long after loading (default: until the text stops changing).",
-        ),
-    ] = None,
+    wait_ms: WaitOption = None,
     output: Annotated[
         str | None,
         typer.Option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout."),
@@ -592,24 +808,35 @@ def scrape(
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
 ) -> None:
-    """Print a page's content as markdown, its links, or its text. A URL that is a media
-    file (image, video, audio, PDF) is saved with -o instead."""
+    """Print a page's content as markdown, its links, or its text, once it has settled. A
+    URL that is a media file (image, video, audio, PDF) is saved with -o instead; other
+    files (CSV, ZIP...) are for `cdpkit download`."""
     options = _options(connect, headful, profile, chrome_arg, timeout)
     target = normalize_url(url)
+    if output is not None:
+        check_output_file(output)
 
     async def work() -> None:
         from .tools import scrape as do_scrape
+        from .tools.scraping import NotAPageError
 
         async with open_page(options) as page:
-            result = await do_scrape(
-                page,
-                target,
-                format=output_format.value,
-                selector=selector,
-                max_chars=max_chars,
-                wait_for_ms=wait_ms,
-                timeout=timeout,
-            )
+            try:
+                result = await do_scrape(
+                    page,
+                    target,
+                    format=output_format.value,
+                    selector=selector,
+                    max_chars=max_chars,
+                    wait_for_ms=wait_ms,
+                    smart_wait=content_wait(timeout),
+                    timeout=timeout,
+                )
+            except NotAPageError as exc:
+                raise CLIError(
+                    f"{target} is a file ({exc.mime_type}), not a page: save it with "
+                    f"`cdpkit download {url}`"
+                ) from None
         _note_status(result.status)
         if result.format == "media":
             assert result.data is not None
@@ -817,6 +1044,7 @@ def eval_(
             show_default=False,
         ),
     ],
+    wait_ms: WaitOption = None,
     connect: ConnectOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
@@ -824,8 +1052,8 @@ def eval_(
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
 ) -> None:
-    """Evaluate JavaScript in a page and print the result (strings as they are, anything
-    else as JSON)."""
+    """Evaluate JavaScript in a page once its content has settled and print the result
+    (strings as they are, anything else as JSON)."""
     options = _options(connect, headful, profile, chrome_arg, timeout)
     target = normalize_url(url)
 
@@ -833,7 +1061,7 @@ def eval_(
         from .tools import evaluate
 
         async with open_page(options) as page:
-            await _load(page, target, timeout)
+            await _load(page, target, timeout, wait_ms)
             value = await evaluate(page, expression)
         if isinstance(value, str):
             print(value)
@@ -1268,14 +1496,6 @@ def launch(
     run(work, debug=debug)
 
 
-def _has_display(chrome_args: tuple[str, ...]) -> bool:
-    if sys.platform in ("darwin", "win32"):
-        return True
-    if any(arg.startswith("--ozone-platform=") for arg in chrome_args):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
 @app.command("open-browser")
 def open_browser_command(
     profile: Annotated[
@@ -1327,7 +1547,7 @@ def open_browser_command(
                 try:
                     await navigate(browser.pages[0], target, timeout=timeout)
                 except CDPError as exc:
-                    print(f"warning: {_one_line(exc)}", file=sys.stderr)
+                    print(f"warning: {error_line(exc)}", file=sys.stderr)
             print(
                 f"Profile {profile!r} is open ({directory}).\n"
                 "Log in, then close the browser window to save it.",
@@ -1468,11 +1688,11 @@ def doctor(
         async with open_browser(options) as browser:
             elapsed = time.monotonic() - started
             version = browser.version
-            how = f"attached to {connect}" if connect else f"started headless in {elapsed:.1f} s"
+            how = f"attached to {options.connect}" if options.connect else f"started headless in {elapsed:.1f} s"
             print(f"browser     {version.product} ({how})")
             print(f"protocol    {version.protocol_version}, V8 {version.js_version}")
             print(f"user agent  {version.user_agent}")
-            endpoint = connect if connect is not None else http_endpoint(browser)
+            endpoint = options.connect if options.connect is not None else http_endpoint(browser)
             if endpoint is None:
                 print("live protocol: unknown (the browser has no HTTP endpoint)")
                 return

@@ -12,8 +12,11 @@ current page) and ``asyncio``. Besides Python, the console takes
   Values are read as JSON when they parse as JSON (``true``, ``12``, ``"a b"``,
   ``{"x": 1}``), else as strings (``https://example.com``); ``'...'`` quotes a string;
 
-* commands: ``:help``, ``:events Network`` / ``:events off``, ``:tabs``, ``:tab N``,
-  ``:snapshot``, ``:doc Page.navigate``, ``:quit``.
+* commands: ``:help``, ``:goto URL``, ``:events Network`` / ``:events off``, ``:tabs``,
+  ``:tab N``, ``:snapshot``, ``:doc Page.navigate``, ``:quit``.
+
+The first page, ``:goto URL`` and ``:tab new URL`` wait for the page's content to settle
+(:func:`cdpkit.tools.wait_for_content`), or as ``--wait MS`` says.
 
 How it runs: the event loop (the browser connection, event printers and whatever you
 type) runs in a background thread, and the console reads input in the main thread, so
@@ -81,6 +84,7 @@ Values are JSON when they parse as JSON (true, 12, "a b", {"x": 1}), else string
 
 Commands:
   :help                 this text
+  :goto URL             load URL in the current page and wait for its content
   :events DOMAIN...     print the events of these domains as they arrive (enables them)
   :events off           stop printing events
   :tabs                 list the tabs; * marks the current page
@@ -348,6 +352,9 @@ class ReplConsole(code.InteractiveConsole):
         page: The first current page (``page`` in the console).
         interactive: Whether a person is typing (prompts, completion, history).
         launched: Whether cdpkit launched the browser (closed on exit) or attached.
+        wait_ms: How ``:goto`` and ``:tab new`` wait after loading, as ``--wait`` says
+            (``None``: until the content settles).
+        timeout: Seconds for ``:goto`` and ``:tab new`` to load (``--timeout``).
     """
 
     def __init__(
@@ -358,6 +365,8 @@ class ReplConsole(code.InteractiveConsole):
         *,
         interactive: bool,
         launched: bool,
+        wait_ms: int | None = None,
+        timeout: float = 30.0,
     ) -> None:
         import cdpkit
         from cdpkit import cdp, tools
@@ -378,6 +387,8 @@ class ReplConsole(code.InteractiveConsole):
         self.browser = browser
         self.interactive = interactive
         self.launched = launched
+        self.wait_ms = wait_ms
+        self.timeout = timeout
         self.failed = False
         self.closing = False
         self._output = threading.Lock()
@@ -497,6 +508,7 @@ class ReplConsole(code.InteractiveConsole):
         handlers: dict[str, Callable[[list[str]], None]] = {
             "help": lambda _: print(HELP, end=""),
             "h": lambda _: print(HELP, end=""),
+            "goto": self._goto_command,
             "events": self._events_command,
             "tabs": lambda _: self._tabs_command(),
             "tab": self._tab_command,
@@ -522,6 +534,27 @@ class ReplConsole(code.InteractiveConsole):
             print(describe_protocol(args[0] if args else None))
         except CLIError as exc:
             self.error(f"error: {exc}")
+
+    def _goto_command(self, args: list[str]) -> None:
+        from .cli import CLIError, normalize_url, settle
+        from .tools import navigate
+
+        if len(args) != 1:
+            raise ValueError(":goto URL")
+        try:
+            url = normalize_url(args[0])
+        except CLIError as exc:
+            raise ValueError(str(exc)) from None
+        page = self.page
+
+        async def go() -> Any:
+            result = await navigate(page, url, timeout=self.timeout)
+            await settle(page, self.wait_ms, self.timeout)
+            return result
+
+        result = self.runner.run(go())
+        status = f"HTTP {result.status}" if result.status is not None else "no HTTP status"
+        print(f"{result.url} ({status}): {result.title or '(no title)'}")
 
     def _snapshot_command(self, args: list[str]) -> None:
         from .tools import snapshot
@@ -549,12 +582,17 @@ class ReplConsole(code.InteractiveConsole):
         if not args:
             raise ValueError(":tab N (the number from :tabs), or :tab new [URL]")
         if args[0] == "new":
+            from .cli import CLIError, normalize_url, settle
+
             url = None
             if len(args) > 1:
-                from .cli import normalize_url
-
-                url = normalize_url(args[1])
+                try:
+                    url = normalize_url(args[1])
+                except CLIError as exc:
+                    raise ValueError(str(exc)) from None
             page = self.runner.run(new_tab(self.browser, url))
+            if url is not None:
+                self.runner.run(settle(page, self.wait_ms, self.timeout))
         else:
             pages = self.browser.pages
             try:
@@ -814,33 +852,21 @@ def _setup_readline(namespace: dict[str, Any]) -> Callable[[], None]:
 # -- entry point -------------------------------------------------------------------------------
 
 
-async def _start(options: BrowserOptions, url: str | None) -> tuple[Browser, Page, Exception | None]:
-    import cdpkit
-
-    from .cli import first_page
+async def _start(
+    options: BrowserOptions, url: str | None, wait_ms: int | None
+) -> tuple[Browser, Page, Exception | None]:
+    from .cli import first_page, settle, start_browser
     from .tools import navigate
 
     launched = options.connect is None
-    if launched:
-        browser = await cdpkit.launch(
-            headless=not options.headful,
-            profile=options.profile,
-            args=options.chrome_args,
-            pipe=options.pipe,
-            timeout=options.timeout,
-            command_timeout=options.timeout,
-            lock_timeout=options.timeout,
-        )
-    else:
-        browser = await cdpkit.connect(
-            options.connect or "", timeout=options.timeout, command_timeout=options.timeout
-        )
+    browser = await start_browser(options)
     try:
         page = await first_page(browser, launched=launched)
         failure: Exception | None = None
         if url is not None:
             try:
                 await navigate(page, url, timeout=options.timeout)
+                await settle(page, wait_ms, options.timeout)
             except CDPError as exc:
                 failure = exc
         return browser, page, failure
@@ -874,14 +900,17 @@ def _banner(browser: Browser, page: Page, launched: bool, options: BrowserOption
     )
 
 
-def run(options: BrowserOptions, url: str | None, *, debug: bool = False) -> int:
-    """Start the browser and the console, run until the user leaves, clean up.
+def run(
+    options: BrowserOptions, url: str | None, *, wait_ms: int | None = None, debug: bool = False
+) -> int:
+    """Start the browser and the console (on ``url``, waited on as ``wait_ms`` says, see
+    :func:`cdpkit.cli.settle`), run until the user leaves, clean up.
 
     Returns:
         The exit status: 0, or 1 if the browser could not start or (when stdin is not a
         terminal) any line failed; 130 if interrupted while starting.
     """
-    from .cli import report_error
+    from .cli import error_line, report_error
 
     interactive = sys.stdin.isatty()
     runner = _Runner()
@@ -892,7 +921,7 @@ def run(options: BrowserOptions, url: str | None, *, debug: bool = False) -> int
     }
     try:
         try:
-            browser, page, failure = runner.run(_start(options, url))
+            browser, page, failure = runner.run(_start(options, url, wait_ms))
         except KeyboardInterrupt:
             print("error: interrupted", file=sys.stderr)
             return 130
@@ -900,10 +929,16 @@ def run(options: BrowserOptions, url: str | None, *, debug: bool = False) -> int
             report_error(exc, debug=debug)
             return 1
         console = ReplConsole(
-            runner, browser, page, interactive=interactive, launched=options.connect is None
+            runner,
+            browser,
+            page,
+            interactive=interactive,
+            launched=options.connect is None,
+            wait_ms=wait_ms,
+            timeout=options.timeout,
         )
         if failure is not None:
-            console.error(f"error: {failure}")
+            console.error(f"error: {error_line(failure)}")
         save_history = _setup_readline(console.locals) if interactive else (lambda: None)
         watcher = asyncio.run_coroutine_threadsafe(_watch_connection(console), runner.loop)
         try:

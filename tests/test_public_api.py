@@ -86,6 +86,7 @@ def test_every_designed_tool_is_exported_from_tools() -> None:
         "download",
         "expect_download",
         "scrape",
+        "wait_for_content",
     ]
     for name in designed:
         assert name in tools.__all__ and callable(getattr(tools, name)), name

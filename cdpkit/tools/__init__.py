@@ -8,7 +8,7 @@ what went wrong in words a person or a model can act on.
 =================  ==========================================================================
 family             tools
 =================  ==========================================================================
-navigation         navigate, go_back, go_forward, reload, wait, wait_for
+navigation         navigate, go_back, go_forward, reload, wait, wait_for, wait_for_content
 input              click, hover, type_text, press_key, drag, select_option, upload_file,
                    handle_dialog
 information        snapshot, screenshot, console_logs, evaluate, pdf
@@ -62,7 +62,7 @@ from .navigation import (
     wait,
     wait_for,
 )
-from .scraping import Link, ScrapeResult, SmartWait, scrape
+from .scraping import Link, ScrapeResult, SmartWait, scrape, wait_for_content
 from .tabs import Tab, active_tab, close_tab, list_tabs, new_tab, switch_tab
 
 __all__ = [
@@ -121,4 +121,5 @@ __all__ = [
     "visible_text",
     "wait",
     "wait_for",
+    "wait_for_content",
 ]

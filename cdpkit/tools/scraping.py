@@ -2,8 +2,9 @@
 
 Before navigating, the URL is probed: if it is a media file (an attachment, an image,
 video, audio, PDF, or a binary with a media extension) its bytes are returned directly,
-whatever format was asked. Otherwise the page is loaded and, by default, waited on until
-its text stops growing (see :class:`SmartWait`).
+whatever format was asked; if it is another file the browser would download rather than
+show (a CSV, a ZIP...), :class:`NotAPageError` says to download it. Otherwise the page is
+loaded and, by default, waited on until its content settles (:func:`wait_for_content`).
 """
 
 from __future__ import annotations
@@ -21,12 +22,20 @@ from typing import Any, Literal, get_args
 
 import anyio
 
-from ..errors import CDPError, ElementNotFoundError, EvaluationError
+from ..errors import CDPError, ElementNotFoundError, EvaluationError, NavigationError
 from ..page import Page
 from ._targeting import exception_text
 from .navigation import navigate, wait_for_network_idle
 
-__all__ = ["Link", "ScrapeFormat", "ScrapeResult", "SmartWait", "scrape"]
+__all__ = [
+    "Link",
+    "NotAPageError",
+    "ScrapeFormat",
+    "ScrapeResult",
+    "SmartWait",
+    "scrape",
+    "wait_for_content",
+]
 
 ScrapeFormat = Literal["markdown", "links", "text", "screenshot", "fullscreenshot"]
 FORMATS: tuple[str, ...] = get_args(ScrapeFormat)
@@ -40,15 +49,45 @@ MEDIA_EXTENSIONS = {
 }  # fmt: skip
 MAX_MEDIA_BYTES = 512 * 1024 * 1024
 
+# Text types Chrome downloads instead of showing (Blink's unsupported text MIME types).
+_DOWNLOADED_TEXT_TYPES = {
+    "text/calendar", "text/x-calendar", "text/x-vcalendar", "text/vcalendar", "text/vcard",
+    "text/x-vcard", "text/directory", "text/ldif", "text/qif", "text/x-qif", "text/x-csv",
+    "text/x-vcf", "text/rtf", "text/comma-separated-values", "text/csv",
+    "text/tab-separated-values", "text/tsv", "text/ofx", "text/vnd.sun.j2me.app-descriptor",
+}  # fmt: skip
+_SHOWN_APPLICATION_TYPES = {
+    "application/json", "application/xml", "application/xhtml+xml", "application/javascript",
+    "application/ecmascript", "application/x-javascript", "application/rss+xml",
+    "application/atom+xml",
+}  # fmt: skip
+
+
+class NotAPageError(NavigationError):
+    """The URL is a file the browser would download rather than show (a CSV, a ZIP, an
+    unknown binary): it has no page content to scrape. Use :func:`~cdpkit.tools.download`.
+
+    Attributes:
+        url: The URL asked for.
+        mime_type: The file's ``Content-Type``.
+    """
+
+    def __init__(self, url: str, mime_type: str) -> None:
+        super().__init__(url, f"{mime_type} is a file to download, not a page: use download to save it")
+        self.mime_type = mime_type
+
 
 @dataclass(frozen=True, slots=True)
 class SmartWait:
-    """How :func:`scrape` waits for a page's content by default.
+    """How :func:`wait_for_content` (and so :func:`scrape` by default) waits for a page's
+    content.
 
     First up to ``network_idle_timeout`` seconds for the network to be idle (best effort),
     then it polls the length of the page's text every ``poll_interval`` seconds until it
     changes by less than ``threshold`` characters for ``stable_polls`` polls in a row, or
-    ``max_wait`` seconds have passed.
+    ``max_wait`` seconds have passed. A page whose whole text is a loading placeholder
+    ("Loading...", "Please wait") or that marks itself busy (``aria-busy="true"``) is not
+    settled, however long it stays so.
     """
 
     network_idle_timeout: float = 3.0
@@ -153,7 +192,7 @@ async def scrape(
             absolute URLs, tables, code blocks), ``"text"`` (the visible text),
             ``"links"`` (deduplicated absolute links with their text), ``"screenshot"``
             (the viewport, PNG) or ``"fullscreenshot"`` (the whole page, PNG).
-        wait_for_ms: ``None``: smart wait (see :class:`SmartWait`); ``0``: no wait after
+        wait_for_ms: ``None``: smart wait (:func:`wait_for_content`); ``0``: no wait after
             the load event; more: wait exactly that long.
         selector: Only the first element matching this CSS selector.
         max_chars: Cut ``content`` to this many characters (the result says so).
@@ -168,6 +207,8 @@ async def scrape(
 
     Raises:
         ValueError: An unsupported format (the message lists the supported ones).
+        NotAPageError: The URL is another kind of file the browser would download (a
+            CSV, a ZIP...): use :func:`~cdpkit.tools.download` for it.
         NavigationError: The page could not be loaded.
         ElementNotFoundError: ``selector`` matched nothing.
     """
@@ -176,13 +217,15 @@ async def scrape(
     if max_chars is not None and max_chars < 0:
         raise ValueError("max_chars must be >= 0")
     media = await _probe_media(page, url)
+    if isinstance(media, _NotAPage):
+        raise NotAPageError(url, media.mime_type)
     if media is not None:
         data, mime_type, final_url = media
         return ScrapeResult(url, final_url, 200, "", "media", data=data, mime_type=mime_type)
 
     loaded = await navigate(page, url, timeout=timeout)
     if wait_for_ms is None:
-        await _smart_wait(page, smart_wait or SmartWait())
+        await wait_for_content(page, settings=smart_wait)
     elif wait_for_ms > 0:
         await asyncio.sleep(wait_for_ms / 1000)
 
@@ -241,36 +284,88 @@ def _truncate(content: str, max_chars: int | None) -> tuple[str, bool]:
     return content[:max_chars] + f"\n\n[truncated: {max_chars} of {len(content)} characters]", True
 
 
-async def _smart_wait(page: Page, settings: SmartWait) -> None:
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(settings.network_idle_timeout):
-            await wait_for_network_idle(page)
+# The length of the page's text, or -1 while it is a loading placeholder or marked busy.
+_CONTENT_LENGTH_JS = r"""(() => {
+  const body = document.body;
+  if (!body) return 0;
+  const text = body.innerText || '';
+  if (/^\s*(loading|please wait)\b[\s.\u2026!]*$/i.test(text)) return -1;
+  if (document.querySelector('[aria-busy=true]')) return -1;
+  return text.length;
+})()"""
+
+
+async def wait_for_content(page: Page, *, settings: SmartWait | None = None) -> bool:
+    """Wait until the page's content has settled: what :func:`scrape` does by default, and
+    what to call after :func:`~cdpkit.tools.navigate` on a page that renders its content
+    with JavaScript (a "Loading..." placeholder, then the real text).
+
+    It waits for the network to go idle (best effort), then until the length of the
+    page's text stops changing; a page showing only a loading placeholder or marked
+    ``aria-busy`` is not settled. It never raises for a slow page: it gives up after
+    ``settings.max_wait`` seconds (see :class:`SmartWait`).
+
+    Args:
+        page: The page, already loaded.
+        settings: Tune the wait; the defaults of :class:`SmartWait` otherwise.
+
+    Returns:
+        ``True`` if the content settled, ``False`` if ``max_wait`` passed first.
+    """
+    settings = settings or SmartWait()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + settings.max_wait
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(min(settings.network_idle_timeout, settings.max_wait)):
+            await wait_for_network_idle(page)
     last: int | None = None
     stable = 0
-    while loop.time() < deadline and stable < settings.stable_polls:
+    while stable < settings.stable_polls:
+        if loop.time() >= deadline:
+            return False
         try:
             result = await page.call(
-                "Runtime.evaluate",
-                {"expression": "document.body ? document.body.innerText.length : 0", "returnByValue": True},
+                "Runtime.evaluate", {"expression": _CONTENT_LENGTH_JS, "returnByValue": True}
             )
             length = int(result.get("result", {}).get("value") or 0)
         except CDPError:
-            length = -1  # e.g. a navigation replaced the context: not stable yet
-        if last is not None and abs(length - last) < settings.threshold and length >= 0:
+            length = -1  # e.g. a navigation replaced the context: not settled yet
+        if last is not None and length >= 0 and abs(length - last) < settings.threshold:
             stable += 1
         else:
             stable = 0
         last = length
-        await asyncio.sleep(settings.poll_interval)
+        if stable < settings.stable_polls:
+            await asyncio.sleep(min(settings.poll_interval, max(0.0, deadline - loop.time())))
+    return True
 
 
-async def _probe_media(page: Page, url: str) -> tuple[bytes, str, str] | None:
-    """The bytes, MIME type and final URL if ``url`` is a media file, else ``None``.
+@dataclass(frozen=True, slots=True)
+class _NotAPage:
+    """What the probe found: a file the browser would download, not show."""
+
+    mime_type: str
+
+
+def _shown_by_the_browser(content_type: str) -> bool:
+    """Whether Chrome renders a response of this type (rather than downloading it)."""
+    if not content_type or content_type.startswith(("image/", "video/", "audio/")):
+        return True  # no type: Chrome sniffs it
+    if content_type.startswith("text/"):
+        return content_type not in _DOWNLOADED_TEXT_TYPES
+    return (
+        content_type in _SHOWN_APPLICATION_TYPES
+        or content_type.endswith(("+json", "+xml"))
+        or content_type == "application/pdf"
+    )
+
+
+async def _probe_media(page: Page, url: str) -> tuple[bytes, str, str] | _NotAPage | None:
+    """The bytes, MIME type and final URL if ``url`` is a media file; :class:`_NotAPage`
+    if it is another file the browser would download; ``None`` for a page.
 
     A plain GET from Python with the browser's cookies for that URL; the body is only read
-    when it is media. Any failure means "not media": the navigation then reports it.
+    when it is media. Any failure means "a page": the navigation then reports it.
     """
     if not url.startswith(("http://", "https://")):
         return None
@@ -281,7 +376,7 @@ async def _probe_media(page: Page, url: str) -> tuple[bytes, str, str] | None:
         if jar:
             headers["Cookie"] = jar
 
-    def probe() -> tuple[bytes, str, str] | None:
+    def probe() -> tuple[bytes, str, str] | _NotAPage | None:
         request = urllib.request.Request(url, headers=headers)
         try:
             response = urllib.request.urlopen(request, timeout=10)
@@ -298,7 +393,7 @@ async def _probe_media(page: Page, url: str) -> tuple[bytes, str, str] | None:
                 or (content_type == "application/octet-stream" and extension in MEDIA_EXTENSIONS)
             )
             if not is_media:
-                return None
+                return None if _shown_by_the_browser(content_type) else _NotAPage(content_type)
             data = response.read(MAX_MEDIA_BYTES + 1)
             if len(data) > MAX_MEDIA_BYTES:
                 return None

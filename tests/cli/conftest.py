@@ -1,7 +1,8 @@
 """Fixtures of the command-line tests: run ``python -m cdpkit`` as a user would, with a
-private home for history, profiles and downloads, and one shared browser (started with
-``cdpkit launch``) that most commands attach to with ``--connect``, so the suite starts
-Chrome only a few times."""
+private home for history, profiles and downloads, in a temporary working directory, and
+one shared browser (started with ``cdpkit launch``) that most commands attach to with
+``--connect``, so the suite starts Chrome only a few times. Whatever the tests run, the
+checkout gets no new files (checked when the session ends)."""
 
 from __future__ import annotations
 
@@ -104,6 +105,27 @@ def isolated_env(home: Path) -> dict[str, str]:
     return env
 
 
+def untracked_files() -> set[str]:
+    """Files of the checkout git does not know and does not ignore (none outside git)."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "--others", "--exclude-standard"],
+            cwd=REPO, capture_output=True, text=True, timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return set()
+    return set(listed.stdout.splitlines()) if listed.returncode == 0 else set()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def checkout_stays_clean() -> Iterator[None]:
+    """Commands and examples write where they are run: never into the checkout."""
+    before = untracked_files()
+    yield
+    written = sorted(untracked_files() - before)
+    assert not written, f"the tests wrote into the checkout {REPO}: {written}"
+
+
 @pytest.fixture(scope="session")
 def cli_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("cli-home")
@@ -132,6 +154,7 @@ def shared_browser(cli_home: Path) -> Iterator[LaunchedBrowser]:
         stderr=subprocess.PIPE,
         text=True,
         env=isolated_env(cli_home),
+        cwd=cli_home,
     )
     assert process.stdout is not None and process.stderr is not None
     endpoint = process.stdout.readline().strip()

@@ -266,7 +266,7 @@ def test_http_error_status_is_reported_but_not_a_failure(cli: CLI, server: Fixtu
 def test_help_and_version(cli: CLI) -> None:
     result = cli.run("--help")
     assert result.returncode == 0
-    for command in ("repl", "screenshot", "snapshot", "scrape", "download", "eval", "protocol",
+    for command in ("repl", "screenshot", "pdf", "snapshot", "scrape", "download", "eval", "protocol",
                     "gen", "launch", "open-browser", "doctor"):
         assert f"\n  {command} " in result.stdout
     version = cli.run("--version")

@@ -6,16 +6,17 @@ import asyncio
 import subprocess
 import sys
 import uuid
+from pathlib import Path
 
 from .conftest import ROOT, server_env, wait_until_gone
 
 
-async def test_mcp_client_example() -> None:
+async def test_mcp_client_example(tmp_path: Path) -> None:
     marker = uuid.uuid4().hex
     out = await asyncio.to_thread(
         subprocess.run,
-        [sys.executable, "examples/mcp_client.py"],
-        cwd=ROOT,
+        [sys.executable, str(ROOT / "examples" / "mcp_client.py")],
+        cwd=tmp_path,  # run where a user would: anything it writes stays out of the checkout
         env=server_env(marker),
         capture_output=True,
         text=True,

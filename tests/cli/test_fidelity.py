@@ -1,0 +1,298 @@
+"""The command line tells the truth: it waits for pages rendered by scripts, says what is
+wrong with a path, a URL, an endpoint or an output file before starting Chrome, and names
+its own options (not the library's arguments) in its errors."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import cdpkit
+from cdpkit import tools
+from cdpkit.tools import SmartWait
+from tests.cli.conftest import CLI
+from tests.server import FixtureServer, Handler
+
+NO_CHROME = {"CDPKIT_CHROME": "/nonexistent/chrome"}  # proves a check ran before any launch
+
+
+def assert_one_line_error(stderr: str, *fragments: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("error: "), stderr
+    for fragment in fragments:
+        assert fragment in lines[0], stderr
+    assert "Traceback" not in stderr and "[Errno" not in stderr
+    return lines[0]
+
+
+def pdf_pages(data: bytes) -> int:
+    assert data[:5] == b"%PDF-"
+    counts = [int(n) for n in re.findall(rb"/Count (\d+)", data)]
+    assert counts, "no page tree in the PDF"
+    return max(counts)
+
+
+# -- a page rendered by a script: "Loading..." first, the content 1.5 s after the load ----------
+
+
+def test_snapshot_waits_for_a_page_rendered_by_a_script(cli: CLI, server: FixtureServer, endpoint: str) -> None:
+    url = server.url("/cli/late.html")
+    settled = cli.run("snapshot", url, "-i", "--connect", endpoint)
+    assert settled.returncode == 0, settled.stderr
+    assert re.search(r'^\[0\] button "Order now" @\(', settled.stdout, re.M), settled.stdout
+    assert 'link "More"' in settled.stdout
+
+    hurried = cli.run("snapshot", url, "-i", "--wait", "0", "--connect", endpoint)
+    assert (hurried.returncode, hurried.stdout) == (0, "")  # --wait 0: the placeholder only
+
+    fixed = cli.run("snapshot", url, "-i", "--wait", "2500", "--connect", endpoint)
+    assert 'button "Order now"' in fixed.stdout, fixed.stderr
+
+
+def test_screenshot_eval_and_pdf_wait_for_the_content(cli: CLI, server: FixtureServer, endpoint: str) -> None:
+    url = server.url("/cli/late.html")
+    shot = cli.run("screenshot", url, "--full-page", "-o", "late.png", "--connect", endpoint)
+    assert shot.returncode == 0, shot.stderr
+    height = struct.unpack(">II", (cli.cwd / "late.png").read_bytes()[16:24])[1]
+    assert height > 3000  # the rendered content (a 3000 px block), not "Loading..."
+
+    heading = cli.run("eval", url, "document.querySelector('h1')?.textContent ?? 'none'", "--connect", endpoint)
+    assert (heading.returncode, heading.stdout) == (0, "Late content\n"), heading.stderr
+
+    printed = cli.run("pdf", url, "-o", "late.pdf", "--connect", endpoint)
+    assert printed.returncode == 0, printed.stderr
+    assert re.fullmatch(r"Saved late\.pdf \(pdf, \d+\.\d kB\)\n", printed.stdout)
+    assert pdf_pages((cli.cwd / "late.pdf").read_bytes()) > 1  # 3000 px of content
+
+    placeholder = cli.run("pdf", url, "-o", "early.pdf", "--wait", "0", "--connect", endpoint)
+    assert placeholder.returncode == 0, placeholder.stderr
+    assert pdf_pages((cli.cwd / "early.pdf").read_bytes()) == 1
+
+
+def test_scrape_waits_out_a_loading_placeholder(cli: CLI, server: FixtureServer, endpoint: str) -> None:
+    # The text stays "Loading..." longer than it takes to look stable: still not settled.
+    result = cli.run("scrape", server.url("/cli/late.html"), "--format", "text", "--connect", endpoint)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Late content\n")
+
+
+def test_pdf_command(cli: CLI, server: FixtureServer, endpoint: str) -> None:
+    default = cli.run("pdf", server.url("/cli/other.html"), "--wait", "0", "--connect", endpoint)
+    assert default.returncode == 0, default.stderr
+    assert default.stdout.startswith("Saved page.pdf (pdf, ")
+    assert pdf_pages((cli.cwd / "page.pdf").read_bytes()) == 1
+
+    piped = subprocess.run(
+        [sys.executable, "-m", "cdpkit", "pdf", server.url("/cli/other.html"), "-o", "-",
+         "--wait", "0", "--connect", endpoint],
+        capture_output=True, env=cli.env, cwd=cli.cwd, timeout=60,
+    )
+    assert piped.returncode == 0, piped.stderr
+    assert pdf_pages(piped.stdout) == 1
+
+
+def test_repl_start_page_and_goto_wait_for_the_content(cli: CLI, server: FixtureServer, endpoint: str) -> None:
+    url = server.url("/cli/late.html")
+    script = f":snapshot -i\n:goto {url}?again\n:snapshot -i\n:goto ./nothere.html\n"
+    result = cli.run("repl", url, "--connect", endpoint, input=script)
+    first, _, rest = result.stdout.partition(f"{url}?again (HTTP 200): Late page\n")
+    assert 'button "Order now"' in first, result.stdout + result.stderr
+    assert 'button "Order now"' in rest
+    assert "error: No such file: ./nothere.html" in result.stderr
+
+
+async def test_wait_for_content_tool(page: cdpkit.Page, server: FixtureServer) -> None:
+    await tools.navigate(page, server.url("/cli/late.html"))
+    assert await tools.wait_for_content(page) is True
+    assert await tools.evaluate(page, "document.querySelector('h1')?.textContent") == "Late content"
+
+    # A page that never gets past its placeholder: False after max_wait, not an exception.
+    server.route("/cli/stuck.html", lambda h: h.reply(200, "<title>Stuck</title><div>Loading...</div>"))
+    await tools.navigate(page, server.url("/cli/stuck.html"))
+    started = time.monotonic()
+    assert await tools.wait_for_content(page, settings=SmartWait(max_wait=1.0)) is False
+    assert time.monotonic() - started < 1.5
+    assert await tools.evaluate(page, "document.body.innerText.trim()") == "Loading..."
+
+
+# -- paths, URLs and endpoints ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["./nothere.html", "nothere.html", "../nothere/page.html", "~/nothere.html"])
+def test_a_missing_local_file_is_named(cli: CLI, path: str) -> None:
+    result = cli.run("snapshot", path, env=NO_CHROME)
+    assert result.returncode == 2
+    assert_one_line_error(result.stderr, f"No such file: {path}")
+
+
+def test_a_missing_file_url_is_named(cli: CLI) -> None:
+    missing = cli.cwd / "gone.html"
+    result = cli.run("screenshot", missing.as_uri(), env=NO_CHROME)
+    assert result.returncode == 2
+    assert_one_line_error(result.stderr, f"No such file: {missing}")
+
+
+def test_an_existing_local_file_opens(cli: CLI, endpoint: str) -> None:
+    (cli.cwd / "mine.html").write_text("<title>Mine</title><h1>Local heading</h1>")
+    result = cli.run("eval", "mine.html", "document.title", "--wait", "0", "--connect", endpoint)
+    assert (result.returncode, result.stdout) == (0, "Mine\n"), result.stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("ftp://example.com/file.txt", "Chrome no longer loads ftp: URLs"),
+        ("javascript:alert(1)", "use `cdpkit eval URL EXPR`"),
+    ],
+)
+def test_unsupported_schemes_exit_2_with_a_reason(cli: CLI, url: str, reason: str) -> None:
+    result = cli.run("snapshot", url, env=NO_CHROME)
+    assert result.returncode == 2
+    assert_one_line_error(result.stderr, "unsupported scheme", reason)
+
+
+def test_connect_to_a_bare_port(cli: CLI, server: FixtureServer, endpoint: str) -> None:
+    port = endpoint.rpartition(":")[2]
+    result = cli.run("eval", server.url("/cli/index.html"), "document.title", "--wait", "0", "--connect", port)
+    assert (result.returncode, result.stdout) == (0, "CLI test page\n"), result.stderr
+    bad = cli.run("snapshot", server.url("/cli/index.html"), "--connect", "99999")
+    assert bad.returncode == 2
+    assert_one_line_error(bad.stderr, "Invalid --connect '99999'")
+
+
+@pytest.fixture
+def silent_port() -> Iterator[int]:
+    """A port that accepts connections and never answers."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            with contextlib.suppress(OSError):  # the 0.1 s timeout: check stop again
+                accepted.append(listener.accept()[0])
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join()
+        for connection in accepted:
+            connection.close()
+        listener.close()
+
+
+def test_connect_to_a_port_that_never_answers(cli: CLI, server: FixtureServer, silent_port: int) -> None:
+    started = time.monotonic()
+    result = cli.run("snapshot", server.url("/cli/index.html"), "--connect", str(silent_port), "--timeout", "2")
+    elapsed = time.monotonic() - started
+    assert result.returncode == 1
+    assert_one_line_error(
+        result.stderr, f"http://127.0.0.1:{silent_port} did not answer within 2 s", "--timeout"
+    )
+    assert elapsed < 2 + 8  # the timeout, plus starting Python: it does not hang
+
+
+@pytest.mark.parametrize("command", [["snapshot", "URL"], ["repl"]])
+def test_headful_without_a_display_says_so(cli: CLI, server: FixtureServer, command: list[str]) -> None:
+    args = [server.url("/cli/index.html") if arg == "URL" else arg for arg in command]
+    result = cli.run(*args, "--headful")
+    assert result.returncode == 1
+    assert_one_line_error(result.stderr, "--headful needs a display", "$DISPLAY")
+
+
+# -- errors in the CLI's words -------------------------------------------------------------------
+
+
+def test_a_command_timeout_names_the_timeout_option(cli: CLI, server: FixtureServer) -> None:
+    # Launched (not the shared browser): the page's renderer is stuck in a loop.
+    result = cli.run("eval", server.url("/cli/index.html"), "while (true) {}", "--wait", "0", "--timeout", "2")
+    assert result.returncode == 1
+    line = assert_one_line_error(
+        result.stderr, "Runtime.evaluate got no answer within 2 s (--timeout SECONDS sets how long)"
+    )
+    assert "send(" not in line and "timeout=" not in line
+
+
+def test_a_load_timeout_names_the_timeout_option(cli: CLI, server: FixtureServer, endpoint: str) -> None:
+    def never_finishes(handler: Handler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html")
+        handler.end_headers()
+        handler.wfile.write(b"<title>slow</title><p>the rest never comes")
+        handler.wfile.flush()
+        time.sleep(6)
+
+    server.route("/cli/never.html", never_finishes)
+    result = cli.run("snapshot", server.url("/cli/never.html"), "--timeout", "2", "--connect", endpoint)
+    assert result.returncode == 1
+    line = assert_one_line_error(result.stderr, "Timed out after 2 s", "(--timeout SECONDS sets how long)")
+    assert "timeout=" not in line
+
+
+def test_a_locked_profile_names_the_timeout_option(cli: CLI, server: FixtureServer) -> None:
+    from cdpkit._profiles import ProfileLock
+
+    lock = ProfileLock(Path(cli.env["CDPKIT_PROFILES"]) / "busy")
+    asyncio.run(lock.acquire(1))  # this process holds it, as another cdpkit run would
+    try:
+        result = cli.run("snapshot", server.url("/cli/index.html"), "--profile", "busy", "--timeout", "1")
+    finally:
+        lock.release()
+    assert result.returncode == 1
+    line = assert_one_line_error(result.stderr, "is in use by pid", "waited 1 s", "(--timeout SECONDS sets how long)")
+    assert "lock_timeout" not in line and "launch(" not in line
+
+
+# -- output files are checked before Chrome starts ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        (["screenshot", "URL", "-o", "shot.gif"], "Cannot write a screenshot as .gif: the formats are .jpeg, .jpg, .png, .webp"),
+        (["screenshot", "URL", "-o", "shot.png", "--format", "jpeg"], "-o shot.png names a png file but --format is jpeg"),
+        (["screenshot", "URL", "-o", "existing"], "Cannot write existing: it is a directory"),
+        (["screenshot", "URL", "-o", "missing/shot.png"], "Cannot write missing/shot.png: the directory missing does not exist"),
+        (["screenshot", "URL", "-o", "file.txt/shot.png"], "Cannot write file.txt/shot.png: file.txt is not a directory"),
+        (["pdf", "URL", "-o", "page.png"], "Cannot write a PDF as .png: the formats are .pdf"),
+        (["pdf", "URL", "-o", "existing"], "Cannot write existing: it is a directory"),
+        (["scrape", "URL", "-o", "missing/page.md"], "Cannot write missing/page.md: the directory missing does not exist"),
+    ],
+)
+def test_output_that_cannot_be_written_is_refused_before_launching(
+    cli: CLI, server: FixtureServer, command: list[str], message: str
+) -> None:
+    (cli.cwd / "existing").mkdir()
+    (cli.cwd / "file.txt").write_text("a file")
+    before = sorted(p.name for p in cli.cwd.iterdir())
+    args = [server.url("/cli/index.html") if arg == "URL" else arg for arg in command]
+    result = cli.run(*args, env=NO_CHROME)
+    assert result.returncode == 2
+    assert_one_line_error(result.stderr, message)
+    assert sorted(p.name for p in cli.cwd.iterdir()) == before  # nothing written
+
+
+def test_scrape_of_a_file_that_is_not_a_page_says_to_download_it(
+    cli: CLI, server: FixtureServer, endpoint: str
+) -> None:
+    url = server.url("/cli/prices.csv")
+    result = cli.run("scrape", url, "--connect", endpoint)
+    assert result.returncode == 1
+    assert_one_line_error(result.stderr, f"{url} is a file (text/csv), not a page", f"`cdpkit download {url}`")
+    assert result.stdout == ""

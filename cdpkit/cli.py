@@ -576,6 +576,23 @@ def check_output_file(output: str, formats: dict[str, str] | None = None, *, wha
     return formats[suffix]
 
 
+def check_output_dir(directory: Path) -> None:
+    """Check, before any browser starts, that files can be saved into ``directory``
+    (``--dir``): it is a writable directory, or one that can be created.
+
+    Raises:
+        CLIError: It is a file, or it cannot be written or created (exit status 2).
+    """
+    path = directory.expanduser()
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise CLIError(f"Cannot save into {directory}: {existing} is a file, not a directory", 2)
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise CLIError(f"Cannot save into {directory}: permission denied on {existing}", 2)
+
+
 def _write_output(data: bytes, output: str) -> str:
     """Write ``data`` to a file, or to stdout for ``-``; what to call it in messages."""
     if output == "-":

@@ -82,8 +82,9 @@ def test_screenshot_eval_and_pdf_wait_for_the_content(cli: CLI, server: FixtureS
 
 
 def test_scrape_waits_out_a_loading_placeholder(cli: CLI, server: FixtureServer, endpoint: str) -> None:
-    # The text stays "Loading..." longer than it takes to look stable: still not settled.
-    result = cli.run("scrape", server.url("/cli/late.html"), "--format", "text", "--connect", endpoint)
+    # The text stays "Loading..." for 3 s, well past looking stable: still not settled.
+    url = server.url("/cli/late.html?after=3000")
+    result = cli.run("scrape", url, "--format", "text", "--connect", endpoint)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("Late content\n")
 
@@ -296,3 +297,18 @@ def test_scrape_of_a_file_that_is_not_a_page_says_to_download_it(
     assert result.returncode == 1
     assert_one_line_error(result.stderr, f"{url} is a file (text/csv), not a page", f"`cdpkit download {url}`")
     assert result.stdout == ""
+
+
+def test_a_dir_that_cannot_hold_files_is_refused(tmp_path: Path) -> None:
+    # For `download --dir` (the download command calls it): a sentence, not [Errno 17].
+    from cdpkit.cli import CLIError, check_output_dir
+
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("a file")
+    for given in (a_file, a_file / "sub"):
+        with pytest.raises(CLIError) as caught:
+            check_output_dir(given)
+        assert str(caught.value) == f"Cannot save into {given}: {a_file} is a file, not a directory"
+        assert caught.value.exit_code == 2
+    check_output_dir(tmp_path / "new" / "deeper")  # to be created: fine
+    assert not (tmp_path / "new").exists()

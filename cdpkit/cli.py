@@ -407,7 +407,7 @@ def _debug_wanted(debug: bool) -> bool:
 # A hint naming a library setting, e.g. "(launch(lock_timeout=...) sets how long)" or
 # "(pass timeout= to send(), or command_timeout= to launch()/connect())".
 _LIBRARY_HINT_RE = re.compile(
-    r"\s*\((?:[^()]|\([^()]*\))*?\b(?:launch|connect|send)\((?:[^()]|\([^()]*\))*\)"
+    r"\s*\((?:[^()]|\([^()]*\))*?\b(?:launch|connect|send)\([^()]*\)(?:[^()]|\([^()]*\))*\)"
 )
 _TIMEOUT_HINT = "(--timeout SECONDS sets how long)"
 
@@ -571,8 +571,8 @@ def check_output_file(output: str, formats: dict[str, str] | None = None, *, wha
     if formats is None or not suffix:
         return None
     if suffix not in formats:
-        names = ", ".join(sorted(set(formats)))
-        raise CLIError(f"Cannot write a {what} as {suffix}: the formats are {names}", 2)
+        names = ", ".join(sorted(formats))
+        raise CLIError(f"Cannot write a {what} as {suffix} (supported: {names})", 2)
     return formats[suffix]
 
 

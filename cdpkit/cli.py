@@ -348,9 +348,17 @@ _UNSUPPORTED_SCHEMES = {
 
 
 def _looks_like_a_path(text: str) -> bool:
+    """Whether a command-line argument names a local file rather than a host."""
     if text.startswith(("/", "./", "../", "~", ".\\", "..\\")) or text in (".", ".."):
         return True
-    return not _SCHEME_RE.match(text) and "/" not in text and text.lower().endswith(_FILE_SUFFIXES)
+    if _SCHEME_RE.match(text) and not _HOST_PORT_RE.match(text):
+        return False
+    first, slash, _ = text.partition("/")
+    if slash and Path(first).is_dir():
+        return True  # docs/missing.html, with a local docs/
+    # A file name (page.html), or a path under a name no host has (pages/page.html).
+    hostless = "." not in first and ":" not in first and first != "localhost"
+    return text.lower().endswith(_FILE_SUFFIXES) and (not slash or hostless)
 
 
 def normalize_url(value: str) -> str:

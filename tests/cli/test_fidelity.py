@@ -106,11 +106,15 @@ def test_pdf_command(cli: CLI, server: FixtureServer, endpoint: str) -> None:
 
 def test_repl_start_page_and_goto_wait_for_the_content(cli: CLI, server: FixtureServer, endpoint: str) -> None:
     url = server.url("/cli/late.html")
-    script = f":snapshot -i\n:goto {url}?again\n:snapshot -i\n:goto ./nothere.html\n"
+    script = (
+        f":snapshot -i\n:goto {url}?again\n:snapshot -i\n:goto ./nothere.html\n"
+        f":tab new {url}?tab\n:snapshot -i\n"
+    )
     result = cli.run("repl", url, "--connect", endpoint, input=script)
     first, _, rest = result.stdout.partition(f"{url}?again (HTTP 200): Late page\n")
-    assert 'button "Order now"' in first, result.stdout + result.stderr
-    assert 'button "Order now"' in rest
+    after_goto, _, in_new_tab = rest.partition(f"{url}?tab\n")
+    for shown in (first, after_goto, in_new_tab):
+        assert 'button "Order now"' in shown, result.stdout + result.stderr
     assert "error: No such file: ./nothere.html" in result.stderr
 
 
@@ -131,7 +135,9 @@ async def test_wait_for_content_tool(page: cdpkit.Page, server: FixtureServer) -
 # -- paths, URLs and endpoints ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["./nothere.html", "nothere.html", "../nothere/page.html", "~/nothere.html"])
+@pytest.mark.parametrize(
+    "path", ["./nothere.html", "nothere.html", "../nothere/page.html", "~/nothere.html", "pages/nothere.html"]
+)
 def test_a_missing_local_file_is_named(cli: CLI, path: str) -> None:
     result = cli.run("snapshot", path, env=NO_CHROME)
     assert result.returncode == 2

@@ -29,6 +29,7 @@ import re
 import time
 import types
 import typing
+import urllib.parse
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, Union
@@ -37,9 +38,12 @@ import pydantic
 import pydantic_core
 
 from . import tools
+from ._mcp_urls import UrlBlockedError, UrlPolicy
 from .browser import Browser, connect, launch
+from .errors import CDPError, DownloadError
 from .page import Dialog, Page
-from .tools.files import default_download_dir, sanitize_filename
+from .tools._targeting import resolve_element
+from .tools.files import _RESOURCE_URL_JS, default_download_dir, sanitize_filename
 from .tools.tabs import active_tab
 
 __all__ = [
@@ -116,6 +120,8 @@ class ServerOptions:
         profile: Launch with this named persistent profile.
         downloads: Where ``browser_download`` saves files; default ``~/Downloads``.
         allow_js: List ``browser_execute_js``.
+        url_policy: Which URLs the tools may load, read and download
+            (``--allow-file-urls``, ``--allowed-origins``, ``--blocked-origins``).
     """
 
     headful: bool = False
@@ -123,6 +129,7 @@ class ServerOptions:
     profile: str | None = None
     downloads: Path | None = None
     allow_js: bool = False
+    url_policy: UrlPolicy = dataclasses.field(default_factory=UrlPolicy)
 
     def __post_init__(self) -> None:
         if self.connect is not None and (self.headful or self.profile is not None):
@@ -507,10 +514,19 @@ def _page_tool(
     returns: str | None = None,
     on_browser: bool = False,
     borrow: Callable[..., Any] | None = None,
+    reads_page: bool = True,
+    navigates: bool = False,
+    check_arguments: ArgumentCheck | None = None,
 ) -> ToolSpec:
     """A tool calling ``function(page_or_browser, **arguments)`` on the current page (or
     the browser). Parameters its docstring leaves undescribed take their description from
-    ``borrow``'s docstring (a sibling tool with the same parameters)."""
+    ``borrow``'s docstring (a sibling tool with the same parameters).
+
+    The server's URL policy is applied around page tools: ``check_arguments`` checks (and
+    may rewrite) the arguments first; a tool that ``reads_page`` refuses to start while
+    the tab is at a blocked URL; and whatever the tool did, its result is replaced by an
+    error if the tab ended at a blocked URL, so nothing from there reaches the model (a
+    tool that ``navigates`` also sends the tab to ``about:blank``)."""
     doc = parse_docstring(function.__doc__)
     if borrow is not None:
         lender = parse_docstring(borrow.__doc__)
@@ -523,9 +539,20 @@ def _page_tool(
         if on_browser:
             result = await function(await session.browser(), **arguments)
             return render(result, session)
+        policy = session.options.url_policy
         page = await session.page()
+        if reads_page:
+            await _refuse_blocked_tab(page, policy, name)
+        if check_arguments is not None:
+            arguments = await check_arguments(page, policy, arguments)
         async with _watch(page) as notes:
-            result = await function(page, **arguments)
+            try:
+                result = await function(page, **arguments)
+            except Exception:
+                # A failure message may quote the blocked page too.
+                await _check_where_it_ended(page, policy, name, arguments, navigates)
+                raise
+            await _check_where_it_ended(page, policy, name, arguments, navigates)
         return render(result, session) + notes
 
     return ToolSpec(
@@ -535,6 +562,99 @@ def _page_tool(
         run=run,
         read_only=read_only,
     )
+
+
+ArgumentCheck = Callable[[Page, UrlPolicy, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+_GET_OUT = "navigate elsewhere (browser_navigate, browser_go_back) or switch tabs (browser_tabs)"
+
+
+async def _location(page: Page) -> str:
+    """The URL of the document the tab shows now, asked from the page itself: it answers
+    after every command the tool sent, so it is never older than what the tool read
+    (``page.url`` follows target events, which can lag behind a navigation)."""
+    try:
+        tree = await page.call("Page.getFrameTree", timeout=5)
+    except (CDPError, TimeoutError):
+        return page.url
+    frame = tree.get("frameTree", {}).get("frame", {})
+    return str(frame.get("url") or page.url) + str(frame.get("urlFragment") or "")
+
+
+async def _refuse_blocked_tab(page: Page, policy: UrlPolicy, tool: str) -> None:
+    if page.closed:
+        return  # the tool will say the tab is closed
+    url = await _location(page)
+    reason = policy.refusal(url)
+    if reason is not None:
+        raise UrlBlockedError(
+            f"{tool} refused: the active tab is at {url}, which is blocked: {reason}. "
+            f"To go on, {_GET_OUT}."
+        )
+
+
+async def _leave(page: Page) -> None:
+    """Send the tab to ``about:blank`` so nothing of a blocked page stays readable."""
+    with contextlib.suppress(CDPError, TimeoutError):
+        await tools.navigate(page, "about:blank", timeout=10)
+
+
+async def _check_where_it_ended(
+    page: Page, policy: UrlPolicy, tool: str, arguments: Mapping[str, Any], navigates: bool
+) -> None:
+    if page.closed:
+        return
+    url = await _location(page)
+    reason = policy.refusal(url)
+    if reason is None:
+        return
+    if not navigates:
+        raise UrlBlockedError(
+            f"{tool}: the tab went to {url}, which is blocked: {reason}. Its content is not "
+            f"shown; to go on, {_GET_OUT}."
+        )
+    await _leave(page)
+    asked = arguments.get("url")
+    if isinstance(asked, str) and asked != url:
+        raise UrlBlockedError(
+            f"Navigation to {asked} was redirected to {url}, which is blocked: {reason}. "
+            f"The tab was sent to about:blank."
+        )
+    raise UrlBlockedError(
+        f"{tool} went to {url}, which is blocked: {reason}. The tab was sent to about:blank."
+    )
+
+
+async def _check_url_argument(
+    page: Page, policy: UrlPolicy, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    """For tools that load ``url``: refuse a blocked one before loading it."""
+    url = arguments.get("url")
+    if isinstance(url, str):
+        policy.check(url)
+    return arguments
+
+
+async def _check_download_source(
+    page: Page, policy: UrlPolicy, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    """For ``browser_download``: the URL it would fetch, checked before anything is
+    requested. An element (selector or index) is resolved to its resource URL here,
+    and the download then fetches that URL, the one checked."""
+    url = arguments.get("url")
+    selector, index = arguments.get("selector"), arguments.get("index")
+    if url is None and (selector is None) != (index is None):
+        element = await resolve_element(page, selector=selector, index=index)
+        resource = await element.call(_RESOURCE_URL_JS)
+        if not resource:
+            raise DownloadError("Element has no downloadable resource")
+        arguments = {k: v for k, v in arguments.items() if k not in ("selector", "index")}
+        arguments["url"] = url = str(resource)
+    if isinstance(url, str):
+        base = page.url
+        absolute = urllib.parse.urljoin(base, url) if base.startswith("http") else url
+        policy.check(absolute, "Download of")
+    return arguments
 
 
 @contextlib.asynccontextmanager
@@ -644,6 +764,13 @@ def _render_download(result: tools.DownloadResult, session: BrowserSession) -> l
 
 
 def _render_scrape(result: tools.ScrapeResult, session: BrowserSession) -> list[Part]:
+    # A media file is fetched without the tab: its redirects are only seen here.
+    reason = session.options.url_policy.refusal(result.final_url)
+    if reason is not None:
+        raise UrlBlockedError(
+            f"Navigation to {result.url} was redirected to {result.final_url}, which is "
+            f"blocked: {reason}."
+        )
     meta = {
         "url": result.url,
         "final_url": result.final_url,
@@ -735,6 +862,7 @@ async def browser_tabs(
     *,
     url: str | None = None,
     tab_id: str | None = None,
+    url_policy: UrlPolicy | None = None,
 ) -> list[tools.Tab]:
     """List, open, switch to or close browser tabs. The active tab is the one every other
     tool acts on.
@@ -746,14 +874,28 @@ async def browser_tabs(
             ``"close"`` the tab ``tab_id`` (the previously active one becomes active).
         url: For ``"new"``: the URL to load in the new tab.
         tab_id: For ``"switch"`` and ``"close"``: the tab's id, from the list.
+        url_policy: The server's URL policy (not an MCP argument): a blocked ``url`` is
+            refused; a new tab that ends at a blocked URL is closed; the titles of tabs
+            at blocked URLs are not shown.
 
     Returns:
         The open tabs after the action: id, title, URL and which one is active.
     """
+    policy = url_policy or UrlPolicy()
     if action in ("switch", "close") and not tab_id:
         raise ValueError(f"action {action!r} needs tab_id (from browser_tabs action=list)")
     if action == "new":
-        await tools.new_tab(browser, url)
+        if url is not None:
+            policy.check(url)
+        page = await tools.new_tab(browser, url)
+        final = await _location(page)
+        reason = policy.refusal(final)
+        if reason is not None and url is not None:
+            await tools.close_tab(browser, page.target_id)
+            raise UrlBlockedError(
+                f"Navigation to {url} was redirected to {final}, which is blocked: {reason}. "
+                f"The new tab was closed."
+            )
     elif action == "switch":
         assert tab_id is not None
         await tools.switch_tab(browser, tab_id)
@@ -762,7 +904,18 @@ async def browser_tabs(
         await tools.close_tab(browser, tab_id)
     elif action != "list":
         raise ValueError(f"action must be list, new, switch or close; got {action!r}")
-    return await tools.list_tabs(browser)
+    return _hide_blocked_titles(await tools.list_tabs(browser), policy)
+
+
+def _hide_blocked_titles(tabs: list[tools.Tab], policy: UrlPolicy) -> list[tools.Tab]:
+    """The tabs, with the title of each tab at a blocked URL replaced by a note: a title
+    is that page's content."""
+    return [
+        dataclasses.replace(tab, title="(not shown: this URL is blocked)")
+        if policy.refusal(tab.url) is not None
+        else tab
+        for tab in tabs
+    ]
 
 
 # -- the list ---------------------------------------------------------------------------------
@@ -780,10 +933,23 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
     def downloads(session: BrowserSession) -> dict[str, Any]:
         return {"dest_dir": session.options.download_dir}
 
+    def url_policy(session: BrowserSession) -> dict[str, Any]:
+        return {"url_policy": session.options.url_policy}
+
+    # Said where URLs are given, so the model knows before it tries.
+    policy = options.url_policy.describe()
+
     specs = [
         # navigation
         _page_tool(
-            "browser_navigate", tools.navigate, render=_render_navigation, page_content=True
+            "browser_navigate",
+            tools.navigate,
+            render=_render_navigation,
+            page_content=True,
+            reads_page=False,
+            navigates=True,
+            check_arguments=_check_url_argument,
+            note=policy,
         ),
         _page_tool(
             "browser_go_back",
@@ -791,6 +957,8 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             render=_render_navigation,
             page_content=True,
             borrow=tools.navigate,
+            reads_page=False,
+            navigates=True,
         ),
         _page_tool(
             "browser_go_forward",
@@ -798,6 +966,8 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             render=_render_navigation,
             page_content=True,
             borrow=tools.navigate,
+            reads_page=False,
+            navigates=True,
         ),
         _page_tool(
             "browser_reload",
@@ -805,8 +975,9 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             render=_render_navigation,
             page_content=True,
             borrow=tools.navigate,
+            navigates=True,
         ),
-        _page_tool("browser_wait", tools.wait, read_only=True),
+        _page_tool("browser_wait", tools.wait, read_only=True, reads_page=False),
         _page_tool("browser_wait_for", tools.wait_for, read_only=True),
         # input
         _page_tool("browser_click", tools.click),
@@ -878,17 +1049,26 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         _page_tool("browser_check_element_state", tools.element_state, read_only=True),
         _page_tool("browser_get_dom_tree", tools.dom_tree, page_content=True, read_only=True),
         # tabs, files, scrape
-        _page_tool("browser_tabs", browser_tabs, on_browser=True, page_content=True),
+        _page_tool(
+            "browser_tabs",
+            browser_tabs,
+            exclude=("url_policy",),
+            fixed=url_policy,
+            on_browser=True,
+            page_content=True,
+            note=policy,
+        ),
         _page_tool(
             "browser_download",
             tools.download,
             exclude=("dest_dir",),
             fixed=downloads,
             render=_render_download,
+            check_arguments=_check_download_source,
             note="Files are saved in the server's download directory (its --downloads "
             "option). The result also carries the file: an image as an image, another file up "
             f"to {MAX_INLINE_BYTES // (1024 * 1024)} MiB as an embedded resource; larger files "
-            "only by path.",
+            "only by path." + (f" {policy}" if policy else ""),
         ),
         _page_tool(
             "browser_scrape",
@@ -896,6 +1076,10 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             exclude=("smart_wait",),
             render=_render_scrape,
             page_content=True,
+            reads_page=False,
+            navigates=True,
+            check_arguments=_check_url_argument,
+            note=policy,
         ),
     ]
     return specs
@@ -908,7 +1092,15 @@ async def dom_resource(session: BrowserSession) -> str:
     page = active_tab(browser) if browser is not None else None
     if page is None:
         return to_json({"url": None, "title": None, "tree": None})
-    tree = await tools.dom_tree(page)
+    policy = session.options.url_policy
+    url = await _location(page)
+    reason = policy.refusal(url)
+    if reason is None:
+        tree = await tools.dom_tree(page)
+        url = await _location(page)  # where the tree was read (a navigation may have ended)
+        reason = policy.refusal(url)
+    if reason is not None:
+        return to_json({"url": url, "title": None, "tree": None, "blocked": reason})
     return to_json({"url": page.url, "title": page.title, "tree": tree})
 
 
@@ -917,4 +1109,4 @@ async def tabs_resource(session: BrowserSession) -> str:
     browser = session.current
     if browser is None:
         return "[]"
-    return to_json(await tools.list_tabs(browser))
+    return to_json(_hide_blocked_titles(await tools.list_tabs(browser), session.options.url_policy))

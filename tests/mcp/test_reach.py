@@ -1,0 +1,227 @@
+"""What an agent may reach over MCP: no local files or browser pages without
+``--allow-file-urls``; web origins as ``--allowed-origins`` / ``--blocked-origins`` say,
+checked on every way a tab can get somewhere (navigation, redirects, clicked links, new
+tabs, downloads, scrapes) and before every tool that reads a page.
+
+One server per configuration; each test drives one through the MCP client SDK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.server import FixtureServer
+
+from .conftest import McpSession, resource_text, text_of
+
+FILE_BLOCKED = (
+    "Navigation to file:///etc/passwd is blocked: file URLs are not allowed "
+    "(start the server with --allow-file-urls to allow them)"
+)
+
+
+@pytest.fixture(scope="module")
+def sites(
+    server: FixtureServer, other_server: FixtureServer
+) -> Iterator[tuple[FixtureServer, FixtureServer]]:
+    """``server`` (the allowed origin) with a route redirecting to ``other_server``."""
+
+    def redirect(handler: object) -> None:
+        handler.send_response(302)  # type: ignore[attr-defined]
+        handler.send_header("Location", other_server.url("/mcp/index.html"))  # type: ignore[attr-defined]
+        handler.send_header("Content-Length", "0")  # type: ignore[attr-defined]
+        handler.end_headers()  # type: ignore[attr-defined]
+
+    server.route("/mcp/reach/redirect", redirect)
+    yield server, other_server
+
+
+async def start(args: list[str], tmp_path: Path, **kwargs: object) -> McpSession:
+    return await McpSession([*args, "--downloads", str(tmp_path)], **kwargs).start()  # type: ignore[arg-type]
+
+
+def assert_refused(result: object, starts: str) -> str:
+    text = text_of(result)
+    assert result.is_error, text  # type: ignore[attr-defined]
+    assert text.startswith(starts), text
+    return text
+
+
+async def test_by_default_no_local_file_or_browser_page(
+    tmp_path: Path, server: FixtureServer
+) -> None:
+    session = await start([], tmp_path)
+    try:
+        result = await session.call("browser_navigate", {"url": "file:///etc/passwd"})
+        assert result.is_error and text_of(result) == FILE_BLOCKED
+        text = text_of(await session.call("browser_get_visible_text"))
+        assert "root:" not in text
+
+        await session.call("browser_navigate", {"url": server.url("/mcp/index.html")})
+        for url in ("file:///etc/passwd", "view-source:file:///etc/passwd"):
+            result = await session.call("browser_navigate", {"url": url})
+            assert_refused(result, f"Navigation to {url} is blocked: file URLs are not allowed")
+        result = await session.call("browser_navigate", {"url": "chrome://version"})
+        assert_refused(
+            result,
+            "Navigation to chrome://version is blocked: the browser's own pages (chrome:) are "
+            "not allowed (start the server with --allow-file-urls",
+        )
+        result = await session.call("browser_navigate", {"url": "javascript:document.title"})
+        assert "browser_execute_js" in assert_refused(result, "Navigation to javascript:")
+        # The tab stayed where it was.
+        text = text_of(await session.call("browser_get_visible_text"))
+        assert "MCP test page" in text and "root:" not in text
+
+        result = await session.call("browser_tabs", {"action": "new", "url": "file:///etc/passwd"})
+        assert result.is_error and text_of(result) == FILE_BLOCKED
+        tabs = json.loads(text_of(await session.call("browser_tabs")))
+        assert len(tabs) == 1
+
+        result = await session.call("browser_download", {"url": "file:///etc/passwd"})
+        assert_refused(
+            result, "Download of file:///etc/passwd is blocked: file URLs are not allowed"
+        )
+        assert list(tmp_path.iterdir()) == []
+
+        result = await session.call(
+            "browser_scrape", {"url": "file:///etc/passwd", "format": "text"}
+        )
+        assert result.is_error and text_of(result) == FILE_BLOCKED
+
+        # What the agent writes itself is fine.
+        result = await session.call(
+            "browser_navigate", {"url": "data:text/html,<title>Mine</title><p>Data page</p>"}
+        )
+        assert not result.is_error, text_of(result)
+        assert "Data page" in text_of(await session.call("browser_get_visible_text"))
+    finally:
+        await session.stop()
+
+
+async def _read_until_refused(session: McpSession) -> str:
+    """Read the page until the click's navigation lands; the text of the refusal. No read
+    may return the blocked page's content."""
+    deadline = time.monotonic() + 15
+    while True:
+        result = await session.call("browser_get_visible_text")
+        text = text_of(result)
+        assert "MCP test page" not in text, "content of the blocked page reached the agent"
+        if result.is_error:
+            return text
+        assert time.monotonic() < deadline, "the link did not navigate within 15 s"
+        await asyncio.sleep(0.1)
+
+
+async def test_allowed_origins_and_file_urls(
+    tmp_path: Path, sites: tuple[FixtureServer, FixtureServer]
+) -> None:
+    site, other = sites
+    blocked = f"origin {other.origin} is not in --allowed-origins"
+    session = await start(["--allow-file-urls", "--allowed-origins", site.origin], tmp_path)
+    try:
+        # Allowed by the person running the server.
+        result = await session.call("browser_navigate", {"url": "file:///etc/passwd"})
+        assert not result.is_error, text_of(result)
+        assert "root:" in text_of(await session.call("browser_get_visible_text"))
+
+        result = await session.call("browser_navigate", {"url": site.url("/mcp/index.html")})
+        assert not result.is_error, text_of(result)
+
+        # Another origin, asked for directly.
+        url = other.url("/mcp/index.html")
+        result = await session.call("browser_navigate", {"url": url})
+        assert result.is_error and text_of(result) == f"Navigation to {url} is blocked: {blocked}"
+
+        # Redirected there: the tab leaves the blocked page before anything is read.
+        redirect = site.url("/mcp/reach/redirect")
+        result = await session.call("browser_navigate", {"url": redirect})
+        assert result.is_error and text_of(result) == (
+            f"Navigation to {redirect} was redirected to {url}, which is blocked: {blocked}. "
+            f"The tab was sent to about:blank."
+        )
+        assert "MCP test page" not in text_of(await session.call("browser_get_visible_text"))
+        result = await session.call("browser_scrape", {"url": redirect, "format": "text"})
+        assert_refused(result, f"Navigation to {redirect} was redirected to {url}")
+        result = await session.call("browser_scrape", {"url": url})
+        assert result.is_error and text_of(result) == f"Navigation to {url} is blocked: {blocked}"
+
+        # A link clicked into it: every tool reading the page refuses, and says how to get out.
+        reach = site.url(f"/mcp/reach.html?to={other.origin}")
+        await session.call("browser_navigate", {"url": reach})
+        result = await session.call("browser_click", {"selector": "#away"})
+        refusal = await _read_until_refused(session)
+        assert refusal == (
+            f"browser_get_visible_text refused: the active tab is at {url}, which is blocked: "
+            f"{blocked}. To go on, navigate elsewhere (browser_navigate, browser_go_back) or "
+            f"switch tabs (browser_tabs)."
+        )
+        for tool in ("browser_snapshot", "browser_screenshot", "browser_get_page_metadata"):
+            assert_refused(await session.call(tool), f"{tool} refused: the active tab is at {url}")
+        page = json.loads(resource_text(await session.client.read_resource("dom://current-page")))
+        assert page == {"url": url, "title": None, "tree": None, "blocked": blocked}
+        (tab,) = json.loads(text_of(await session.call("browser_tabs")))
+        assert tab["url"] == url and tab["title"] == "(not shown: this URL is blocked)"
+        # The way out works.
+        result = await session.call("browser_go_back")
+        assert not result.is_error, text_of(result)
+        assert json.loads(text_of(result))["url"] == reach
+
+        # New tabs.
+        result = await session.call("browser_tabs", {"action": "new", "url": url})
+        assert result.is_error and text_of(result) == f"Navigation to {url} is blocked: {blocked}"
+        result = await session.call("browser_tabs", {"action": "new", "url": redirect})
+        assert_refused(result, f"Navigation to {redirect} was redirected to {url}")
+        assert text_of(result).endswith("The new tab was closed.")
+        (tab,) = json.loads(text_of(await session.call("browser_tabs")))
+        assert tab["url"] == reach and tab["active"]
+
+        # Downloads: by URL, and of what an element points to.
+        result = await session.call("browser_download", {"url": other.url("/mcp/reach.html")})
+        download_refusal = f"Download of {other.url('/mcp/reach.html')} is blocked: {blocked}"
+        assert result.is_error and text_of(result) == download_refusal
+        result = await session.call("browser_download", {"selector": "#file"})
+        assert result.is_error and text_of(result) == download_refusal
+        assert list(tmp_path.iterdir()) == []
+        # Relative URLs resolve against the (allowed) page, as before.
+        result = await session.call("browser_download", {"url": "/mcp/index.html"})
+        assert not result.is_error, text_of(result)
+        assert b"MCP test page" in Path(json.loads(result.content[0].text)["path"]).read_bytes()
+    finally:
+        await session.stop()
+
+
+async def test_blocked_origins_through_the_cdpkit_command(
+    tmp_path: Path, server: FixtureServer, other_server: FixtureServer
+) -> None:
+    session = await start(
+        [
+            "--blocked-origins",
+            f"{other_server.origin};ads.test",
+            "--allowed-origins",
+            "http://127.0.0.1:*",
+        ],
+        tmp_path,
+        entry=("-m", "cdpkit", "mcp"),
+    )
+    try:
+        tools = {tool.name: tool for tool in (await session.client.list_tools()).tools}
+        description = tools["browser_navigate"].description or ""
+        assert f"these origins are blocked: {other_server.origin}, ads.test" in description
+
+        result = await session.call("browser_navigate", {"url": server.url("/mcp/index.html")})
+        assert not result.is_error, text_of(result)
+        url = other_server.url("/mcp/index.html")
+        result = await session.call("browser_navigate", {"url": url})
+        assert result.is_error and text_of(result) == (
+            f"Navigation to {url} is blocked: origin {other_server.origin} is in --blocked-origins"
+        )
+        assert "MCP test page" in text_of(await session.call("browser_get_visible_text"))
+    finally:
+        await session.stop()

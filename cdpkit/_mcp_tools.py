@@ -657,6 +657,36 @@ async def _check_download_source(
     return arguments
 
 
+def _download_refusing_blocked_redirects(
+    policy: UrlPolicy,
+) -> Callable[..., Awaitable[tools.DownloadResult]]:
+    """:func:`cdpkit.tools.download` (same signature and docstring), refusing a download
+    whose request was redirected to a blocked URL: the file is deleted, not returned."""
+
+    @functools.wraps(tools.download)
+    async def download(page: Page, **arguments: Any) -> tools.DownloadResult:
+        async with page.listen("Fetch.requestPaused", raw=True) as paused:
+            result = await tools.download(page, **arguments)
+            # The download fetches through the page with Fetch enabled: each hop of a
+            # redirect is paused once, all with the network id of the first request.
+            hops = [(await anext(paused)).params for _ in range(len(paused))]
+        ours = {
+            hop.get("networkId") for hop in hops if hop.get("request", {}).get("url") == result.url
+        }
+        for hop in hops:
+            url = str(hop.get("request", {}).get("url", ""))
+            reason = policy.refusal(url) if hop.get("networkId") in ours else None
+            if reason is not None:
+                Path(result.path).unlink(missing_ok=True)
+                raise UrlBlockedError(
+                    f"Download of {result.url} was redirected to {url}, which is blocked: "
+                    f"{reason}. Nothing was saved."
+                )
+        return result
+
+    return download
+
+
 @contextlib.asynccontextmanager
 async def _watch(page: Page) -> typing.AsyncIterator[list[Part]]:
     """Collect notes on what happened beside the call: dialogs the page opened (and how
@@ -1060,7 +1090,7 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         ),
         _page_tool(
             "browser_download",
-            tools.download,
+            _download_refusing_blocked_redirects(options.url_policy),
             exclude=("dest_dir",),
             fixed=downloads,
             render=_render_download,

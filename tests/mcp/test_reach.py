@@ -189,6 +189,12 @@ async def test_allowed_origins_and_file_urls(
         result = await session.call("browser_download", {"selector": "#file"})
         assert result.is_error and text_of(result) == download_refusal
         assert list(tmp_path.iterdir()) == []
+        result = await session.call("browser_download", {"url": "/mcp/reach/redirect"})
+        assert result.is_error and text_of(result) == (
+            f"Download of {redirect} was redirected to {url}, which is blocked: {blocked}. "
+            f"Nothing was saved."
+        )
+        assert list(tmp_path.iterdir()) == []
         # Relative URLs resolve against the (allowed) page, as before.
         result = await session.call("browser_download", {"url": "/mcp/index.html"})
         assert not result.is_error, text_of(result)

@@ -18,6 +18,7 @@ waits) and ``browser_tabs`` (one tool for four actions).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import functools
@@ -39,9 +40,11 @@ import pydantic_core
 
 from . import tools
 from ._mcp_urls import UrlBlockedError, UrlPolicy
+from ._model import RawEvent
 from .browser import Browser, connect, launch
-from .errors import CDPError, DownloadError
+from .errors import CDPError, ConnectionClosedError, DownloadError, NavigationError
 from .page import Dialog, Page
+from .session import EventStream
 from .tools._targeting import resolve_element
 from .tools.files import _RESOURCE_URL_JS, default_download_dir, sanitize_filename
 from .tools.tabs import active_tab
@@ -142,9 +145,111 @@ class ServerOptions:
         return self.downloads if self.downloads is not None else default_download_dir()
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class BlockedRequest:
+    """A document request the :class:`RequestGuard` refused.
+
+    Attributes:
+        number: Its place in the guard's count (1 for the first refused).
+        url: The URL requested.
+        reason: Why it is blocked (see :meth:`UrlPolicy.refusal`).
+    """
+
+    number: int
+    url: str
+    reason: str
+
+
+class RequestGuard:
+    """Refuses, browser-wide, every document request to a blocked origin before it is
+    sent: a tab's or a frame's, each hop of a redirect included. So a blocked page never
+    loads, whatever led there (a link, a script, a redirect, an iframe); the tab shows
+    Chrome's error page (``net::ERR_BLOCKED_BY_CLIENT``) instead.
+
+    Only documents are paused (``Fetch.enable`` on the browser target with
+    ``resourceType: Document``): one round trip per page or frame load; the pages' other
+    requests are untouched, and so are the tools' own ``Fetch.enable`` on a page
+    (downloads), which intercept separately. ``file:`` URLs never reach the network: the
+    tools refuse them themselves.
+    """
+
+    def __init__(self, policy: UrlPolicy) -> None:
+        self.policy = policy
+        self.count = 0
+        self.recent: collections.deque[BlockedRequest] = collections.deque(maxlen=20)
+        self._reported = 0
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self, browser: Browser) -> None:
+        """Start answering ``browser``'s paused document requests.
+
+        Raises:
+            CDPError: The browser does not let its requests be intercepted.
+        """
+        paused = browser.listen("Fetch.requestPaused", raw=True)  # subscribed before enabling
+        try:
+            await browser.call(
+                "Fetch.enable",
+                {
+                    "patterns": [
+                        {"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}
+                    ]
+                },
+            )
+        except BaseException:
+            await paused.aclose()
+            raise
+        self._task = asyncio.create_task(self._answer(browser, paused))
+
+    def since(self, count: int) -> list[BlockedRequest]:
+        """The requests refused after the guard's :attr:`count` was ``count``."""
+        return [blocked for blocked in self.recent if blocked.number > count]
+
+    def take_unreported(self) -> list[BlockedRequest]:
+        """The requests refused since the last call (up to the last 20): a link clicked
+        at the end of one tool call is refused during the next one."""
+        fresh = self.since(self._reported)
+        self._reported = self.count
+        return fresh
+
+    async def _answer(self, browser: Browser, paused: EventStream[RawEvent]) -> None:
+        async with paused:
+            try:
+                async for event in paused:
+                    await self._decide(browser, event.params)
+            except ConnectionClosedError:
+                pass  # the browser is gone: nothing is waiting any more
+
+    async def _decide(self, browser: Browser, params: dict[str, Any]) -> None:
+        url = str(params.get("request", {}).get("url", ""))
+        try:
+            reason = self.policy.refusal(url)
+        except Exception:  # never leave a request paused: the page would hang
+            reason = "the URL could not be checked"
+        command: dict[str, Any] = {"requestId": params.get("requestId")}
+        if reason is None:
+            method = "Fetch.continueRequest"
+        else:
+            method = "Fetch.failRequest"
+            command["errorReason"] = "BlockedByClient"
+            self.count += 1
+            self.recent.append(BlockedRequest(self.count, url, reason))
+        with contextlib.suppress(CDPError, TimeoutError):  # the request may be gone already
+            await browser.call(method, command, timeout=10)
+
+    async def stop(self) -> None:
+        """Stop answering (the browser closes, or closed)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
 class BrowserSession:
     """The browser the tools run against: started on first use, restarted if it died,
-    closed by :meth:`close`.
+    closed by :meth:`close`. When the URL policy lists origins, a :class:`RequestGuard`
+    keeps the browser from loading blocked pages at all.
 
     Tool calls are serialized with :attr:`lock` (one agent, one page at a time).
     """
@@ -152,6 +257,7 @@ class BrowserSession:
     def __init__(self, options: ServerOptions) -> None:
         self.options = options
         self.lock = asyncio.Lock()
+        self.guard = RequestGuard(options.url_policy)
         self._browser: Browser | None = None
 
     @property
@@ -169,14 +275,22 @@ class BrowserSession:
         if self._browser is not None and not self._browser.closed:
             return self._browser
         if self._browser is not None:
+            await self.guard.stop()
             await self._browser.close()  # it died: clean up what is left of it
             self._browser = None
         options = self.options
         if options.connect is not None:
-            self._browser = await connect(options.connect)
+            browser = await connect(options.connect)
         else:
-            self._browser = await launch(headless=not options.headful, profile=options.profile)
-        return self._browser
+            browser = await launch(headless=not options.headful, profile=options.profile)
+        if options.url_policy.restricts:
+            try:
+                await self.guard.start(browser)
+            except BaseException:
+                await browser.close()  # no browser without its guard
+                raise
+        self._browser = browser
+        return browser
 
     async def page(self) -> Page:
         """The active tab (see :func:`cdpkit.tools.tabs.active_tab`), opened if none is."""
@@ -193,6 +307,7 @@ class BrowserSession:
         if browser is None:
             return
         try:
+            await self.guard.stop()
             await browser.close()  # a second caller waits for the same close
         finally:
             if self._browser is browser:
@@ -548,11 +663,15 @@ def _page_tool(
         async with _watch(page) as notes:
             try:
                 result = await function(page, **arguments)
-            except Exception:
+            except Exception as exc:
                 # A failure message may quote the blocked page too.
                 await _check_where_it_ended(page, policy, name, arguments, navigates)
+                refused = session.guard.take_unreported()
+                if isinstance(exc, NavigationError) and refused:
+                    raise _navigation_refused(exc, refused[-1]) from None
                 raise
             await _check_where_it_ended(page, policy, name, arguments, navigates)
+        notes += [Text(_refused_note(blocked)) for blocked in session.guard.take_unreported()]
         return render(result, session) + notes
 
     return ToolSpec(
@@ -622,6 +741,24 @@ async def _check_where_it_ended(
         )
     raise UrlBlockedError(
         f"{tool} went to {url}, which is blocked: {reason}. The tab was sent to about:blank."
+    )
+
+
+def _navigation_refused(error: NavigationError, blocked: BlockedRequest) -> UrlBlockedError:
+    """The error of a navigation the :class:`RequestGuard` stopped (Chrome says only
+    ``net::ERR_BLOCKED_BY_CLIENT``): where it was going and why that is blocked."""
+    if blocked.url == error.url:
+        return UrlBlockedError(f"Navigation to {error.url} is blocked: {blocked.reason}")
+    return UrlBlockedError(
+        f"Navigation to {error.url} was redirected to {blocked.url}, which is blocked: "
+        f"{blocked.reason}. Nothing was loaded from there."
+    )
+
+
+def _refused_note(blocked: BlockedRequest) -> str:
+    return (
+        f"Note: the page tried to load {blocked.url} (a link, a script or a frame), which is "
+        f"blocked: {blocked.reason}. The request was refused."
     )
 
 
@@ -893,6 +1030,7 @@ async def browser_tabs(
     url: str | None = None,
     tab_id: str | None = None,
     url_policy: UrlPolicy | None = None,
+    guard: RequestGuard | None = None,
 ) -> list[tools.Tab]:
     """List, open, switch to or close browser tabs. The active tab is the one every other
     tool acts on.
@@ -907,6 +1045,8 @@ async def browser_tabs(
         url_policy: The server's URL policy (not an MCP argument): a blocked ``url`` is
             refused; a new tab that ends at a blocked URL is closed; the titles of tabs
             at blocked URLs are not shown.
+        guard: The server's request guard (not an MCP argument): a new tab whose load
+            it refused (a redirect to a blocked URL) is closed.
 
     Returns:
         The open tabs after the action: id, title, URL and which one is active.
@@ -917,7 +1057,16 @@ async def browser_tabs(
     if action == "new":
         if url is not None:
             policy.check(url)
-        page = await tools.new_tab(browser, url)
+        try:
+            page = await tools.new_tab(browser, url)
+        except NavigationError as exc:
+            refused = guard.take_unreported() if guard is not None else []
+            opened = active_tab(browser)
+            if not refused or opened is None:
+                raise
+            await tools.close_tab(browser, opened.target_id)
+            message = str(_navigation_refused(exc, refused[-1]))
+            raise UrlBlockedError(f"{message} The new tab was closed.") from None
         final = await _location(page)
         reason = policy.refusal(final)
         if reason is not None and url is not None:
@@ -964,7 +1113,7 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         return {"dest_dir": session.options.download_dir}
 
     def url_policy(session: BrowserSession) -> dict[str, Any]:
-        return {"url_policy": session.options.url_policy}
+        return {"url_policy": session.options.url_policy, "guard": session.guard}
 
     # Said where URLs are given, so the model knows before it tries.
     policy = options.url_policy.describe()
@@ -1082,7 +1231,7 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         _page_tool(
             "browser_tabs",
             browser_tabs,
-            exclude=("url_policy",),
+            exclude=("url_policy", "guard"),
             fixed=url_policy,
             on_browser=True,
             page_content=True,

@@ -16,9 +16,13 @@ from pathlib import Path
 
 import pytest
 
+import cdpkit
+from cdpkit import _mcp_tools
+from cdpkit._mcp_tools import BrowserSession, ServerOptions, build_tools
+from cdpkit._mcp_urls import UrlBlockedError, UrlPolicy
 from tests.server import FixtureServer
 
-from .conftest import McpSession, resource_text, text_of
+from .conftest import McpSession, text_of
 
 FILE_BLOCKED = (
     "Navigation to file:///etc/passwd is blocked: file URLs are not allowed "
@@ -105,18 +109,8 @@ async def test_by_default_no_local_file_or_browser_page(
         await session.stop()
 
 
-async def _read_until_refused(session: McpSession) -> str:
-    """Read the page until the click's navigation lands; the text of the refusal. No read
-    may return the blocked page's content."""
-    deadline = time.monotonic() + 15
-    while True:
-        result = await session.call("browser_get_visible_text")
-        text = text_of(result)
-        assert "MCP test page" not in text, "content of the blocked page reached the agent"
-        if result.is_error:
-            return text
-        assert time.monotonic() < deadline, "the link did not navigate within 15 s"
-        await asyncio.sleep(0.1)
+def requests_for(site: FixtureServer, path: str) -> int:
+    return sum(1 for request in site.requests if request.split("?")[0] == path)
 
 
 async def test_allowed_origins_and_file_urls(
@@ -136,51 +130,50 @@ async def test_allowed_origins_and_file_urls(
 
         # Another origin, asked for directly.
         url = other.url("/mcp/index.html")
+        loads_of_blocked_page = requests_for(other, "/mcp/index.html")
         result = await session.call("browser_navigate", {"url": url})
         assert result.is_error and text_of(result) == f"Navigation to {url} is blocked: {blocked}"
 
-        # Redirected there: the tab leaves the blocked page before anything is read.
+        # Redirected there: the browser refuses the request itself; nothing is loaded.
         redirect = site.url("/mcp/reach/redirect")
         result = await session.call("browser_navigate", {"url": redirect})
         assert result.is_error and text_of(result) == (
             f"Navigation to {redirect} was redirected to {url}, which is blocked: {blocked}. "
-            f"The tab was sent to about:blank."
+            f"Nothing was loaded from there."
         )
         assert "MCP test page" not in text_of(await session.call("browser_get_visible_text"))
-        result = await session.call("browser_scrape", {"url": redirect, "format": "text"})
-        assert_refused(result, f"Navigation to {redirect} was redirected to {url}")
         result = await session.call("browser_scrape", {"url": url})
         assert result.is_error and text_of(result) == f"Navigation to {url} is blocked: {blocked}"
 
-        # A link clicked into it: every tool reading the page refuses, and says how to get out.
+        # A link clicked into it: refused by the browser, said in a note.
         reach = site.url(f"/mcp/reach.html?to={other.origin}")
         await session.call("browser_navigate", {"url": reach})
-        result = await session.call("browser_click", {"selector": "#away"})
-        refusal = await _read_until_refused(session)
-        assert refusal == (
-            f"browser_get_visible_text refused: the active tab is at {url}, which is blocked: "
-            f"{blocked}. To go on, navigate elsewhere (browser_navigate, browser_go_back) or "
-            f"switch tabs (browser_tabs)."
+        texts = [text_of(await session.call("browser_click", {"selector": "#away"}))]
+        note = (
+            f"Note: the page tried to load {url} (a link, a script or a frame), which is "
+            f"blocked: {blocked}. The request was refused."
         )
-        for tool in ("browser_snapshot", "browser_screenshot", "browser_get_page_metadata"):
-            assert_refused(await session.call(tool), f"{tool} refused: the active tab is at {url}")
-        page = json.loads(resource_text(await session.client.read_resource("dom://current-page")))
-        assert page == {"url": url, "title": None, "tree": None, "blocked": blocked}
-        (tab,) = json.loads(text_of(await session.call("browser_tabs")))
-        assert tab["url"] == url and tab["title"] == "(not shown: this URL is blocked)"
-        # The way out works.
+        deadline = time.monotonic() + 15
+        while note not in texts[-1]:
+            assert time.monotonic() < deadline, texts
+            await asyncio.sleep(0.1)
+            texts.append(text_of(await session.call("browser_get_visible_text")))
+        assert not any("MCP test page" in text for text in texts)
+        assert requests_for(other, "/mcp/index.html") == loads_of_blocked_page
         result = await session.call("browser_go_back")
-        assert not result.is_error, text_of(result)
         assert json.loads(text_of(result))["url"] == reach
 
         # New tabs.
         result = await session.call("browser_tabs", {"action": "new", "url": url})
         assert result.is_error and text_of(result) == f"Navigation to {url} is blocked: {blocked}"
         result = await session.call("browser_tabs", {"action": "new", "url": redirect})
-        assert_refused(result, f"Navigation to {redirect} was redirected to {url}")
-        assert text_of(result).endswith("The new tab was closed.")
+        assert result.is_error and text_of(result) == (
+            f"Navigation to {redirect} was redirected to {url}, which is blocked: {blocked}. "
+            f"Nothing was loaded from there. The new tab was closed."
+        )
         (tab,) = json.loads(text_of(await session.call("browser_tabs")))
         assert tab["url"] == reach and tab["active"]
+        assert requests_for(other, "/mcp/index.html") == loads_of_blocked_page
 
         # Downloads: by URL, and of what an element points to.
         result = await session.call("browser_download", {"url": other.url("/mcp/reach.html")})
@@ -201,6 +194,70 @@ async def test_allowed_origins_and_file_urls(
         assert b"MCP test page" in Path(json.loads(result.content[0].text)["path"]).read_bytes()
     finally:
         await session.stop()
+
+
+async def test_no_tool_reads_a_tab_at_a_blocked_url(
+    browser: cdpkit.Browser, sites: tuple[FixtureServer, FixtureServer]
+) -> None:
+    """The tools' own checks, without the request guard (a browser given to the session,
+    not launched by it, has none): the tab does reach the blocked page here."""
+    site, other = sites
+    blocked = f"origin {other.origin} is not in --allowed-origins"
+    policy = UrlPolicy.from_options(allowed_origins=site.origin)
+    session = BrowserSession(ServerOptions(url_policy=policy))
+    session._browser = browser
+    specs = {spec.name: spec for spec in build_tools(session.options)}
+
+    async def call(name: str, **arguments: object) -> list[_mcp_tools.Part]:
+        return await specs[name].run(session, specs[name].arguments(arguments))
+
+    tab = await cdpkit.tools.new_tab(browser)
+    try:
+        reach = site.url(f"/mcp/reach.html?to={other.origin}")
+        await call("browser_navigate", url=reach)
+        url = other.url("/mcp/index.html")
+        try:
+            await call("browser_click", selector="#away")
+        except UrlBlockedError as exc:  # the navigation landed before the click returned
+            assert str(exc).startswith(f"browser_click: the tab went to {url}, which is blocked")
+        deadline = time.monotonic() + 15
+        while True:  # until the click's navigation lands: never the blocked page's text
+            try:
+                (text,) = await call("browser_get_visible_text")
+            except UrlBlockedError as exc:
+                refusal = str(exc)
+                break
+            assert "MCP test page" not in str(text)
+            assert time.monotonic() < deadline, "the link did not navigate within 15 s"
+            await asyncio.sleep(0.1)
+        assert refusal == (
+            f"browser_get_visible_text refused: the active tab is at {url}, which is blocked: "
+            f"{blocked}. To go on, navigate elsewhere (browser_navigate, browser_go_back) or "
+            f"switch tabs (browser_tabs)."
+        )
+        for name in ("browser_snapshot", "browser_screenshot", "browser_get_page_metadata"):
+            with pytest.raises(UrlBlockedError, match=f"^{name} refused: the active tab is at"):
+                await call(name)
+        page = json.loads(await _mcp_tools.dom_resource(session))
+        assert page == {"url": url, "title": None, "tree": None, "blocked": blocked}
+        tabs = json.loads(await _mcp_tools.tabs_resource(session))
+        (listed,) = [t for t in tabs if t["id"] == tab.target_id]
+        assert listed["title"] == "(not shown: this URL is blocked)"
+        # The way out works.
+        (result,) = await call("browser_go_back")
+        assert json.loads(str(getattr(result, "text", "")))["url"] == reach
+
+        # A redirect there: the tab is sent away before anything can be read.
+        redirect = site.url("/mcp/reach/redirect")
+        with pytest.raises(UrlBlockedError) as caught:
+            await call("browser_navigate", url=redirect)
+        assert str(caught.value) == (
+            f"Navigation to {redirect} was redirected to {url}, which is blocked: {blocked}. "
+            f"The tab was sent to about:blank."
+        )
+        assert await _mcp_tools._location(tab) == "about:blank"
+    finally:
+        await tab.close()
 
 
 async def test_blocked_origins_through_the_cdpkit_command(

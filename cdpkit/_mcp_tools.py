@@ -24,6 +24,7 @@ import dataclasses
 import functools
 import inspect
 import json
+import logging
 import operator
 import os
 import re
@@ -53,9 +54,11 @@ __all__ = [
     "MAX_INLINE_BYTES",
     "PAGE_CONTENT_NOTE",
     "Blob",
+    "BlockedRequest",
     "BrowserSession",
     "Image",
     "Part",
+    "RequestGuard",
     "ServerOptions",
     "ToolArgumentError",
     "ToolSpec",
@@ -63,6 +66,8 @@ __all__ = [
     "mcp_words",
     "parse_docstring",
 ]
+
+log = logging.getLogger("cdpkit.mcp")
 
 # Files and media up to this size are embedded in results; larger ones are reported by
 # path and metadata only.
@@ -170,7 +175,8 @@ class RequestGuard:
     ``resourceType: Document``): one round trip per page or frame load; the pages' other
     requests are untouched, and so are the tools' own ``Fetch.enable`` on a page
     (downloads), which intercept separately. ``file:`` URLs never reach the network: the
-    tools refuse them themselves.
+    tools refuse them themselves. On a browser the server attached to (``--connect``),
+    this holds for all its tabs while the server is attached.
     """
 
     def __init__(self, policy: UrlPolicy) -> None:
@@ -216,7 +222,10 @@ class RequestGuard:
         async with paused:
             try:
                 async for event in paused:
-                    await self._decide(browser, event.params)
+                    try:
+                        await self._decide(browser, event.params)
+                    except Exception:  # a bug here must not stop the guard: pages would hang
+                        log.exception("The request guard failed on %s", event.params)
             except ConnectionClosedError:
                 pass  # the browser is gone: nothing is waiting any more
 
@@ -671,7 +680,8 @@ def _page_tool(
                     raise _navigation_refused(exc, refused[-1]) from None
                 raise
             await _check_where_it_ended(page, policy, name, arguments, navigates)
-        notes += [Text(_refused_note(blocked)) for blocked in session.guard.take_unreported()]
+        refused_urls = {blocked.url: blocked for blocked in session.guard.take_unreported()}
+        notes += [Text(_refused_note(blocked)) for blocked in refused_urls.values()]
         return render(result, session) + notes
 
     return ToolSpec(

@@ -163,6 +163,14 @@ async def test_allowed_origins_and_file_urls(
         result = await session.call("browser_go_back")
         assert json.loads(text_of(result))["url"] == reach
 
+        # A frame of it: not loaded either.
+        framed = requests_for(other, "/mcp/index.html")
+        result = await session.call("browser_navigate", {"url": reach + "&frame"})
+        assert not result.is_error, text_of(result)
+        assert f"Note: the page tried to load {url}?framed" in text_of(result)
+        assert requests_for(other, "/mcp/index.html") == framed
+        await session.call("browser_navigate", {"url": reach})
+
         # New tabs.
         result = await session.call("browser_tabs", {"action": "new", "url": url})
         assert result.is_error and text_of(result) == f"Navigation to {url} is blocked: {blocked}"

@@ -804,6 +804,29 @@ async def _check_download_source(
     return arguments
 
 
+def _uploads_only_from(directory: Path) -> ArgumentCheck:
+    """For ``browser_upload_file``: unless the server allows local files
+    (``--allow-file-urls``), only files in ``directory`` (the download directory) may be
+    uploaded; any other file would let the page, and through it the model, read the
+    local disk."""
+
+    async def check(page: Page, policy: UrlPolicy, arguments: dict[str, Any]) -> dict[str, Any]:
+        if policy.allow_file_urls:
+            return arguments
+        paths = arguments.get("paths", [])
+        root = directory.expanduser().resolve()
+        for path in [paths] if isinstance(paths, str) else paths:
+            if not Path(path).expanduser().resolve().is_relative_to(root):
+                raise UrlBlockedError(
+                    f"Upload of {path} is blocked: only files in the download directory "
+                    f"({root}) can be uploaded (start the server with --allow-file-urls to "
+                    f"allow any local file)"
+                )
+        return arguments
+
+    return check
+
+
 def _download_refusing_blocked_redirects(
     policy: UrlPolicy,
 ) -> Callable[..., Awaitable[tools.DownloadResult]]:
@@ -1175,7 +1198,15 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         _page_tool("browser_press_key", tools.press_key),
         _page_tool("browser_drag", tools.drag),
         _page_tool("browser_select_option", tools.select_option),
-        _page_tool("browser_upload_file", tools.upload_file),
+        _page_tool(
+            "browser_upload_file",
+            tools.upload_file,
+            check_arguments=_uploads_only_from(options.download_dir),
+            note=""
+            if options.url_policy.allow_file_urls
+            else "Only files in the server's download directory (where browser_download saves "
+            "them) can be uploaded.",
+        ),
         _page_tool("browser_handle_dialog", handle_dialog, page_content=True),
         # information
         _page_tool(

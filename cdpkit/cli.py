@@ -1528,7 +1528,8 @@ def mcp(
         typer.Option(
             "--allow-file-urls",
             "--allow-unrestricted-file-access",
-            help="Let the agent open file: URLs (the local disk) and the browser's own pages (chrome://...); refused by default.",
+            help="Let the agent open file: URLs (the local disk) and the browser's own pages (chrome://...), "
+            "and upload any local file; by default it cannot, and uploads only files from the download directory.",
         ),
     ] = False,
     allowed_origins: Annotated[

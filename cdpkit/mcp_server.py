@@ -122,7 +122,8 @@ async def serve_async(
         downloads: Where ``browser_download`` saves files; default ``~/Downloads``.
         allow_js: Offer ``browser_execute_js`` (runs any JavaScript the model writes).
         allow_file_urls: Let the tools load and read ``file:`` URLs (the local disk) and
-            the browser's own pages (``chrome://...``); refused by default.
+            the browser's own pages (``chrome://...``), and upload any local file; by
+            default they cannot, and upload only files from the download directory.
         allowed_origins: Only web pages of these origins may be loaded, read or
             downloaded (default: any). Entries separated by ``;`` or ``,`` (or given as a
             list): ``https://example.com`` (that scheme, host and port),
@@ -256,7 +257,8 @@ def build_parser() -> argparse.ArgumentParser:
         dest="allow_file_urls",
         action="store_true",
         help="let the agent open file: URLs (the local disk) and the browser's own pages "
-        "(chrome://...); refused by default",
+        "(chrome://...), and upload any local file; by default it cannot, and uploads only "
+        "files from the download directory",
     )
     parser.add_argument(
         "--allowed-origins",

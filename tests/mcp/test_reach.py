@@ -105,6 +105,21 @@ async def test_by_default_no_local_file_or_browser_page(
         )
         assert not result.is_error, text_of(result)
         assert "Data page" in text_of(await session.call("browser_get_visible_text"))
+
+        # Uploads: a page given a local file could show it; only downloaded files go.
+        await session.call("browser_navigate", {"url": "data:text/html,<input type=file id=f>"})
+        result = await session.call(
+            "browser_upload_file", {"paths": "/etc/passwd", "selector": "#f"}
+        )
+        assert result.is_error and text_of(result) == (
+            f"Upload of /etc/passwd is blocked: only files in the download directory "
+            f"({tmp_path.resolve()}) can be uploaded (start the server with --allow-file-urls "
+            f"to allow any local file)"
+        )
+        mine = tmp_path / "mine.txt"
+        mine.write_text("mine")
+        result = await session.call("browser_upload_file", {"paths": [str(mine)], "selector": "#f"})
+        assert not result.is_error, text_of(result)
     finally:
         await session.stop()
 
@@ -124,6 +139,12 @@ async def test_allowed_origins_and_file_urls(
         result = await session.call("browser_navigate", {"url": "file:///etc/passwd"})
         assert not result.is_error, text_of(result)
         assert "root:" in text_of(await session.call("browser_get_visible_text"))
+
+        await session.call("browser_navigate", {"url": "data:text/html,<input type=file id=f>"})
+        result = await session.call(
+            "browser_upload_file", {"paths": "/etc/passwd", "selector": "#f"}
+        )
+        assert not result.is_error, text_of(result)
 
         result = await session.call("browser_navigate", {"url": site.url("/mcp/index.html")})
         assert not result.is_error, text_of(result)

@@ -19,12 +19,15 @@ image content, PDFs and other files up to 5 MiB as embedded blob resources (larg
 downloads by path and metadata only), text and JSON as text; a failing tool returns an
 error result with the tool's message, and the server goes on.
 
-What the agent may reach: ``file:`` URLs and the browser's own pages (``chrome://``) only
-with ``--allow-file-urls``; web origins as ``--allowed-origins`` / ``--blocked-origins``
-say (as in playwright-mcp). Checked on the URLs tools are given (navigation, new tabs,
-downloads, scrapes) and on where the tab ends up (redirects, clicked links, scripts):
-no tool reads or acts on a page at a blocked URL. Resources:
-``dom://current-page`` (the active tab's simplified DOM tree) and ``tabs://list``.
+What the agent may reach: ``file:`` URLs, the browser's own pages (``chrome://``) and
+uploads of files outside the download directory only with ``--allow-file-urls``; web
+origins as ``--allowed-origins`` / ``--blocked-origins`` say (as in playwright-mcp).
+Checked on the URLs tools are given (navigation, new tabs, downloads, scrapes), by the
+browser on every page and frame request when an origin list is set (redirects, clicked
+links, scripts), and on where the tab ends up after each tool: no tool reads or acts on
+a page at a blocked URL.
+
+Resources: ``dom://current-page`` (the active tab's simplified DOM tree) and ``tabs://list``.
 """
 
 from __future__ import annotations

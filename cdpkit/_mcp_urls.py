@@ -95,7 +95,7 @@ def _normalize_host(host: str, entry: str) -> str:
     labels = host.split(".")
     if not host or not all(_HOST_LABEL.match(label) for label in labels):
         raise ValueError(f"Invalid host {host!r} in origin {entry!r}")
-    return host
+    return _ipv4(host) or host
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -195,27 +195,64 @@ class OriginPattern:
 
 
 def _origin(url: str) -> tuple[str, str, int] | None:
-    """``(scheme, host, port)`` of an http(s) URL; ``None`` if it has no host."""
+    """``(scheme, host, port)`` of an http(s) URL, with the host as Chrome will read it;
+    ``None`` if it has no host (or a bad port)."""
+    # As the URL standard says: tabs and newlines are dropped, and a backslash is a slash
+    # in http(s) URLs (so the host of http://a.test<backslash>@b.test/ is a.test, as in the
+    # browser, not b.test).
+    url = re.sub(r"[\t\n\r]", "", url).replace("\\", "/")
     try:
         parts = urllib.parse.urlsplit(url)
         port = parts.port
     except ValueError:
         return None
     scheme = parts.scheme.lower()
-    host = (parts.hostname or "").rstrip(".")
+    host = _canonical_host(parts.hostname or "")
     if not host:
         return None
-    if ":" in host:
-        host = f"[{ipaddress.IPv6Address(host).compressed}]" if _is_ipv6(host) else f"[{host}]"
     return scheme, host, port if port is not None else _DEFAULT_PORTS[scheme]
 
 
-def _is_ipv6(host: str) -> bool:
-    try:
-        ipaddress.IPv6Address(host)
-    except ValueError:
-        return False
-    return True
+def _canonical_host(host: str) -> str:
+    """``host`` as the browser canonicalizes it: percent-decoded, lowercase, without a
+    trailing dot, IDN as punycode, IPv4 in any notation (``0x7f.1``, ``2130706433``) as
+    dotted decimal, IPv6 compressed in brackets."""
+    host = urllib.parse.unquote(host).strip().lower().rstrip(".")
+    if ":" in host:
+        try:
+            return f"[{ipaddress.IPv6Address(host).compressed}]"
+        except ValueError:
+            return f"[{host}]"
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            return host
+    return _ipv4(host) or host
+
+
+def _ipv4(host: str) -> str | None:
+    """The dotted-decimal form of an IPv4 address written in any notation the URL
+    standard accepts (decimal, octal ``0177``, hex ``0x7f``, 1 to 4 parts), or ``None``."""
+    parts = host.split(".")
+    if not 1 <= len(parts) <= 4:
+        return None
+    numbers = []
+    for part in parts:
+        try:
+            if part.startswith(("0x", "0X")):
+                numbers.append(int(part[2:] or "0", 16))
+            elif part.startswith("0") and len(part) > 1:
+                numbers.append(int(part[1:], 8))
+            else:
+                numbers.append(int(part, 10))
+        except ValueError:
+            return None
+    *leading, last = numbers
+    if any(n > 255 for n in leading) or last >= 256 ** (5 - len(numbers)):
+        return None
+    value = sum(n << (8 * (3 - i)) for i, n in enumerate(leading)) + last
+    return str(ipaddress.IPv4Address(value))
 
 
 def _origin_text(scheme: str, host: str, port: int) -> str:

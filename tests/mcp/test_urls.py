@@ -141,3 +141,23 @@ def test_description_for_the_model() -> None:
     assert "file: URLs" in text
     assert "only these web origins are allowed: https://example.com" in text
     assert "these origins are blocked: ads.test" in text
+
+
+def test_hosts_are_read_as_the_browser_reads_them() -> None:
+    """A URL written to slip past a list is judged by the host Chrome will load."""
+    blocked = _policy(blocked="evil.test;127.0.0.1;bücher.test")
+    for url in (
+        "http://EVIL.test./",
+        "http://%65vil.test/",
+        "http://ev\til.test/",
+        "http://evil.test\\@good.test/",
+        "http://2130706433/",
+        "http://0x7f.1/",
+        "http://0177.0.0.1/",
+        "https://xn--bcher-kva.test/",
+        "https://bücher.test/",
+    ):
+        assert blocked.refusal(url) is not None, url
+    assert blocked.refusal("http://good.test\\@evil.test.good.test/") is None
+    allowed = _policy(allowed="127.1")
+    assert allowed.refusal("http://127.0.0.1:9/") is None

@@ -18,17 +18,20 @@ waits) and ``browser_tabs`` (one tool for four actions).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import functools
 import inspect
 import json
+import logging
 import operator
 import os
 import re
 import time
 import types
 import typing
+import urllib.parse
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, Union
@@ -37,18 +40,25 @@ import pydantic
 import pydantic_core
 
 from . import tools
+from ._mcp_urls import UrlBlockedError, UrlPolicy
+from ._model import RawEvent
 from .browser import Browser, connect, launch
+from .errors import CDPError, ConnectionClosedError, DownloadError, NavigationError
 from .page import Dialog, Page
-from .tools.files import default_download_dir, sanitize_filename
+from .session import EventStream
+from .tools._targeting import resolve_element
+from .tools.files import _RESOURCE_URL_JS, default_download_dir, sanitize_filename
 from .tools.tabs import active_tab
 
 __all__ = [
     "MAX_INLINE_BYTES",
     "PAGE_CONTENT_NOTE",
     "Blob",
+    "BlockedRequest",
     "BrowserSession",
     "Image",
     "Part",
+    "RequestGuard",
     "ServerOptions",
     "ToolArgumentError",
     "ToolSpec",
@@ -56,6 +66,8 @@ __all__ = [
     "mcp_words",
     "parse_docstring",
 ]
+
+log = logging.getLogger("cdpkit.mcp")
 
 # Files and media up to this size are embedded in results; larger ones are reported by
 # path and metadata only.
@@ -116,6 +128,8 @@ class ServerOptions:
         profile: Launch with this named persistent profile.
         downloads: Where ``browser_download`` saves files; default ``~/Downloads``.
         allow_js: List ``browser_execute_js``.
+        url_policy: Which URLs the tools may load, read and download
+            (``--allow-file-urls``, ``--allowed-origins``, ``--blocked-origins``).
     """
 
     headful: bool = False
@@ -123,6 +137,7 @@ class ServerOptions:
     profile: str | None = None
     downloads: Path | None = None
     allow_js: bool = False
+    url_policy: UrlPolicy = dataclasses.field(default_factory=UrlPolicy)
 
     def __post_init__(self) -> None:
         if self.connect is not None and (self.headful or self.profile is not None):
@@ -135,9 +150,115 @@ class ServerOptions:
         return self.downloads if self.downloads is not None else default_download_dir()
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class BlockedRequest:
+    """A document request the :class:`RequestGuard` refused.
+
+    Attributes:
+        number: Its place in the guard's count (1 for the first refused).
+        url: The URL requested.
+        reason: Why it is blocked (see :meth:`UrlPolicy.refusal`).
+    """
+
+    number: int
+    url: str
+    reason: str
+
+
+class RequestGuard:
+    """Refuses, browser-wide, every document request to a blocked origin before it is
+    sent: a tab's or a frame's, each hop of a redirect included. So a blocked page never
+    loads, whatever led there (a link, a script, a redirect, an iframe); the tab shows
+    Chrome's error page (``net::ERR_BLOCKED_BY_CLIENT``) instead.
+
+    Only documents are paused (``Fetch.enable`` on the browser target with
+    ``resourceType: Document``): one round trip per page or frame load; the pages' other
+    requests are untouched, and so are the tools' own ``Fetch.enable`` on a page
+    (downloads), which intercept separately. ``file:`` URLs never reach the network: the
+    tools refuse them themselves. On a browser the server attached to (``--connect``),
+    this holds for all its tabs while the server is attached.
+    """
+
+    def __init__(self, policy: UrlPolicy) -> None:
+        self.policy = policy
+        self.count = 0
+        self.recent: collections.deque[BlockedRequest] = collections.deque(maxlen=20)
+        self._reported = 0
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self, browser: Browser) -> None:
+        """Start answering ``browser``'s paused document requests.
+
+        Raises:
+            CDPError: The browser does not let its requests be intercepted.
+        """
+        paused = browser.listen("Fetch.requestPaused", raw=True)  # subscribed before enabling
+        try:
+            await browser.call(
+                "Fetch.enable",
+                {
+                    "patterns": [
+                        {"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}
+                    ]
+                },
+            )
+        except BaseException:
+            await paused.aclose()
+            raise
+        self._task = asyncio.create_task(self._answer(browser, paused))
+
+    def since(self, count: int) -> list[BlockedRequest]:
+        """The requests refused after the guard's :attr:`count` was ``count``."""
+        return [blocked for blocked in self.recent if blocked.number > count]
+
+    def take_unreported(self) -> list[BlockedRequest]:
+        """The requests refused since the last call (up to the last 20): a link clicked
+        at the end of one tool call is refused during the next one."""
+        fresh = self.since(self._reported)
+        self._reported = self.count
+        return fresh
+
+    async def _answer(self, browser: Browser, paused: EventStream[RawEvent]) -> None:
+        async with paused:
+            try:
+                async for event in paused:
+                    try:
+                        await self._decide(browser, event.params)
+                    except Exception:  # a bug here must not stop the guard: pages would hang
+                        log.exception("The request guard failed on %s", event.params)
+            except ConnectionClosedError:
+                pass  # the browser is gone: nothing is waiting any more
+
+    async def _decide(self, browser: Browser, params: dict[str, Any]) -> None:
+        url = str(params.get("request", {}).get("url", ""))
+        try:
+            reason = self.policy.refusal(url)
+        except Exception:  # never leave a request paused: the page would hang
+            reason = "the URL could not be checked"
+        command: dict[str, Any] = {"requestId": params.get("requestId")}
+        if reason is None:
+            method = "Fetch.continueRequest"
+        else:
+            method = "Fetch.failRequest"
+            command["errorReason"] = "BlockedByClient"
+            self.count += 1
+            self.recent.append(BlockedRequest(self.count, url, reason))
+        with contextlib.suppress(CDPError, TimeoutError):  # the request may be gone already
+            await browser.call(method, command, timeout=10)
+
+    async def stop(self) -> None:
+        """Stop answering (the browser closes, or closed)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
 class BrowserSession:
     """The browser the tools run against: started on first use, restarted if it died,
-    closed by :meth:`close`.
+    closed by :meth:`close`. When the URL policy lists origins, a :class:`RequestGuard`
+    keeps the browser from loading blocked pages at all.
 
     Tool calls are serialized with :attr:`lock` (one agent, one page at a time).
     """
@@ -145,6 +266,7 @@ class BrowserSession:
     def __init__(self, options: ServerOptions) -> None:
         self.options = options
         self.lock = asyncio.Lock()
+        self.guard = RequestGuard(options.url_policy)
         self._browser: Browser | None = None
 
     @property
@@ -162,14 +284,22 @@ class BrowserSession:
         if self._browser is not None and not self._browser.closed:
             return self._browser
         if self._browser is not None:
+            await self.guard.stop()
             await self._browser.close()  # it died: clean up what is left of it
             self._browser = None
         options = self.options
         if options.connect is not None:
-            self._browser = await connect(options.connect)
+            browser = await connect(options.connect)
         else:
-            self._browser = await launch(headless=not options.headful, profile=options.profile)
-        return self._browser
+            browser = await launch(headless=not options.headful, profile=options.profile)
+        if options.url_policy.restricts:
+            try:
+                await self.guard.start(browser)
+            except BaseException:
+                await browser.close()  # no browser without its guard
+                raise
+        self._browser = browser
+        return browser
 
     async def page(self) -> Page:
         """The active tab (see :func:`cdpkit.tools.tabs.active_tab`), opened if none is."""
@@ -186,6 +316,7 @@ class BrowserSession:
         if browser is None:
             return
         try:
+            await self.guard.stop()
             await browser.close()  # a second caller waits for the same close
         finally:
             if self._browser is browser:
@@ -507,10 +638,19 @@ def _page_tool(
     returns: str | None = None,
     on_browser: bool = False,
     borrow: Callable[..., Any] | None = None,
+    reads_page: bool = True,
+    navigates: bool = False,
+    check_arguments: ArgumentCheck | None = None,
 ) -> ToolSpec:
     """A tool calling ``function(page_or_browser, **arguments)`` on the current page (or
     the browser). Parameters its docstring leaves undescribed take their description from
-    ``borrow``'s docstring (a sibling tool with the same parameters)."""
+    ``borrow``'s docstring (a sibling tool with the same parameters).
+
+    The server's URL policy is applied around page tools: ``check_arguments`` checks (and
+    may rewrite) the arguments first; a tool that ``reads_page`` refuses to start while
+    the tab is at a blocked URL; and whatever the tool did, its result is replaced by an
+    error if the tab ended at a blocked URL, so nothing from there reaches the model (a
+    tool that ``navigates`` also sends the tab to ``about:blank``)."""
     doc = parse_docstring(function.__doc__)
     if borrow is not None:
         lender = parse_docstring(borrow.__doc__)
@@ -523,9 +663,25 @@ def _page_tool(
         if on_browser:
             result = await function(await session.browser(), **arguments)
             return render(result, session)
+        policy = session.options.url_policy
         page = await session.page()
+        if reads_page:
+            await _refuse_blocked_tab(page, policy, name)
+        if check_arguments is not None:
+            arguments = await check_arguments(page, policy, arguments)
         async with _watch(page) as notes:
-            result = await function(page, **arguments)
+            try:
+                result = await function(page, **arguments)
+            except Exception as exc:
+                # A failure message may quote the blocked page too.
+                await _check_where_it_ended(page, policy, name, arguments, navigates)
+                refused = session.guard.take_unreported()
+                if isinstance(exc, NavigationError) and refused:
+                    raise _navigation_refused(exc, refused[-1]) from None
+                raise
+            await _check_where_it_ended(page, policy, name, arguments, navigates)
+        refused_urls = {blocked.url: blocked for blocked in session.guard.take_unreported()}
+        notes += [Text(_refused_note(blocked)) for blocked in refused_urls.values()]
         return render(result, session) + notes
 
     return ToolSpec(
@@ -535,6 +691,170 @@ def _page_tool(
         run=run,
         read_only=read_only,
     )
+
+
+ArgumentCheck = Callable[[Page, UrlPolicy, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+_GET_OUT = "navigate elsewhere (browser_navigate, browser_go_back) or switch tabs (browser_tabs)"
+
+
+async def _location(page: Page) -> str:
+    """The URL of the document the tab shows now, asked from the page itself: it answers
+    after every command the tool sent, so it is never older than what the tool read
+    (``page.url`` follows target events, which can lag behind a navigation)."""
+    try:
+        tree = await page.call("Page.getFrameTree", timeout=5)
+    except (CDPError, TimeoutError):
+        return page.url
+    frame = tree.get("frameTree", {}).get("frame", {})
+    return str(frame.get("url") or page.url) + str(frame.get("urlFragment") or "")
+
+
+async def _refuse_blocked_tab(page: Page, policy: UrlPolicy, tool: str) -> None:
+    if page.closed:
+        return  # the tool will say the tab is closed
+    url = await _location(page)
+    reason = policy.refusal(url)
+    if reason is not None:
+        raise UrlBlockedError(
+            f"{tool} refused: the active tab is at {url}, which is blocked: {reason}. "
+            f"To go on, {_GET_OUT}."
+        )
+
+
+async def _leave(page: Page) -> None:
+    """Send the tab to ``about:blank`` so nothing of a blocked page stays readable."""
+    with contextlib.suppress(CDPError, TimeoutError):
+        await tools.navigate(page, "about:blank", timeout=10)
+
+
+async def _check_where_it_ended(
+    page: Page, policy: UrlPolicy, tool: str, arguments: Mapping[str, Any], navigates: bool
+) -> None:
+    if page.closed:
+        return
+    url = await _location(page)
+    reason = policy.refusal(url)
+    if reason is None:
+        return
+    if not navigates:
+        raise UrlBlockedError(
+            f"{tool}: the tab went to {url}, which is blocked: {reason}. Its content is not "
+            f"shown; to go on, {_GET_OUT}."
+        )
+    await _leave(page)
+    asked = arguments.get("url")
+    if isinstance(asked, str) and asked != url:
+        raise UrlBlockedError(
+            f"Navigation to {asked} was redirected to {url}, which is blocked: {reason}. "
+            f"The tab was sent to about:blank."
+        )
+    raise UrlBlockedError(
+        f"{tool} went to {url}, which is blocked: {reason}. The tab was sent to about:blank."
+    )
+
+
+def _navigation_refused(error: NavigationError, blocked: BlockedRequest) -> UrlBlockedError:
+    """The error of a navigation the :class:`RequestGuard` stopped (Chrome says only
+    ``net::ERR_BLOCKED_BY_CLIENT``): where it was going and why that is blocked."""
+    if blocked.url == error.url:
+        return UrlBlockedError(f"Navigation to {error.url} is blocked: {blocked.reason}")
+    return UrlBlockedError(
+        f"Navigation to {error.url} was redirected to {blocked.url}, which is blocked: "
+        f"{blocked.reason}. Nothing was loaded from there."
+    )
+
+
+def _refused_note(blocked: BlockedRequest) -> str:
+    return (
+        f"Note: the page tried to load {blocked.url} (a link, a script or a frame), which is "
+        f"blocked: {blocked.reason}. The request was refused."
+    )
+
+
+async def _check_url_argument(
+    page: Page, policy: UrlPolicy, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    """For tools that load ``url``: refuse a blocked one before loading it."""
+    url = arguments.get("url")
+    if isinstance(url, str):
+        policy.check(url)
+    return arguments
+
+
+async def _check_download_source(
+    page: Page, policy: UrlPolicy, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    """For ``browser_download``: the URL it would fetch, checked before anything is
+    requested. An element (selector or index) is resolved to its resource URL here,
+    and the download then fetches that URL, the one checked."""
+    url = arguments.get("url")
+    selector, index = arguments.get("selector"), arguments.get("index")
+    if url is None and (selector is None) != (index is None):
+        element = await resolve_element(page, selector=selector, index=index)
+        resource = await element.call(_RESOURCE_URL_JS)
+        if not resource:
+            raise DownloadError("Element has no downloadable resource")
+        arguments = {k: v for k, v in arguments.items() if k not in ("selector", "index")}
+        arguments["url"] = url = str(resource)
+    if isinstance(url, str):
+        base = page.url
+        absolute = urllib.parse.urljoin(base, url) if base.startswith("http") else url
+        policy.check(absolute, "Download of")
+    return arguments
+
+
+def _uploads_only_from(directory: Path) -> ArgumentCheck:
+    """For ``browser_upload_file``: unless the server allows local files
+    (``--allow-file-urls``), only files in ``directory`` (the download directory) may be
+    uploaded; any other file would let the page, and through it the model, read the
+    local disk."""
+
+    async def check(page: Page, policy: UrlPolicy, arguments: dict[str, Any]) -> dict[str, Any]:
+        if policy.allow_file_urls:
+            return arguments
+        paths = arguments.get("paths", [])
+        root = directory.expanduser().resolve()
+        for path in [paths] if isinstance(paths, str) else paths:
+            if not Path(path).expanduser().resolve().is_relative_to(root):
+                raise UrlBlockedError(
+                    f"Upload of {path} is blocked: only files in the download directory "
+                    f"({root}) can be uploaded (start the server with --allow-file-urls to "
+                    f"allow any local file)"
+                )
+        return arguments
+
+    return check
+
+
+def _download_refusing_blocked_redirects(
+    policy: UrlPolicy,
+) -> Callable[..., Awaitable[tools.DownloadResult]]:
+    """:func:`cdpkit.tools.download` (same signature and docstring), refusing a download
+    whose request was redirected to a blocked URL: the file is deleted, not returned."""
+
+    @functools.wraps(tools.download)
+    async def download(page: Page, **arguments: Any) -> tools.DownloadResult:
+        async with page.listen("Fetch.requestPaused", raw=True) as paused:
+            result = await tools.download(page, **arguments)
+            # The download fetches through the page with Fetch enabled: each hop of a
+            # redirect is paused once, all with the network id of the first request.
+            hops = [(await anext(paused)).params for _ in range(len(paused))]
+        ours = {
+            hop.get("networkId") for hop in hops if hop.get("request", {}).get("url") == result.url
+        }
+        for hop in hops:
+            url = str(hop.get("request", {}).get("url", ""))
+            reason = policy.refusal(url) if hop.get("networkId") in ours else None
+            if reason is not None:
+                Path(result.path).unlink(missing_ok=True)
+                raise UrlBlockedError(
+                    f"Download of {result.url} was redirected to {url}, which is blocked: "
+                    f"{reason}. Nothing was saved."
+                )
+        return result
+
+    return download
 
 
 @contextlib.asynccontextmanager
@@ -644,6 +964,13 @@ def _render_download(result: tools.DownloadResult, session: BrowserSession) -> l
 
 
 def _render_scrape(result: tools.ScrapeResult, session: BrowserSession) -> list[Part]:
+    # A media file is fetched without the tab: its redirects are only seen here.
+    reason = session.options.url_policy.refusal(result.final_url)
+    if reason is not None:
+        raise UrlBlockedError(
+            f"Navigation to {result.url} was redirected to {result.final_url}, which is "
+            f"blocked: {reason}."
+        )
     meta = {
         "url": result.url,
         "final_url": result.final_url,
@@ -735,6 +1062,8 @@ async def browser_tabs(
     *,
     url: str | None = None,
     tab_id: str | None = None,
+    url_policy: UrlPolicy | None = None,
+    guard: RequestGuard | None = None,
 ) -> list[tools.Tab]:
     """List, open, switch to or close browser tabs. The active tab is the one every other
     tool acts on.
@@ -746,14 +1075,39 @@ async def browser_tabs(
             ``"close"`` the tab ``tab_id`` (the previously active one becomes active).
         url: For ``"new"``: the URL to load in the new tab.
         tab_id: For ``"switch"`` and ``"close"``: the tab's id, from the list.
+        url_policy: The server's URL policy (not an MCP argument): a blocked ``url`` is
+            refused; a new tab that ends at a blocked URL is closed; the titles of tabs
+            at blocked URLs are not shown.
+        guard: The server's request guard (not an MCP argument): a new tab whose load
+            it refused (a redirect to a blocked URL) is closed.
 
     Returns:
         The open tabs after the action: id, title, URL and which one is active.
     """
+    policy = url_policy or UrlPolicy()
     if action in ("switch", "close") and not tab_id:
         raise ValueError(f"action {action!r} needs tab_id (from browser_tabs action=list)")
     if action == "new":
-        await tools.new_tab(browser, url)
+        if url is not None:
+            policy.check(url)
+        try:
+            page = await tools.new_tab(browser, url)
+        except NavigationError as exc:
+            refused = guard.take_unreported() if guard is not None else []
+            opened = active_tab(browser)
+            if not refused or opened is None:
+                raise
+            await tools.close_tab(browser, opened.target_id)
+            message = str(_navigation_refused(exc, refused[-1]))
+            raise UrlBlockedError(f"{message} The new tab was closed.") from None
+        final = await _location(page)
+        reason = policy.refusal(final)
+        if reason is not None and url is not None:
+            await tools.close_tab(browser, page.target_id)
+            raise UrlBlockedError(
+                f"Navigation to {url} was redirected to {final}, which is blocked: {reason}. "
+                f"The new tab was closed."
+            )
     elif action == "switch":
         assert tab_id is not None
         await tools.switch_tab(browser, tab_id)
@@ -762,7 +1116,18 @@ async def browser_tabs(
         await tools.close_tab(browser, tab_id)
     elif action != "list":
         raise ValueError(f"action must be list, new, switch or close; got {action!r}")
-    return await tools.list_tabs(browser)
+    return _hide_blocked_titles(await tools.list_tabs(browser), policy)
+
+
+def _hide_blocked_titles(tabs: list[tools.Tab], policy: UrlPolicy) -> list[tools.Tab]:
+    """The tabs, with the title of each tab at a blocked URL replaced by a note: a title
+    is that page's content."""
+    return [
+        dataclasses.replace(tab, title="(not shown: this URL is blocked)")
+        if policy.refusal(tab.url) is not None
+        else tab
+        for tab in tabs
+    ]
 
 
 # -- the list ---------------------------------------------------------------------------------
@@ -780,10 +1145,23 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
     def downloads(session: BrowserSession) -> dict[str, Any]:
         return {"dest_dir": session.options.download_dir}
 
+    def url_policy(session: BrowserSession) -> dict[str, Any]:
+        return {"url_policy": session.options.url_policy, "guard": session.guard}
+
+    # Said where URLs are given, so the model knows before it tries.
+    policy = options.url_policy.describe()
+
     specs = [
         # navigation
         _page_tool(
-            "browser_navigate", tools.navigate, render=_render_navigation, page_content=True
+            "browser_navigate",
+            tools.navigate,
+            render=_render_navigation,
+            page_content=True,
+            reads_page=False,
+            navigates=True,
+            check_arguments=_check_url_argument,
+            note=policy,
         ),
         _page_tool(
             "browser_go_back",
@@ -791,6 +1169,8 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             render=_render_navigation,
             page_content=True,
             borrow=tools.navigate,
+            reads_page=False,
+            navigates=True,
         ),
         _page_tool(
             "browser_go_forward",
@@ -798,6 +1178,8 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             render=_render_navigation,
             page_content=True,
             borrow=tools.navigate,
+            reads_page=False,
+            navigates=True,
         ),
         _page_tool(
             "browser_reload",
@@ -805,8 +1187,9 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             render=_render_navigation,
             page_content=True,
             borrow=tools.navigate,
+            navigates=True,
         ),
-        _page_tool("browser_wait", tools.wait, read_only=True),
+        _page_tool("browser_wait", tools.wait, read_only=True, reads_page=False),
         _page_tool("browser_wait_for", tools.wait_for, read_only=True),
         # input
         _page_tool("browser_click", tools.click),
@@ -815,7 +1198,15 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         _page_tool("browser_press_key", tools.press_key),
         _page_tool("browser_drag", tools.drag),
         _page_tool("browser_select_option", tools.select_option),
-        _page_tool("browser_upload_file", tools.upload_file),
+        _page_tool(
+            "browser_upload_file",
+            tools.upload_file,
+            check_arguments=_uploads_only_from(options.download_dir),
+            note=""
+            if options.url_policy.allow_file_urls
+            else "Only files in the server's download directory (where browser_download saves "
+            "them) can be uploaded.",
+        ),
         _page_tool("browser_handle_dialog", handle_dialog, page_content=True),
         # information
         _page_tool(
@@ -878,17 +1269,26 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         _page_tool("browser_check_element_state", tools.element_state, read_only=True),
         _page_tool("browser_get_dom_tree", tools.dom_tree, page_content=True, read_only=True),
         # tabs, files, scrape
-        _page_tool("browser_tabs", browser_tabs, on_browser=True, page_content=True),
+        _page_tool(
+            "browser_tabs",
+            browser_tabs,
+            exclude=("url_policy", "guard"),
+            fixed=url_policy,
+            on_browser=True,
+            page_content=True,
+            note=policy,
+        ),
         _page_tool(
             "browser_download",
-            tools.download,
+            _download_refusing_blocked_redirects(options.url_policy),
             exclude=("dest_dir",),
             fixed=downloads,
             render=_render_download,
+            check_arguments=_check_download_source,
             note="Files are saved in the server's download directory (its --downloads "
             "option). The result also carries the file: an image as an image, another file up "
             f"to {MAX_INLINE_BYTES // (1024 * 1024)} MiB as an embedded resource; larger files "
-            "only by path.",
+            "only by path." + (f" {policy}" if policy else ""),
         ),
         _page_tool(
             "browser_scrape",
@@ -896,6 +1296,10 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             exclude=("smart_wait",),
             render=_render_scrape,
             page_content=True,
+            reads_page=False,
+            navigates=True,
+            check_arguments=_check_url_argument,
+            note=policy,
         ),
     ]
     return specs
@@ -908,7 +1312,15 @@ async def dom_resource(session: BrowserSession) -> str:
     page = active_tab(browser) if browser is not None else None
     if page is None:
         return to_json({"url": None, "title": None, "tree": None})
-    tree = await tools.dom_tree(page)
+    policy = session.options.url_policy
+    url = await _location(page)
+    reason = policy.refusal(url)
+    if reason is None:
+        tree = await tools.dom_tree(page)
+        url = await _location(page)  # where the tree was read (a navigation may have ended)
+        reason = policy.refusal(url)
+    if reason is not None:
+        return to_json({"url": url, "title": None, "tree": None, "blocked": reason})
     return to_json({"url": page.url, "title": page.title, "tree": tree})
 
 
@@ -917,4 +1329,4 @@ async def tabs_resource(session: BrowserSession) -> str:
     browser = session.current
     if browser is None:
         return "[]"
-    return to_json(await tools.list_tabs(browser))
+    return to_json(_hide_blocked_titles(await tools.list_tabs(browser), session.options.url_policy))

@@ -17,8 +17,17 @@ server stops (clients of the sessionless 2026 protocol end nothing: the browser 
 stays until the server stops). Results: images (screenshots, downloaded images) as
 image content, PDFs and other files up to 5 MiB as embedded blob resources (larger
 downloads by path and metadata only), text and JSON as text; a failing tool returns an
-error result with the tool's message, and the server goes on. Resources:
-``dom://current-page`` (the active tab's simplified DOM tree) and ``tabs://list``.
+error result with the tool's message, and the server goes on.
+
+What the agent may reach: ``file:`` URLs, the browser's own pages (``chrome://``) and
+uploads of files outside the download directory only with ``--allow-file-urls``; web
+origins as ``--allowed-origins`` / ``--blocked-origins`` say (as in playwright-mcp).
+Checked on the URLs tools are given (navigation, new tabs, downloads, scrapes), by the
+browser on every page and frame request when an origin list is set (redirects, clicked
+links, scripts), and on where the tab ends up after each tool: no tool reads or acts on
+a page at a blocked URL.
+
+Resources: ``dom://current-page`` (the active tab's simplified DOM tree) and ``tabs://list``.
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["INSTALL_HINT", "main", "parse_http", "serve", "serve_async"]
+__all__ = ["INSTALL_HINT", "ORIGINS_HELP", "main", "parse_http", "serve", "serve_async"]
 
 INSTALL_HINT = (
     "The MCP server needs the 'mcp' package, an optional extra of cdpkit. "
@@ -40,6 +49,14 @@ INSTALL_HINT = (
 )
 
 DEFAULT_HOST = "127.0.0.1"
+
+# The forms of an --allowed-origins / --blocked-origins entry (see _mcp_urls.OriginPattern).
+ORIGINS_HELP = (
+    "separated by ';' or ',', or repeat the option; an entry is an origin "
+    "(https://example.com: that scheme, host and port; http://localhost:* any port), "
+    "a host (example.com: http or https, any port; example.com:8080) or *.example.com "
+    "(its subdomains)"
+)
 
 
 def parse_http(value: str) -> tuple[str, int]:
@@ -90,6 +107,9 @@ async def serve_async(
     profile: str | None = None,
     downloads: str | os.PathLike[str] | None = None,
     allow_js: bool = False,
+    allow_file_urls: bool = False,
+    allowed_origins: str | Sequence[str] | None = None,
+    blocked_origins: str | Sequence[str] | None = None,
 ) -> None:
     """Run the MCP server in the running event loop until the client disconnects (stdio)
     or the server is interrupted (HTTP); the browser is closed before it returns.
@@ -104,16 +124,27 @@ async def serve_async(
         profile: Launch with this named persistent profile (see ``cdpkit open-browser``).
         downloads: Where ``browser_download`` saves files; default ``~/Downloads``.
         allow_js: Offer ``browser_execute_js`` (runs any JavaScript the model writes).
+        allow_file_urls: Let the tools load and read ``file:`` URLs (the local disk) and
+            the browser's own pages (``chrome://...``), and upload any local file; by
+            default they cannot, and upload only files from the download directory.
+        allowed_origins: Only web pages of these origins may be loaded, read or
+            downloaded (default: any). Entries separated by ``;`` or ``,`` (or given as a
+            list): ``https://example.com`` (that scheme, host and port),
+            ``http://localhost:*`` (any port), ``example.com`` (http or https, any port),
+            ``*.example.com`` (its subdomains).
+        blocked_origins: Web pages of these origins are refused, even if also allowed
+            (same forms).
 
     Raises:
         SystemExit: The ``mcp`` extra is not installed (the message says how to install
             it).
         ValueError: Invalid options (``http`` not ``HOST:PORT``; ``connect`` with
-            ``headful`` or ``profile``).
+            ``headful`` or ``profile``; an origin entry that is not an origin).
     """
     _require_mcp()
     from . import _mcp_app
     from ._mcp_tools import BrowserSession, ServerOptions
+    from ._mcp_urls import UrlPolicy
 
     address = parse_http(http) if http is not None else None
     options = ServerOptions(
@@ -122,6 +153,11 @@ async def serve_async(
         profile=profile,
         downloads=Path(downloads).expanduser() if downloads is not None else None,
         allow_js=allow_js,
+        url_policy=UrlPolicy.from_options(
+            allow_file_urls=allow_file_urls,
+            allowed_origins=allowed_origins,
+            blocked_origins=blocked_origins,
+        ),
     )
     session = BrowserSession(options)
     if address is not None:
@@ -164,6 +200,9 @@ def serve(
     profile: str | None = None,
     downloads: str | os.PathLike[str] | None = None,
     allow_js: bool = False,
+    allow_file_urls: bool = False,
+    allowed_origins: str | Sequence[str] | None = None,
+    blocked_origins: str | Sequence[str] | None = None,
 ) -> None:
     """Run the MCP server until the client disconnects (stdio) or the server is
     interrupted (HTTP). Blocks; takes the options of :func:`serve_async`.
@@ -183,6 +222,9 @@ def serve(
                 profile=profile,
                 downloads=downloads,
                 allow_js=allow_js,
+                allow_file_urls=allow_file_urls,
+                allowed_origins=allowed_origins,
+                blocked_origins=blocked_origins,
             )
         )
 
@@ -212,6 +254,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--allow-js", action="store_true", help="offer browser_execute_js (arbitrary JavaScript)"
     )
+    parser.add_argument(
+        "--allow-file-urls",
+        "--allow-unrestricted-file-access",
+        dest="allow_file_urls",
+        action="store_true",
+        help="let the agent open file: URLs (the local disk) and the browser's own pages "
+        "(chrome://...), and upload any local file; by default it cannot, and uploads only "
+        "files from the download directory",
+    )
+    parser.add_argument(
+        "--allowed-origins",
+        metavar="ORIGINS",
+        action="append",
+        help=f"only web pages of these origins may be loaded, read or downloaded "
+        f"(default: any); {ORIGINS_HELP}",
+    )
+    parser.add_argument(
+        "--blocked-origins",
+        metavar="ORIGINS",
+        action="append",
+        help=f"refuse web pages of these origins, even if allowed; {ORIGINS_HELP}",
+    )
     return parser
 
 
@@ -230,6 +294,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             profile=args.profile,
             downloads=args.downloads,
             allow_js=args.allow_js,
+            allow_file_urls=args.allow_file_urls,
+            allowed_origins=args.allowed_origins,
+            blocked_origins=args.blocked_origins,
         )
     except SystemExit as exc:
         if isinstance(exc.code, str):

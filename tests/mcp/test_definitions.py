@@ -22,6 +22,7 @@ from cdpkit._mcp_tools import (
     mcp_words,
     parse_docstring,
 )
+from cdpkit._mcp_urls import UrlPolicy
 from cdpkit.mcp_server import INSTALL_HINT, parse_http
 
 from .conftest import EXPECTED_TOOLS, ROOT
@@ -198,3 +199,26 @@ def test_bad_options_exit_2_with_the_reason() -> None:
         capture_output=True, text=True, cwd=ROOT, timeout=120,
     )  # fmt: skip
     assert out.returncode == 2 and "--connect" in out.stderr
+
+
+@pytest.mark.parametrize("entry", [("-m", "cdpkit.mcp_server"), ("-m", "cdpkit", "mcp")])
+def test_an_origin_with_a_path_exits_2_with_the_reason(entry: tuple[str, ...]) -> None:
+    out = subprocess.run(
+        [sys.executable, *entry, "--allowed-origins", "https://example.com/login"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 2, out.stderr
+    assert "Origin 'https://example.com/login' has a path" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_the_url_policy_is_told_to_the_model_where_urls_are_given() -> None:
+    policy = UrlPolicy.from_options(allowed_origins="https://example.com")
+    specs = {spec.name: spec for spec in build_tools(ServerOptions(url_policy=policy))}
+    for name in ("browser_navigate", "browser_tabs", "browser_download", "browser_scrape"):
+        assert "only these web origins are allowed: https://example.com" in specs[name].description
+    assert "url_policy" not in specs["browser_tabs"].input_schema["properties"]
+    # browser_download keeps the tool function's description and schema.
+    assert specs["browser_download"].description.startswith("Download a resource as the page")
+    assert {"url", "selector", "index"} <= set(specs["browser_download"].input_schema["properties"])
+    assert "only these" not in _specs()["browser_navigate"].description

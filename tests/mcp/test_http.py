@@ -40,13 +40,16 @@ def _listening(port: int) -> bool:
 
 
 @pytest.fixture
-def http_server(tmp_path: Path) -> Iterator[HttpServer]:
+def http_server(tmp_path: Path, other_server: FixtureServer) -> Iterator[HttpServer]:
     port = closed_port()
     marker = uuid.uuid4().hex
     log = tmp_path / "server.log"
     with log.open("wb") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "cdpkit.mcp_server", "--http", str(port), "--allow-js"],
+            [
+                *(sys.executable, "-m", "cdpkit.mcp_server", "--http", str(port), "--allow-js"),
+                *("--blocked-origins", other_server.origin),
+            ],
             cwd=ROOT,
             env=server_env(marker),
             stdin=subprocess.DEVNULL,
@@ -67,7 +70,9 @@ def http_server(tmp_path: Path) -> Iterator[HttpServer]:
             process.wait()
 
 
-async def test_http_transport(http_server: HttpServer, server: FixtureServer) -> None:
+async def test_http_transport(
+    http_server: HttpServer, server: FixtureServer, other_server: FixtureServer
+) -> None:
     assert "http://127.0.0.1:" in http_server.log.read_text()  # bound to 127.0.0.1 by default
 
     async with Client(http_server.url) as client:
@@ -81,6 +86,15 @@ async def test_http_transport(http_server: HttpServer, server: FixtureServer) ->
         assert json.loads(text_of(result)) == "MCP test page"
         result = await client.call_tool("browser_execute_js", {"expression": "nope()"})
         assert result.is_error and "ReferenceError: nope is not defined" in text_of(result)
+        # The URL policy holds over HTTP too.
+        result = await client.call_tool("browser_navigate", {"url": "file:///etc/passwd"})
+        assert result.is_error and "file URLs are not allowed" in text_of(result)
+        blocked = other_server.url("/mcp/index.html")
+        result = await client.call_tool("browser_navigate", {"url": blocked})
+        assert result.is_error and text_of(result) == (
+            f"Navigation to {blocked} is blocked: origin {other_server.origin} is in "
+            f"--blocked-origins"
+        )
 
     # A client with a session (the initialize handshake): when it ends the session, the
     # browser is closed, and the server keeps serving.

@@ -21,12 +21,14 @@ from ..errors import (
     CDPError,
     ConnectionClosedError,
     ElementNotFoundError,
+    EvaluationError,
     ProtocolError,
     TargetClosedError,
     WaitTimeoutError,
 )
 from ..page import Dialog, Page
 from ._targeting import Element, Point, check_one_target, resolve_element
+from .accessibility import session_origin
 
 __all__ = [
     "MouseButton",
@@ -363,24 +365,110 @@ async def _mouse(
 
 # -- where to click ---------------------------------------------------------------------------
 
-# ``this`` is the element, ``hit`` the node under the point: null if the point reaches it,
-# else a short description of what covers it.
-_COVERED_JS = """function(hit) {
-  const describe = (el) => {
-    if (!el || el.nodeType !== 1) return 'nothing';
-    let text = '<' + el.localName;
-    if (el.id) text += ' id="' + el.id + '"';
-    const cls = (el.getAttribute('class') || '').trim();
-    if (cls) text += ' class="' + cls.split(/\\s+/).slice(0, 3).join(' ') + '"';
-    return text + '>';
+# ``this`` is the target: an element, or a text node (a ``StaticText`` line of a snapshot),
+# whose parent element then owns it for the hit test. Scrolls it into view instantly
+# (whatever the page's ``scroll-behavior``), waits until its first client rect is the
+# same on two consecutive animation frames, and returns the centre of the visible part
+# of that rect in its frame's viewport, and what a click there would reach instead of
+# the target (``covering``, ``null`` when it reaches the target).
+_MEASURE_JS = """async function(checkHit, forceScroll, stableTimeoutMs) {
+  const node = this;
+  const owner = node.nodeType === 1 ? node : node.parentElement;
+  if (!node.isConnected || !owner) return {error: 'hidden'};
+  const doc = node.ownerDocument;
+  const win = doc.defaultView;
+  const firstRect = () => {
+    let rects;
+    if (node.nodeType === 1) {
+      rects = node.getClientRects();
+    } else {
+      const range = doc.createRange();
+      range.selectNodeContents(node);
+      rects = range.getClientRects();
+    }
+    for (const rect of rects) if (rect.width * rect.height >= 1) return rect;
+    return null;
   };
-  for (let node = hit; node; node = node.parentNode || node.host) {
-    if (node === this) return null;
-    if (node.localName === 'label' && node.control === this) return null;
+  const viewport = () => {
+    const vv = win.visualViewport;
+    return vv ? {width: vv.width, height: vv.height}
+              : {width: win.innerWidth, height: win.innerHeight};
+  };
+  // rAF does not run in hidden pages: a timer stands in for a frame there.
+  const nextFrame = () => new Promise((resolve) => {
+    const timer = setTimeout(resolve, 50);
+    win.requestAnimationFrame(() => { clearTimeout(timer); resolve(); });
+  });
+  if (!firstRect() || win.getComputedStyle(owner).visibility !== 'visible') {
+    return {error: 'hidden'};
   }
-  let el = hit;
-  while (el && el.nodeType !== 1) el = el.parentNode;
-  return describe(el);
+  const inView = (r) => {
+    const view = viewport();
+    return r.left >= 0 && r.top >= 0 && r.right <= view.width && r.bottom <= view.height;
+  };
+  const same = (a, b) => a && b && a.x === b.x && a.y === b.y && a.width === b.width
+    && a.height === b.height;
+  const deadline = performance.now() + stableTimeoutMs;
+  let rect = null;
+  // A page scrolling by itself may carry the element away again: measure, scroll if
+  // needed, wait until still, and look again.
+  for (let round = 0; round < 3; round++) {
+    rect = firstRect();
+    if (!rect) return {error: 'hidden'};
+    if (round === 0 ? forceScroll || !inView(rect) : !inView(rect)) {
+      owner.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+    } else if (round > 0) {
+      break;
+    }
+    let previous = null;
+    rect = firstRect();
+    while (!same(previous, rect) && performance.now() < deadline) {
+      await nextFrame();
+      previous = rect;
+      rect = firstRect();
+    }
+    if (!rect || inView(rect)) break;
+  }
+  if (!rect) return {error: 'hidden'};
+  const view = viewport();
+  const left = Math.max(rect.left, 0), right = Math.min(rect.right, view.width);
+  const top = Math.max(rect.top, 0), bottom = Math.min(rect.bottom, view.height);
+  if (right - left < 1 || bottom - top < 1) return {error: 'outside'};
+  const x = (left + right) / 2, y = (top + bottom) / 2;
+  const result = {x, y, top: win === win.top, covering: null};
+  if (!checkHit) return result;
+  let hit = doc.elementFromPoint(x, y);
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  if (!hit) return result;
+  const up = (n) => n.parentNode || n.host || null;
+  const reaches = (from, to) => {
+    for (let n = from; n; n = up(n)) if (n === to) return true;
+    return false;
+  };
+  // The hit counts when it is the target or inside it; a label of the target or the
+  // target label's control; a closed shadow root's host holding the target.
+  if (reaches(hit, owner)) return result;
+  for (let root = owner.getRootNode(); root.host; root = root.host.getRootNode()) {
+    if (root.host === hit) return result;
+  }
+  for (let n = hit; n; n = up(n)) {
+    if (n.localName === 'label' && n.control === owner) return result;
+  }
+  if (owner.localName === 'label' && owner.control && reaches(hit, owner.control)) return result;
+  let description = '<' + hit.localName;
+  for (const name of ['id', 'class', 'role', 'aria-label', 'name']) {
+    const value = (hit.getAttribute(name) || '').trim().replace(/\\s+/g, ' ');
+    if (value) description += ' ' + name + '="' + value.slice(0, 40) + '"';
+  }
+  description += '>';
+  const text = (hit.innerText || hit.textContent || '').trim().replace(/\\s+/g, ' ');
+  if (text) description += ' ' + JSON.stringify(text.length > 40 ? text.slice(0, 39) + '…' : text);
+  result.covering = description;
+  return result;
 }"""
 
 _DESCRIBE_JS = """function() {
@@ -389,110 +477,111 @@ _DESCRIBE_JS = """function() {
   return text + '>';
 }"""
 
-
-def _quad_area(quad: Sequence[float]) -> float:
-    area = 0.0
-    for i in range(4):
-        x1, y1 = quad[2 * i], quad[2 * i + 1]
-        x2, y2 = quad[(2 * i + 2) % 8], quad[(2 * i + 3) % 8]
-        area += x1 * y2 - x2 * y1
-    return abs(area) / 2
+_STABLE_TIMEOUT_MS = 1000  # an element still moving after this is clicked where it is
+_COVERED_RETRIES = (0.05, 0.1, 0.2, 0.3)  # a transient overlay (a fading toast) may go
 
 
-async def _frame_offset(page: Page, element: Element) -> Point:
-    """Where the frame holding ``element`` starts in the page's viewport (0, 0 in the page)."""
-    if element.session is page:
-        return Point(0, 0)
-    tree = await element.session.call("Page.getFrameTree")
-    frame_id = tree["frameTree"]["frame"]["id"]
-    owner = await page.call("DOM.getFrameOwner", {"frameId": frame_id})
-    box = await page.call("DOM.getBoxModel", {"backendNodeId": owner["backendNodeId"]})
-    content = box["model"]["content"]
-    return Point(content[0], content[1])
+async def _frame_origin(page: Page, element: Element) -> Point:
+    """Where the viewport of the frame holding ``element`` lies in the page's viewport.
+
+    The origin of a frame is its ``<iframe>``'s content box: inside its border and padding.
+    """
+    session = element.session
+    document = await _handle(
+        element, "function() { return (this.ownerDocument || this).documentElement; }"
+    )
+    gone = ElementNotFoundError(
+        f"Element {element.description} is in a frame that is no longer part of the page"
+    )
+    if document is None:
+        raise gone
+    try:
+        # A document element's node carries the id of its frame.
+        node = (await session.call("DOM.describeNode", {"objectId": document.object_id}))["node"]
+    except ProtocolError:
+        raise gone from None
+    finally:
+        await _release(document)
+    frame_id = node.get("frameId")
+    if session is page:
+        root_id = page.target_id  # a page's main frame id is its target id
+    else:
+        root_id = (await session.call("Page.getFrameTree"))["frameTree"]["frame"]["id"]
+    x = y = 0.0
+    if frame_id is not None and frame_id != root_id:
+        try:
+            owner = await session.call("DOM.getFrameOwner", {"frameId": frame_id})
+            box = await session.call("DOM.getBoxModel", {"backendNodeId": owner["backendNodeId"]})
+        except ProtocolError:
+            raise gone from None
+        # Box models of a process's nested frames are in its root frame's viewport.
+        content = box["model"]["content"]
+        x, y = float(content[0]), float(content[1])
+    if session is not page:
+        origin = await session_origin(page, session)
+        x, y = x + origin[0], y + origin[1]
+    return Point(x, y)
 
 
 async def _clickable_point(page: Page, element: Element, *, check_hit: bool = True) -> Point:
-    """Scroll ``element`` into view and return the centre of its box in the viewport.
+    """Scroll ``element`` into view and return where a click lands on it, in the page's
+    viewport: the centre of the visible part of its first box (the first line of a
+    wrapped link), once the box stays put across two animation frames.
+
+    With ``check_hit``, the element at that point must be the target, inside it, or its
+    label (a text node's parent counts as the text); otherwise the check is retried
+    briefly, for overlays that are on their way out.
 
     Raises:
         ElementNotFoundError: It has no box (hidden), is outside the viewport even after
-            scrolling, or (``check_hit``) another element covers its centre.
+            scrolling, or (``check_hit``) another element covers it (the message names it).
     """
-    session = element.session
-    not_visible = ElementNotFoundError(
-        f"Element {element.description} is not visible (it has no box on the page: "
-        f"display: none, detached, or zero size)"
-    )
-    try:
-        await session.call("DOM.scrollIntoViewIfNeeded", {"objectId": element.object_id})
-        quads = (await session.call("DOM.getContentQuads", {"objectId": element.object_id}))[
-            "quads"
-        ]
-    except ProtocolError:
-        raise not_visible from None
-    offset = await _frame_offset(page, element)
-    metrics = await page.call("Page.getLayoutMetrics")
-    viewport = metrics.get("cssVisualViewport") or metrics["cssLayoutViewport"]
-    width, height = viewport["clientWidth"], viewport["clientHeight"]
-    best: tuple[float, Point] | None = None
-    for quad in quads:
-        if _quad_area(quad) < 1:
-            continue
-        xs = [min(max(quad[i] + offset.x, 0), width) for i in range(0, 8, 2)]
-        ys = [min(max(quad[i] + offset.y, 0), height) for i in range(1, 8, 2)]
-        clipped = [v for pair in zip(xs, ys, strict=True) for v in pair]
-        area = _quad_area(clipped)
-        if area >= 1 and (best is None or area > best[0]):
-            best = (area, Point(sum(xs) / 4, sum(ys) / 4))
-    if best is None:
-        if not any(_quad_area(quad) >= 1 for quad in quads):
-            raise not_visible
-        raise ElementNotFoundError(
-            f"Element {element.description} is outside the viewport and could not be "
-            f"scrolled into view"
-        )
-    point = best[1]
-    if check_hit and session is page:
-        covering = await _covered_by(page, element, point)
-        if covering is not None:
+    force_scroll = False
+    delays = iter(_COVERED_RETRIES)
+    while True:
+        try:
+            found = await element.call(
+                _MEASURE_JS, check_hit, force_scroll, _STABLE_TIMEOUT_MS, await_promise=True
+            )
+        except (ProtocolError, EvaluationError):
+            found = {"error": "hidden"}
+        error = found.get("error")
+        if error == "hidden":
+            raise ElementNotFoundError(
+                f"Element {element.description} is not visible (it has no box on the page: "
+                f"display: none, visibility: hidden, detached, or zero size)"
+            )
+        if error == "outside":
+            raise ElementNotFoundError(
+                f"Element {element.description} is outside the viewport and could not be "
+                f"scrolled into view"
+            )
+        point = Point(found["x"], found["y"])
+        if not found["top"]:
+            origin = await _frame_origin(page, element)
+            point = Point(point.x + origin.x, point.y + origin.y)
+            if not force_scroll and not await _in_viewport(page, point):
+                force_scroll = True  # the frame itself is off-screen: scroll the page too
+                continue
+        covering = found.get("covering")
+        if covering is None:
+            return point
+        delay = next(delays, None)
+        if delay is None:
             raise ElementNotFoundError(
                 f"Element {element.description} is covered by {covering} at "
                 f"({point.x:.0f}, {point.y:.0f}): a click there would reach that element "
                 f"instead. Close or move what covers it, or click at x/y on purpose"
             )
-    return point
+        await asyncio.sleep(delay)
 
 
-async def _covered_by(page: Page, element: Element, point: Point) -> str | None:
-    """``None`` if a click at ``point`` reaches ``element``, else what it would reach."""
-    try:
-        found = await page.call(
-            "DOM.getNodeForLocation",
-            {"x": int(point.x), "y": int(point.y), "ignorePointerEventsNone": False},
-        )
-        resolved = await page.call("DOM.resolveNode", {"backendNodeId": found["backendNodeId"]})
-    except ProtocolError:
-        return None  # nothing hit-testable there; let the click decide
-    hit_id = resolved.get("object", {}).get("objectId")
-    if hit_id is None:
-        return None
-    try:
-        result = await page.call(
-            "Runtime.callFunctionOn",
-            {
-                "functionDeclaration": _COVERED_JS,
-                "objectId": element.object_id,
-                "arguments": [{"objectId": hit_id}],
-                "returnByValue": True,
-            },
-        )
-    except ProtocolError:
-        return None  # e.g. the hit is in another frame's world: let the click decide
-    finally:
-        with contextlib.suppress(CDPError):
-            await page.call("Runtime.releaseObject", {"objectId": hit_id})
-    value = result.get("result", {}).get("value")
-    return value if isinstance(value, str) else None
+async def _in_viewport(page: Page, point: Point) -> bool:
+    metrics = await page.call("Page.getLayoutMetrics")
+    viewport = metrics.get("cssVisualViewport") or metrics["cssLayoutViewport"]
+    return bool(
+        0 <= point.x < viewport["clientWidth"] and 0 <= point.y < viewport["clientHeight"]
+    )
 
 
 async def _release(*elements: Element | None) -> None:
@@ -558,10 +647,13 @@ async def click(
 ) -> None:
     """Click an element with the real mouse, as a person would.
 
-    The element is scrolled into view and clicked at the centre of its box (with
-    ``x``/``y``, exactly at that viewport point). The page receives trusted
-    ``mousedown``/``mouseup``/``click`` events (and ``dblclick`` for ``click_count=2``,
-    ``contextmenu`` for the right button). Returns once the page has handled the events;
+    The element is scrolled into view (at once, even on pages with ``scroll-behavior:
+    smooth``) and, once its box stays put for two animation frames, clicked at the centre
+    of the visible part of its first box: the first line of a wrapped link, the part of a
+    button inside the viewport. With ``x``/``y`` the click is exactly at that viewport
+    point. A text line of a snapshot (``StaticText``) clicks its text. The page receives
+    trusted ``mousedown``/``mouseup``/``click`` events (and ``dblclick`` for
+    ``click_count=2``, ``contextmenu`` for the right button). Returns once the page has handled the events;
     a navigation the click starts is not awaited (use ``wait_for``). A JavaScript dialog
     the click opens is answered as ``page.dialog_policy`` says (dismissed by default).
 

@@ -627,3 +627,93 @@ async def test_type_and_select_by_snapshot_index(page: cdpkit.Page, server: Fixt
     await type_text(page, "grace@example.com", index=email.index)
     assert await js(page, "document.getElementById('email').value") == "grace@example.com"
     assert await select_option(page, "France", index=country.index) == ["fr"]
+
+
+# -- where a click lands (hit.html: smooth scrolling, generated labels, wide rows, frames) ----
+
+
+async def clicks(page: cdpkit.Page) -> list[str]:
+    result: list[str] = await js(page, "window.clicks")
+    return result
+
+
+async def test_click_a_button_whose_label_is_generated_content(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    # The point lands on the label's ::before text: that is still the button.
+    await open_page(page, server, "/input/hit.html")
+    await click(page, selector="#before")
+    assert await clicks(page) == ["before"]
+
+
+async def test_click_buttons_partly_and_wholly_past_the_right_edge(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/hit.html")
+    await click(page, selector="#b3")
+    await click(page, selector="#b4")
+    await click(page, selector="#b1")
+    assert await clicks(page) == ["b3", "b4", "b1"]
+
+
+async def test_click_measures_after_the_page_stops_scrolling(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    # The page is in the middle of a smooth scroll of its own when the click starts: the
+    # button is on screen (or about to be) now, and somewhere else when the scroll ends.
+    await open_page(page, server, "/input/hit.html")
+    for selector, away, after_ms in [("#b2", 3000, 30), ("#bottom", 0, 30), ("#b2", 3000, 100),
+                                     ("#bottom", 0, 100)]:
+        await js(page, f"window.scrollTo(0, {away}); new Promise(r => setTimeout(r, {after_ms}))")
+        await click(page, selector=selector)
+    assert await clicks(page) == ["b2", "bottom", "b2", "bottom"]
+
+
+async def test_click_a_text_line_of_the_snapshot_clicks_its_owner(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/hit.html")
+    snap = await snapshot(page)
+    [text] = [n for n in snap.nodes if n.role == "StaticText" and n.name == "Just some text"]
+    # In the iframe the div has no line of its own: its text is the only line.
+    [framed] = [n for n in snap.nodes if n.name == "Only a line of text"]
+    assert framed.role == "StaticText"
+    await click(page, index=text.index)
+    assert await clicks(page) == ["text-owner"]
+    await click(page, index=framed.index)
+    assert await js(page, "window.textClicked") is True
+
+
+async def test_click_inside_bordered_and_padded_iframes(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    other_site = server.origin.replace("127.0.0.1", "localhost")
+    await navigate(page, server.url(f"/input/hit.html?other={other_site}"))
+    await js(
+        page,
+        "document.getElementById('same').contentWindow.addEventListener('click', "
+        "(e) => { window.frameClick = [e.clientX, e.clientY]; })",
+    )
+    snap = await snapshot(page, roles=["button"])
+    buttons = {node.session is page: node.index for node in snap.nodes if node.name == "Frame button"}
+    await click(page, index=buttons[True])
+    # frame-child.html's button is at (30, 40), 120 x 30, in the frame's own viewport.
+    assert await js(page, "window.frameClick") == [90, 55]
+    await click(page, index=buttons[False])
+    names = {node.name for node in (await snapshot(page, roles=["button"])).nodes}
+    assert {"Trusted same", "Trusted other"} <= names
+    assert await clicks(page) == []  # nothing in the page itself was clicked
+
+
+async def test_covered_error_names_the_element_on_top(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/hit.html")
+    with pytest.raises(cdpkit.ElementNotFoundError) as caught:
+        await click(page, selector="#under")
+    message = str(caught.value)
+    assert message.startswith(
+        "Element selector '#under' is covered by <div id=\"banner\" class=\"cookie notice\">"
+    )
+    assert "nothing" not in message
+    assert await clicks(page) == []

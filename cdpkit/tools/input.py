@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._model import RawEvent
@@ -36,6 +37,12 @@ __all__ = [
     "drag",
     "handle_dialog",
     "hover",
+    "key_down",
+    "key_up",
+    "mouse_down",
+    "mouse_move",
+    "mouse_up",
+    "mouse_wheel",
     "press_key",
     "select_option",
     "type_text",
@@ -43,6 +50,35 @@ __all__ = [
 ]
 
 MouseButton = Literal["left", "right", "middle", "back", "forward"]
+
+
+@dataclass(slots=True)
+class _InputState:
+    """What the low-level tools (``key_down``, ``mouse_down``...) hold on a page between
+    calls; every later mouse and key event of the page carries it.
+
+    Attributes:
+        modifiers: Bits (``_MODIFIER_BITS``) of the modifier keys held down.
+        keys: Names of every key held down, for ``autoRepeat`` and ``key_up``.
+        buttons: Bits (``_BUTTON_BITS``) of the mouse buttons held down.
+        mouse: Where the mouse is, in viewport CSS pixels.
+    """
+
+    modifiers: int = 0
+    keys: set[str] = field(default_factory=set)
+    buttons: int = 0
+    mouse: Point = field(default_factory=lambda: Point(0, 0))
+
+
+_INPUT_STATE = "input"  # key in page.tool_state
+
+
+def _input_state(page: Page) -> _InputState:
+    """The page's held keys and buttons (created empty on first use)."""
+    state = page.tool_state.get(_INPUT_STATE)
+    if not isinstance(state, _InputState):
+        state = page.tool_state[_INPUT_STATE] = _InputState()
+    return state
 
 # Bits of the ``buttons`` field of mouse events, and of the ``modifiers`` field.
 _BUTTON_BITS = {"left": 1, "right": 2, "middle": 4, "back": 8, "forward": 16}
@@ -177,15 +213,48 @@ _KEY_ALIASES = {
 }
 
 
+def _is_one_character(text: str) -> bool:
+    """Whether ``text`` is what a reader sees as one character: a code point, maybe with
+    combining accents, variation selectors, skin tones, zero-width-joined emoji, or a flag
+    (a pair of regional indicators)."""
+    if not text:
+        return False
+    regional = 0
+    previous = ""
+    for position, char in enumerate(text):
+        code = ord(char)
+        if 0x1F1E6 <= code <= 0x1F1FF:
+            regional += 1
+            if regional > 2 or (position and regional == 1):
+                return False
+        elif position and not (
+            unicodedata.category(char).startswith("M")
+            or 0xFE00 <= code <= 0xFE0F  # variation selectors
+            or 0x1F3FB <= code <= 0x1F3FF  # skin tones
+            or 0xE0020 <= code <= 0xE007F  # tags (subdivision flags)
+            or code == 0x200D  # zero width joiner
+            or previous == "\u200d"
+        ):
+            return False
+        previous = char
+    return True
+
+
+def _utf16_length(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
 def _lookup_key(name: str) -> tuple[_Key, bool]:
     """The key called ``name`` and whether ``name`` is its shifted variant ("A", "!")."""
+    if name in ("\n", "\r", "\r\n"):
+        name = "Enter"
     key = _KEYS.get(name)
     if key is None and len(name) > 1:
         folded = name.lower()
         alias = _KEY_ALIASES.get(folded)
         key = _KEYS.get(alias) if alias is not None else _KEYS_FOLDED.get(folded)
     if key is None:
-        if len(name) == 1:  # any other character: typed as itself
+        if _is_one_character(name):  # any other character: typed as itself
             return _Key(name, "", 0, name), False
         raise ValueError(
             f"Unknown key {name!r}: use a key name such as Enter, Tab, Escape, Backspace, "
@@ -270,12 +339,17 @@ async def _press_combo(page: Page, combo: str) -> None:
     if modifier_names:  # "Control+A" is the A key, shifted only if Shift is held
         shifted = "Shift" in modifier_names and bool(key.shift_key)
     modifiers = [_KEYS[name] for name in modifier_names]
-    mask = 0
+    mask = _input_state(page).modifiers  # keys held with key_down apply too
     for modifier in modifiers:
         mask |= _MODIFIER_BITS[modifier.key]
         await _key_down(page, modifier, False, mask)
     if key.key in _MODIFIER_BITS and not modifiers:
-        mask = _MODIFIER_BITS[key.key]
+        mask |= _MODIFIER_BITS[key.key]
+    if not key.code and _utf16_length(key.text) > 2 and not mask & ~_MODIFIER_BITS["Shift"]:
+        # Key events carry at most two UTF-16 units of text (one emoji); a longer
+        # character (a flag, a skin tone, a family) arrives as text input.
+        await _dispatch(page, "Input.insertText", {"text": key.text})
+        return
     await _key_down(page, key, shifted, mask)
     await _key_up(page, key, shifted, mask)
     for modifier in reversed(modifiers):
@@ -349,17 +423,25 @@ async def _mouse(
     buttons: int = 0,
     click_count: int = 0,
     modifiers: int = 0,
+    **extra: Any,
 ) -> None:
+    """Send one mouse event; the modifiers and buttons held with the low-level tools are
+    added, and the mouse position is remembered."""
+    state = _input_state(page)
+    if kind == "mouseMoved":
+        buttons |= state.buttons  # moving with a button held down is dragging
     params: dict[str, Any] = {
         "type": kind,
         "x": point.x,
         "y": point.y,
-        "modifiers": modifiers,
+        "modifiers": modifiers | state.modifiers,
         "button": button,
         "buttons": buttons,
     }
     if click_count:
         params["clickCount"] = click_count
+    params.update(extra)
+    state.mouse = point
     await _dispatch(page, "Input.dispatchMouseEvent", params)
 
 
@@ -684,7 +766,7 @@ async def click(
     mask = _modifier_mask(modifiers)
     point = await _point(page, selector, index, x, y)
     held = [_KEYS[_MODIFIER_ALIASES[name.lower()]] for name in modifiers]
-    down = 0
+    down = _input_state(page).modifiers
     for key in held:
         down |= _MODIFIER_BITS[key.key]
         await _key_down(page, key, False, down)
@@ -743,6 +825,180 @@ async def hover(
     await _mouse(page, "mouseMoved", point)
 
 
+# -- low-level mouse and keyboard -------------------------------------------------------------
+
+
+def _button_bit(button: str) -> int:
+    bit = _BUTTON_BITS.get(button)
+    if bit is None:
+        raise ValueError(
+            f"button must be one of left, right, middle, back, forward; got {button!r}"
+        )
+    return bit
+
+
+async def mouse_move(page: Page, x: float, y: float, *, steps: int = 1) -> None:
+    """Move the mouse to the viewport point (``x``, ``y``) in CSS pixels.
+
+    Buttons held with :func:`mouse_down` stay held (the page sees a drag) and modifiers
+    held with :func:`key_down` are reported on the events.
+
+    Args:
+        page: The page.
+        x: Viewport x in CSS pixels.
+        y: Viewport y in CSS pixels.
+        steps: How many ``mousemove`` events lead there from the current position
+            (evenly spaced), for pages that follow the path.
+
+    Raises:
+        ValueError: ``steps`` is less than 1.
+        TargetClosedError: The page is closed.
+    """
+    if steps < 1:
+        raise ValueError(f"steps must be at least 1, got {steps}")
+    _check_no_dialog(page)
+    start = _input_state(page).mouse
+    for step in range(1, steps + 1):
+        fraction = step / steps
+        point = Point(start.x + (x - start.x) * fraction, start.y + (y - start.y) * fraction)
+        await _mouse(page, "mouseMoved", point)
+
+
+async def mouse_down(
+    page: Page, x: float, y: float, *, button: MouseButton = "left", click_count: int = 1
+) -> None:
+    """Move the mouse to (``x``, ``y``) and press a button, keeping it held until
+    :func:`mouse_up`.
+
+    Args:
+        page: The page.
+        x: Viewport x in CSS pixels.
+        y: Viewport y in CSS pixels.
+        button: ``"left"``, ``"right"``, ``"middle"``, ``"back"`` or ``"forward"``.
+        click_count: 2 for the second press of a double click, and so on.
+
+    Raises:
+        ValueError: An unknown button, or ``click_count`` less than 1.
+        TargetClosedError: The page is closed.
+    """
+    bit = _button_bit(button)
+    if click_count < 1:
+        raise ValueError(f"click_count must be at least 1, got {click_count}")
+    _check_no_dialog(page)
+    state = _input_state(page)
+    point = Point(x, y)
+    if state.mouse != point:
+        await _mouse(page, "mouseMoved", point)
+    state.buttons |= bit
+    await _mouse(
+        page, "mousePressed", point, button=button, buttons=state.buttons, click_count=click_count
+    )
+
+
+async def mouse_up(
+    page: Page, x: float, y: float, *, button: MouseButton = "left", click_count: int = 1
+) -> None:
+    """Move the mouse to (``x``, ``y``) and release a button pressed with
+    :func:`mouse_down`; the page sees a ``click`` when both happened on the same element.
+
+    Args:
+        page: The page.
+        x: Viewport x in CSS pixels.
+        y: Viewport y in CSS pixels.
+        button: The button to release.
+        click_count: The same count as the matching :func:`mouse_down`.
+
+    Raises:
+        ValueError: An unknown button, or ``click_count`` less than 1.
+        TargetClosedError: The page is closed.
+    """
+    bit = _button_bit(button)
+    if click_count < 1:
+        raise ValueError(f"click_count must be at least 1, got {click_count}")
+    _check_no_dialog(page)
+    state = _input_state(page)
+    point = Point(x, y)
+    if state.mouse != point:
+        await _mouse(page, "mouseMoved", point)
+    state.buttons &= ~bit
+    await _mouse(
+        page, "mouseReleased", point, button=button, buttons=state.buttons, click_count=click_count
+    )
+
+
+async def mouse_wheel(
+    page: Page, x: float, y: float, *, delta_x: float = 0, delta_y: float = 0
+) -> None:
+    """Turn the mouse wheel over the viewport point (``x``, ``y``), as a person scrolls.
+
+    The page gets a trusted ``wheel`` event and, unless it cancels it, the scrollable
+    element under the point scrolls (the scroll itself may finish a moment later).
+
+    Args:
+        page: The page.
+        x: Viewport x in CSS pixels.
+        y: Viewport y in CSS pixels.
+        delta_x: Pixels to scroll right (negative: left).
+        delta_y: Pixels to scroll down (negative: up).
+
+    Raises:
+        TargetClosedError: The page is closed.
+    """
+    _check_no_dialog(page)
+    await _mouse(page, "mouseWheel", Point(x, y), deltaX=delta_x, deltaY=delta_y)
+
+
+async def key_down(page: Page, key: str) -> None:
+    """Press a key and keep it held until :func:`key_up`.
+
+    A held modifier (``"Shift"``, ``"Control"``, ``"Alt"``, ``"Meta"``) applies to every
+    click, key press and typed character on the page until it is released, as when a
+    person holds it: Shift held while clicking extends a selection, Shift held while
+    pressing ``ArrowLeft`` selects text. Pressing a held key again auto-repeats it.
+
+    Args:
+        page: The page.
+        key: One key, named as for :func:`press_key` (``"Shift"``, ``"a"``,
+            ``"ArrowDown"``...); not a combination.
+
+    Raises:
+        ValueError: An unknown key name.
+        TargetClosedError: The page is closed.
+    """
+    found, shifted = _lookup_key(key)
+    _check_no_dialog(page)
+    state = _input_state(page)
+    if found.key in _MODIFIER_BITS:
+        state.modifiers |= _MODIFIER_BITS[found.key]
+    params = _key_params(found, shifted, state.modifiers)
+    params["type"] = "keyDown" if "text" in params else "rawKeyDown"
+    if found.key in state.keys:
+        params["autoRepeat"] = True
+    state.keys.add(found.key)
+    await _dispatch(page, "Input.dispatchKeyEvent", params)
+
+
+async def key_up(page: Page, key: str) -> None:
+    """Release a key held with :func:`key_down` (releasing a key not held sends the
+    ``keyup`` anyway, as a keyboard would).
+
+    Args:
+        page: The page.
+        key: The key, named as for :func:`key_down`.
+
+    Raises:
+        ValueError: An unknown key name.
+        TargetClosedError: The page is closed.
+    """
+    found, shifted = _lookup_key(key)
+    _check_no_dialog(page)
+    state = _input_state(page)
+    if found.key in _MODIFIER_BITS:
+        state.modifiers &= ~_MODIFIER_BITS[found.key]
+    state.keys.discard(found.key)
+    await _key_up(page, found, shifted, state.modifiers)
+
+
 # -- typing -----------------------------------------------------------------------------------
 
 # Finds what to type into: the element itself, or the editable field it labels or wraps.
@@ -772,7 +1028,9 @@ _EDITABLE_JS = """function(wrapped) {
 }"""
 
 # Prepares ``this`` (an editable element) for typing; returns how to type into it.
-_PREPARE_JS = """function(clear) {
+# ``atEnd``: put the caret after the content (a field just clicked); otherwise typing
+# goes where the caret or selection already is, as it would for a person.
+_PREPARE_JS = """function(clear, atEnd) {
   const root = this.getRootNode();
   let active = root.activeElement;
   const focused = active === this || (this.isContentEditable && this.contains(active));
@@ -781,6 +1039,7 @@ _PREPARE_JS = """function(clear) {
   if (this.localName === 'input' && setTypes.includes(this.type)) return 'set';
   if (this.localName === 'input' || this.localName === 'textarea') {
     if (clear) { this.select(); return 'typed'; }
+    if (!atEnd) return 'typed';
     try {
       const end = this.value.length;
       this.setSelectionRange(end, end);
@@ -792,7 +1051,7 @@ _PREPARE_JS = """function(clear) {
   const selection = this.ownerDocument.getSelection();
   if (clear) {
     selection.selectAllChildren(this);
-  } else {
+  } else if (atEnd || !selection.rangeCount || !this.contains(selection.anchorNode)) {
     const range = this.ownerDocument.createRange();
     range.selectNodeContents(this);
     range.collapse(false);
@@ -833,6 +1092,7 @@ async def _type_characters(page: Page, text: str) -> None:
             calls.append(("Input.insertText", {"text": pending_text}))
             pending_text = ""
 
+    held = _input_state(page).modifiers  # Shift held with key_down types capitals
     for char in text.replace("\r\n", "\n"):
         name = "Enter" if char in "\n\r" else char
         key = _KEYS.get(name)
@@ -841,7 +1101,7 @@ async def _type_characters(page: Page, text: str) -> None:
             continue
         flush_text()
         shifted = bool(key.shift_key) and name == key.shift_key
-        down = _key_params(key, shifted, 0)
+        down = _key_params(key, shifted, held)
         down["type"] = "keyDown" if "text" in down else "rawKeyDown"
         up = {k: v for k, v in down.items() if k not in ("text", "unmodifiedText")}
         up["type"] = "keyUp"
@@ -892,7 +1152,8 @@ async def type_text(
     """Type text into a field with real key presses, as a person would.
 
     With a target, the field is clicked (focused) first and the text is added at the end
-    of what it already holds; without one, the text goes to the focused element. Each
+    of what it already holds; without one, the text goes to the focused element at its
+    caret, replacing the selected text if any (as a person typing would). Each
     character is a trusted ``keydown``/``keypress``/``input``/``keyup`` sequence, so
     frameworks that only update on input events (React controlled inputs, Vue, ...) see
     the new value; contenteditable elements work too. Characters without a key on a US
@@ -944,7 +1205,7 @@ async def type_text(
                 raise ValueError("clear=True needs a target: nothing editable is focused")
         handles.append(field)
         if field is not None:
-            how = await field.call(_PREPARE_JS, clear)
+            how = await field.call(_PREPARE_JS, clear, targeted)
             if how == "set":
                 await field.call(_SET_VALUE_JS, text)
                 text = ""
@@ -973,13 +1234,15 @@ async def press_key(page: Page, key: str) -> None:
         key: A key name (``"Enter"``, ``"Tab"``, ``"Escape"``, ``"Backspace"``,
             ``"Delete"``, ``"ArrowUp"``/``"ArrowDown"``/``"ArrowLeft"``/``"ArrowRight"``,
             ``"Home"``, ``"End"``, ``"PageUp"``, ``"PageDown"``, ``"F1"``...``"F24"``,
-            ``"Space"``, ``"Shift"``...), a key code name (``"KeyA"``, ``"Numpad5"``), a
-            single character (``"a"``, ``"?"``), or a combination joined by ``+`` such as
+            ``"Space"``, ``"Shift"``...; ``"\\n"`` and ``"\\r"`` are Enter), a key code
+            name (``"KeyA"``, ``"Numpad5"``), a single character of any script
+            (``"a"``, ``"?"``, ``"ё"``, ``"😊"``, ``"🇫🇷"``), or a combination joined by ``+`` such as
             ``"Control+A"``, ``"Control+Shift+ArrowLeft"``, ``"Meta+Enter"``. Names are
             case-insensitive; ``Ctrl``, ``Cmd``, ``Esc``, ``Return``, ``Up``... work too.
 
     Raises:
-        ValueError: An unknown key name or a malformed combination.
+        ValueError: A key name that is neither a known key nor a single character (the
+            message names it), or a malformed combination.
         TargetClosedError: The page is closed.
     """
     _check_no_dialog(page)

@@ -16,6 +16,12 @@ from cdpkit.tools.input import (
     drag,
     handle_dialog,
     hover,
+    key_down,
+    key_up,
+    mouse_down,
+    mouse_move,
+    mouse_up,
+    mouse_wheel,
     press_key,
     select_option,
     type_text,
@@ -717,3 +723,137 @@ async def test_covered_error_names_the_element_on_top(
     )
     assert "nothing" not in message
     assert await clicks(page) == []
+
+
+# -- the keyboard at the caret, any character ------------------------------------------------
+
+
+async def value_of(page: cdpkit.Page, element_id: str) -> Any:
+    return await js(page, f"document.getElementById('{element_id}').value")
+
+
+async def test_type_into_the_focused_field_types_at_the_caret(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/keys.html")
+    await type_text(page, "Hello World!", selector="#area")
+    for _ in range(6):
+        await press_key(page, "ArrowLeft")
+    await type_text(page, "inserted ")
+    assert await value_of(page, "area") == "Hello inserted World!"
+    # A selection is replaced, as when a person types over it.
+    await js(page, "document.getElementById('area').setSelectionRange(0, 5)")
+    await type_text(page, "Bye")
+    assert await value_of(page, "area") == "Bye inserted World!"
+    # contenteditable: at the caret too.
+    await click(page, selector="#editor")
+    await press_key(page, "End")
+    for _ in range(3):
+        await press_key(page, "ArrowLeft")
+    await type_text(page, "inserted ")
+    assert await js(page, "document.getElementById('editor').textContent") == "abc inserted def"
+
+
+async def test_press_key_newline_and_return_press_enter(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/keys.html")
+    await type_text(page, "ab", selector="#area")
+    await press_key(page, "\n")
+    await press_key(page, "\r")
+    await type_text(page, "c")
+    assert await value_of(page, "area") == "ab\n\nc"
+    downs = await js(page, "window.keys.filter(k => k.type === 'keydown').slice(2, 4)")
+    assert [(k["key"], k["code"], k["keyCode"]) for k in downs] == [("Enter", "Enter", 13)] * 2
+
+
+async def test_press_key_types_a_character_of_any_script(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/keys.html")
+    await click(page, selector="#second")
+    for char in ["ё", "ж", "😊", "中", "👍🏽", "🇫🇷", "e\u0301"]:
+        await press_key(page, char)
+    assert await value_of(page, "second") == "ёж😊中👍🏽🇫🇷e\u0301"
+
+
+async def test_press_key_rejects_a_name_that_is_no_key(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/keys.html")
+    await click(page, selector="#second")
+    for name in ["NotARealKey", "ёё", "ab"]:
+        with pytest.raises(ValueError, match=f"^Unknown key {name!r}"):
+            await press_key(page, name)
+    assert await value_of(page, "second") == ""
+    assert await js(page, "window.keys.length") == 0
+
+
+# -- low-level mouse and keyboard: held keys and buttons --------------------------------------
+
+
+async def test_shift_held_with_key_down_applies_to_keys_typing_and_clicks(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/keys.html")
+    await type_text(page, "hello", selector="#second")
+    await key_down(page, "Shift")
+    await press_key(page, "ArrowLeft")
+    await press_key(page, "ArrowLeft")
+    selection = "[document.activeElement.selectionStart, document.activeElement.selectionEnd]"
+    assert await js(page, selection) == [3, 5]
+    await type_text(page, "p")  # Shift is still down: a capital replaces the selection
+    await key_up(page, "Shift")
+    await type_text(page, "!")
+    assert await value_of(page, "second") == "helP!"
+    shifts = await js(page, "window.keys.filter(k => k.type === 'keydown').map(k => k.shift)")
+    assert shifts == [False] * 5 + [True] * 4 + [False]
+
+    await open_page(page, server, "/input/click.html")
+    await key_down(page, "Shift")
+    await click(page, selector="#go")
+    await key_up(page, "Shift")
+    await click(page, selector="#go")
+    clicks_seen = await js(page, "window.events.filter(e => e.type === 'click')")
+    assert [(e["target"], e["shift"]) for e in clicks_seen] == [("go", True), ("go", False)]
+
+
+async def test_mouse_down_move_up_drags_a_slider_by_hand(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/drag.html")
+    track = await js(
+        page, "JSON.parse(JSON.stringify(document.getElementById('track').getBoundingClientRect()))"
+    )
+    start_x, y = track["x"] + 10, track["y"] + 10
+    await mouse_move(page, start_x, y)
+    await mouse_down(page, start_x, y)
+    await mouse_move(page, start_x + 100, y, steps=5)
+    assert await js(page, "document.getElementById('thumb').style.left") == "100px"
+    await mouse_up(page, start_x + 100, y)
+    await mouse_move(page, start_x + 200, y)  # released: the thumb stays
+    assert await js(page, "document.getElementById('thumb').style.left") == "100px"
+    with pytest.raises(ValueError, match="button must be one of"):
+        await mouse_down(page, 1, 1, button="top")  # type: ignore[arg-type]
+
+
+async def test_mouse_wheel_scrolls_what_is_under_the_pointer(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/hit.html")
+    box = await js(
+        page,
+        "JSON.parse(JSON.stringify(document.getElementById('scroller').getBoundingClientRect()))",
+    )
+    await js(page, "window.wheels = []; document.addEventListener('wheel', "
+                   "(e) => wheels.push([e.deltaY, e.isTrusted]))")
+    await mouse_wheel(page, box["x"] + 20, box["y"] + 20, delta_y=400)
+    # The wheel event and the scroll reach the page a moment after the call returns.
+    scrolled = (
+        "new Promise((resolve) => { const check = () => "
+        "wheels.length && document.getElementById('scroller').scrollTop >= 400 ? resolve() : "
+        "requestAnimationFrame(check); check(); })"
+    )
+    await asyncio.wait_for(js(page, scrolled), 5)
+    assert await js(page, "window.wheels") == [[400, True]]
+    assert await js(page, "window.scrollY") == 0  # the page itself did not move

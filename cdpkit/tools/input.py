@@ -1390,11 +1390,10 @@ async def _drag_moves(
 
 _SELECT_JS = """function(values) {
   let el = this;
-  if (el.localName !== 'select') {
-    const inner = el.localName === 'label' ? el.control : el.querySelector('select');
-    if (!inner || inner.localName !== 'select') return {error: 'not-select', tag: el.localName};
-    el = inner;
-  }
+  // A label stands for its control; any other element is not a select, even one that
+  // holds a select somewhere inside (which of them would be meant?).
+  if (el.localName === 'label' && el.control) el = el.control;
+  if (el.localName !== 'select') return {error: 'not-select', tag: this.localName};
   if (el.disabled) return {error: 'disabled'};
   const options = [...el.options];
   const norm = (s) => s.replace(/\\s+/g, ' ').trim();
@@ -1432,8 +1431,8 @@ async def select_option(
     Each value matches an option by its ``value`` attribute, else by its visible label
     (whitespace-insensitive, then case-insensitive). The chosen options become the
     selection (others are deselected) and ``input`` and ``change`` events are dispatched,
-    as when a person picks from the list. A ``<label>`` of the select, or an element
-    wrapping one, can be the target.
+    as when a person picks from the list. A ``<label>`` of the select can be the target;
+    any other element that is not a ``<select>`` is an error, even one holding a select.
 
     Args:
         page: The page.
@@ -1450,8 +1449,9 @@ async def select_option(
     Raises:
         ValueError: Several values for a single select; no value for a single select;
             the select or an option is disabled; an invalid selector.
-        ElementNotFoundError: No such element, it is not a select, or no option matches
-            a value (the message lists the options).
+        ElementNotFoundError: No such element, it is not a ``<select>`` (nor the label of
+            one; the message names what it is), or no option matches a value (the
+            message lists the options).
         TargetClosedError: The page is closed.
     """
     wanted = [values] if isinstance(values, str) else list(values)
@@ -1465,7 +1465,8 @@ async def select_option(
     error = result.get("error")
     if error == "not-select":
         raise ElementNotFoundError(
-            f"Element {element.description} is a <{result['tag']}>, not a <select>"
+            f"Element {element.description} is a <{result['tag']}>, not a <select>: "
+            f"select_option needs the <select> itself (or its <label>)"
         )
     if error == "disabled":
         raise ValueError(f"The select {element.description} is disabled")

@@ -857,3 +857,17 @@ async def test_mouse_wheel_scrolls_what_is_under_the_pointer(
     await asyncio.wait_for(js(page, scrolled), 5)
     assert await js(page, "window.wheels") == [[400, True]]
     assert await js(page, "window.scrollY") == 0  # the page itself did not move
+
+
+async def test_select_option_on_an_element_that_is_not_a_select_says_so(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/select.html")
+    with pytest.raises(
+        cdpkit.ElementNotFoundError,
+        match=r"^Element selector '#wrap' is a <div>, not a <select>: select_option needs",
+    ):
+        await select_option(page, "b", selector="#wrap")
+    assert await value_of(page, "inner") == "a"  # the select inside was left alone
+    assert await select_option(page, "Large", selector="#label") == ["l"]
+    assert await js(page, "window.changes") == ["size=l"]

@@ -447,6 +447,36 @@ async def _mouse(
 
 # -- where to click ---------------------------------------------------------------------------
 
+# How a "covered by" error names the element a click would reach: its start tag with the
+# attributes that identify it, and the start of its text.
+_DESCRIBE_HIT_JS = """const describeHit = (hit) => {
+    let description = '<' + hit.localName;
+    for (const name of ['id', 'class', 'role', 'aria-label', 'name']) {
+      const value = (hit.getAttribute(name) || '').trim().replace(/\\s+/g, ' ');
+      if (value) description += ' ' + name + '="' + value.slice(0, 40) + '"';
+    }
+    description += '>';
+    const text = (hit.innerText || hit.textContent || '').trim().replace(/\\s+/g, ' ');
+    if (text) {
+      description += ' ' + JSON.stringify(text.length > 40 ? text.slice(0, 39) + '…' : text);
+    }
+    return description;
+  };"""
+
+# The top document's side of a click into a frame: what its point reaches, ``null`` when
+# that is a frame (whose own document then decides).
+_TOP_HIT_JS = """((x, y) => {
+  """ + _DESCRIBE_HIT_JS + """
+  let hit = document.elementFromPoint(x, y);
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  if (!hit || ['iframe', 'frame', 'object', 'embed'].includes(hit.localName)) return null;
+  return describeHit(hit);
+})"""
+
 # ``this`` is the target: an element, or a text node (a ``StaticText`` line of a snapshot),
 # whose parent element then owns it for the hit test. Scrolls it into view instantly
 # (whatever the page's ``scroll-behavior``), waits until its first client rect is the
@@ -454,6 +484,7 @@ async def _mouse(
 # of that rect in its frame's viewport, and what a click there would reach instead of
 # the target (``covering``, ``null`` when it reaches the target).
 _MEASURE_JS = """async function(checkHit, forceScroll, stableTimeoutMs) {
+  """ + _DESCRIBE_HIT_JS + """
   const node = this;
   const owner = node.nodeType === 1 ? node : node.parentElement;
   if (!node.isConnected || !owner) return {error: 'hidden'};
@@ -541,21 +572,15 @@ _MEASURE_JS = """async function(checkHit, forceScroll, stableTimeoutMs) {
     if (n.localName === 'label' && n.control === owner) return result;
   }
   if (owner.localName === 'label' && owner.control && reaches(hit, owner.control)) return result;
-  let description = '<' + hit.localName;
-  for (const name of ['id', 'class', 'role', 'aria-label', 'name']) {
-    const value = (hit.getAttribute(name) || '').trim().replace(/\\s+/g, ' ');
-    if (value) description += ' ' + name + '="' + value.slice(0, 40) + '"';
-  }
-  description += '>';
-  const text = (hit.innerText || hit.textContent || '').trim().replace(/\\s+/g, ' ');
-  if (text) description += ' ' + JSON.stringify(text.length > 40 ? text.slice(0, 39) + '…' : text);
-  result.covering = description;
+  result.covering = describeHit(hit);
   return result;
 }"""
 
 _DESCRIBE_JS = """function() {
-  let text = '<' + this.localName;
-  if (this.id) text += ' id="' + this.id + '"';
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el) return 'a ' + this.nodeName + ' node';
+  let text = '<' + el.localName;
+  if (el.id) text += ' id="' + el.id + '"';
   return text + '>';
 }"""
 
@@ -639,13 +664,15 @@ async def _clickable_point(page: Page, element: Element, *, check_hit: bool = Tr
                 f"scrolled into view"
             )
         point = Point(found["x"], found["y"])
+        covering = found.get("covering")
         if not found["top"]:
             origin = await _frame_origin(page, element)
             point = Point(point.x + origin.x, point.y + origin.y)
             if not force_scroll and not await _in_viewport(page, point):
                 force_scroll = True  # the frame itself is off-screen: scroll the page too
                 continue
-        covering = found.get("covering")
+            if check_hit and covering is None:
+                covering = await _top_hit(page, point)
         if covering is None:
             return point
         delay = next(delays, None)
@@ -656,6 +683,16 @@ async def _clickable_point(page: Page, element: Element, *, check_hit: bool = Tr
                 f"instead. Close or move what covers it, or click at x/y on purpose"
             )
         await asyncio.sleep(delay)
+
+
+async def _top_hit(page: Page, point: Point) -> str | None:
+    """What covers the frame at ``point`` in the page's own document, if anything."""
+    result = await page.call(
+        "Runtime.evaluate",
+        {"expression": f"{_TOP_HIT_JS}({point.x}, {point.y})", "returnByValue": True},
+    )
+    value = result.get("result", {}).get("value")
+    return value if isinstance(value, str) else None
 
 
 async def _in_viewport(page: Page, point: Point) -> bool:
@@ -1004,6 +1041,8 @@ async def key_up(page: Page, key: str) -> None:
 # Finds what to type into: the element itself, or the editable field it labels or wraps.
 # Returns null when nothing editable is there.
 _EDITABLE_JS = """function(wrapped) {
+  const start = this.nodeType === 1 ? this : this.parentElement;  // a text line: its element
+  if (!start) return null;
   const editable = (el) => {
     if (!el || el.nodeType !== 1) return false;
     if (el.isContentEditable) return true;
@@ -1014,12 +1053,12 @@ _EDITABLE_JS = """function(wrapped) {
     }
     return false;
   };
-  if (editable(this)) return this;
+  if (editable(start)) return start;
   if (!wrapped) return null;
-  if (this.localName === 'label' && editable(this.control)) return this.control;
-  const inside = [...this.querySelectorAll('input, textarea, [contenteditable]')].filter(editable);
+  if (start.localName === 'label' && editable(start.control)) return start.control;
+  const inside = [...start.querySelectorAll('input, textarea, [contenteditable]')].filter(editable);
   if (inside.length) return inside[0];
-  const root = this.shadowRoot;
+  const root = start.shadowRoot;
   if (root) {
     const shadow = [...root.querySelectorAll('input, textarea, [contenteditable]')].filter(editable);
     if (shadow.length) return shadow[0];

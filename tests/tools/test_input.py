@@ -871,3 +871,29 @@ async def test_select_option_on_an_element_that_is_not_a_select_says_so(
     assert await value_of(page, "inner") == "a"  # the select inside was left alone
     assert await select_option(page, "Large", selector="#label") == ["l"]
     assert await js(page, "window.changes") == ["size=l"]
+
+
+async def test_click_into_an_iframe_covered_in_the_page_names_the_cover(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    other_site = server.origin.replace("127.0.0.1", "localhost")
+    await navigate(page, server.url(f"/input/hit.html?other={other_site}"))
+    snap = await snapshot(page, roles=["button"])
+    buttons = {node.session is page: node.index for node in snap.nodes if node.name == "Frame button"}
+    # A sheet over both iframes, in the page's own document.
+    await js(
+        page,
+        "(() => { const frames = document.getElementById('frames').getBoundingClientRect();"
+        " const cover = document.createElement('div'); cover.id = 'sheet';"
+        " cover.style = `position: absolute; left: 0; width: 500px; top: ${frames.top + scrollY}px;"
+        " height: ${frames.height}px; background: rgba(0, 0, 0, 0.3)`;"
+        " document.body.appendChild(cover); })()",
+    )
+    for same_process in (True, False):
+        with pytest.raises(
+            cdpkit.ElementNotFoundError, match=r"covered by <div id=\"sheet\">"
+        ):
+            await click(page, index=buttons[same_process])
+    assert await clicks(page) == []
+    names = {node.name for node in (await snapshot(page, roles=["button"])).nodes}
+    assert "Frame button" in names and not names & {"Trusted same", "Trusted other"}

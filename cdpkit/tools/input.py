@@ -530,7 +530,11 @@ _MEASURE_JS = """async function(checkHit, forceScroll, stableTimeoutMs) {
     if (!rect) return {error: 'hidden'};
     if (round === 0 ? forceScroll || !inView(rect) : !inView(rect)) {
       owner.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
-    } else if (round > 0) {
+    } else if (round === 0) {
+      // In the viewport, maybe not in a scrolled box around it: 'nearest' scrolls only
+      // the boxes that hide it, and nothing at all when it is already visible.
+      owner.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
+    } else {
       break;
     }
     let previous = null;
@@ -650,8 +654,13 @@ async def _clickable_point(page: Page, element: Element, *, check_hit: bool = Tr
             found = await element.call(
                 _MEASURE_JS, check_hit, force_scroll, _STABLE_TIMEOUT_MS, await_promise=True
             )
-        except (ProtocolError, EvaluationError):
-            found = {"error": "hidden"}
+        except EvaluationError:
+            found = {"error": "hidden"}  # e.g. a node in a document without a window
+        except ProtocolError as exc:
+            raise ElementNotFoundError(
+                f"Element {element.description} is gone: its document was replaced or its "
+                f"frame detached while it was being measured ({exc.message}); find it again"
+            ) from None
         error = found.get("error")
         if error == "hidden":
             raise ElementNotFoundError(

@@ -662,6 +662,16 @@ async def test_click_buttons_partly_and_wholly_past_the_right_edge(
     assert await clicks(page) == ["b3", "b4", "b1"]
 
 
+async def test_click_scrolls_the_box_that_hides_the_element(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    # The button is inside the viewport but below the visible part of an overflow box.
+    await open_page(page, server, "/input/hit.html")
+    await click(page, selector="#clipped")
+    await click(page, selector="#in-scroller")
+    assert await clicks(page) == ["clipped", "in-scroller"]
+
+
 async def test_click_measures_after_the_page_stops_scrolling(
     page: cdpkit.Page, server: FixtureServer
 ) -> None:

@@ -51,6 +51,26 @@ __all__ = [
 
 MouseButton = Literal["left", "right", "middle", "back", "forward"]
 
+# Bits of the ``buttons`` field of mouse events, and of the ``modifiers`` field.
+_BUTTON_BITS = {"left": 1, "right": 2, "middle": 4, "back": 8, "forward": 16}
+_MODIFIER_BITS = {"Alt": 1, "Control": 2, "Meta": 4, "Shift": 8}
+_MODIFIER_ALIASES = {
+    "alt": "Alt",
+    "option": "Alt",
+    "opt": "Alt",
+    "control": "Control",
+    "ctrl": "Control",
+    "meta": "Meta",
+    "cmd": "Meta",
+    "command": "Meta",
+    "super": "Meta",
+    "win": "Meta",
+    "shift": "Shift",
+}
+
+
+# -- what the low-level tools hold down ------------------------------------------------------
+
 
 @dataclass(slots=True)
 class _InputState:
@@ -79,23 +99,6 @@ def _input_state(page: Page) -> _InputState:
     if not isinstance(state, _InputState):
         state = page.tool_state[_INPUT_STATE] = _InputState()
     return state
-
-# Bits of the ``buttons`` field of mouse events, and of the ``modifiers`` field.
-_BUTTON_BITS = {"left": 1, "right": 2, "middle": 4, "back": 8, "forward": 16}
-_MODIFIER_BITS = {"Alt": 1, "Control": 2, "Meta": 4, "Shift": 8}
-_MODIFIER_ALIASES = {
-    "alt": "Alt",
-    "option": "Alt",
-    "opt": "Alt",
-    "control": "Control",
-    "ctrl": "Control",
-    "meta": "Meta",
-    "cmd": "Meta",
-    "command": "Meta",
-    "super": "Meta",
-    "win": "Meta",
-    "shift": "Shift",
-}
 
 
 # -- the keyboard -----------------------------------------------------------------------------
@@ -641,7 +644,7 @@ async def _clickable_point(page: Page, element: Element, *, check_hit: bool = Tr
 
     With ``check_hit``, the element at that point must be the target, inside it, or its
     label (a text node's parent counts as the text); otherwise the check is retried
-    briefly, for overlays that are on their way out.
+    briefly with the element centred, for overlays on their way out and sticky headers.
 
     Raises:
         ElementNotFoundError: It has no box (hidden), is outside the viewport even after
@@ -692,6 +695,7 @@ async def _clickable_point(page: Page, element: Element, *, check_hit: bool = Tr
                 f"instead. Close or move what covers it, or click at x/y on purpose"
             )
         await asyncio.sleep(delay)
+        force_scroll = True  # centred, it may come out from under a sticky header
 
 
 async def _top_hit(page: Page, point: Point) -> str | None:

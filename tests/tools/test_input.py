@@ -662,6 +662,20 @@ async def test_click_buttons_partly_and_wholly_past_the_right_edge(
     assert await clicks(page) == ["b3", "b4", "b1"]
 
 
+async def test_click_brings_an_element_out_from_under_a_sticky_header(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/hit.html")
+    # Scrolled so that the button is in the viewport, under the sticky header.
+    await js(
+        page,
+        "window.scrollTo({top: document.getElementById('row').offsetTop - 5, behavior: 'instant'})",
+    )
+    assert await js(page, "document.elementFromPoint(100, 25).id") == "sticky"
+    await click(page, selector="#b1")
+    assert await clicks(page) == ["b1"]
+
+
 async def test_click_scrolls_the_box_that_hides_the_element(
     page: cdpkit.Page, server: FixtureServer
 ) -> None:

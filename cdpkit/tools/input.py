@@ -28,6 +28,7 @@ from ..errors import (
     WaitTimeoutError,
 )
 from ..page import Dialog, Page
+from ..session import Session
 from ._targeting import Element, Point, check_one_target, resolve_element
 from .accessibility import session_origin
 
@@ -493,9 +494,12 @@ _MEASURE_JS = """async function(checkHit, forceScroll, stableTimeoutMs) {
   if (!node.isConnected || !owner) return {error: 'hidden'};
   const doc = node.ownerDocument;
   const win = doc.defaultView;
+  // An element with display: contents has no box of its own: its content's boxes count.
+  const ownBoxes = node.nodeType === 1 && win.getComputedStyle(node).display !== 'contents';
+  const scroller = ownBoxes || node.nodeType !== 1 ? owner : node.firstElementChild || owner;
   const firstRect = () => {
     let rects;
-    if (node.nodeType === 1) {
+    if (ownBoxes) {
       rects = node.getClientRects();
     } else {
       const range = doc.createRange();
@@ -532,11 +536,11 @@ _MEASURE_JS = """async function(checkHit, forceScroll, stableTimeoutMs) {
     rect = firstRect();
     if (!rect) return {error: 'hidden'};
     if (round === 0 ? forceScroll || !inView(rect) : !inView(rect)) {
-      owner.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+      scroller.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
     } else if (round === 0) {
       // In the viewport, maybe not in a scrolled box around it: 'nearest' scrolls only
       // the boxes that hide it, and nothing at all when it is already visible.
-      owner.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
+      scroller.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
     } else {
       break;
     }
@@ -595,34 +599,65 @@ _STABLE_TIMEOUT_MS = 1000  # an element still moving after this is clicked where
 _COVERED_RETRIES = (0.05, 0.1, 0.2, 0.3)  # a transient overlay (a fading toast) may go
 
 
+def _frame_gone(element: Element) -> ElementNotFoundError:
+    return ElementNotFoundError(
+        f"Element {element.description} is in a frame that is no longer part of the page"
+    )
+
+
+async def _frame_ids(page: Page, element: Element) -> tuple[str, str]:
+    """The id of the frame holding ``element``, and of the root frame of its session."""
+    session = element.session
+    document = await _handle(
+        element, "function() { return (this.ownerDocument || this).documentElement; }"
+    )
+    if document is None:
+        raise _frame_gone(element)
+    try:
+        # A document element's node carries the id of its frame.
+        node = (await session.call("DOM.describeNode", {"objectId": document.object_id}))["node"]
+    except ProtocolError:
+        raise _frame_gone(element) from None
+    finally:
+        await _release(document)
+    if session is page:
+        root_id = page.target_id  # a page's main frame id is its target id
+    else:
+        root_id = (await session.call("Page.getFrameTree"))["frameTree"]["frame"]["id"]
+    return str(node.get("frameId") or root_id), root_id
+
+
+async def _scroll_frame_into_view(page: Page, element: Element) -> None:
+    """Scroll the ``<iframe>`` holding ``element`` into the page's view, from the side of
+    the document that holds the iframe (a frame's own scrolling does not move its parents
+    when the element is ``position: fixed``)."""
+    frame_id, root_id = await _frame_ids(page, element)
+    # The owner is in the element's own process, or for the root frame of an
+    # out-of-process frame's session, in the page's (the usual case: one level deep).
+    session: Session = element.session if frame_id != root_id else page
+    with contextlib.suppress(ProtocolError, KeyError):
+        owner = await session.call("DOM.getFrameOwner", {"frameId": frame_id})
+        resolved = await session.call("DOM.resolveNode", {"backendNodeId": owner["backendNodeId"]})
+        iframe = Element(session, resolved["object"]["objectId"], element.description)
+        try:
+            await iframe.call(
+                "function() { this.scrollIntoView("
+                "{block: 'center', inline: 'center', behavior: 'instant'}); }"
+            )
+        finally:
+            await _release(iframe)
+
+
 async def _frame_origin(page: Page, element: Element) -> Point:
     """Where the viewport of the frame holding ``element`` lies in the page's viewport.
 
     The origin of a frame is its ``<iframe>``'s content box: inside its border and padding.
     """
     session = element.session
-    document = await _handle(
-        element, "function() { return (this.ownerDocument || this).documentElement; }"
-    )
-    gone = ElementNotFoundError(
-        f"Element {element.description} is in a frame that is no longer part of the page"
-    )
-    if document is None:
-        raise gone
-    try:
-        # A document element's node carries the id of its frame.
-        node = (await session.call("DOM.describeNode", {"objectId": document.object_id}))["node"]
-    except ProtocolError:
-        raise gone from None
-    finally:
-        await _release(document)
-    frame_id = node.get("frameId")
-    if session is page:
-        root_id = page.target_id  # a page's main frame id is its target id
-    else:
-        root_id = (await session.call("Page.getFrameTree"))["frameTree"]["frame"]["id"]
+    gone = _frame_gone(element)
+    frame_id, root_id = await _frame_ids(page, element)
     x = y = 0.0
-    if frame_id is not None and frame_id != root_id:
+    if frame_id != root_id:
         try:
             owner = await session.call("DOM.getFrameOwner", {"frameId": frame_id})
             box = await session.call("DOM.getBoxModel", {"backendNodeId": owner["backendNodeId"]})
@@ -650,7 +685,7 @@ async def _clickable_point(page: Page, element: Element, *, check_hit: bool = Tr
         ElementNotFoundError: It has no box (hidden), is outside the viewport even after
             scrolling, or (``check_hit``) another element covers it (the message names it).
     """
-    force_scroll = False
+    force_scroll = frame_scrolled = False
     delays = iter(_COVERED_RETRIES)
     while True:
         try:
@@ -680,9 +715,20 @@ async def _clickable_point(page: Page, element: Element, *, check_hit: bool = Tr
         if not found["top"]:
             origin = await _frame_origin(page, element)
             point = Point(point.x + origin.x, point.y + origin.y)
-            if not force_scroll and not await _in_viewport(page, point):
-                force_scroll = True  # the frame itself is off-screen: scroll the page too
-                continue
+            if not await _in_viewport(page, point):
+                # The frame itself is off-screen: scroll the element again (that scrolls
+                # its frame's parents too), then the frame from the parent's side.
+                if not force_scroll:
+                    force_scroll = True
+                    continue
+                if not frame_scrolled:
+                    frame_scrolled = True
+                    await _scroll_frame_into_view(page, element)
+                    continue
+                raise ElementNotFoundError(
+                    f"Element {element.description} is in a frame outside the viewport "
+                    f"that could not be scrolled into view"
+                )
             if check_hit and covering is None:
                 covering = await _top_hit(page, point)
         if covering is None:

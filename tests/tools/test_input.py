@@ -921,3 +921,18 @@ async def test_click_into_an_iframe_covered_in_the_page_names_the_cover(
     assert await clicks(page) == []
     names = {node.name for node in (await snapshot(page, roles=["button"])).nodes}
     assert "Frame button" in names and not names & {"Trusted same", "Trusted other"}
+
+
+async def test_click_lands_on_the_element_whatever_its_boxes(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/boxes.html")
+    for selector in ["#wrapped", "#outside", "#contents", "#far-contents"]:
+        await click(page, selector=selector)
+    assert await clicks(page) == ["wrapped", "outside", "contents", "far-contents"]
+    # A position: fixed button of an iframe far below: the frame is scrolled into view.
+    await js(page, "window.scrollTo({top: 0, behavior: 'instant'})")
+    snap = await snapshot(page, roles=["button"])
+    [fixed] = [node for node in snap.nodes if node.name == "Fixed in a frame"]
+    await click(page, index=fixed.index)
+    assert await js(page, "window.fixedClicked") is True

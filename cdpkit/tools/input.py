@@ -1251,10 +1251,12 @@ async def type_text(
 
     With a target, the field is clicked (focused) first and the text is added at the end
     of what it already holds; without one, the text goes to the focused element at its
-    caret, replacing the selected text if any (as a person typing would). Each
-    character is a trusted ``keydown``/``keypress``/``input``/``keyup`` sequence, so
-    frameworks that only update on input events (React controlled inputs, Vue, ...) see
-    the new value; contenteditable elements work too. Characters without a key on a US
+    caret, replacing the selected text if any (as a person typing would). Keys held with
+    :func:`key_down` apply: with Shift held letters come out in capitals, with Control
+    held keys are shortcuts. Each character is a trusted
+    ``keydown``/``keypress``/``input``/``keyup`` sequence, so frameworks that only update
+    on input events (React controlled inputs, Vue, ...) see the new value;
+    contenteditable elements work too. Characters without a key on a US
     keyboard (accents, emoji, CJK) are inserted as text input. A target that wraps or
     labels a single field (a ``<label>``, a component's wrapper) types into that field.
     Inputs of type date, time, datetime-local, month, week, color and range take no

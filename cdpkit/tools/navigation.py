@@ -235,7 +235,11 @@ async def _current(page: Page, *, url: str | None = None) -> NavigationResult:
 async def _history_move(
     page: Page, step: int, wait_until: str, timeout: float, function: str
 ) -> NavigationResult | None:
-    history = await _retrying(page, "Page.getNavigationHistory")
+    try:
+        async with asyncio.timeout(timeout):
+            history = await _retrying(page, "Page.getNavigationHistory")
+    except TimeoutError:
+        raise _timed_out("the page's history", timeout, function) from None
     target = history["currentIndex"] + step
     if not 0 <= target < len(history["entries"]):
         return None

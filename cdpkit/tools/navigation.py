@@ -113,6 +113,7 @@ _SWAPPING = (
 )
 _SWAP_RETRY = 0.05  # seconds between attempts
 _SAME_DOCUMENT_WAIT = 2.0  # at most this for a fragment move to be reported
+_FRAME_NAVIGATED_WAIT = 0.5  # at most this for frameNavigated after a commit
 
 
 def _timed_out(what: str, timeout: float, function: str) -> WaitTimeoutError:
@@ -150,10 +151,12 @@ async def _navigate(
             if loader_id is None:  # a same-document move: #fragment
                 landed = await _wait_same_document(events, frame_id)
                 return await _current(page, url=landed)
-            committed = await _wait_commit(events, frame_id, loader_id)
-            if lifecycle is not None:
-                await _wait_lifecycle(events, frame_id, loader_id, lifecycle)
-            return await _current(page, url=committed if lifecycle is None else None)
+            if lifecycle is None:
+                committed = await _wait_commit(events, frame_id, loader_id)
+                return await _current(page, url=committed)
+            # By the lifecycle event the history has the new entry: it gives the URL.
+            await _wait_lifecycle(events, frame_id, loader_id, lifecycle)
+            return await _current(page)
     except TimeoutError:
         raise _timed_out(
             f"the navigation to {url} to reach {_STAGE[wait_until]}", timeout, "navigate"
@@ -175,15 +178,45 @@ async def _wait_same_document(events: EventStream[RawEvent], frame_id: str) -> s
     return None
 
 
-async def _wait_commit(events: EventStream[RawEvent], frame_id: str, loader_id: str) -> str:
-    """Wait until the frame's new document (``loader_id``) is committed; its URL."""
+def _navigated_url(event: RawEvent, frame_id: str, loader_id: str) -> str | None:
+    """The URL of ``event`` if it is the ``Page.frameNavigated`` of that document."""
+    if event.method != "Page.frameNavigated":
+        return None
+    frame = event.params.get("frame", {})
+    if frame.get("id") != frame_id or frame.get("loaderId") != loader_id:
+        return None
+    return str(frame.get("url", "")) + str(frame.get("urlFragment", ""))
+
+
+async def _wait_commit(
+    events: EventStream[RawEvent], frame_id: str, loader_id: str
+) -> str | None:
+    """Wait until the frame's new document (``loader_id``) is committed: its URL from
+    ``Page.frameNavigated``, or ``None`` when Chrome reported the commit only as a
+    lifecycle event (the first navigation of a new tab sends no ``frameNavigated``)."""
     async for event in events:
-        if event.method != "Page.frameNavigated":
-            continue
-        frame = event.params.get("frame", {})
-        if frame.get("id") == frame_id and frame.get("loaderId") == loader_id:
-            return str(frame.get("url", "")) + str(frame.get("urlFragment", ""))
-    raise TargetClosedError("The page closed during the navigation")
+        url = _navigated_url(event, frame_id, loader_id)
+        if url is not None:
+            return url
+        params = event.params
+        if (
+            event.method == "Page.lifecycleEvent"
+            and params.get("name") == "commit"
+            and params.get("frameId") == frame_id
+            and params.get("loaderId") == loader_id
+        ):
+            break
+    else:
+        raise TargetClosedError("The page closed during the navigation")
+    # Committed. A frameNavigated, when Chrome sends one, follows at once, and its URL is
+    # surer than the history's, which may lag behind the renderer.
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(_FRAME_NAVIGATED_WAIT):
+            async for event in events:
+                url = _navigated_url(event, frame_id, loader_id)
+                if url is not None:
+                    return url
+    return None
 
 
 async def _wait_lifecycle(

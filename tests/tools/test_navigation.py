@@ -85,3 +85,14 @@ async def test_commit_navigations_across_sites_survive_the_renderer_swap(
         assert (result.url, result.title) == (urls[0], "Keys")
     back = await go_back(page, wait_until="commit")
     assert back is not None and back.url == urls[1]
+
+
+async def test_first_navigation_of_a_new_browsers_own_tab(server: FixtureServer) -> None:
+    # The tab a browser starts with reports its first commit without a frameNavigated
+    # event (the CLI navigates exactly that tab): every wait_until must still return.
+    url = server.url("/input/keys.html")
+    for wait_until in ("commit", "load"):
+        async with cdpkit.launch() as browser:
+            [page] = browser.pages
+            result = await navigate(page, url, wait_until=wait_until, timeout=10)  # type: ignore[arg-type]
+            assert result.url == url

@@ -861,8 +861,13 @@ async def click(
         raise ValueError(f"click_count must be at least 1, got {click_count}")
     mask = _modifier_mask(modifiers)
     point = await _point(page, selector, index, x, y)
-    held = [_KEYS[_MODIFIER_ALIASES[name.lower()]] for name in modifiers]
     down = _input_state(page).modifiers
+    # Modifiers already held with key_down stay held: not pressed or released again.
+    held = [
+        key
+        for key in (_KEYS[_MODIFIER_ALIASES[name.lower()]] for name in modifiers)
+        if not down & _MODIFIER_BITS[key.key]
+    ]
     for key in held:
         down |= _MODIFIER_BITS[key.key]
         await _key_down(page, key, False, down)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._model import RawEvent
-from ..errors import NavigationError, ProtocolError, TargetClosedError, WaitTimeoutError
+from ..errors import CDPError, NavigationError, ProtocolError, TargetClosedError, WaitTimeoutError
 from ..page import Page
 from ..session import EventStream
 
@@ -88,6 +88,8 @@ async def navigate(
             not an error: it is reported in ``status``.
         WaitTimeoutError: Not ready within ``timeout`` (the message names the URL, the
             stage it waited for and the ``timeout=`` to raise); also a ``TimeoutError``.
+            A navigation still waiting for the server's response is stopped (the page
+            stays where it was); one that has a response keeps loading.
     """
     _check_wait_until(wait_until)
     return await _navigate(page, url, {"url": url}, wait_until, timeout)
@@ -114,6 +116,7 @@ _SWAPPING = (
 _SWAP_RETRY = 0.05  # seconds between attempts
 _SAME_DOCUMENT_WAIT = 2.0  # at most this for a fragment move to be reported
 _FRAME_NAVIGATED_WAIT = 0.5  # at most this for frameNavigated after a commit
+_STOP_TIMEOUT = 2.0  # for Page.stopLoading after a timeout
 
 
 def _timed_out(what: str, timeout: float, function: str) -> WaitTimeoutError:
@@ -130,6 +133,7 @@ async def _navigate(
     timeout: float,
 ) -> NavigationResult:
     lifecycle = _LIFECYCLE.get(wait_until)
+    answered = False
     try:
         async with asyncio.timeout(timeout), page.listen(
             "Page.lifecycleEvent",
@@ -143,6 +147,7 @@ async def _navigate(
                 if "invalid URL" in exc.message:
                     raise NavigationError(url, "net::ERR_INVALID_URL") from None
                 raise
+            answered = True
             error_text = result.get("errorText")
             if error_text:
                 raise NavigationError(url, error_text)
@@ -158,6 +163,11 @@ async def _navigate(
             await _wait_lifecycle(events, frame_id, loader_id, lifecycle)
             return await _current(page)
     except TimeoutError:
+        if not answered:
+            # No response yet: stop it, or it would abort the next navigation to the
+            # same URL (net::ERR_ABORTED at once) and could still replace the page later.
+            with contextlib.suppress(CDPError):
+                await page.call("Page.stopLoading", timeout=_STOP_TIMEOUT)
         raise _timed_out(
             f"the navigation to {url} to reach {_STAGE[wait_until]}", timeout, "navigate"
         ) from None

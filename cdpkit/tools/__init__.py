@@ -10,7 +10,8 @@ family             tools
 =================  ==========================================================================
 navigation         navigate, go_back, go_forward, reload, wait, wait_for, wait_for_content
 input              click, hover, type_text, press_key, drag, select_option, upload_file,
-                   handle_dialog
+                   handle_dialog; low level: mouse_move, mouse_down, mouse_up, mouse_wheel,
+                   key_down, key_up (held keys and buttons apply to later input)
 information        snapshot, screenshot, console_logs, evaluate, pdf
 DOM exploration    query_dom, visible_text, computed_styles, check_visibility, get_attributes,
                    count_elements, page_metadata, find_by_text, form_values, element_state,
@@ -48,6 +49,12 @@ from .input import (
     drag,
     handle_dialog,
     hover,
+    key_down,
+    key_up,
+    mouse_down,
+    mouse_move,
+    mouse_up,
+    mouse_wheel,
     press_key,
     select_option,
     type_text,
@@ -103,7 +110,13 @@ __all__ = [
     "go_forward",
     "handle_dialog",
     "hover",
+    "key_down",
+    "key_up",
     "list_tabs",
+    "mouse_down",
+    "mouse_move",
+    "mouse_up",
+    "mouse_wheel",
     "navigate",
     "new_tab",
     "page_metadata",

@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._model import RawEvent
@@ -21,12 +22,15 @@ from ..errors import (
     CDPError,
     ConnectionClosedError,
     ElementNotFoundError,
+    EvaluationError,
     ProtocolError,
     TargetClosedError,
     WaitTimeoutError,
 )
 from ..page import Dialog, Page
+from ..session import Session
 from ._targeting import Element, Point, check_one_target, resolve_element
+from .accessibility import session_origin
 
 __all__ = [
     "MouseButton",
@@ -34,6 +38,12 @@ __all__ = [
     "drag",
     "handle_dialog",
     "hover",
+    "key_down",
+    "key_up",
+    "mouse_down",
+    "mouse_move",
+    "mouse_up",
+    "mouse_wheel",
     "press_key",
     "select_option",
     "type_text",
@@ -58,6 +68,38 @@ _MODIFIER_ALIASES = {
     "win": "Meta",
     "shift": "Shift",
 }
+
+
+# -- what the low-level tools hold down ------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _InputState:
+    """What the low-level tools (``key_down``, ``mouse_down``...) hold on a page between
+    calls; every later mouse and key event of the page carries it.
+
+    Attributes:
+        modifiers: Bits (``_MODIFIER_BITS``) of the modifier keys held down.
+        keys: Names of every key held down, for ``autoRepeat`` and ``key_up``.
+        buttons: Bits (``_BUTTON_BITS``) of the mouse buttons held down.
+        mouse: Where the mouse is, in viewport CSS pixels.
+    """
+
+    modifiers: int = 0
+    keys: set[str] = field(default_factory=set)
+    buttons: int = 0
+    mouse: Point = field(default_factory=lambda: Point(0, 0))
+
+
+_INPUT_STATE = "input"  # key in page.tool_state
+
+
+def _input_state(page: Page) -> _InputState:
+    """The page's held keys and buttons (created empty on first use)."""
+    state = page.tool_state.get(_INPUT_STATE)
+    if not isinstance(state, _InputState):
+        state = page.tool_state[_INPUT_STATE] = _InputState()
+    return state
 
 
 # -- the keyboard -----------------------------------------------------------------------------
@@ -175,15 +217,48 @@ _KEY_ALIASES = {
 }
 
 
+def _is_one_character(text: str) -> bool:
+    """Whether ``text`` is what a reader sees as one character: a code point, maybe with
+    combining accents, variation selectors, skin tones, zero-width-joined emoji, or a flag
+    (a pair of regional indicators)."""
+    if not text:
+        return False
+    regional = 0
+    previous = ""
+    for position, char in enumerate(text):
+        code = ord(char)
+        if 0x1F1E6 <= code <= 0x1F1FF:
+            regional += 1
+            if regional > 2 or (position and regional == 1):
+                return False
+        elif position and not (
+            unicodedata.category(char).startswith("M")
+            or 0xFE00 <= code <= 0xFE0F  # variation selectors
+            or 0x1F3FB <= code <= 0x1F3FF  # skin tones
+            or 0xE0020 <= code <= 0xE007F  # tags (subdivision flags)
+            or code == 0x200D  # zero width joiner
+            or previous == "\u200d"
+        ):
+            return False
+        previous = char
+    return True
+
+
+def _utf16_length(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
 def _lookup_key(name: str) -> tuple[_Key, bool]:
     """The key called ``name`` and whether ``name`` is its shifted variant ("A", "!")."""
+    if name in ("\n", "\r", "\r\n"):
+        name = "Enter"
     key = _KEYS.get(name)
     if key is None and len(name) > 1:
         folded = name.lower()
         alias = _KEY_ALIASES.get(folded)
         key = _KEYS.get(alias) if alias is not None else _KEYS_FOLDED.get(folded)
     if key is None:
-        if len(name) == 1:  # any other character: typed as itself
+        if _is_one_character(name):  # any other character: typed as itself
             return _Key(name, "", 0, name), False
         raise ValueError(
             f"Unknown key {name!r}: use a key name such as Enter, Tab, Escape, Backspace, "
@@ -268,12 +343,17 @@ async def _press_combo(page: Page, combo: str) -> None:
     if modifier_names:  # "Control+A" is the A key, shifted only if Shift is held
         shifted = "Shift" in modifier_names and bool(key.shift_key)
     modifiers = [_KEYS[name] for name in modifier_names]
-    mask = 0
+    mask = _input_state(page).modifiers  # keys held with key_down apply too
     for modifier in modifiers:
         mask |= _MODIFIER_BITS[modifier.key]
         await _key_down(page, modifier, False, mask)
     if key.key in _MODIFIER_BITS and not modifiers:
-        mask = _MODIFIER_BITS[key.key]
+        mask |= _MODIFIER_BITS[key.key]
+    if not key.code and _utf16_length(key.text) > 2 and not mask & ~_MODIFIER_BITS["Shift"]:
+        # Key events carry at most two UTF-16 units of text (one emoji); a longer
+        # character (a flag, a skin tone, a family) arrives as text input.
+        await _dispatch(page, "Input.insertText", {"text": key.text})
+        return
     await _key_down(page, key, shifted, mask)
     await _key_up(page, key, shifted, mask)
     for modifier in reversed(modifiers):
@@ -347,152 +427,339 @@ async def _mouse(
     buttons: int = 0,
     click_count: int = 0,
     modifiers: int = 0,
+    **extra: Any,
 ) -> None:
+    """Send one mouse event; the modifiers and buttons held with the low-level tools are
+    added, and the mouse position is remembered."""
+    state = _input_state(page)
+    if kind == "mouseMoved":
+        buttons |= state.buttons  # moving with a button held down is dragging
     params: dict[str, Any] = {
         "type": kind,
         "x": point.x,
         "y": point.y,
-        "modifiers": modifiers,
+        "modifiers": modifiers | state.modifiers,
         "button": button,
         "buttons": buttons,
     }
     if click_count:
         params["clickCount"] = click_count
+    params.update(extra)
+    state.mouse = point
     await _dispatch(page, "Input.dispatchMouseEvent", params)
 
 
 # -- where to click ---------------------------------------------------------------------------
 
-# ``this`` is the element, ``hit`` the node under the point: null if the point reaches it,
-# else a short description of what covers it.
-_COVERED_JS = """function(hit) {
-  const describe = (el) => {
-    if (!el || el.nodeType !== 1) return 'nothing';
-    let text = '<' + el.localName;
-    if (el.id) text += ' id="' + el.id + '"';
-    const cls = (el.getAttribute('class') || '').trim();
-    if (cls) text += ' class="' + cls.split(/\\s+/).slice(0, 3).join(' ') + '"';
-    return text + '>';
-  };
-  for (let node = hit; node; node = node.parentNode || node.host) {
-    if (node === this) return null;
-    if (node.localName === 'label' && node.control === this) return null;
+# How a "covered by" error names the element a click would reach: its start tag with the
+# attributes that identify it, and the start of its text.
+_DESCRIBE_HIT_JS = """const describeHit = (hit) => {
+    let description = '<' + hit.localName;
+    for (const name of ['id', 'class', 'role', 'aria-label', 'name']) {
+      const value = (hit.getAttribute(name) || '').trim().replace(/\\s+/g, ' ');
+      if (value) description += ' ' + name + '="' + value.slice(0, 40) + '"';
+    }
+    description += '>';
+    const text = (hit.innerText || hit.textContent || '').trim().replace(/\\s+/g, ' ');
+    if (text) {
+      description += ' ' + JSON.stringify(text.length > 40 ? text.slice(0, 39) + '…' : text);
+    }
+    return description;
+  };"""
+
+# The top document's side of a click into a frame: what its point reaches, ``null`` when
+# that is a frame (whose own document then decides).
+_TOP_HIT_JS = """((x, y) => {
+  """ + _DESCRIBE_HIT_JS + """
+  let hit = document.elementFromPoint(x, y);
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
   }
-  let el = hit;
-  while (el && el.nodeType !== 1) el = el.parentNode;
-  return describe(el);
+  if (!hit || ['iframe', 'frame', 'object', 'embed'].includes(hit.localName)) return null;
+  return describeHit(hit);
+})"""
+
+# ``this`` is the target: an element, or a text node (a ``StaticText`` line of a snapshot),
+# whose parent element then owns it for the hit test. Scrolls it into view instantly
+# (whatever the page's ``scroll-behavior``), waits until its first client rect is the
+# same on two consecutive animation frames, and returns the centre of the visible part
+# of that rect in its frame's viewport, and what a click there would reach instead of
+# the target (``covering``, ``null`` when it reaches the target).
+_MEASURE_JS = """async function(checkHit, forceScroll, stableTimeoutMs) {
+  """ + _DESCRIBE_HIT_JS + """
+  const node = this;
+  const owner = node.nodeType === 1 ? node : node.parentElement;
+  if (!node.isConnected || !owner) return {error: 'hidden'};
+  const doc = node.ownerDocument;
+  const win = doc.defaultView;
+  // An element with display: contents has no box of its own: its content's boxes count.
+  const ownBoxes = node.nodeType === 1 && win.getComputedStyle(node).display !== 'contents';
+  const scroller = ownBoxes || node.nodeType !== 1 ? owner : node.firstElementChild || owner;
+  const firstRect = () => {
+    let rects;
+    if (ownBoxes) {
+      rects = node.getClientRects();
+    } else {
+      const range = doc.createRange();
+      range.selectNodeContents(node);
+      rects = range.getClientRects();
+    }
+    for (const rect of rects) if (rect.width * rect.height >= 1) return rect;
+    return null;
+  };
+  const viewport = () => {
+    const vv = win.visualViewport;
+    return vv ? {width: vv.width, height: vv.height}
+              : {width: win.innerWidth, height: win.innerHeight};
+  };
+  // rAF does not run in hidden pages: a timer stands in for a frame there.
+  const nextFrame = () => new Promise((resolve) => {
+    const timer = setTimeout(resolve, 50);
+    win.requestAnimationFrame(() => { clearTimeout(timer); resolve(); });
+  });
+  if (!firstRect() || win.getComputedStyle(owner).visibility !== 'visible') {
+    return {error: 'hidden'};
+  }
+  const inView = (r) => {
+    const view = viewport();
+    return r.left >= 0 && r.top >= 0 && r.right <= view.width && r.bottom <= view.height;
+  };
+  const same = (a, b) => a && b && a.x === b.x && a.y === b.y && a.width === b.width
+    && a.height === b.height;
+  const deadline = performance.now() + stableTimeoutMs;
+  let rect = null;
+  // A page scrolling by itself may carry the element away again: measure, scroll if
+  // needed, wait until still, and look again.
+  for (let round = 0; round < 3; round++) {
+    rect = firstRect();
+    if (!rect) return {error: 'hidden'};
+    if (round === 0 ? forceScroll || !inView(rect) : !inView(rect)) {
+      scroller.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+    } else if (round === 0) {
+      // In the viewport, maybe not in a scrolled box around it: 'nearest' scrolls only
+      // the boxes that hide it, and nothing at all when it is already visible.
+      scroller.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
+    } else {
+      break;
+    }
+    let previous = null;
+    rect = firstRect();
+    while (!same(previous, rect) && performance.now() < deadline) {
+      await nextFrame();
+      previous = rect;
+      rect = firstRect();
+    }
+    if (!rect || inView(rect)) break;
+  }
+  if (!rect) return {error: 'hidden'};
+  const view = viewport();
+  const left = Math.max(rect.left, 0), right = Math.min(rect.right, view.width);
+  const top = Math.max(rect.top, 0), bottom = Math.min(rect.bottom, view.height);
+  if (right - left < 1 || bottom - top < 1) return {error: 'outside'};
+  const x = (left + right) / 2, y = (top + bottom) / 2;
+  const result = {x, y, top: win === win.top, covering: null};
+  if (!checkHit) return result;
+  let hit = doc.elementFromPoint(x, y);
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  if (!hit) return result;
+  const up = (n) => n.parentNode || n.host || null;
+  const reaches = (from, to) => {
+    for (let n = from; n; n = up(n)) if (n === to) return true;
+    return false;
+  };
+  // The hit counts when it is the target or inside it; a label of the target or the
+  // target label's control; a closed shadow root's host holding the target.
+  if (reaches(hit, owner)) return result;
+  for (let root = owner.getRootNode(); root.host; root = root.host.getRootNode()) {
+    if (root.host === hit) return result;
+  }
+  for (let n = hit; n; n = up(n)) {
+    if (n.localName === 'label' && n.control === owner) return result;
+  }
+  if (owner.localName === 'label' && owner.control && reaches(hit, owner.control)) return result;
+  result.covering = describeHit(hit);
+  return result;
 }"""
 
 _DESCRIBE_JS = """function() {
-  let text = '<' + this.localName;
-  if (this.id) text += ' id="' + this.id + '"';
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el) return 'a ' + this.nodeName + ' node';
+  let text = '<' + el.localName;
+  if (el.id) text += ' id="' + el.id + '"';
   return text + '>';
 }"""
 
-
-def _quad_area(quad: Sequence[float]) -> float:
-    area = 0.0
-    for i in range(4):
-        x1, y1 = quad[2 * i], quad[2 * i + 1]
-        x2, y2 = quad[(2 * i + 2) % 8], quad[(2 * i + 3) % 8]
-        area += x1 * y2 - x2 * y1
-    return abs(area) / 2
+_STABLE_TIMEOUT_MS = 1000  # an element still moving after this is clicked where it is
+_COVERED_RETRIES = (0.05, 0.1, 0.2, 0.3)  # a transient overlay (a fading toast) may go
 
 
-async def _frame_offset(page: Page, element: Element) -> Point:
-    """Where the frame holding ``element`` starts in the page's viewport (0, 0 in the page)."""
-    if element.session is page:
-        return Point(0, 0)
-    tree = await element.session.call("Page.getFrameTree")
-    frame_id = tree["frameTree"]["frame"]["id"]
-    owner = await page.call("DOM.getFrameOwner", {"frameId": frame_id})
-    box = await page.call("DOM.getBoxModel", {"backendNodeId": owner["backendNodeId"]})
-    content = box["model"]["content"]
-    return Point(content[0], content[1])
+def _frame_gone(element: Element) -> ElementNotFoundError:
+    return ElementNotFoundError(
+        f"Element {element.description} is in a frame that is no longer part of the page"
+    )
+
+
+async def _frame_ids(page: Page, element: Element) -> tuple[str, str]:
+    """The id of the frame holding ``element``, and of the root frame of its session."""
+    session = element.session
+    document = await _handle(
+        element, "function() { return (this.ownerDocument || this).documentElement; }"
+    )
+    if document is None:
+        raise _frame_gone(element)
+    try:
+        # A document element's node carries the id of its frame.
+        node = (await session.call("DOM.describeNode", {"objectId": document.object_id}))["node"]
+    except ProtocolError:
+        raise _frame_gone(element) from None
+    finally:
+        await _release(document)
+    if session is page:
+        root_id = page.target_id  # a page's main frame id is its target id
+    else:
+        root_id = (await session.call("Page.getFrameTree"))["frameTree"]["frame"]["id"]
+    return str(node.get("frameId") or root_id), root_id
+
+
+async def _scroll_frame_into_view(page: Page, element: Element) -> None:
+    """Scroll the ``<iframe>`` holding ``element`` into the page's view, from the side of
+    the document that holds the iframe (a frame's own scrolling does not move its parents
+    when the element is ``position: fixed``)."""
+    frame_id, root_id = await _frame_ids(page, element)
+    # The owner is in the element's own process, or for the root frame of an
+    # out-of-process frame's session, in the page's (the usual case: one level deep).
+    session: Session = element.session if frame_id != root_id else page
+    with contextlib.suppress(ProtocolError, KeyError):
+        owner = await session.call("DOM.getFrameOwner", {"frameId": frame_id})
+        resolved = await session.call("DOM.resolveNode", {"backendNodeId": owner["backendNodeId"]})
+        iframe = Element(session, resolved["object"]["objectId"], element.description)
+        try:
+            await iframe.call(
+                "function() { this.scrollIntoView("
+                "{block: 'center', inline: 'center', behavior: 'instant'}); }"
+            )
+        finally:
+            await _release(iframe)
+
+
+async def _frame_origin(page: Page, element: Element) -> Point:
+    """Where the viewport of the frame holding ``element`` lies in the page's viewport.
+
+    The origin of a frame is its ``<iframe>``'s content box: inside its border and padding.
+    """
+    session = element.session
+    gone = _frame_gone(element)
+    frame_id, root_id = await _frame_ids(page, element)
+    x = y = 0.0
+    if frame_id != root_id:
+        try:
+            owner = await session.call("DOM.getFrameOwner", {"frameId": frame_id})
+            box = await session.call("DOM.getBoxModel", {"backendNodeId": owner["backendNodeId"]})
+        except ProtocolError:
+            raise gone from None
+        # Box models of a process's nested frames are in its root frame's viewport.
+        content = box["model"]["content"]
+        x, y = float(content[0]), float(content[1])
+    if session is not page:
+        origin = await session_origin(page, session)
+        x, y = x + origin[0], y + origin[1]
+    return Point(x, y)
 
 
 async def _clickable_point(page: Page, element: Element, *, check_hit: bool = True) -> Point:
-    """Scroll ``element`` into view and return the centre of its box in the viewport.
+    """Scroll ``element`` into view and return where a click lands on it, in the page's
+    viewport: the centre of the visible part of its first box (the first line of a
+    wrapped link), once the box stays put across two animation frames.
+
+    With ``check_hit``, the element at that point must be the target, inside it, or its
+    label (a text node's parent counts as the text); otherwise the check is retried
+    briefly with the element centred, for overlays on their way out and sticky headers.
 
     Raises:
         ElementNotFoundError: It has no box (hidden), is outside the viewport even after
-            scrolling, or (``check_hit``) another element covers its centre.
+            scrolling, or (``check_hit``) another element covers it (the message names it).
     """
-    session = element.session
-    not_visible = ElementNotFoundError(
-        f"Element {element.description} is not visible (it has no box on the page: "
-        f"display: none, detached, or zero size)"
-    )
-    try:
-        await session.call("DOM.scrollIntoViewIfNeeded", {"objectId": element.object_id})
-        quads = (await session.call("DOM.getContentQuads", {"objectId": element.object_id}))[
-            "quads"
-        ]
-    except ProtocolError:
-        raise not_visible from None
-    offset = await _frame_offset(page, element)
-    metrics = await page.call("Page.getLayoutMetrics")
-    viewport = metrics.get("cssVisualViewport") or metrics["cssLayoutViewport"]
-    width, height = viewport["clientWidth"], viewport["clientHeight"]
-    best: tuple[float, Point] | None = None
-    for quad in quads:
-        if _quad_area(quad) < 1:
-            continue
-        xs = [min(max(quad[i] + offset.x, 0), width) for i in range(0, 8, 2)]
-        ys = [min(max(quad[i] + offset.y, 0), height) for i in range(1, 8, 2)]
-        clipped = [v for pair in zip(xs, ys, strict=True) for v in pair]
-        area = _quad_area(clipped)
-        if area >= 1 and (best is None or area > best[0]):
-            best = (area, Point(sum(xs) / 4, sum(ys) / 4))
-    if best is None:
-        if not any(_quad_area(quad) >= 1 for quad in quads):
-            raise not_visible
-        raise ElementNotFoundError(
-            f"Element {element.description} is outside the viewport and could not be "
-            f"scrolled into view"
-        )
-    point = best[1]
-    if check_hit and session is page:
-        covering = await _covered_by(page, element, point)
-        if covering is not None:
+    force_scroll = frame_scrolled = False
+    delays = iter(_COVERED_RETRIES)
+    while True:
+        try:
+            found = await element.call(
+                _MEASURE_JS, check_hit, force_scroll, _STABLE_TIMEOUT_MS, await_promise=True
+            )
+        except EvaluationError:
+            found = {"error": "hidden"}  # e.g. a node in a document without a window
+        except ProtocolError as exc:
+            raise ElementNotFoundError(
+                f"Element {element.description} is gone: its document was replaced or its "
+                f"frame detached while it was being measured ({exc.message}); find it again"
+            ) from None
+        error = found.get("error")
+        if error == "hidden":
+            raise ElementNotFoundError(
+                f"Element {element.description} is not visible (it has no box on the page: "
+                f"display: none, visibility: hidden, detached, or zero size)"
+            )
+        if error == "outside":
+            raise ElementNotFoundError(
+                f"Element {element.description} is outside the viewport and could not be "
+                f"scrolled into view"
+            )
+        point = Point(found["x"], found["y"])
+        covering = found.get("covering")
+        if not found["top"]:
+            origin = await _frame_origin(page, element)
+            point = Point(point.x + origin.x, point.y + origin.y)
+            if not await _in_viewport(page, point):
+                # The frame itself is off-screen: scroll the element again (that scrolls
+                # its frame's parents too), then the frame from the parent's side.
+                if not force_scroll:
+                    force_scroll = True
+                    continue
+                if not frame_scrolled:
+                    frame_scrolled = True
+                    await _scroll_frame_into_view(page, element)
+                    continue
+                raise ElementNotFoundError(
+                    f"Element {element.description} is in a frame outside the viewport "
+                    f"that could not be scrolled into view"
+                )
+            if check_hit and covering is None:
+                covering = await _top_hit(page, point)
+        if covering is None:
+            return point
+        delay = next(delays, None)
+        if delay is None:
             raise ElementNotFoundError(
                 f"Element {element.description} is covered by {covering} at "
                 f"({point.x:.0f}, {point.y:.0f}): a click there would reach that element "
                 f"instead. Close or move what covers it, or click at x/y on purpose"
             )
-    return point
+        await asyncio.sleep(delay)
+        force_scroll = True  # centred, it may come out from under a sticky header
 
 
-async def _covered_by(page: Page, element: Element, point: Point) -> str | None:
-    """``None`` if a click at ``point`` reaches ``element``, else what it would reach."""
-    try:
-        found = await page.call(
-            "DOM.getNodeForLocation",
-            {"x": int(point.x), "y": int(point.y), "ignorePointerEventsNone": False},
-        )
-        resolved = await page.call("DOM.resolveNode", {"backendNodeId": found["backendNodeId"]})
-    except ProtocolError:
-        return None  # nothing hit-testable there; let the click decide
-    hit_id = resolved.get("object", {}).get("objectId")
-    if hit_id is None:
-        return None
-    try:
-        result = await page.call(
-            "Runtime.callFunctionOn",
-            {
-                "functionDeclaration": _COVERED_JS,
-                "objectId": element.object_id,
-                "arguments": [{"objectId": hit_id}],
-                "returnByValue": True,
-            },
-        )
-    except ProtocolError:
-        return None  # e.g. the hit is in another frame's world: let the click decide
-    finally:
-        with contextlib.suppress(CDPError):
-            await page.call("Runtime.releaseObject", {"objectId": hit_id})
+async def _top_hit(page: Page, point: Point) -> str | None:
+    """What covers the frame at ``point`` in the page's own document, if anything."""
+    result = await page.call(
+        "Runtime.evaluate",
+        {"expression": f"{_TOP_HIT_JS}({point.x}, {point.y})", "returnByValue": True},
+    )
     value = result.get("result", {}).get("value")
     return value if isinstance(value, str) else None
+
+
+async def _in_viewport(page: Page, point: Point) -> bool:
+    metrics = await page.call("Page.getLayoutMetrics")
+    viewport = metrics.get("cssVisualViewport") or metrics["cssLayoutViewport"]
+    return bool(
+        0 <= point.x < viewport["clientWidth"] and 0 <= point.y < viewport["clientHeight"]
+    )
 
 
 async def _release(*elements: Element | None) -> None:
@@ -558,10 +825,13 @@ async def click(
 ) -> None:
     """Click an element with the real mouse, as a person would.
 
-    The element is scrolled into view and clicked at the centre of its box (with
-    ``x``/``y``, exactly at that viewport point). The page receives trusted
-    ``mousedown``/``mouseup``/``click`` events (and ``dblclick`` for ``click_count=2``,
-    ``contextmenu`` for the right button). Returns once the page has handled the events;
+    The element is scrolled into view (at once, even on pages with ``scroll-behavior:
+    smooth``) and, once its box stays put for two animation frames, clicked at the centre
+    of the visible part of its first box: the first line of a wrapped link, the part of a
+    button inside the viewport. With ``x``/``y`` the click is exactly at that viewport
+    point. A text line of a snapshot (``StaticText``) clicks its text. The page receives
+    trusted ``mousedown``/``mouseup``/``click`` events (and ``dblclick`` for
+    ``click_count=2``, ``contextmenu`` for the right button). Returns once the page has handled the events;
     a navigation the click starts is not awaited (use ``wait_for``). A JavaScript dialog
     the click opens is answered as ``page.dialog_policy`` says (dismissed by default).
 
@@ -591,8 +861,13 @@ async def click(
         raise ValueError(f"click_count must be at least 1, got {click_count}")
     mask = _modifier_mask(modifiers)
     point = await _point(page, selector, index, x, y)
-    held = [_KEYS[_MODIFIER_ALIASES[name.lower()]] for name in modifiers]
-    down = 0
+    down = _input_state(page).modifiers
+    # Modifiers already held with key_down stay held: not pressed or released again.
+    held = [
+        key
+        for key in (_KEYS[_MODIFIER_ALIASES[name.lower()]] for name in modifiers)
+        if not down & _MODIFIER_BITS[key.key]
+    ]
     for key in held:
         down |= _MODIFIER_BITS[key.key]
         await _key_down(page, key, False, down)
@@ -651,11 +926,187 @@ async def hover(
     await _mouse(page, "mouseMoved", point)
 
 
+# -- low-level mouse and keyboard -------------------------------------------------------------
+
+
+def _button_bit(button: str) -> int:
+    bit = _BUTTON_BITS.get(button)
+    if bit is None:
+        raise ValueError(
+            f"button must be one of left, right, middle, back, forward; got {button!r}"
+        )
+    return bit
+
+
+async def mouse_move(page: Page, x: float, y: float, *, steps: int = 1) -> None:
+    """Move the mouse to the viewport point (``x``, ``y``) in CSS pixels.
+
+    Buttons held with :func:`mouse_down` stay held (the page sees a drag) and modifiers
+    held with :func:`key_down` are reported on the events.
+
+    Args:
+        page: The page.
+        x: Viewport x in CSS pixels.
+        y: Viewport y in CSS pixels.
+        steps: How many ``mousemove`` events lead there from the current position
+            (evenly spaced), for pages that follow the path.
+
+    Raises:
+        ValueError: ``steps`` is less than 1.
+        TargetClosedError: The page is closed.
+    """
+    if steps < 1:
+        raise ValueError(f"steps must be at least 1, got {steps}")
+    _check_no_dialog(page)
+    start = _input_state(page).mouse
+    for step in range(1, steps + 1):
+        fraction = step / steps
+        point = Point(start.x + (x - start.x) * fraction, start.y + (y - start.y) * fraction)
+        await _mouse(page, "mouseMoved", point)
+
+
+async def mouse_down(
+    page: Page, x: float, y: float, *, button: MouseButton = "left", click_count: int = 1
+) -> None:
+    """Move the mouse to (``x``, ``y``) and press a button, keeping it held until
+    :func:`mouse_up`.
+
+    Args:
+        page: The page.
+        x: Viewport x in CSS pixels.
+        y: Viewport y in CSS pixels.
+        button: ``"left"``, ``"right"``, ``"middle"``, ``"back"`` or ``"forward"``.
+        click_count: 2 for the second press of a double click, and so on.
+
+    Raises:
+        ValueError: An unknown button, or ``click_count`` less than 1.
+        TargetClosedError: The page is closed.
+    """
+    bit = _button_bit(button)
+    if click_count < 1:
+        raise ValueError(f"click_count must be at least 1, got {click_count}")
+    _check_no_dialog(page)
+    state = _input_state(page)
+    point = Point(x, y)
+    if state.mouse != point:
+        await _mouse(page, "mouseMoved", point)
+    state.buttons |= bit
+    await _mouse(
+        page, "mousePressed", point, button=button, buttons=state.buttons, click_count=click_count
+    )
+
+
+async def mouse_up(
+    page: Page, x: float, y: float, *, button: MouseButton = "left", click_count: int = 1
+) -> None:
+    """Move the mouse to (``x``, ``y``) and release a button pressed with
+    :func:`mouse_down`; the page sees a ``click`` when both happened on the same element.
+
+    Args:
+        page: The page.
+        x: Viewport x in CSS pixels.
+        y: Viewport y in CSS pixels.
+        button: The button to release.
+        click_count: The same count as the matching :func:`mouse_down`.
+
+    Raises:
+        ValueError: An unknown button, or ``click_count`` less than 1.
+        TargetClosedError: The page is closed.
+    """
+    bit = _button_bit(button)
+    if click_count < 1:
+        raise ValueError(f"click_count must be at least 1, got {click_count}")
+    _check_no_dialog(page)
+    state = _input_state(page)
+    point = Point(x, y)
+    if state.mouse != point:
+        await _mouse(page, "mouseMoved", point)
+    state.buttons &= ~bit
+    await _mouse(
+        page, "mouseReleased", point, button=button, buttons=state.buttons, click_count=click_count
+    )
+
+
+async def mouse_wheel(
+    page: Page, x: float, y: float, *, delta_x: float = 0, delta_y: float = 0
+) -> None:
+    """Turn the mouse wheel over the viewport point (``x``, ``y``), as a person scrolls.
+
+    The page gets a trusted ``wheel`` event and, unless it cancels it, the scrollable
+    element under the point scrolls (the scroll itself may finish a moment later).
+
+    Args:
+        page: The page.
+        x: Viewport x in CSS pixels.
+        y: Viewport y in CSS pixels.
+        delta_x: Pixels to scroll right (negative: left).
+        delta_y: Pixels to scroll down (negative: up).
+
+    Raises:
+        TargetClosedError: The page is closed.
+    """
+    _check_no_dialog(page)
+    await _mouse(page, "mouseWheel", Point(x, y), deltaX=delta_x, deltaY=delta_y)
+
+
+async def key_down(page: Page, key: str) -> None:
+    """Press a key and keep it held until :func:`key_up`.
+
+    A held modifier (``"Shift"``, ``"Control"``, ``"Alt"``, ``"Meta"``) applies to every
+    click, key press and typed character on the page until it is released, as when a
+    person holds it: Shift held while clicking extends a selection, Shift held while
+    pressing ``ArrowLeft`` selects text. Pressing a held key again auto-repeats it.
+
+    Args:
+        page: The page.
+        key: One key, named as for :func:`press_key` (``"Shift"``, ``"a"``,
+            ``"ArrowDown"``...); not a combination.
+
+    Raises:
+        ValueError: An unknown key name.
+        TargetClosedError: The page is closed.
+    """
+    found, shifted = _lookup_key(key)
+    _check_no_dialog(page)
+    state = _input_state(page)
+    if found.key in _MODIFIER_BITS:
+        state.modifiers |= _MODIFIER_BITS[found.key]
+    params = _key_params(found, shifted, state.modifiers)
+    params["type"] = "keyDown" if "text" in params else "rawKeyDown"
+    if found.key in state.keys:
+        params["autoRepeat"] = True
+    state.keys.add(found.key)
+    await _dispatch(page, "Input.dispatchKeyEvent", params)
+
+
+async def key_up(page: Page, key: str) -> None:
+    """Release a key held with :func:`key_down` (releasing a key not held sends the
+    ``keyup`` anyway, as a keyboard would).
+
+    Args:
+        page: The page.
+        key: The key, named as for :func:`key_down`.
+
+    Raises:
+        ValueError: An unknown key name.
+        TargetClosedError: The page is closed.
+    """
+    found, shifted = _lookup_key(key)
+    _check_no_dialog(page)
+    state = _input_state(page)
+    if found.key in _MODIFIER_BITS:
+        state.modifiers &= ~_MODIFIER_BITS[found.key]
+    state.keys.discard(found.key)
+    await _key_up(page, found, shifted, state.modifiers)
+
+
 # -- typing -----------------------------------------------------------------------------------
 
 # Finds what to type into: the element itself, or the editable field it labels or wraps.
 # Returns null when nothing editable is there.
 _EDITABLE_JS = """function(wrapped) {
+  const start = this.nodeType === 1 ? this : this.parentElement;  // a text line: its element
+  if (!start) return null;
   const editable = (el) => {
     if (!el || el.nodeType !== 1) return false;
     if (el.isContentEditable) return true;
@@ -666,12 +1117,12 @@ _EDITABLE_JS = """function(wrapped) {
     }
     return false;
   };
-  if (editable(this)) return this;
+  if (editable(start)) return start;
   if (!wrapped) return null;
-  if (this.localName === 'label' && editable(this.control)) return this.control;
-  const inside = [...this.querySelectorAll('input, textarea, [contenteditable]')].filter(editable);
+  if (start.localName === 'label' && editable(start.control)) return start.control;
+  const inside = [...start.querySelectorAll('input, textarea, [contenteditable]')].filter(editable);
   if (inside.length) return inside[0];
-  const root = this.shadowRoot;
+  const root = start.shadowRoot;
   if (root) {
     const shadow = [...root.querySelectorAll('input, textarea, [contenteditable]')].filter(editable);
     if (shadow.length) return shadow[0];
@@ -680,7 +1131,9 @@ _EDITABLE_JS = """function(wrapped) {
 }"""
 
 # Prepares ``this`` (an editable element) for typing; returns how to type into it.
-_PREPARE_JS = """function(clear) {
+# ``atEnd``: put the caret after the content (a field just clicked); otherwise typing
+# goes where the caret or selection already is, as it would for a person.
+_PREPARE_JS = """function(clear, atEnd) {
   const root = this.getRootNode();
   let active = root.activeElement;
   const focused = active === this || (this.isContentEditable && this.contains(active));
@@ -689,6 +1142,7 @@ _PREPARE_JS = """function(clear) {
   if (this.localName === 'input' && setTypes.includes(this.type)) return 'set';
   if (this.localName === 'input' || this.localName === 'textarea') {
     if (clear) { this.select(); return 'typed'; }
+    if (!atEnd) return 'typed';
     try {
       const end = this.value.length;
       this.setSelectionRange(end, end);
@@ -700,7 +1154,7 @@ _PREPARE_JS = """function(clear) {
   const selection = this.ownerDocument.getSelection();
   if (clear) {
     selection.selectAllChildren(this);
-  } else {
+  } else if (atEnd || !selection.rangeCount || !this.contains(selection.anchorNode)) {
     const range = this.ownerDocument.createRange();
     range.selectNodeContents(this);
     range.collapse(false);
@@ -741,6 +1195,7 @@ async def _type_characters(page: Page, text: str) -> None:
             calls.append(("Input.insertText", {"text": pending_text}))
             pending_text = ""
 
+    held = _input_state(page).modifiers  # Shift held with key_down types capitals
     for char in text.replace("\r\n", "\n"):
         name = "Enter" if char in "\n\r" else char
         key = _KEYS.get(name)
@@ -749,7 +1204,7 @@ async def _type_characters(page: Page, text: str) -> None:
             continue
         flush_text()
         shifted = bool(key.shift_key) and name == key.shift_key
-        down = _key_params(key, shifted, 0)
+        down = _key_params(key, shifted, held)
         down["type"] = "keyDown" if "text" in down else "rawKeyDown"
         up = {k: v for k, v in down.items() if k not in ("text", "unmodifiedText")}
         up["type"] = "keyUp"
@@ -800,10 +1255,13 @@ async def type_text(
     """Type text into a field with real key presses, as a person would.
 
     With a target, the field is clicked (focused) first and the text is added at the end
-    of what it already holds; without one, the text goes to the focused element. Each
-    character is a trusted ``keydown``/``keypress``/``input``/``keyup`` sequence, so
-    frameworks that only update on input events (React controlled inputs, Vue, ...) see
-    the new value; contenteditable elements work too. Characters without a key on a US
+    of what it already holds; without one, the text goes to the focused element at its
+    caret, replacing the selected text if any (as a person typing would). Keys held with
+    :func:`key_down` apply: with Shift held letters come out in capitals, with Control
+    held keys are shortcuts. Each character is a trusted
+    ``keydown``/``keypress``/``input``/``keyup`` sequence, so frameworks that only update
+    on input events (React controlled inputs, Vue, ...) see the new value;
+    contenteditable elements work too. Characters without a key on a US
     keyboard (accents, emoji, CJK) are inserted as text input. A target that wraps or
     labels a single field (a ``<label>``, a component's wrapper) types into that field.
     Inputs of type date, time, datetime-local, month, week, color and range take no
@@ -852,7 +1310,7 @@ async def type_text(
                 raise ValueError("clear=True needs a target: nothing editable is focused")
         handles.append(field)
         if field is not None:
-            how = await field.call(_PREPARE_JS, clear)
+            how = await field.call(_PREPARE_JS, clear, targeted)
             if how == "set":
                 await field.call(_SET_VALUE_JS, text)
                 text = ""
@@ -881,13 +1339,15 @@ async def press_key(page: Page, key: str) -> None:
         key: A key name (``"Enter"``, ``"Tab"``, ``"Escape"``, ``"Backspace"``,
             ``"Delete"``, ``"ArrowUp"``/``"ArrowDown"``/``"ArrowLeft"``/``"ArrowRight"``,
             ``"Home"``, ``"End"``, ``"PageUp"``, ``"PageDown"``, ``"F1"``...``"F24"``,
-            ``"Space"``, ``"Shift"``...), a key code name (``"KeyA"``, ``"Numpad5"``), a
-            single character (``"a"``, ``"?"``), or a combination joined by ``+`` such as
+            ``"Space"``, ``"Shift"``...; ``"\\n"`` and ``"\\r"`` are Enter), a key code
+            name (``"KeyA"``, ``"Numpad5"``), a single character of any script
+            (``"a"``, ``"?"``, ``"ё"``, ``"😊"``, ``"🇫🇷"``), or a combination joined by ``+`` such as
             ``"Control+A"``, ``"Control+Shift+ArrowLeft"``, ``"Meta+Enter"``. Names are
             case-insensitive; ``Ctrl``, ``Cmd``, ``Esc``, ``Return``, ``Up``... work too.
 
     Raises:
-        ValueError: An unknown key name or a malformed combination.
+        ValueError: A key name that is neither a known key nor a single character (the
+            message names it), or a malformed combination.
         TargetClosedError: The page is closed.
     """
     _check_no_dialog(page)
@@ -1035,11 +1495,10 @@ async def _drag_moves(
 
 _SELECT_JS = """function(values) {
   let el = this;
-  if (el.localName !== 'select') {
-    const inner = el.localName === 'label' ? el.control : el.querySelector('select');
-    if (!inner || inner.localName !== 'select') return {error: 'not-select', tag: el.localName};
-    el = inner;
-  }
+  // A label stands for its control; any other element is not a select, even one that
+  // holds a select somewhere inside (which of them would be meant?).
+  if (el.localName === 'label' && el.control) el = el.control;
+  if (el.localName !== 'select') return {error: 'not-select', tag: this.localName};
   if (el.disabled) return {error: 'disabled'};
   const options = [...el.options];
   const norm = (s) => s.replace(/\\s+/g, ' ').trim();
@@ -1077,8 +1536,8 @@ async def select_option(
     Each value matches an option by its ``value`` attribute, else by its visible label
     (whitespace-insensitive, then case-insensitive). The chosen options become the
     selection (others are deselected) and ``input`` and ``change`` events are dispatched,
-    as when a person picks from the list. A ``<label>`` of the select, or an element
-    wrapping one, can be the target.
+    as when a person picks from the list. A ``<label>`` of the select can be the target;
+    any other element that is not a ``<select>`` is an error, even one holding a select.
 
     Args:
         page: The page.
@@ -1095,8 +1554,9 @@ async def select_option(
     Raises:
         ValueError: Several values for a single select; no value for a single select;
             the select or an option is disabled; an invalid selector.
-        ElementNotFoundError: No such element, it is not a select, or no option matches
-            a value (the message lists the options).
+        ElementNotFoundError: No such element, it is not a ``<select>`` (nor the label of
+            one; the message names what it is), or no option matches a value (the
+            message lists the options).
         TargetClosedError: The page is closed.
     """
     wanted = [values] if isinstance(values, str) else list(values)
@@ -1110,7 +1570,8 @@ async def select_option(
     error = result.get("error")
     if error == "not-select":
         raise ElementNotFoundError(
-            f"Element {element.description} is a <{result['tag']}>, not a <select>"
+            f"Element {element.description} is a <{result['tag']}>, not a <select>: "
+            f"select_option needs the <select> itself (or its <label>)"
         )
     if error == "disabled":
         raise ValueError(f"The select {element.description} is disabled")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._model import RawEvent
-from ..errors import NavigationError, ProtocolError, WaitTimeoutError
+from ..errors import CDPError, NavigationError, ProtocolError, TargetClosedError, WaitTimeoutError
 from ..page import Page
 from ..session import EventStream
 
@@ -65,11 +66,17 @@ async def navigate(
 ) -> NavigationResult:
     """Load ``url`` in the page and wait until it is ready.
 
+    A URL that differs from the current one only by its ``#fragment`` is a same-document
+    navigation: it returns once the page is there (the result's ``url`` has the new
+    fragment). A navigation that moves the page to another renderer process (another
+    site) is followed through the swap.
+
     Args:
         page: The page.
         url: An absolute URL.
         wait_until: ``"load"`` (the load event), ``"domcontentloaded"``, ``"networkidle"``
-            (no network activity for 500 ms) or ``"commit"`` (the response started).
+            (no network activity for 500 ms) or ``"commit"`` (the new document replaced
+            the old one; its content may still be arriving).
         timeout: Seconds for the whole navigation.
 
     Returns:
@@ -79,10 +86,43 @@ async def navigate(
         NavigationError: The page did not load: DNS failure, refused connection, invalid
             URL... (``error_text`` is Chrome's ``net::ERR_*``). An HTTP error status is
             not an error: it is reported in ``status``.
-        WaitTimeoutError: Not ready within ``timeout``.
+        WaitTimeoutError: Not ready within ``timeout`` (the message names the URL, the
+            stage it waited for and the ``timeout=`` to raise); also a ``TimeoutError``.
+            A navigation still waiting for the server's response is stopped (the page
+            stays where it was); one that has a response keeps loading.
     """
     _check_wait_until(wait_until)
     return await _navigate(page, url, {"url": url}, wait_until, timeout)
+
+
+# What each wait_until waits for, in timeout messages.
+_STAGE = {
+    "load": "its load event",
+    "domcontentloaded": "DOMContentLoaded",
+    "networkidle": "network idle",
+    "commit": "the new document to commit",
+}
+
+# Errors Chrome answers while a page swaps renderer processes (a cross-site navigation):
+# the page is fine, the command reached the old or not yet ready renderer; asking again
+# a moment later works.
+_SWAPPING = (
+    "Not attached to an active page",
+    "Cannot find context with specified id",
+    "Execution context was destroyed",
+    "Inspected target navigated or closed",
+    "Cannot find default execution context",
+)
+_SWAP_RETRY = 0.05  # seconds between attempts
+_SAME_DOCUMENT_WAIT = 2.0  # at most this for a fragment move to be reported
+_FRAME_NAVIGATED_WAIT = 0.5  # at most this for frameNavigated after a commit
+_STOP_TIMEOUT = 2.0  # for Page.stopLoading after a timeout
+
+
+def _timed_out(what: str, timeout: float, function: str) -> WaitTimeoutError:
+    return WaitTimeoutError(
+        f"{what}; pass a larger timeout= to {function}() if the page is just slow", timeout
+    )
 
 
 async def _navigate(
@@ -93,68 +133,167 @@ async def _navigate(
     timeout: float,
 ) -> NavigationResult:
     lifecycle = _LIFECYCLE.get(wait_until)
-    async with page.listen("Page.lifecycleEvent", raw=True) as events:
-        try:
-            result = await page.call("Page.navigate", params, timeout=timeout)
-        except ProtocolError as exc:
-            if "invalid URL" in exc.message:
-                raise NavigationError(url, "net::ERR_INVALID_URL") from None
-            raise
-        error_text = result.get("errorText")
-        if error_text:
-            raise NavigationError(url, error_text)
-        loader_id = result.get("loaderId")
-        if lifecycle is not None and loader_id is not None:
-            frame_id = str(result.get("frameId") or page.target_id)
-            await _wait_lifecycle(events, frame_id, loader_id, lifecycle, url, timeout)
-    return await _current(page)
-
-
-async def _wait_lifecycle(
-    events: EventStream[RawEvent], frame_id: str, loader_id: str, name: str, url: str, timeout: float
-) -> None:
+    answered = False
     try:
-        async with asyncio.timeout(timeout):
+        async with asyncio.timeout(timeout), page.listen(
+            "Page.lifecycleEvent",
+            "Page.frameNavigated",
+            "Page.navigatedWithinDocument",
+            raw=True,
+        ) as events:
+            try:
+                result = await page.call("Page.navigate", params, timeout=timeout)
+            except ProtocolError as exc:
+                if "invalid URL" in exc.message:
+                    raise NavigationError(url, "net::ERR_INVALID_URL") from None
+                raise
+            answered = True
+            error_text = result.get("errorText")
+            if error_text:
+                raise NavigationError(url, error_text)
+            frame_id = str(result.get("frameId") or page.target_id)
+            loader_id = result.get("loaderId")
+            if loader_id is None:  # a same-document move: #fragment
+                landed = await _wait_same_document(events, frame_id)
+                return await _current(page, url=landed)
+            if lifecycle is None:
+                committed = await _wait_commit(events, frame_id, loader_id)
+                return await _current(page, url=committed)
+            # By the lifecycle event the history has the new entry: it gives the URL.
+            await _wait_lifecycle(events, frame_id, loader_id, lifecycle)
+            return await _current(page)
+    except TimeoutError:
+        if not answered:
+            # No response yet: stop it, or it would abort the next navigation to the
+            # same URL (net::ERR_ABORTED at once) and could still replace the page later.
+            with contextlib.suppress(CDPError):
+                await page.call("Page.stopLoading", timeout=_STOP_TIMEOUT)
+        raise _timed_out(
+            f"the navigation to {url} to reach {_STAGE[wait_until]}", timeout, "navigate"
+        ) from None
+
+
+async def _wait_same_document(events: EventStream[RawEvent], frame_id: str) -> str | None:
+    """The URL the frame moved to within its document, or ``None`` if Chrome did not say
+    so in time (the history then tells)."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(_SAME_DOCUMENT_WAIT):
             async for event in events:
                 params = event.params
                 if (
-                    params.get("name") == name
-                    and params.get("loaderId") == loader_id
+                    event.method == "Page.navigatedWithinDocument"
                     and params.get("frameId") == frame_id
                 ):
-                    return
-    except TimeoutError:
-        raise WaitTimeoutError(f"the {name} event of {url}", timeout) from None
+                    return str(params.get("url", "")) or None
+    return None
 
 
-async def _current(page: Page) -> NavigationResult:
+def _navigated_url(event: RawEvent, frame_id: str, loader_id: str) -> str | None:
+    """The URL of ``event`` if it is the ``Page.frameNavigated`` of that document."""
+    if event.method != "Page.frameNavigated":
+        return None
+    frame = event.params.get("frame", {})
+    if frame.get("id") != frame_id or frame.get("loaderId") != loader_id:
+        return None
+    return str(frame.get("url", "")) + str(frame.get("urlFragment", ""))
+
+
+async def _wait_commit(
+    events: EventStream[RawEvent], frame_id: str, loader_id: str
+) -> str | None:
+    """Wait until the frame's new document (``loader_id``) is committed: its URL from
+    ``Page.frameNavigated``, or ``None`` when Chrome reported the commit only as a
+    lifecycle event (the first navigation of a new tab sends no ``frameNavigated``)."""
+    async for event in events:
+        url = _navigated_url(event, frame_id, loader_id)
+        if url is not None:
+            return url
+        params = event.params
+        if (
+            event.method == "Page.lifecycleEvent"
+            and params.get("name") == "commit"
+            and params.get("frameId") == frame_id
+            and params.get("loaderId") == loader_id
+        ):
+            break
+    else:
+        raise TargetClosedError("The page closed during the navigation")
+    # Committed. A frameNavigated, when Chrome sends one, follows at once, and its URL is
+    # surer than the history's, which may lag behind the renderer.
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(_FRAME_NAVIGATED_WAIT):
+            async for event in events:
+                url = _navigated_url(event, frame_id, loader_id)
+                if url is not None:
+                    return url
+    return None
+
+
+async def _wait_lifecycle(
+    events: EventStream[RawEvent], frame_id: str, loader_id: str, name: str
+) -> None:
+    async for event in events:
+        params = event.params
+        if (
+            params.get("name") == name
+            and params.get("loaderId") == loader_id
+            and params.get("frameId") == frame_id
+        ):
+            return
+    raise TargetClosedError("The page closed during the navigation")
+
+
+def _is_swapping(error: ProtocolError) -> bool:
+    return any(text in error.message for text in _SWAPPING)
+
+
+async def _retrying(page: Page, method: str, params: dict[str, Any] | None = None) -> Any:
+    """``page.call`` that asks again while the page is between renderer processes (the
+    caller's deadline bounds it)."""
+    while True:
+        try:
+            return await page.call(method, params)
+        except ProtocolError as exc:
+            if not _is_swapping(exc):
+                raise
+        await asyncio.sleep(_SWAP_RETRY)
+
+
+async def _current(page: Page, *, url: str | None = None) -> NavigationResult:
+    """Where the page is now; ``url``: the URL already known from the navigation's own
+    events (the history may lag a moment behind them)."""
     history, status = await asyncio.gather(
-        page.call("Page.getNavigationHistory"),
-        page.call("Runtime.evaluate", {"expression": _STATUS_JS, "returnByValue": True}),
+        _retrying(page, "Page.getNavigationHistory"),
+        _retrying(page, "Runtime.evaluate", {"expression": _STATUS_JS, "returnByValue": True}),
     )
     entry = history["entries"][history["currentIndex"]]
     value = status.get("result", {}).get("value")
     return NavigationResult(
-        url=entry.get("url", ""),
+        url=url or entry.get("url", ""),
         status=value if isinstance(value, int) and value > 0 else None,
         title=entry.get("title", ""),
     )
 
 
 async def _history_move(
-    page: Page, step: int, wait_until: str, timeout: float
+    page: Page, step: int, wait_until: str, timeout: float, function: str
 ) -> NavigationResult | None:
-    history = await page.call("Page.getNavigationHistory")
+    try:
+        async with asyncio.timeout(timeout):
+            history = await _retrying(page, "Page.getNavigationHistory")
+    except TimeoutError:
+        raise _timed_out("the page's history", timeout, function) from None
     target = history["currentIndex"] + step
     if not 0 <= target < len(history["entries"]):
         return None
-    entry_id = history["entries"][target]["id"]
+    entry = history["entries"][target]
     return await _wait_navigation(
         page,
-        lambda: page.call("Page.navigateToHistoryEntry", {"entryId": entry_id}),
+        lambda: page.call("Page.navigateToHistoryEntry", {"entryId": entry["id"]}),
         wait_until,
         timeout,
-        what="the history navigation",
+        what=f"the history navigation to {entry.get('url', '')}",
+        function=function,
     )
 
 
@@ -164,6 +303,7 @@ async def _wait_navigation(
     wait_until: str,
     timeout: float,
     what: str,
+    function: str,
 ) -> NavigationResult:
     """Run ``start`` and wait until the main frame's next document reaches ``wait_until``.
 
@@ -172,34 +312,36 @@ async def _wait_navigation(
     """
     lifecycle = _LIFECYCLE.get(wait_until)
     main_frame = page.target_id  # a page's main frame id is its target id
-    async with page.listen(
-        "Page.frameNavigated", "Page.navigatedWithinDocument", "Page.lifecycleEvent", raw=True
-    ) as events:
-        await start()
-        loader_id: str | None = None
-        try:
-            async with asyncio.timeout(timeout):
-                async for event in events:
-                    params = event.params
-                    if event.method == "Page.navigatedWithinDocument":
-                        if params.get("frameId") == main_frame:
-                            break
-                    elif event.method == "Page.frameNavigated":
-                        frame = params.get("frame", {})
-                        if frame.get("id") != main_frame:
-                            continue
-                        if params.get("type") == "BackForwardCacheRestore" or lifecycle is None:
-                            break
-                        loader_id = frame.get("loaderId")
-                    elif (
-                        loader_id is not None
-                        and params.get("loaderId") == loader_id
-                        and params.get("name") == lifecycle
-                    ):
+    landed: str | None = None
+    try:
+        async with asyncio.timeout(timeout), page.listen(
+            "Page.frameNavigated", "Page.navigatedWithinDocument", "Page.lifecycleEvent", raw=True
+        ) as events:
+            await start()
+            loader_id: str | None = None
+            async for event in events:
+                params = event.params
+                if event.method == "Page.navigatedWithinDocument":
+                    if params.get("frameId") == main_frame:
+                        landed = str(params.get("url", "")) or None
                         break
-        except TimeoutError:
-            raise WaitTimeoutError(f"{what} to reach {wait_until}", timeout) from None
-    return await _current(page)
+                elif event.method == "Page.frameNavigated":
+                    frame = params.get("frame", {})
+                    if frame.get("id") != main_frame:
+                        continue
+                    if params.get("type") == "BackForwardCacheRestore" or lifecycle is None:
+                        landed = str(frame.get("url", "")) + str(frame.get("urlFragment", ""))
+                        break
+                    loader_id = frame.get("loaderId")
+                elif (
+                    loader_id is not None
+                    and params.get("loaderId") == loader_id
+                    and params.get("name") == lifecycle
+                ):
+                    break
+            return await _current(page, url=landed)
+    except TimeoutError:
+        raise _timed_out(f"{what} to reach {_STAGE[wait_until]}", timeout, function) from None
 
 
 async def go_back(
@@ -211,7 +353,7 @@ async def go_back(
         Where it landed, or ``None`` if there is no earlier page (nothing happens).
     """
     _check_wait_until(wait_until)
-    return await _history_move(page, -1, wait_until, timeout)
+    return await _history_move(page, -1, wait_until, timeout, "go_back")
 
 
 async def go_forward(
@@ -219,7 +361,7 @@ async def go_forward(
 ) -> NavigationResult | None:
     """Go one step forward in the page's history; ``None`` if there is no later page."""
     _check_wait_until(wait_until)
-    return await _history_move(page, 1, wait_until, timeout)
+    return await _history_move(page, 1, wait_until, timeout, "go_forward")
 
 
 async def reload(
@@ -228,7 +370,12 @@ async def reload(
     """Reload the page and wait as :func:`navigate` does."""
     _check_wait_until(wait_until)
     return await _wait_navigation(
-        page, lambda: page.call("Page.reload"), wait_until, timeout, what="the reload"
+        page,
+        lambda: page.call("Page.reload"),
+        wait_until,
+        timeout,
+        what=f"the reload of {page.url}",
+        function="reload",
     )
 
 

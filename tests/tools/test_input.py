@@ -16,6 +16,12 @@ from cdpkit.tools.input import (
     drag,
     handle_dialog,
     hover,
+    key_down,
+    key_up,
+    mouse_down,
+    mouse_move,
+    mouse_up,
+    mouse_wheel,
     press_key,
     select_option,
     type_text,
@@ -627,3 +633,306 @@ async def test_type_and_select_by_snapshot_index(page: cdpkit.Page, server: Fixt
     await type_text(page, "grace@example.com", index=email.index)
     assert await js(page, "document.getElementById('email').value") == "grace@example.com"
     assert await select_option(page, "France", index=country.index) == ["fr"]
+
+
+# -- where a click lands (hit.html: smooth scrolling, generated labels, wide rows, frames) ----
+
+
+async def clicks(page: cdpkit.Page) -> list[str]:
+    result: list[str] = await js(page, "window.clicks")
+    return result
+
+
+async def test_click_a_button_whose_label_is_generated_content(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    # The point lands on the label's ::before text: that is still the button.
+    await open_page(page, server, "/input/hit.html")
+    await click(page, selector="#before")
+    assert await clicks(page) == ["before"]
+
+
+async def test_click_buttons_partly_and_wholly_past_the_right_edge(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/hit.html")
+    await click(page, selector="#b3")
+    await click(page, selector="#b4")
+    await click(page, selector="#b1")
+    assert await clicks(page) == ["b3", "b4", "b1"]
+
+
+async def test_click_brings_an_element_out_from_under_a_sticky_header(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/hit.html")
+    # Scrolled so that the button is in the viewport, under the sticky header.
+    await js(
+        page,
+        "window.scrollTo({top: document.getElementById('row').offsetTop - 5, behavior: 'instant'})",
+    )
+    assert await js(page, "document.elementFromPoint(100, 25).id") == "sticky"
+    await click(page, selector="#b1")
+    assert await clicks(page) == ["b1"]
+
+
+async def test_click_scrolls_the_box_that_hides_the_element(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    # The button is inside the viewport but below the visible part of an overflow box.
+    await open_page(page, server, "/input/hit.html")
+    await click(page, selector="#clipped")
+    await click(page, selector="#in-scroller")
+    assert await clicks(page) == ["clipped", "in-scroller"]
+
+
+async def test_click_measures_after_the_page_stops_scrolling(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    # The page is in the middle of a smooth scroll of its own when the click starts: the
+    # button is on screen (or about to be) now, and somewhere else when the scroll ends.
+    await open_page(page, server, "/input/hit.html")
+    for selector, away, after_ms in [("#b2", 3000, 30), ("#bottom", 0, 30), ("#b2", 3000, 100),
+                                     ("#bottom", 0, 100)]:
+        await js(page, f"window.scrollTo(0, {away}); new Promise(r => setTimeout(r, {after_ms}))")
+        await click(page, selector=selector)
+    assert await clicks(page) == ["b2", "bottom", "b2", "bottom"]
+
+
+async def test_click_a_text_line_of_the_snapshot_clicks_its_owner(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/hit.html")
+    snap = await snapshot(page)
+    [text] = [n for n in snap.nodes if n.role == "StaticText" and n.name == "Just some text"]
+    # In the iframe the div has no line of its own: its text is the only line.
+    [framed] = [n for n in snap.nodes if n.name == "Only a line of text"]
+    assert framed.role == "StaticText"
+    await click(page, index=text.index)
+    assert await clicks(page) == ["text-owner"]
+    await click(page, index=framed.index)
+    assert await js(page, "window.textClicked") is True
+
+
+async def test_click_inside_bordered_and_padded_iframes(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    other_site = server.origin.replace("127.0.0.1", "localhost")
+    await navigate(page, server.url(f"/input/hit.html?other={other_site}"))
+    await js(
+        page,
+        "document.getElementById('same').contentWindow.addEventListener('click', "
+        "(e) => { window.frameClick = [e.clientX, e.clientY]; })",
+    )
+    snap = await snapshot(page, roles=["button"])
+    buttons = {node.session is page: node.index for node in snap.nodes if node.name == "Frame button"}
+    await click(page, index=buttons[True])
+    # frame-child.html's button is at (30, 40), 120 x 30, in the frame's own viewport.
+    assert await js(page, "window.frameClick") == [90, 55]
+    await click(page, index=buttons[False])
+    names = {node.name for node in (await snapshot(page, roles=["button"])).nodes}
+    assert {"Trusted same", "Trusted other"} <= names
+    assert await clicks(page) == []  # nothing in the page itself was clicked
+
+
+async def test_covered_error_names_the_element_on_top(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/hit.html")
+    with pytest.raises(cdpkit.ElementNotFoundError) as caught:
+        await click(page, selector="#under")
+    message = str(caught.value)
+    assert message.startswith(
+        "Element selector '#under' is covered by <div id=\"banner\" class=\"cookie notice\">"
+    )
+    assert "nothing" not in message
+    assert await clicks(page) == []
+
+
+# -- the keyboard at the caret, any character ------------------------------------------------
+
+
+async def value_of(page: cdpkit.Page, element_id: str) -> Any:
+    return await js(page, f"document.getElementById('{element_id}').value")
+
+
+async def test_type_into_the_focused_field_types_at_the_caret(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/keys.html")
+    await type_text(page, "Hello World!", selector="#area")
+    for _ in range(6):
+        await press_key(page, "ArrowLeft")
+    await type_text(page, "inserted ")
+    assert await value_of(page, "area") == "Hello inserted World!"
+    # A selection is replaced, as when a person types over it.
+    await js(page, "document.getElementById('area').setSelectionRange(0, 5)")
+    await type_text(page, "Bye")
+    assert await value_of(page, "area") == "Bye inserted World!"
+    # contenteditable: at the caret too.
+    await click(page, selector="#editor")
+    await press_key(page, "End")
+    for _ in range(3):
+        await press_key(page, "ArrowLeft")
+    await type_text(page, "inserted ")
+    assert await js(page, "document.getElementById('editor').textContent") == "abc inserted def"
+
+
+async def test_press_key_newline_and_return_press_enter(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/keys.html")
+    await type_text(page, "ab", selector="#area")
+    await press_key(page, "\n")
+    await press_key(page, "\r")
+    await type_text(page, "c")
+    assert await value_of(page, "area") == "ab\n\nc"
+    downs = await js(page, "window.keys.filter(k => k.type === 'keydown').slice(2, 4)")
+    assert [(k["key"], k["code"], k["keyCode"]) for k in downs] == [("Enter", "Enter", 13)] * 2
+
+
+async def test_press_key_types_a_character_of_any_script(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/keys.html")
+    await click(page, selector="#second")
+    for char in ["ё", "ж", "😊", "中", "👍🏽", "🇫🇷", "e\u0301"]:
+        await press_key(page, char)
+    assert await value_of(page, "second") == "ёж😊中👍🏽🇫🇷e\u0301"
+
+
+async def test_press_key_rejects_a_name_that_is_no_key(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/keys.html")
+    await click(page, selector="#second")
+    for name in ["NotARealKey", "ёё", "ab"]:
+        with pytest.raises(ValueError, match=f"^Unknown key {name!r}"):
+            await press_key(page, name)
+    assert await value_of(page, "second") == ""
+    assert await js(page, "window.keys.length") == 0
+
+
+# -- low-level mouse and keyboard: held keys and buttons --------------------------------------
+
+
+async def test_shift_held_with_key_down_applies_to_keys_typing_and_clicks(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/keys.html")
+    await type_text(page, "hello", selector="#second")
+    await key_down(page, "Shift")
+    await press_key(page, "ArrowLeft")
+    await press_key(page, "ArrowLeft")
+    selection = "[document.activeElement.selectionStart, document.activeElement.selectionEnd]"
+    assert await js(page, selection) == [3, 5]
+    await type_text(page, "p")  # Shift is still down: a capital replaces the selection
+    await key_up(page, "Shift")
+    await type_text(page, "!")
+    assert await value_of(page, "second") == "helP!"
+    shifts = await js(page, "window.keys.filter(k => k.type === 'keydown').map(k => k.shift)")
+    assert shifts == [False] * 5 + [True] * 4 + [False]
+
+    await open_page(page, server, "/input/click.html")
+    await key_down(page, "Shift")
+    await click(page, selector="#go")
+    await key_up(page, "Shift")
+    await click(page, selector="#go")
+    clicks_seen = await js(page, "window.events.filter(e => e.type === 'click')")
+    assert [(e["target"], e["shift"]) for e in clicks_seen] == [("go", True), ("go", False)]
+
+
+async def test_mouse_down_move_up_drags_a_slider_by_hand(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/drag.html")
+    track = await js(
+        page, "JSON.parse(JSON.stringify(document.getElementById('track').getBoundingClientRect()))"
+    )
+    start_x, y = track["x"] + 10, track["y"] + 10
+    await mouse_move(page, start_x, y)
+    await mouse_down(page, start_x, y)
+    await mouse_move(page, start_x + 100, y, steps=5)
+    assert await js(page, "document.getElementById('thumb').style.left") == "100px"
+    await mouse_up(page, start_x + 100, y)
+    await mouse_move(page, start_x + 200, y)  # released: the thumb stays
+    assert await js(page, "document.getElementById('thumb').style.left") == "100px"
+    with pytest.raises(ValueError, match="button must be one of"):
+        await mouse_down(page, 1, 1, button="top")  # type: ignore[arg-type]
+
+
+async def test_mouse_wheel_scrolls_what_is_under_the_pointer(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/hit.html")
+    box = await js(
+        page,
+        "JSON.parse(JSON.stringify(document.getElementById('scroller').getBoundingClientRect()))",
+    )
+    await js(page, "window.wheels = []; document.addEventListener('wheel', "
+                   "(e) => wheels.push([e.deltaY, e.isTrusted]))")
+    await mouse_wheel(page, box["x"] + 20, box["y"] + 20, delta_y=400)
+    # The wheel event and the scroll reach the page a moment after the call returns.
+    scrolled = (
+        "new Promise((resolve) => { const check = () => "
+        "wheels.length && document.getElementById('scroller').scrollTop >= 400 ? resolve() : "
+        "requestAnimationFrame(check); check(); })"
+    )
+    await asyncio.wait_for(js(page, scrolled), 5)
+    assert await js(page, "window.wheels") == [[400, True]]
+    assert await js(page, "window.scrollY") == 0  # the page itself did not move
+
+
+async def test_select_option_on_an_element_that_is_not_a_select_says_so(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/select.html")
+    with pytest.raises(
+        cdpkit.ElementNotFoundError,
+        match=r"^Element selector '#wrap' is a <div>, not a <select>: select_option needs",
+    ):
+        await select_option(page, "b", selector="#wrap")
+    assert await value_of(page, "inner") == "a"  # the select inside was left alone
+    assert await select_option(page, "Large", selector="#label") == ["l"]
+    assert await js(page, "window.changes") == ["size=l"]
+
+
+async def test_click_into_an_iframe_covered_in_the_page_names_the_cover(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    other_site = server.origin.replace("127.0.0.1", "localhost")
+    await navigate(page, server.url(f"/input/hit.html?other={other_site}"))
+    snap = await snapshot(page, roles=["button"])
+    buttons = {node.session is page: node.index for node in snap.nodes if node.name == "Frame button"}
+    # A sheet over both iframes, in the page's own document.
+    await js(
+        page,
+        "(() => { const frames = document.getElementById('frames').getBoundingClientRect();"
+        " const cover = document.createElement('div'); cover.id = 'sheet';"
+        " cover.style = `position: absolute; left: 0; width: 500px; top: ${frames.top + scrollY}px;"
+        " height: ${frames.height}px; background: rgba(0, 0, 0, 0.3)`;"
+        " document.body.appendChild(cover); })()",
+    )
+    for same_process in (True, False):
+        with pytest.raises(
+            cdpkit.ElementNotFoundError, match=r"covered by <div id=\"sheet\">"
+        ):
+            await click(page, index=buttons[same_process])
+    assert await clicks(page) == []
+    names = {node.name for node in (await snapshot(page, roles=["button"])).nodes}
+    assert "Frame button" in names and not names & {"Trusted same", "Trusted other"}
+
+
+async def test_click_lands_on_the_element_whatever_its_boxes(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await open_page(page, server, "/input/boxes.html")
+    for selector in ["#wrapped", "#outside", "#contents", "#far-contents"]:
+        await click(page, selector=selector)
+    assert await clicks(page) == ["wrapped", "outside", "contents", "far-contents"]
+    # A position: fixed button of an iframe far below: the frame is scrolled into view.
+    await js(page, "window.scrollTo({top: 0, behavior: 'instant'})")
+    snap = await snapshot(page, roles=["button"])
+    [fixed] = [node for node in snap.nodes if node.name == "Fixed in a frame"]
+    await click(page, index=fixed.index)
+    assert await js(page, "window.fixedClicked") is True

@@ -1,0 +1,101 @@
+"""Navigation tools against a real headless Chromium: the result says where the page
+really is, timeouts say what to change, and renderer swaps are not errors."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import cdpkit
+from cdpkit.tools.navigation import go_back, go_forward, navigate, reload
+from tests.server import FixtureServer
+
+
+async def test_navigate_reports_url_status_and_title(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    result = await navigate(page, server.url("/input/keys.html"))
+    assert (result.url, result.status, result.title) == (
+        server.url("/input/keys.html"),
+        200,
+        "Keys",
+    )
+    missing = await navigate(page, server.url("/status?code=404"))
+    assert (missing.status, missing.title) == (404, "status 404")
+
+
+async def test_navigate_timeout_names_the_url_the_stage_and_the_argument(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    url = server.url("/slow?s=2")
+    started = time.monotonic()
+    with pytest.raises(TimeoutError) as caught:
+        await navigate(page, url, timeout=1)
+    assert time.monotonic() - started < 1.5
+    assert isinstance(caught.value, cdpkit.WaitTimeoutError)
+    assert str(caught.value) == (
+        f"Timed out after 1 s waiting for the navigation to {url} to reach its load event; "
+        f"pass a larger timeout= to navigate() if the page is just slow"
+    )
+    # Doing what the message says works: the timed-out attempt does not get in the way.
+    result = await navigate(page, url, timeout=10)
+    assert (result.url, result.status, result.title) == (url, 200, "slow")
+
+
+async def test_reload_timeout_names_the_page_and_the_argument(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    url = server.url("/slow?s=2")
+    await navigate(page, url)
+    with pytest.raises(cdpkit.WaitTimeoutError, match=r"reload of .*/slow\?s=2 .*timeout= to reload\(\)"):
+        await reload(page, timeout=0.5)
+
+
+async def test_same_document_navigation_reports_the_new_fragment(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    url = server.url("/input/keys.html")
+    await navigate(page, url)
+    for n in range(20):
+        result = await navigate(page, f"{url}#foo{n}")
+        assert result.url == f"{url}#foo{n}"
+        assert (result.status, result.title) == (200, "Keys")
+    back = await go_back(page)
+    assert back is not None and back.url == f"{url}#foo18"
+    forward = await go_forward(page)
+    assert forward is not None and forward.url == f"{url}#foo19"
+
+
+async def test_commit_navigations_across_sites_survive_the_renderer_swap(
+    page: cdpkit.Page, server: FixtureServer, other_server: FixtureServer
+) -> None:
+    # localhost and 127.0.0.1 are different sites: every second navigation moves the page
+    # to another renderer process, and the page is briefly attached to none.
+    urls = [
+        server.url("/input/keys.html"),
+        other_server.url("/input/click.html").replace("127.0.0.1", "localhost"),
+        other_server.url("/input/keys.html"),
+    ]
+    for n in range(30):
+        url = urls[n % len(urls)]
+        result = await navigate(page, url, wait_until="commit")
+        assert result.url == url
+    for wait_until in ("domcontentloaded", "load"):
+        result = await navigate(page, urls[1], wait_until=wait_until)  # type: ignore[arg-type]
+        assert (result.url, result.title) == (urls[1], "Click")
+        result = await navigate(page, urls[0], wait_until=wait_until)  # type: ignore[arg-type]
+        assert (result.url, result.title) == (urls[0], "Keys")
+    back = await go_back(page, wait_until="commit")
+    assert back is not None and back.url == urls[1]
+
+
+async def test_first_navigation_of_a_new_browsers_own_tab(server: FixtureServer) -> None:
+    # The tab a browser starts with reports its first commit without a frameNavigated
+    # event (the CLI navigates exactly that tab): every wait_until must still return.
+    url = server.url("/input/keys.html")
+    for wait_until in ("commit", "load"):
+        async with cdpkit.launch() as browser:
+            [page] = browser.pages
+            result = await navigate(page, url, wait_until=wait_until, timeout=10)  # type: ignore[arg-type]
+            assert result.url == url

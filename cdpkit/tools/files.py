@@ -611,7 +611,10 @@ async def expect_download(
     context_params = {"browserContextId": page.context.id} if page.context is not None else {}
     pending = PendingDownload()
     try:
-        async with browser.listen(
+        # The page's responses give the download's real MIME type (Browser events do not).
+        async with page.enabled("Network"), page.listen(
+            "Network.responseReceived", raw=True
+        ) as responses, browser.listen(
             "Browser.downloadWillBegin", "Browser.downloadProgress", raw=True
         ) as events:
             await browser.call(
@@ -620,7 +623,9 @@ async def expect_download(
             )
             yield pending
             frames = await _frame_ids(page)
-            pending._result = await _await_download(events, frames, staging, directory, timeout, initiation_timeout)
+            pending._result = await _await_download(
+                events, responses, frames, staging, directory, timeout, initiation_timeout
+            )
     finally:
         if not browser.closed:
             with contextlib.suppress(CDPError):
@@ -640,8 +645,22 @@ async def _frame_ids(page: Page) -> set[str]:
     return ids
 
 
+async def _response_type(responses: Any, url: str) -> str | None:
+    """The Content-Type of the page's last response for ``url`` among the buffered
+    ``Network.responseReceived`` events (the stream is closed, so this never waits)."""
+    await responses.aclose()
+    mime_type: str | None = None
+    async for event in responses:
+        response = event.params.get("response", {})
+        if response.get("url") == url:
+            headers = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
+            mime_type = headers.get("content-type") or response.get("mimeType") or mime_type
+    return mime_type
+
+
 async def _await_download(
     events: Any,
+    responses: Any,
     frames: set[str],
     staging: Path,
     directory: Path,
@@ -687,7 +706,9 @@ async def _await_download(
         )
     suggested = began.get("suggestedFilename") or None
     name = sanitize_filename(suggested) if suggested else None
-    mime_type = mimetypes.guess_type(suggested or began.get("url", ""))[0]
+    mime_type = await _response_type(responses, began.get("url", "")) or mimetypes.guess_type(
+        suggested or began.get("url", "")
+    )[0]
     final = _publish(source, directory, name, _extension(began.get("url", ""), mime_type))
     return DownloadResult(
         True, final.name, str(final), final.stat().st_size, mime_type, began.get("url", ""), suggested

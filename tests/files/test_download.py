@@ -200,6 +200,7 @@ async def test_browser_managed_download_of_an_attachment(
     result = pending.value
     assert result.suggested_filename == "report 2026.csv"
     assert result.filename == "report 2026.csv"
+    assert result.mime_type == "application/octet-stream"  # what the server sent, not a guess
     assert Path(result.path).read_bytes() == body and result.size == len(body)
     assert [p.name for p in tmp_path.iterdir()] == ["report 2026.csv"]  # no staging left
 

@@ -29,6 +29,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import tempfile
 import threading
 import time
@@ -494,15 +495,11 @@ async def _fetch_directly(page: Page, url: str, directory: Path) -> _Fetched:
     cancelled = threading.Event()
     sockets: list[socket.socket] = []
 
+    opener = _tracking_opener(sockets, cancelled)
+
     def fetch() -> tuple[dict[str, str], str]:
         request = urllib.request.Request(url, headers=request_headers)
-        with urllib.request.urlopen(request, timeout=30) as response:
-            # The socket under the response, to shut down if the caller gives up.
-            sock = getattr(getattr(response.fp, "raw", None), "_sock", None)
-            if isinstance(sock, socket.socket):
-                sockets.append(sock)
-            if cancelled.is_set():
-                raise TimeoutError
+        with opener.open(request, timeout=30) as response:
             while data := response.read(CHUNK_SIZE):
                 if cancelled.is_set():
                     raise TimeoutError
@@ -524,7 +521,7 @@ async def _fetch_directly(page: Page, url: str, directory: Path) -> _Fetched:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
         # Give the thread a moment to see the shutdown; it cannot be interrupted while
-        # still connecting, and then ends within the socket timeout, writing nothing.
+        # still connecting, and then ends within the connect timeout, writing nothing.
         await asyncio.wait({future}, timeout=1)
         if future.done():
             future.exception()  # retrieved: the cancellation is what the caller sees
@@ -550,6 +547,38 @@ async def _fetch_directly(page: Page, url: str, directory: Path) -> _Fetched:
         part.discard()
         raise
     return _Fetched(part, headers, final_url)
+
+
+def _tracking_opener(sockets: list[socket.socket], cancelled: threading.Event) -> urllib.request.OpenerDirector:
+    """A urllib opener whose connections add their sockets to ``sockets`` once connected
+    (and give up if ``cancelled`` is set), so a cancelled download can shut them down
+    from another thread, even while the request still waits for the response."""
+
+    def track(sock: socket.socket | None) -> None:
+        if sock is not None:
+            sockets.append(sock)
+        if cancelled.is_set():
+            raise TimeoutError("the download was cancelled")
+
+    class Connection(http.client.HTTPConnection):
+        def connect(self) -> None:
+            super().connect()
+            track(self.sock)
+
+    class TLSConnection(http.client.HTTPSConnection):
+        def connect(self) -> None:
+            super().connect()
+            track(self.sock)
+
+    class Handler(urllib.request.HTTPHandler):
+        def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+            return self.do_open(Connection, req)
+
+    class TLSHandler(urllib.request.HTTPSHandler):
+        def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+            return self.do_open(TLSConnection, req, context=ssl.create_default_context())
+
+    return urllib.request.build_opener(Handler(), TLSHandler())
 
 
 async def _save_data_url(url: str, directory: Path, filename: str | None) -> DownloadResult:

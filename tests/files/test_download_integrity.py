@@ -5,6 +5,7 @@ and no task behind (issues 12 and 20)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import time
 from collections.abc import AsyncIterator
@@ -196,4 +197,35 @@ async def test_browser_managed_download_cut_short_is_an_error(
     with pytest.raises(cdpkit.DownloadError, match=r"Download of .*/dl/.* failed"):
         async with expect_download(page, dest_dir=tmp_path, timeout=20):
             await page.call("Runtime.evaluate", {"expression": "document.getElementById('get').click()"})
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("send_headers", [False, True])
+async def test_timed_out_direct_request_closes_its_connection(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path, send_headers: bool
+) -> None:
+    """Nothing keeps downloading after the call: the server sees the connection close."""
+    closed_after: list[float] = []
+
+    def hold(h: Any) -> None:
+        if send_headers:
+            h.send_response(200)
+            h.send_header("Content-Length", "1000")
+            h.end_headers()
+            h.wfile.flush()
+        started = time.monotonic()
+        h.connection.settimeout(15)
+        with contextlib.suppress(OSError):
+            h.connection.recv(1)  # returns b"" (or fails) when the client closes
+        closed_after.append(time.monotonic() - started)
+
+    server.route("/dl/hold", hold)
+    await cdpkit.tools.navigate(page, csp_page(server))
+    with pytest.raises(cdpkit.DownloadError, match="timed out after 1 s"):
+        await download(page, url=server.url("/dl/hold"), dest_dir=tmp_path, timeout=1)
+    for _ in range(40):
+        if closed_after:
+            break
+        await asyncio.sleep(0.05)
+    assert closed_after and closed_after[0] < 1 + 1.5
     assert list(tmp_path.iterdir()) == []

@@ -4,8 +4,10 @@
 session apply, which anti-hotlinking checks require), pauses that request at the
 response with the ``Fetch`` domain, and streams the body to disk with ``IO.read``: the
 file is never held in memory. If the page cannot load it (a CSP, a network error in the
-page's context), it falls back to a direct request carrying the page's cookies and its URL
-as Referer.
+page's context), or the body is chunked (Chrome does not tell through ``IO.read`` whether
+a chunked body ended with its last chunk), it falls back to a direct request carrying the
+page's cookies and its URL as Referer. Either way a body shorter than its
+``Content-Length``, or a chunked body cut before its end, is an error, never a file.
 
 :func:`expect_download` captures what the browser downloads by itself (a click on a
 download link, a ``Content-Disposition: attachment`` response).

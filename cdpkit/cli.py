@@ -956,6 +956,7 @@ async def _watch_part_file(
                     await stop.wait()
     finally:
         finder.cancel()
+        await asyncio.gather(finder, return_exceptions=True)  # no task outlives the download
         if progress is not None:
             progress.stop()
 
@@ -972,7 +973,12 @@ def download(
         ),
     ] = None,
     filename: Annotated[
-        str | None, typer.Option("--filename", metavar="NAME", help="Save under this name.")
+        str | None,
+        typer.Option(
+            "--filename",
+            metavar="NAME",
+            help="Save under this name instead of the server's (never overwrites: NAME-1.ext).",
+        ),
     ] = None,
     from_page: Annotated[
         str | None,
@@ -1009,7 +1015,12 @@ def download(
     debug: DebugOption = False,
 ) -> None:
     """Download a file the way the page would (its cookies and Referer apply), streamed
-    to disk, with a progress bar for large files."""
+    to disk, with a progress bar for large files.
+
+    Like wget, the file is named as the server says (Content-Disposition) or else after
+    the URL's last path segment, sanitized; an existing file is never overwritten: the
+    new one becomes name-1.ext, name-2.ext... It is saved only when complete (a body
+    cut short is an error and leaves no file)."""
     options = _options(connect, headful, profile, chrome_arg, timeout)
     target = normalize_url(url)
     page_url = normalize_url(from_page) if from_page is not None else None
@@ -1043,11 +1054,13 @@ def download(
             try:
                 if selector is not None:
                     result = await do_download(
-                        page, selector=selector, dest_dir=dest, filename=filename, **limits
+                        page, selector=selector, dest_dir=dest, filename=filename,
+                        server_filename=True, **limits,
                     )
                 else:
                     result = await do_download(
-                        page, url=target, dest_dir=dest, filename=filename, **limits
+                        page, url=target, dest_dir=dest, filename=filename,
+                        server_filename=True, **limits,
                     )
             finally:
                 stop.set()

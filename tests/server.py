@@ -90,10 +90,83 @@ def _status(handler: Handler) -> None:
     handler.reply(code, f"<title>status {code}</title><h1>{code}</h1>")
 
 
+# Files served under /dl/ for the download tests: path -> (body, Content-Type).
+DOWNLOADS: dict[str, tuple[bytes, str]] = {
+    "/dl/report.pdf": (b"%PDF-1.4\n" + bytes(range(256)) * 200 + b"\n%%EOF\n", "application/pdf"),
+    "/dl/table.csv": (b"id,name\n" + b"".join(b"%d,row %d\n" % (i, i) for i in range(3000)), "text/csv"),
+    "/dl/archive.zip": (b"PK\x03\x04" + bytes(range(256)) * 300, "application/zip"),
+    "/dl/data.json": (b'{"rows": [' + b",".join(b"%d" % i for i in range(5000)) + b"]}", "application/json"),
+}
+CHUNKED_BODY = bytes(range(256)) * 1200  # 300 KiB, sent in 64 KiB chunks
+
+
+def _query(handler: Handler, name: str, default: str) -> str:
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(handler.path).query).get(name, [default])[0]
+
+
+def _download_file(handler: Handler) -> None:
+    body, content_type = DOWNLOADS[urllib.parse.urlsplit(handler.path).path]
+    handler.reply(200, body, content_type)
+
+
+def _chunked(handler: Handler) -> None:
+    """CHUNKED_BODY as a chunked response; ``?cut=1`` closes the connection after 128 KiB,
+    without the terminating chunk."""
+    cut = _query(handler, "cut", "0") == "1"
+    handler.protocol_version = "HTTP/1.1"
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/csv")
+    handler.send_header("Transfer-Encoding", "chunked")
+    handler.end_headers()
+    for start in range(0, len(CHUNKED_BODY), 65536):
+        if cut and start >= 131072:
+            break
+        chunk = CHUNKED_BODY[start : start + 65536]
+        handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+    if not cut:
+        handler.wfile.write(b"0\r\n\r\n")
+    handler.wfile.flush()
+    handler.close_connection = True
+
+
+def _short(handler: Handler) -> None:
+    """Announces 100000 bytes more than it sends (CHUNKED_BODY), then closes."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/zip")
+    handler.send_header("Content-Length", str(len(CHUNKED_BODY) + 100_000))
+    handler.end_headers()
+    handler.wfile.write(CHUNKED_BODY)
+    handler.wfile.flush()
+    handler.close_connection = True
+
+
+def _stall(handler: Handler) -> None:
+    """Sends headers and 1 KiB of a 1 MiB body, then waits ``?s=`` seconds and closes."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/octet-stream")
+    handler.send_header("Content-Length", str(1 << 20))
+    handler.end_headers()
+    handler.wfile.write(b"x" * 1024)
+    handler.wfile.flush()
+    time.sleep(float(_query(handler, "s", "5")))
+    handler.close_connection = True
+
+
+def _named(handler: Handler) -> None:
+    """A body whose name comes from ``Content-Disposition`` (``?cd=`` sets the header)."""
+    handler.reply(200, b"named body", "text/plain", {"Content-Disposition": _query(handler, "cd", "")})
+
+
 def start_server() -> FixtureServer:
     server = FixtureServer()
     server.route("/slow", _slow)
     server.route("/status", _status)
+    for path in DOWNLOADS:
+        server.route(path, _download_file)
+    server.route("/dl/chunked", _chunked)
+    server.route("/dl/short", _short)
+    server.route("/dl/stall", _stall)
+    server.route("/dl/named", _named)
     return server.start()
 
 

@@ -4,8 +4,10 @@
 session apply, which anti-hotlinking checks require), pauses that request at the
 response with the ``Fetch`` domain, and streams the body to disk with ``IO.read``: the
 file is never held in memory. If the page cannot load it (a CSP, a network error in the
-page's context), it falls back to a direct request carrying the page's cookies and its URL
-as Referer.
+page's context), or the body is chunked (Chrome does not tell through ``IO.read`` whether
+a chunked body ended with its last chunk), it falls back to a direct request carrying the
+page's cookies and its URL as Referer. Either way a body shorter than its
+``Content-Length``, or a chunked body cut before its end, is an error, never a file.
 
 :func:`expect_download` captures what the browser downloads by itself (a click on a
 download link, a ``Content-Disposition: attachment`` response).
@@ -20,12 +22,18 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import email.message
+import email.utils
+import http.client
 import json
 import mimetypes
 import os
 import re
 import shutil
+import socket
+import ssl
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -200,10 +208,15 @@ async def download(
     index: int | None = None,
     dest_dir: str | os.PathLike[str] | None = None,
     filename: str | None = None,
+    server_filename: bool = False,
     timeout: float = 30,
     initiation_timeout: float = 10,
 ) -> DownloadResult:
     """Download a resource as the page would and stream it to disk.
+
+    The download succeeds only when the whole body is on disk: as long as the
+    ``Content-Length`` the server sent, or, for a chunked body, ended by its terminating
+    chunk. Anything else raises :class:`~cdpkit.DownloadError` and leaves no file.
 
     Args:
         page: The page whose cookies, Referer and session the request uses.
@@ -216,17 +229,22 @@ async def download(
         filename: A name for the file (sanitized; kept inside ``dest_dir``; never
             overwrites: ``name-1.ext`` if taken). Default ``{ms timestamp}.{ext}``, the
             extension from the URL, else the MIME type, else ``.bin``.
+        server_filename: Without ``filename``, name the file as ``wget`` does: the name
+            the server gives in ``Content-Disposition`` (``filename*=UTF-8''...`` too),
+            else the last segment of the URL's path; the timestamp name only if neither
+            gives a usable name. Sanitized and never overwriting, like ``filename``.
         timeout: Seconds for the whole download.
         initiation_timeout: Seconds for the response to start.
 
     Returns:
-        The saved file's name, path, size and MIME type.
+        The saved file's name, path, size and the MIME type the server sent.
 
     Raises:
         ValueError: Not exactly one of ``url``, ``selector``, ``index``.
         ElementNotFoundError: The selector or index matches nothing.
         DownloadError: "Element has no downloadable resource", "Resource fetch failed:
-            404", "Network request failed: ...", or a timeout. Nothing is left on disk.
+            404 for URL", "Network request failed for URL: ...", a body cut short, or a
+            timeout. Nothing is left on disk and no task keeps running.
     """
     _check_one_source(url, selector, index)
     if url is None:
@@ -242,7 +260,6 @@ async def download(
             return await _save_data_url(url, Path(dest_dir or default_download_dir()), filename)
         raise DownloadError(f"Cannot download {url!r}: only http(s) and data: URLs")
     directory = Path(dest_dir).expanduser() if dest_dir else default_download_dir()
-    safe_name = sanitize_filename(filename) if filename else None
     lock = page.tool_state.setdefault("download_lock", asyncio.Lock())
     try:
         async with asyncio.timeout(timeout):
@@ -252,9 +269,54 @@ async def download(
                 fetched = await _fetch_directly(page, url, directory)
     except TimeoutError:
         raise DownloadError(f"Download of {url} timed out after {timeout:g} s") from None
-    part, mime_type = fetched
-    final = _publish(part.path, directory, safe_name, _extension(url, mime_type))
-    return DownloadResult(True, final.name, str(final), part.size, mime_type, url)
+    suggested = _content_disposition_filename(fetched.headers.get("content-disposition"))
+    if filename:
+        name: str | None = sanitize_filename(filename)
+    elif server_filename:
+        name = sanitize_filename(suggested or "") or _url_filename(fetched.url)
+    else:
+        name = None
+    mime_type = fetched.headers.get("content-type") or None
+    try:
+        final = _publish(fetched.part.path, directory, name or None, _extension(fetched.url, mime_type))
+    except BaseException:
+        fetched.part.discard()
+        raise
+    return DownloadResult(True, final.name, str(final), fetched.part.size, mime_type, url, suggested)
+
+
+def _content_disposition_filename(value: str | None) -> str | None:
+    """The file name a ``Content-Disposition`` header gives (``filename*`` preferred,
+    RFC 5987/2231 decoded), unsanitized; ``None`` if it gives none."""
+    if not value:
+        return None
+    message = email.message.Message()
+    message["content-disposition"] = value
+    plain: str | None = None
+    with contextlib.suppress(Exception):  # a malformed header gives no name, not an error
+        for key, param in message.get_params(header="content-disposition") or []:
+            if key.lower() != "filename" or not param:
+                continue
+            if isinstance(param, tuple):  # filename*=charset'lang'value wins (RFC 6266)
+                return email.utils.collapse_rfc2231_value(param) or plain
+            plain = str(param)
+    return plain
+
+
+def _url_filename(url: str) -> str | None:
+    """The sanitized last segment of ``url``'s path (percent-decoded), or ``None``."""
+    segment = urllib.parse.unquote(urllib.parse.urlsplit(url).path.rsplit("/", 1)[-1])
+    return sanitize_filename(segment) or None
+
+
+@dataclass
+class _Fetched:
+    """A complete body in its ``.part`` file, the response's headers (lower-case
+    names) and the URL that answered (after redirects)."""
+
+    part: _PartFile
+    headers: dict[str, str]
+    url: str
 
 
 def _fetch_pattern(url: str) -> str:
@@ -262,22 +324,64 @@ def _fetch_pattern(url: str) -> str:
     return re.sub(r"([*?\\])", r"\\\1", url)
 
 
+_MAX_REDIRECTS = 20
+_REDIRECT_STATUSES = (301, 302, 303, 307, 308)
+
+
 async def _fetch_in_page(
     page: Page, url: str, directory: Path, initiation_timeout: float
-) -> tuple[_PartFile, str | None] | None:
-    """Stream ``url`` through a request the page makes itself; ``None`` if the page's
-    context could not load it at all (then the caller falls back)."""
+) -> _Fetched | None:
+    """Stream ``url`` through requests the page makes itself, following redirects;
+    ``None`` if the direct request must do it (see :func:`_page_request`)."""
+    target = url
+    for _ in range(_MAX_REDIRECTS + 1):
+        outcome = await _page_request(page, target, directory, initiation_timeout)
+        if not isinstance(outcome, str):
+            return outcome
+        target = outcome
+    raise DownloadError(f"Download of {url} failed: more than {_MAX_REDIRECTS} redirects")
+
+
+async def _cancel_and_wait(*tasks: asyncio.Future[Any]) -> None:
+    """Cancel ``tasks`` and wait for them, so none outlives the caller or leaves an
+    exception nobody retrieves."""
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _page_request(
+    page: Page, url: str, directory: Path, initiation_timeout: float
+) -> _Fetched | str | None:
+    """Make the page fetch ``url`` and take the response body at the network level.
+
+    The fetch uses ``mode: 'cors'``: a ``no-cors`` response to another origin (or from
+    ``about:blank``) is opaque, and Chrome's Opaque Response Blocking empties its headers
+    and body before the ``Fetch`` domain sees it (a 0-byte "download"). In ``cors`` mode
+    the paused response is the real one; the page's own CORS check never runs because
+    the request is aborted once its body is taken. That check would reject a redirect to
+    another origin, so a redirect is answered by returning its target for a new request
+    (the page's Referer stays, as across any redirect).
+
+    Returns:
+        The fetched body; a redirect's absolute target URL; or ``None`` when the direct
+        request must fetch ``url``: the page could not load it (a CSP, a network error)
+        or the body is chunked, whose terminating chunk Chrome does not report through
+        ``IO.read`` (a cut chunked body reads to a clean end of file).
+    """
     script = (
-        f"fetch({json.dumps(url)}, {{credentials: 'include', mode: 'no-cors', cache: 'no-store'}})"
+        f"fetch({json.dumps(url)}, {{credentials: 'include', mode: 'cors', cache: 'no-store'}})"
         ".then(() => null, (e) => String(e && e.message || e))"
     )
-    ours: str | None = None  # the network id of our request, across redirects
     async with page.listen("Fetch.requestPaused", raw=True) as paused:
-        await page.call("Fetch.enable", {"patterns": [{"urlPattern": "*", "requestStage": "Response"}]})
+        await page.call(
+            "Fetch.enable", {"patterns": [{"urlPattern": _fetch_pattern(url), "requestStage": "Response"}]}
+        )
+        attempt = asyncio.ensure_future(
+            page.call("Runtime.evaluate", {"expression": script, "awaitPromise": True})
+        )
+        next_pause: asyncio.Future[Any] | None = None
         try:
-            attempt = asyncio.ensure_future(
-                page.call("Runtime.evaluate", {"expression": script, "awaitPromise": True})
-            )
             try:
                 async with asyncio.timeout(initiation_timeout):
                     while True:
@@ -286,52 +390,73 @@ async def _fetch_in_page(
                             {next_pause, attempt}, return_when=asyncio.FIRST_COMPLETED
                         )
                         if next_pause not in done:
-                            next_pause.cancel()
-                            # The page's fetch settled without reaching a response.
-                            return None
+                            return None  # the page's fetch settled without reaching a response
                         params = next_pause.result().params
+                        next_pause = None
                         request = params.get("request", {})
-                        mine = ours is not None and params.get("networkId") == ours
-                        if not mine and request.get("url") == url and params.get("resourceType") in ("XHR", "Fetch"):
-                            mine = True
-                        if not mine:
-                            await page.call("Fetch.continueRequest", {"requestId": params["requestId"]})
-                            continue
-                        ours = params.get("networkId")
-                        status = params.get("responseStatusCode")
-                        if status in (301, 302, 303, 307, 308):
-                            await page.call("Fetch.continueRequest", {"requestId": params["requestId"]})
-                            continue
-                        break
+                        if request.get("url") == url and params.get("resourceType") in ("XHR", "Fetch"):
+                            break
+                        await page.call("Fetch.continueRequest", {"requestId": params["requestId"]})
             except TimeoutError:
                 raise DownloadError(
                     f"Download of {url} did not start within {initiation_timeout:g} s"
                 ) from None
-            finally:
-                attempt.cancel()
-            return await _take_body(page, params, url, directory)
+            headers = {h["name"].lower(): h["value"] for h in params.get("responseHeaders") or []}
+            status = params.get("responseStatusCode")
+            location = headers.get("location")
+            if status in _REDIRECT_STATUSES and location:
+                await _abort(page, params["requestId"])
+                return str(urllib.parse.urldefrag(urllib.parse.urljoin(url, location))[0])
+            if (
+                not params.get("responseErrorReason")
+                and status is not None
+                and status < 400
+                and "chunked" in headers.get("transfer-encoding", "").lower()
+            ):
+                await _abort(page, params["requestId"])
+                return None
+            part = await _take_body(page, params, headers, url, directory)
+            return _Fetched(part, headers, url)
         finally:
+            await _cancel_and_wait(attempt, *([next_pause] if next_pause is not None else []))
             if not page.closed:
                 with contextlib.suppress(CDPError):
                     await page.call("Fetch.disable")
 
 
+async def _abort(page: Page, request_id: str) -> None:
+    with contextlib.suppress(CDPError):
+        await page.call("Fetch.failRequest", {"requestId": request_id, "errorReason": "Aborted"})
+
+
+def _short_body_error(url: str, size: int, headers: dict[str, str]) -> DownloadError | None:
+    """The error for a body shorter than its ``Content-Length`` (checkable only when
+    the body is not re-encoded), else ``None``."""
+    expected = headers.get("content-length", "").strip()
+    encoded = headers.get("content-encoding", "identity").strip().lower() != "identity"
+    if expected.isdigit() and not encoded and size != int(expected):
+        return DownloadError(
+            f"Download of {url} failed: the connection closed after {size} of the "
+            f"{expected} bytes the server announced (Content-Length)"
+        )
+    return None
+
+
 async def _take_body(
-    page: Page, params: dict[str, Any], url: str, directory: Path
-) -> tuple[_PartFile, str | None]:
+    page: Page, params: dict[str, Any], headers: dict[str, str], url: str, directory: Path
+) -> _PartFile:
     request_id = params["requestId"]
     status = params.get("responseStatusCode")
     error = params.get("responseErrorReason")
     if error or not status or status >= 400:
-        with contextlib.suppress(CDPError):
-            await page.call("Fetch.failRequest", {"requestId": request_id, "errorReason": "Aborted"})
+        await _abort(page, request_id)
         if error:
-            raise DownloadError(f"Network request failed: {error}")
-        raise DownloadError(f"Resource fetch failed: {status}")
-    headers = {h["name"].lower(): h["value"] for h in params.get("responseHeaders") or []}
-    stream = (await page.call("Fetch.takeResponseBodyAsStream", {"requestId": request_id}))["stream"]
+            raise DownloadError(f"Network request failed for {url}: {error}")
+        raise DownloadError(f"Resource fetch failed: {status} for {url}")
+    stream: str | None = None
     part = _PartFile(directory)
     try:
+        stream = (await page.call("Fetch.takeResponseBodyAsStream", {"requestId": request_id}))["stream"]
         while True:
             chunk = await page.call("IO.read", {"handle": stream, "size": CHUNK_SIZE})
             data = chunk.get("data", "")
@@ -339,60 +464,123 @@ async def _take_body(
             if chunk.get("eof"):
                 break
         part.file.close()
-        expected = headers.get("content-length", "")
-        if expected.isdigit() and "content-encoding" not in headers and part.size != int(expected):
-            raise DownloadError(
-                f"Network request failed: the response was cut short ({part.size} of {expected} bytes)"
-            )
+        short = _short_body_error(url, part.size, headers)
+        if short is not None:
+            raise short
     except BaseException:
         part.discard()
         raise
     finally:
-        with contextlib.suppress(CDPError):
-            await page.call("IO.close", {"handle": stream})
-        with contextlib.suppress(CDPError):
-            await page.call("Fetch.failRequest", {"requestId": request_id, "errorReason": "Aborted"})
-    return part, headers.get("content-type")
+        if stream is not None:
+            with contextlib.suppress(CDPError):
+                await page.call("IO.close", {"handle": stream})
+        await _abort(page, request_id)
+    return part
 
 
-async def _fetch_directly(page: Page, url: str, directory: Path) -> tuple[_PartFile, str | None]:
+async def _fetch_directly(page: Page, url: str, directory: Path) -> _Fetched:
     """The fallback: a direct request with the page's cookies for ``url`` and the page's
-    URL as Referer, streamed to disk from a worker thread."""
+    URL as Referer, streamed to disk from a worker thread.
+
+    A body shorter than its ``Content-Length`` or a chunked body without its terminating
+    chunk raises :class:`DownloadError`. If the call is cancelled (a timeout), the
+    connection is shut down so the worker thread ends too."""
     cookies = await page.call("Network.getCookies", {"urls": [url]})
     cookie_header = "; ".join(f"{c['name']}={c['value']}" for c in cookies.get("cookies", []))
     user_agent = (await page.call("Runtime.evaluate", {"expression": "navigator.userAgent", "returnByValue": True}))
-    headers = {"User-Agent": str(user_agent.get("result", {}).get("value", "cdpkit"))}
+    request_headers = {"User-Agent": str(user_agent.get("result", {}).get("value", "cdpkit"))}
     if page.url.startswith("http"):
-        headers["Referer"] = page.url
+        request_headers["Referer"] = page.url
     if cookie_header:
-        headers["Cookie"] = cookie_header
+        request_headers["Cookie"] = cookie_header
     part = _PartFile(directory)
+    cancelled = threading.Event()
+    sockets: list[socket.socket] = []
 
-    def fetch() -> str | None:
-        request = urllib.request.Request(url, headers=headers)
-        with urllib.request.urlopen(request, timeout=30) as response:
-            while True:
-                data = response.read(CHUNK_SIZE)
-                if not data:
-                    break
+    opener = _tracking_opener(sockets, cancelled)
+
+    def fetch() -> tuple[dict[str, str], str]:
+        request = urllib.request.Request(url, headers=request_headers)
+        with opener.open(request, timeout=30) as response:
+            while data := response.read(CHUNK_SIZE):
+                if cancelled.is_set():
+                    raise TimeoutError
                 part.file.write(data)
                 part.size += len(data)
             part.file.close()
-            content_type = response.headers.get("Content-Type")
-            return str(content_type) if content_type else None
+            headers = {name.lower(): value for name, value in response.headers.items()}
+            return headers, str(response.geturl())
 
+    future = asyncio.get_running_loop().run_in_executor(None, fetch)
     try:
-        mime_type = await anyio.to_thread.run_sync(fetch, abandon_on_cancel=True)
+        headers, final_url = await asyncio.shield(future)
+        short = _short_body_error(url, part.size, headers)
+        if short is not None:
+            raise short
+    except asyncio.CancelledError:
+        cancelled.set()
+        for sock in sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        # Give the thread a moment to see the shutdown; it cannot be interrupted while
+        # still connecting, and then ends within the connect timeout, writing nothing.
+        await asyncio.wait({future}, timeout=1)
+        if future.done():
+            future.exception()  # retrieved: the cancellation is what the caller sees
+        else:
+            future.add_done_callback(lambda f: f.cancelled() or f.exception())
+        part.discard()
+        raise
     except urllib.error.HTTPError as exc:
         part.discard()
-        raise DownloadError(f"Resource fetch failed: {exc.code}") from None
-    except (urllib.error.URLError, OSError) as exc:
+        raise DownloadError(f"Resource fetch failed: {exc.code} for {url}") from None
+    except http.client.IncompleteRead as exc:
         part.discard()
-        raise DownloadError(f"Network request failed: {getattr(exc, 'reason', exc)}") from None
+        raise DownloadError(
+            f"Download of {url} failed: the connection closed after {part.size + len(exc.partial)} "
+            "bytes, before the end of the body (a chunked body without its last chunk, or "
+            "fewer bytes than Content-Length)"
+        ) from None
+    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+        part.discard()
+        reason = getattr(exc, "reason", None) or exc or type(exc).__name__
+        raise DownloadError(f"Network request failed for {url}: {reason}") from None
     except BaseException:
         part.discard()
         raise
-    return part, mime_type
+    return _Fetched(part, headers, final_url)
+
+
+def _tracking_opener(sockets: list[socket.socket], cancelled: threading.Event) -> urllib.request.OpenerDirector:
+    """A urllib opener whose connections add their sockets to ``sockets`` once connected
+    (and give up if ``cancelled`` is set), so a cancelled download can shut them down
+    from another thread, even while the request still waits for the response."""
+
+    def track(sock: socket.socket | None) -> None:
+        if sock is not None:
+            sockets.append(sock)
+        if cancelled.is_set():
+            raise TimeoutError("the download was cancelled")
+
+    class Connection(http.client.HTTPConnection):
+        def connect(self) -> None:
+            super().connect()
+            track(self.sock)
+
+    class TLSConnection(http.client.HTTPSConnection):
+        def connect(self) -> None:
+            super().connect()
+            track(self.sock)
+
+    class Handler(urllib.request.HTTPHandler):
+        def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+            return self.do_open(Connection, req)
+
+    class TLSHandler(urllib.request.HTTPSHandler):
+        def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+            return self.do_open(TLSConnection, req, context=ssl.create_default_context())
+
+    return urllib.request.build_opener(Handler(), TLSHandler())
 
 
 async def _save_data_url(url: str, directory: Path, filename: str | None) -> DownloadResult:
@@ -454,7 +642,10 @@ async def expect_download(
     context_params = {"browserContextId": page.context.id} if page.context is not None else {}
     pending = PendingDownload()
     try:
-        async with browser.listen(
+        # The page's responses give the download's real MIME type (Browser events do not).
+        async with page.enabled("Network"), page.listen(
+            "Network.responseReceived", raw=True
+        ) as responses, browser.listen(
             "Browser.downloadWillBegin", "Browser.downloadProgress", raw=True
         ) as events:
             await browser.call(
@@ -463,7 +654,9 @@ async def expect_download(
             )
             yield pending
             frames = await _frame_ids(page)
-            pending._result = await _await_download(events, frames, staging, directory, timeout, initiation_timeout)
+            pending._result = await _await_download(
+                events, responses, frames, staging, directory, timeout, initiation_timeout
+            )
     finally:
         if not browser.closed:
             with contextlib.suppress(CDPError):
@@ -483,8 +676,22 @@ async def _frame_ids(page: Page) -> set[str]:
     return ids
 
 
+async def _response_type(responses: Any, url: str) -> str | None:
+    """The Content-Type of the page's last response for ``url`` among the buffered
+    ``Network.responseReceived`` events (the stream is closed, so this never waits)."""
+    await responses.aclose()
+    mime_type: str | None = None
+    async for event in responses:
+        response = event.params.get("response", {})
+        if response.get("url") == url:
+            headers = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
+            mime_type = headers.get("content-type") or response.get("mimeType") or mime_type
+    return mime_type
+
+
 async def _await_download(
     events: Any,
+    responses: Any,
     frames: set[str],
     staging: Path,
     directory: Path,
@@ -492,6 +699,7 @@ async def _await_download(
     initiation_timeout: float,
 ) -> DownloadResult:
     began: dict[str, Any] | None = None
+    progress: dict[str, Any] = {}
     try:
         async with asyncio.timeout(initiation_timeout) as deadline:
             async for event in events:
@@ -505,18 +713,33 @@ async def _await_download(
                     continue
                 state = params.get("state")
                 if state == "completed":
+                    progress = params
                     break
                 if state == "canceled":
-                    raise DownloadError(f"Download of {began.get('url')} was canceled or blocked by the browser")
+                    raise DownloadError(
+                        f"Download of {began.get('url')} failed: the browser canceled it (blocked, "
+                        f"or the connection broke off after {params.get('receivedBytes', 0):g} "
+                        f"of {params.get('totalBytes', 0):g} bytes)"
+                    )
     except TimeoutError:
         if began is None:
             raise DownloadError(f"No download began within {initiation_timeout:g} s") from None
         raise DownloadError(f"Download of {began.get('url')} did not complete within {timeout:g} s") from None
     assert began is not None
     source = staging / began["guid"]
+    # Chrome may call a body "completed" that is shorter than announced: check it.
+    received, total = int(progress.get("receivedBytes", 0)), int(progress.get("totalBytes", 0))
+    on_disk = source.stat().st_size if source.exists() else -1
+    if (total > 0 and received != total) or on_disk != received:
+        raise DownloadError(
+            f"Download of {began.get('url')} failed: incomplete ({max(on_disk, 0)} bytes on "
+            f"disk, {received} received of {total} announced)"
+        )
     suggested = began.get("suggestedFilename") or None
     name = sanitize_filename(suggested) if suggested else None
-    mime_type = mimetypes.guess_type(suggested or began.get("url", ""))[0]
+    mime_type = await _response_type(responses, began.get("url", "")) or mimetypes.guess_type(
+        suggested or began.get("url", "")
+    )[0]
     final = _publish(source, directory, name, _extension(began.get("url", ""), mime_type))
     return DownloadResult(
         True, final.name, str(final), final.stat().st_size, mime_type, began.get("url", ""), suggested

@@ -1026,12 +1026,14 @@ def download(
     page_url = normalize_url(from_page) if from_page is not None else None
     if selector is not None and page_url is not None:
         raise CLIError("With --selector, URL is the page: --page is not needed", 2)
+    from .tools.files import default_download_dir
+
+    dest = (directory or default_download_dir()).expanduser()
+    check_output_dir(dest)
 
     async def work() -> None:
         from .tools import download as do_download
-        from .tools.files import default_download_dir
 
-        dest = (directory or default_download_dir()).expanduser()
         async with open_page(options) as page:
             if selector is not None:
                 await _load(page, target, timeout)

@@ -80,3 +80,12 @@ def test_download_help_says_how_files_are_named(cli: CLI) -> None:
     text = " ".join(result.stdout.split())
     assert "named as the server says (Content-Disposition)" in text
     assert "never overwritten" in text
+
+
+def test_a_dir_that_is_a_file_is_refused_before_a_browser_starts(cli: CLI) -> None:
+    (cli.cwd / "taken").write_text("a file, not a directory")
+    # No --connect: had a browser been launched, the URL (a silent local port) would hang.
+    result = cli.run("download", "http://127.0.0.1:9/x.pdf", "--dir", "taken/sub")
+    assert result.returncode == 2
+    assert result.stderr == f"error: Cannot save into taken/sub: {Path('taken')} is a file, not a directory\n"
+    assert (cli.cwd / "taken").read_text() == "a file, not a directory"

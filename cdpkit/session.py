@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, overload
 from pydantic import ValidationError
 
 from ._model import CDPModel, Command, Event, RawEvent, event_type
-from .errors import CommandTimeoutError, ConnectionClosedError, ProtocolError, WaitTimeoutError
+from .errors import (
+    CommandTimeoutError,
+    CommandTooLargeError,
+    ConnectionClosedError,
+    ProtocolError,
+    WaitTimeoutError,
+)
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -52,11 +58,6 @@ _encode = json.JSONEncoder(
 def _fresh(error: ConnectionClosedError) -> ConnectionClosedError:
     """A new instance of a close error, so each raise gets its own traceback."""
     return type(error)(error.reason)
-
-
-def _expire(future: asyncio.Future[Any], method: str, timeout: float) -> None:
-    if not future.done():
-        future.set_exception(CommandTimeoutError(method, timeout))
 
 
 def _event_key(spec: EventSpec) -> str:
@@ -117,7 +118,11 @@ class Session:
 
         Raises:
             ProtocolError: Chrome answered with an error.
-            CommandTimeoutError: No answer within ``timeout``; a late answer is dropped.
+            CommandTimeoutError: No answer within ``timeout``, counted from the call and
+                covering the write, so a browser that stops reading cannot block it; a late
+                answer is dropped.
+            CommandTooLargeError: The command's JSON is larger than the browser accepts in
+                one message (it would drop the connection); nothing was sent.
             ConnectionClosedError: The connection or the target went away (see subclasses).
 
         Cancelling the awaiting task is safe: the call is forgotten and its answer dropped.
@@ -152,23 +157,30 @@ class Session:
         if self.session_id is not None:
             message["sessionId"] = self.session_id
         text = _encode(message)
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[dict[str, Any]] = loop.create_future()
+        # A character is at most 4 bytes of UTF-8: only a huge text is encoded to measure it.
+        if len(text) > connection.max_command_size // 4:
+            size = len(text.encode())
+            if size > connection.max_command_size:
+                raise CommandTooLargeError(method, size, connection.max_command_size)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[message_id] = (future, method)
         if timeout is None:
             timeout = self.command_timeout
-        timer = (
-            loop.call_later(timeout, _expire, future, method, timeout)
-            if timeout != math.inf
-            else None
-        )
+        # The timeout covers the write too: a browser that stops reading (SIGSTOPped, hung)
+        # fills the transport's buffer and the send waits for it to drain. Cancelling that
+        # wait is safe: both transports hand a message to the OS-level transport whole,
+        # before their first await, so the stream is never left with half a message. What
+        # stays queued is bounded by the messages callers chose to send.
         try:
-            await connection.send_text(text)
-            return await future
+            async with asyncio.timeout(None if timeout == math.inf else timeout) as deadline:
+                await connection.send_text(text)
+                return await future
+        except TimeoutError:
+            if deadline.expired():
+                raise CommandTimeoutError(method, timeout) from None
+            raise
         finally:
             del self._pending[message_id]
-            if timer is not None:
-                timer.cancel()
 
     def _resolve(self, message_id: int, message: dict[str, Any]) -> None:
         """Called by the connection's reader with the response to one of our calls."""

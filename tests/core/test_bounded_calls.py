@@ -100,7 +100,10 @@ async def deaf_peer() -> AsyncIterator[tuple[cdpkit.Browser, list[FakePeer], asy
     async with serve(handler, "127.0.0.1", 0, max_size=None) as server:
         port = next(iter(server.sockets)).getsockname()[1]
         async with cdpkit.connect(f"ws://127.0.0.1:{port}/devtools/browser/fake", timeout=5) as b:
-            yield b, peers, resume
+            try:
+                yield b, peers, resume
+            finally:
+                resume.set()  # let the peer finish, whatever the test did
 
 
 async def test_send_to_a_peer_that_stops_reading_times_out_and_the_stream_stays_whole() -> None:

@@ -42,7 +42,8 @@ def _start_owner(tmp_path: Path, mode: str, behaviour: str = "idle") -> subproce
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        env={**os.environ, "TMPDIR": str(tmp_path)},
+        # The same cdpkit as this test's, wherever it is installed.
+        env={**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(Path(cdpkit.__file__).parent.parent)},
     )
 
 

@@ -503,8 +503,10 @@ def connect(
             ``ws://`` URL.
 
     Raises:
-        ConnectError: Nothing listens there, it is not a DevTools endpoint, or it gives no
-            ``webSocketDebuggerUrl``.
+        ConnectError: Nothing listens there, it is not a DevTools endpoint (the message
+            quotes what it sent), or it gives no ``webSocketDebuggerUrl``.
+        ConnectTimeoutError: No complete answer within ``timeout`` (a silent port, a
+            WebSocket that never completes its handshake); also a ``TimeoutError``.
 
     Closing detaches: the browser keeps running (pages cdpkit opened are closed).
     """

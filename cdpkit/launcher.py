@@ -424,19 +424,22 @@ def _process_start_time(pid: int) -> str | None:
     """The start time of process ``pid`` (clock ticks since boot), ``"?"`` where there is
     no ``/proc``, ``None`` if no such process. A pid reused by another process has another
     start time, so it is not mistaken for the owner."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return None
-    except OSError:
+    if not _HAS_PROC:
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
             return None
         except OSError:
-            pass
+            pass  # it exists, owned by someone else
         return "?"
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
     return stat[stat.rfind(")") + 2 :].split()[19]
+
+
+_HAS_PROC = os.path.exists("/proc/self/stat")
 
 
 def _mark_owner(profile: Path) -> None:

@@ -55,6 +55,26 @@ _encode = json.JSONEncoder(
 ).encode
 
 
+class _Writing:
+    """A call whose message may still be waiting for the transport to drain."""
+
+    __slots__ = ("cancelled_at", "task")
+
+    def __init__(self, task: asyncio.Task[Any] | None) -> None:
+        self.task = task  # None once the message is written
+        self.cancelled_at: int | None = None  # the task's cancel count when the timer fired
+
+
+def _expire(future: asyncio.Future[Any], method: str, timeout: float, writing: _Writing) -> None:
+    if future.done():
+        return
+    future.set_exception(CommandTimeoutError(method, timeout))
+    task = writing.task
+    if task is not None:  # still blocked writing: wake the caller
+        writing.cancelled_at = task.cancelling()
+        task.cancel()
+
+
 def _fresh(error: ConnectionClosedError) -> ConnectionClosedError:
     """A new instance of a close error, so each raise gets its own traceback."""
     return type(error)(error.reason)
@@ -162,25 +182,38 @@ class Session:
             size = len(text.encode())
             if size > connection.max_command_size:
                 raise CommandTooLargeError(method, size, connection.max_command_size)
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[dict[str, Any]] = loop.create_future()
         self._pending[message_id] = (future, method)
         if timeout is None:
             timeout = self.command_timeout
         # The timeout covers the write too: a browser that stops reading (SIGSTOPped, hung)
-        # fills the transport's buffer and the send waits for it to drain. Cancelling that
-        # wait is safe: both transports hand a message to the OS-level transport whole,
-        # before their first await, so the stream is never left with half a message. What
-        # stays queued is bounded by the messages callers chose to send.
+        # fills the transport's buffer and the send waits for it to drain; on expiry the
+        # timer cancels that wait. Cancelling it is safe: both transports hand a message to
+        # the OS-level transport whole, before their first await, so the stream never holds
+        # half a message. What stays queued is bounded by the messages callers chose to
+        # send. (A bare timer, not asyncio.timeout: it costs less than half on the hot path.)
+        writing = _Writing(asyncio.current_task())
+        timer = (
+            loop.call_later(timeout, _expire, future, method, timeout, writing)
+            if timeout != math.inf
+            else None
+        )
         try:
-            async with asyncio.timeout(None if timeout == math.inf else timeout) as deadline:
+            try:
                 await connection.send_text(text)
-                return await future
-        except TimeoutError:
-            if deadline.expired():
-                raise CommandTimeoutError(method, timeout) from None
-            raise
+            except asyncio.CancelledError:
+                if writing.cancelled_at is not None:
+                    future.exception()  # retrieved: the timeout is what is raised
+                    if writing.task is not None and writing.task.uncancel() <= writing.cancelled_at:
+                        raise CommandTimeoutError(method, timeout) from None
+                raise
+            writing.task = None
+            return await future
         finally:
             del self._pending[message_id]
+            if timer is not None:
+                timer.cancel()
 
     def _resolve(self, message_id: int, message: dict[str, Any]) -> None:
         """Called by the connection's reader with the response to one of our calls."""

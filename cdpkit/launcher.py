@@ -478,7 +478,11 @@ def sweep_stale_profiles(directory: str | os.PathLike[str] | None = None) -> lis
 
 
 def _has_flag(args: Sequence[str], name: str) -> bool:
-    return any(arg == name or arg.startswith(name + "=") for arg in args)
+    """Whether ``args`` sets the switch ``name`` (Chrome also takes ``-name``)."""
+    bare = name.lstrip("-")
+    return any(
+        arg.startswith("-") and arg.lstrip("-").partition("=")[0] == bare for arg in args
+    )
 
 
 def _check_args(args: Sequence[str], *, pipe: bool, viewport: tuple[int, int] | None) -> None:
@@ -545,7 +549,7 @@ def build_args(
 ) -> list[str]:
     """Chrome's command line (without the executable); ``viewport=None`` leaves the
     window size to ``extra_args`` or Chrome."""
-    own_port = any(arg.startswith("--remote-debugging-port") for arg in extra_args)
+    own_port = _has_flag(extra_args, "--remote-debugging-port")
     args = [*DEFAULT_ARGS, f"--user-data-dir={user_data_dir}"]
     if pipe:
         args.append("--remote-debugging-pipe")

@@ -92,6 +92,7 @@ async def test_websocket_url_speaking_another_protocol() -> None:
     [
         ({"pipe": True, "args": ["--remote-debugging-port=9333"]}, "--remote-debugging-port"),
         ({"args": ["--user-data-dir=/tmp/elsewhere"]}, "--user-data-dir"),
+        ({"pipe": True, "args": ["-remote-debugging-port=0"]}, "--remote-debugging-port"),
         ({"args": ["--remote-debugging-pipe"]}, "--remote-debugging-pipe"),
         ({"viewport": (800, 600), "args": ["--window-size=1000,700"]}, "--window-size"),
     ],

@@ -15,8 +15,15 @@ from typing import Protocol
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-# Chrome's own limit for one DevTools message is 256 MiB; allow more, never less.
+# Chrome's own limit for one DevTools message it sends is 256 MiB; allow more, never less.
 MAX_MESSAGE_SIZE = 512 * 1024 * 1024
+
+# The largest command Chrome accepts: its DevTools HTTP server reads at most 100 MiB per
+# WebSocket frame *including* the frame header (14 bytes for a masked client frame this
+# large), and drops the connection beyond that. Measured on Chromium 156.
+WEBSOCKET_MAX_COMMAND_SIZE = 100 * 1024 * 1024 - 14
+# The pipe's limit, measured the same way: 100 MiB for the message and its NUL terminator.
+PIPE_MAX_COMMAND_SIZE = 100 * 1024 * 1024 - 1
 
 
 class TransportClosed(Exception):
@@ -28,6 +35,12 @@ class TransportClosed(Exception):
 
 
 class Transport(Protocol):
+    """Moves whole JSON texts. ``send`` hands the whole message to the OS-level transport
+    before it first awaits (it then only waits for the buffer to drain), so cancelling it
+    never leaves half a message on the wire."""
+
+    max_command_size: int  # the largest message (UTF-8 bytes) the browser accepts
+
     async def send(self, text: str) -> None: ...
 
     async def recv(self) -> str | bytes: ...
@@ -39,11 +52,13 @@ class WebSocketTransport:
     """CDP over a WebSocket, with compression off (it triples the cost of large messages)
     and no keepalive pings (an idle but healthy browser must not be dropped)."""
 
+    max_command_size = WEBSOCKET_MAX_COMMAND_SIZE
+
     def __init__(self, ws: ClientConnection) -> None:
         self._ws = ws
 
     @classmethod
-    async def connect(cls, url: str, *, timeout: float) -> WebSocketTransport:
+    async def connect(cls, url: str, *, timeout: float | None) -> WebSocketTransport:
         ws = await websockets.connect(
             url,
             compression=None,
@@ -84,6 +99,8 @@ class PipeTransport:
 
     ``write_fd`` is the pipe Chrome reads as its fd 3, ``read_fd`` the one it writes as fd 4.
     """
+
+    max_command_size = PIPE_MAX_COMMAND_SIZE
 
     def __init__(self, read_fd: int, write_fd: int) -> None:
         self._read_fd = read_fd

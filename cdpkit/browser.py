@@ -24,13 +24,15 @@ from ._transport import PipeTransport, Transport, WebSocketTransport
 from .connection import Connection
 from .errors import (
     CDPError,
+    CommandTimeoutError,
     ConnectError,
     ConnectionClosedError,
+    ConnectTimeoutError,
     LaunchError,
     PageCrashedError,
     TargetClosedError,
 )
-from .launcher import ChromeProcess, check_user_data_dir, start_chrome
+from .launcher import ChromeProcess, check_user_data_dir, check_viewport, start_chrome
 from .page import Page
 from .session import Session
 
@@ -38,6 +40,9 @@ if TYPE_CHECKING:
     from .cdp.browser import GetVersionResult
 
 __all__ = ["Browser", "BrowserContext", "connect", "launch"]
+
+# How long close() lets a launched browser answer Browser.close before killing it.
+_BROWSER_CLOSE_TIMEOUT = 2.0
 
 
 class Browser(Session):
@@ -233,8 +238,9 @@ class Browser(Session):
     # -- closing ----------------------------------------------------------------------------
 
     async def close(self) -> None:
-        """Close the browser. A launched browser is shut down: its process group is killed
-        and a temporary profile removed. A connected browser keeps running: only the pages
+        """Close the browser. A launched browser is shut down: asked to close, then its
+        process group is killed and a temporary profile removed; a hung browser that does
+        not answer within 2 s is killed at once, so this returns within about 3 s. A connected browser keeps running: only the pages
         and contexts cdpkit created are closed, then the connection. Idempotent; completes
         even when the calling task is being cancelled."""
         if self._closing is None:
@@ -245,10 +251,15 @@ class Browser(Session):
     async def _shut_down(self) -> None:
         connection = self._connection
         if self.process is not None:
+            grace = 5.0
             if not connection.closed:
-                with contextlib.suppress(CDPError):
-                    await self.call("Browser.close", timeout=2)
-            await self.process.stop(grace=5)
+                try:
+                    await self.call("Browser.close", timeout=_BROWSER_CLOSE_TIMEOUT)
+                except CommandTimeoutError:
+                    grace = 0  # hung (e.g. SIGSTOPped): waiting longer would not help
+                except CDPError:
+                    pass  # usually the connection closing as Chrome exits
+            await self.process.stop(grace=grace)
             if self._profile_lock is not None:
                 self._profile_lock.release()
         elif not connection.closed:
@@ -368,6 +379,7 @@ def launch(
     command_timeout: float = 30,
     lock_timeout: float = 30,
     env: Mapping[str, str] | None = None,
+    viewport: tuple[int, int] | None = None,
 ) -> _BrowserStarter:
     """Start Chrome and connect to it: ``async with cdpkit.launch() as browser: ...``.
 
@@ -386,18 +398,28 @@ def launch(
         command_timeout: Default timeout of every command and wait.
         lock_timeout: How long to wait for a persistent profile another process is using.
         env: Chrome's environment; default this process's.
+        viewport: ``(width, height)`` of every page's viewport (``innerWidth`` x
+            ``innerHeight`` in headless mode), new tabs and popups included; default
+            ``(1280, 720)``, unless ``args`` has ``--window-size``.
 
     Raises:
-        LaunchError: Chrome was not found, exited, or was not ready within ``timeout``;
-            the message includes Chrome's last output lines.
+        LaunchError: Chrome was not found, exited, or was not ready within ``timeout``
+            (the message includes Chrome's last output lines), or ``args`` conflict with
+            what cdpkit sets (``--user-data-dir``; ``--remote-debugging-port`` with
+            ``pipe=True``; ``--window-size`` with ``viewport=``).
+        ValueError: ``viewport`` is not two pixel sizes from 1 to 16384.
         ProfileLockedError: The persistent profile stayed locked for ``lock_timeout``.
 
     On exit (normal, exception or cancellation) the browser's whole process group is
-    killed and the temporary profile removed.
+    killed and the temporary profile removed. If this process dies without exiting the
+    block (SIGKILL, SIGTERM, SIGHUP, a second Ctrl-C), a watchdog process does the same
+    at once (see :mod:`cdpkit.launcher`).
     """
 
     if profile is not None and user_data_dir is not None:
         raise ValueError("Pass profile= or user_data_dir=, not both")
+    if viewport is not None:
+        viewport = check_viewport(viewport)
     directory = profile_dir(profile) if profile is not None else user_data_dir
 
     async def start() -> Browser:
@@ -414,6 +436,7 @@ def launch(
                 user_data_dir=directory,
                 pipe=pipe,
                 env=env,
+                viewport=viewport,
             )
         except BaseException:
             if lock is not None:
@@ -480,66 +503,164 @@ def connect(
             ``ws://`` URL.
 
     Raises:
-        ConnectError: Nothing listens there, it is not a DevTools endpoint, or it gives no
-            ``webSocketDebuggerUrl``.
+        ConnectError: Nothing listens there, it is not a DevTools endpoint (the message
+            quotes what it sent), or it gives no ``webSocketDebuggerUrl``.
+        ConnectTimeoutError: No complete answer within ``timeout`` (a silent port, a
+            WebSocket that never completes its handshake); also a ``TimeoutError``.
 
     Closing detaches: the browser keeps running (pages cdpkit opened are closed).
     """
 
     async def start() -> Browser:
-        async with asyncio.timeout(timeout):
-            url = await _browser_ws_url(endpoint, timeout)
-            try:
-                transport = await WebSocketTransport.connect(url, timeout=timeout)
-            except (OSError, TimeoutError) as exc:
-                raise ConnectError(f"Could not connect to {url}: {exc}") from exc
-            except Exception as exc:  # websockets' handshake errors
-                raise ConnectError(f"{url} is not a DevTools WebSocket endpoint: {exc}") from exc
-            connection = Connection(transport)
-            browser = Browser(connection, process=None, command_timeout=command_timeout)
-            connection.start(browser)
-            try:
-                await browser._start()
-            except BaseException:
-                await connection.close()
-                raise
-            return browser
+        # One deadline for the whole attach; each step says what it was waiting for.
+        stage = f"{endpoint} to answer"
+        try:
+            async with asyncio.timeout(timeout):
+                url = await _browser_ws_url(endpoint)
+                stage = f"the WebSocket handshake with {url}"
+                try:
+                    transport = await WebSocketTransport.connect(url, timeout=None)
+                except OSError as exc:
+                    raise ConnectError(f"Could not connect to {url}: {exc}") from exc
+                except Exception as exc:  # websockets' handshake errors
+                    raise ConnectError(
+                        f"{url} is not a DevTools WebSocket endpoint: {exc}"
+                    ) from exc
+                stage = f"the browser at {url} to answer Browser.getVersion"
+                connection = Connection(transport)
+                browser = Browser(connection, process=None, command_timeout=command_timeout)
+                connection.start(browser)
+                try:
+                    await browser._start()
+                except BaseException:
+                    await connection.close()
+                    raise
+                return browser
+        except TimeoutError:
+            raise ConnectTimeoutError(
+                f"Timed out after {timeout:g} s waiting for {stage} "
+                "(connect(timeout=...) sets this)"
+            ) from None
 
     return _BrowserStarter(start)
 
 
-async def _browser_ws_url(endpoint: str, timeout: float) -> str:
+async def _browser_ws_url(endpoint: str) -> str:
+    """The browser's WebSocket URL: ``endpoint`` itself, or read from its ``/json/version``.
+
+    Raises:
+        ConnectError: The endpoint is not a URL, refuses, closes, or answers something that
+            is not a DevTools ``/json/version``; the message names it and what was seen.
+    """
     parsed = urllib.parse.urlparse(endpoint)
     if parsed.scheme in ("ws", "wss"):
         return endpoint
-    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise ConnectError(
             f"Not a browser endpoint: {endpoint!r} (expected http://host:port or ws://...)"
         )
     version_url = f"{parsed.scheme}://{parsed.netloc}/json/version"
-    # Imported here: urllib.request costs ~15 ms of import time and only connect() needs it.
-    from urllib.error import HTTPError, URLError
-    from urllib.request import urlopen
-
-    def fetch() -> Any:
-        with urlopen(version_url, timeout=timeout) as response:
-            return json.load(response)
-
+    status, body = await _http_get(version_url, parsed)
+    if status != 200:
+        raise ConnectError(f"{version_url} answered {status}: not a Chrome DevTools endpoint")
     try:
-        info = await anyio.to_thread.run_sync(fetch)
-    except HTTPError as exc:
-        raise ConnectError(
-            f"{version_url} answered {exc.code}: not a Chrome DevTools endpoint"
-        ) from None
-    except (URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise ConnectError(
-            f"Could not reach {version_url}: {reason}. Is Chrome running with "
-            "--remote-debugging-port?"
-        ) from None
+        info = json.loads(body)
     except ValueError:
-        raise ConnectError(f"{version_url} did not answer JSON: not a DevTools endpoint") from None
+        raise ConnectError(
+            f"{version_url} did not answer JSON: not a DevTools endpoint "
+            f"(it sent {body[:80]!r})"
+        ) from None
     url = info.get("webSocketDebuggerUrl") if isinstance(info, dict) else None
     if not isinstance(url, str) or not url:
         raise ConnectError(f"{version_url} gives no webSocketDebuggerUrl")
     return url
+
+
+_MAX_VERSION_RESPONSE = 1024 * 1024
+
+
+async def _http_get(url: str, parsed: urllib.parse.ParseResult) -> tuple[int, bytes]:
+    """A minimal HTTP/1.1 GET with ``Connection: close`` on asyncio streams, so the caller's
+    deadline cancels it at any point (a thread blocked in ``urlopen`` cannot be).
+
+    Returns:
+        The status code and the body.
+
+    Raises:
+        ConnectError: Refused, closed early, or not an HTTP answer (quotes what came).
+    """
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    host = parsed.hostname or ""
+    try:
+        reader, writer = await asyncio.open_connection(
+            host, port, ssl=True if parsed.scheme == "https" else None
+        )
+    except OSError as exc:
+        raise ConnectError(
+            f"Could not reach {url}: {exc.strerror or exc}. Is Chrome running with "
+            "--remote-debugging-port?"
+        ) from None
+    try:
+        path = urllib.parse.urlparse(url).path
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: {parsed.netloc}\r\nAccept: application/json\r\n"
+            "Connection: close\r\n\r\n".encode()
+        )
+        try:
+            return await _read_http_response(reader, url)
+        except (OSError, asyncio.IncompleteReadError) as exc:
+            raise ConnectError(f"{url}: the connection failed while reading: {exc}") from None
+    finally:
+        writer.close()
+
+
+async def _read_http_response(reader: asyncio.StreamReader, url: str) -> tuple[int, bytes]:
+    # Bytes are checked as they come: a peer speaking another protocol is reported at
+    # once, not when the deadline expires.
+    data = b""
+    while b"\r\n\r\n" not in data:
+        more = await reader.read(65536)
+        data += more
+        if not b"HTTP/".startswith(data[:5]) or not more or len(data) > _MAX_VERSION_RESPONSE:
+            seen = repr(data[:80]) if data else "nothing (it closed the connection)"
+            raise ConnectError(
+                f"{url} did not answer HTTP: it sent {seen}. Not a DevTools endpoint"
+            )
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, _, header_text = head.partition(b"\r\n")
+    parts = status_line.split(None, 2)
+    if len(parts) < 2 or not parts[1].isdigit():
+        raise ConnectError(f"{url} sent a malformed HTTP status line: {status_line[:80]!r}")
+    headers = {}
+    for line in header_text.split(b"\r\n"):
+        name, _, value = line.partition(b":")
+        headers[name.strip().lower()] = value.strip()
+    length = headers.get(b"content-length", b"")
+    if length.isdigit() and int(length) <= _MAX_VERSION_RESPONSE:
+        if len(body) < int(length):
+            body += await reader.readexactly(int(length) - len(body))
+        body = body[: int(length)]
+    else:  # chunked or close-delimited: the server closes after it (we asked it to)
+        body += await reader.read(_MAX_VERSION_RESPONSE)
+        while more := await reader.read(_MAX_VERSION_RESPONSE):
+            body += more
+            if len(body) > _MAX_VERSION_RESPONSE:
+                break
+        if headers.get(b"transfer-encoding", b"").lower() == b"chunked":
+            body = _dechunk(body)
+    return int(parts[1]), body
+
+
+def _dechunk(body: bytes) -> bytes:
+    pieces = []
+    while body:
+        size_line, _, rest = body.partition(b"\r\n")
+        try:
+            size = int(size_line.split(b";")[0], 16)
+        except ValueError:
+            break
+        if size == 0:
+            break
+        pieces.append(rest[:size])
+        body = rest[size + 2 :]
+    return b"".join(pieces)

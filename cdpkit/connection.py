@@ -41,6 +41,8 @@ class Connection:
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
+        # Commands larger than this are refused before sending (Session.call).
+        self.max_command_size: int = transport.max_command_size
         self._ids = itertools.count(1)
         self.next_id = self._ids.__next__
         self._root: Session | None = None

@@ -6,10 +6,12 @@
     │   └── TargetClosedError    the page (or other target) the session was bound to is gone
     │       └── PageCrashedError the page's renderer crashed
     ├── CommandTimeoutError      no answer within the timeout (also a built-in TimeoutError)
+    ├── CommandTooLargeError     a command larger than the browser accepts (also a ValueError)
     ├── WaitTimeoutError         an awaited event or page condition did not come (also a TimeoutError)
     ├── LaunchError              Chrome could not be found, started or reached
     │   └── ProfileLockedError   a persistent profile is in use by another process
     ├── ConnectError             cdpkit.connect() could not attach to a running browser
+    │   └── ConnectTimeoutError  the endpoint did not answer in time (also a TimeoutError)
     ├── NavigationError          the page did not load (carries Chrome's net::ERR_* text)
     ├── EvaluationError          JavaScript threw (message, line, column)
     ├── ElementNotFoundError     a selector, index or point matched no element
@@ -24,7 +26,9 @@ from __future__ import annotations
 __all__ = [
     "CDPError",
     "CommandTimeoutError",
+    "CommandTooLargeError",
     "ConnectError",
+    "ConnectTimeoutError",
     "ConnectionClosedError",
     "DownloadError",
     "ElementNotFoundError",
@@ -97,6 +101,30 @@ class CommandTimeoutError(CDPError, TimeoutError):
         super().__init__(f"{method} got no answer within {timeout:g} s ({hint})")
 
 
+class CommandTooLargeError(CDPError, ValueError):
+    """A command's JSON is larger than the browser accepts in one message; it was not sent.
+
+    Chrome drops the whole connection (every page with it) on a message over its limit, so
+    cdpkit refuses such a command before sending. It is a ``ValueError`` too: the argument
+    is what is wrong, and the connection stays usable.
+
+    Attributes:
+        method: The command, e.g. ``"Runtime.evaluate"``.
+        size: Its size in bytes of UTF-8 JSON.
+        limit: The largest message the browser accepts, in bytes.
+    """
+
+    def __init__(self, method: str, size: int, limit: int) -> None:
+        self.method = method
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            f"{method} is {size:,} bytes of JSON, more than the {limit:,} bytes the browser "
+            "accepts in one message; it was not sent. Send the data in smaller pieces (e.g. "
+            "several calls, or let the page fetch it from a URL)."
+        )
+
+
 class WaitTimeoutError(CDPError, TimeoutError):
     """What was awaited (an event, a selector, text, network idle) did not happen in time.
 
@@ -123,6 +151,11 @@ class ProfileLockedError(LaunchError):
 class ConnectError(CDPError):
     """``cdpkit.connect()`` could not attach: refused, not a DevTools endpoint, or no
     ``webSocketDebuggerUrl`` in its ``/json/version``."""
+
+
+class ConnectTimeoutError(ConnectError, TimeoutError):
+    """The endpoint accepted the connection (or stayed silent) but did not answer within
+    ``connect(timeout=...)``."""
 
 
 class NavigationError(CDPError):

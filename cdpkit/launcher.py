@@ -6,6 +6,14 @@ the OS picks a free port, bound to 127.0.0.1); its output is drained continuousl
 can never block on a full pipe, and the last lines are kept for error messages. Stopping
 waits briefly for a graceful exit, then kills the whole process group and removes the
 temporary profile. Any Chrome still running when the interpreter exits is killed too.
+
+Chrome never outlives its owner, however the owner ends (SIGKILL included): each launch
+starts a tiny watchdog (``/bin/sh``, in its own session) that blocks reading a pipe whose
+write end only the owner holds. When cdpkit stops Chrome itself it dismisses the watchdog
+with one line; if the owner dies first, the kernel closes the write end, the watchdog's
+read sees end-of-file, and it kills Chrome's process group and removes the temporary
+profile. A temporary profile also records its owner (pid and start time), so the next
+:func:`start_chrome` removes profiles whose owner is gone (e.g. after a power loss).
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import contextlib
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 from collections import deque
@@ -28,11 +37,38 @@ from .errors import LaunchError
 
 __all__ = [
     "DEFAULT_ARGS",
+    "DEFAULT_VIEWPORT",
     "ChromeProcess",
     "check_user_data_dir",
+    "check_viewport",
     "find_chrome",
     "start_chrome",
 ]
+
+DEFAULT_VIEWPORT = (1280, 720)
+
+# Headless Chrome draws no browser UI but still reserves its height: a page's innerHeight
+# is the window height minus this (measured on Chromium 156; tests/core check the exact
+# viewport, so a change in Chrome shows up there). Sizing the window once with
+# --window-size costs nothing per page, unlike per-page device metrics emulation, and
+# covers every page: new tabs, new contexts' pages and pages opened by window.open.
+_HEADLESS_UI_HEIGHT = 87
+
+TEMP_PROFILE_PREFIX = "cdpkit-profile-"
+_OWNER_FILE = "cdpkit-owner"  # in a temporary profile: "<owner pid> <owner start time>"
+
+# The watchdog's whole program. $1: Chrome's process group, $2: a temporary profile or "".
+# A line on stdin means "cdpkit stopped Chrome itself"; end-of-file means the owner died.
+_WATCHDOG_SCRIPT = (
+    "trap '' HUP INT; "
+    "read -r _ && exit 0; "
+    'kill -KILL -"$1" 2>/dev/null; '
+    '[ -n "$2" ] || exit 0; '
+    # Chrome's helpers may still be flushing files a moment after the kill.
+    'rm -rf -- "$2"; sleep 0.2; rm -rf -- "$2"'
+)
+# Whether launches start the owner-death watchdog (the benchmark compares both ways).
+_watchdog_enabled = os.name == "posix" and os.path.exists("/bin/sh")
 
 CHROME_NAMES = (
     "chromium",
@@ -212,6 +248,43 @@ class ChromeProcess:
         self._exit = asyncio.create_task(self._watch_exit(), name="cdpkit-chrome-exit")
         self._stopping = False
         _live_groups.add(self.pid)
+        self._watchdog: subprocess.Popen[bytes] | None = None
+        self._watchdog_fd: int | None = None  # our write end of the watchdog's pipe
+        if _watchdog_enabled:
+            # Off the critical path: runs while launch() waits for Chrome to come up.
+            asyncio.get_running_loop().call_soon(self._start_watchdog)
+
+    def _start_watchdog(self) -> None:
+        if self._stopping or self.exited:
+            return
+        read_end, write_end = os.pipe()  # both close-on-exec: Chrome never inherits them
+        profile = str(self.user_data_dir) if self.temporary_profile else ""
+        try:
+            self._watchdog = subprocess.Popen(
+                ["/bin/sh", "-c", _WATCHDOG_SCRIPT, "cdpkit-watchdog", str(self.pid), profile],
+                stdin=read_end,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # a terminal's Ctrl-C or hang-up must not reach it
+            )
+        except OSError:
+            os.close(write_end)  # no watchdog: the atexit hook and the sweep still apply
+        else:
+            self._watchdog_fd = write_end
+        finally:
+            os.close(read_end)
+
+    async def _dismiss_watchdog(self) -> None:
+        """Tell the watchdog Chrome is handled (so it exits without acting) and reap it."""
+        fd, self._watchdog_fd = self._watchdog_fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.write(fd, b"stopped\n")
+            os.close(fd)
+        watchdog, self._watchdog = self._watchdog, None
+        if watchdog is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                await anyio.to_thread.run_sync(lambda: watchdog.wait(5))
 
     async def _drain_output(self) -> None:
         stream = self.process.stdout
@@ -300,6 +373,9 @@ class ChromeProcess:
             await asyncio.gather(self._drain, return_exceptions=True)
             if self.temporary_profile:
                 await _remove_tree(self.user_data_dir)
+            # Last: if a second Ctrl-C (KeyboardInterrupt) interrupts the lines above, the
+            # watchdog still removes the profile when this process exits.
+            await self._dismiss_watchdog()
 
     async def _kill_group(self) -> None:
         with contextlib.suppress(OSError):
@@ -344,6 +420,121 @@ async def _remove_tree(path: Path) -> None:
         await asyncio.sleep(0.05 * (attempt + 1))
 
 
+def _process_start_time(pid: int) -> str | None:
+    """The start time of process ``pid`` (clock ticks since boot), ``"?"`` where there is
+    no ``/proc``, ``None`` if no such process. A pid reused by another process has another
+    start time, so it is not mistaken for the owner."""
+    if not _HAS_PROC:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except OSError:
+            pass  # it exists, owned by someone else
+        return "?"
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rfind(")") + 2 :].split()[19]
+
+
+_HAS_PROC = os.path.exists("/proc/self/stat")
+
+
+def _mark_owner(profile: Path) -> None:
+    (profile / _OWNER_FILE).write_text(f"{os.getpid()} {_process_start_time(os.getpid())}\n")
+
+
+def _owner_alive(profile: Path) -> bool:
+    """Whether the process that created this temporary profile still runs. A profile with
+    no readable owner record (another tool's, or one being created) counts as alive."""
+    try:
+        pid_text, started = (profile / _OWNER_FILE).read_text().split()
+        pid = int(pid_text)
+    except (OSError, ValueError):
+        return True
+    current = _process_start_time(pid)
+    return current is not None and (current == started or "?" in (current, started))
+
+
+def sweep_stale_profiles(directory: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Remove cdpkit's temporary profiles whose owner process is gone.
+
+    Args:
+        directory: Where temporary profiles are created; default the temp dir.
+
+    Returns:
+        The profiles removed.
+    """
+    root = Path(directory if directory is not None else tempfile.gettempdir())
+    removed = []
+    with contextlib.suppress(OSError):
+        for profile in root.glob(TEMP_PROFILE_PREFIX + "*"):
+            if profile.is_dir() and not _owner_alive(profile):
+                shutil.rmtree(profile, ignore_errors=True)
+                removed.append(profile)
+    return removed
+
+
+def _has_flag(args: Sequence[str], name: str) -> bool:
+    """Whether ``args`` sets the switch ``name`` (Chrome also takes ``-name``)."""
+    bare = name.lstrip("-")
+    return any(
+        arg.startswith("-") and arg.lstrip("-").partition("=")[0] == bare for arg in args
+    )
+
+
+def _check_args(args: Sequence[str], *, pipe: bool, viewport: tuple[int, int] | None) -> None:
+    """Refuse flags that contradict what cdpkit sets itself.
+
+    Raises:
+        LaunchError: Names the conflicting flag and the launch() argument to use instead.
+    """
+    conflicts = []
+    if _has_flag(args, "--remote-allow-origins"):
+        raise LaunchError("cdpkit never allows other origins to reach the DevTools endpoint")
+    if _has_flag(args, "--user-data-dir"):
+        conflicts.append(
+            "--user-data-dir in args: cdpkit sets the profile itself; pass "
+            "launch(user_data_dir=...) or launch(profile=NAME) instead"
+        )
+    if pipe and _has_flag(args, "--remote-debugging-port"):
+        conflicts.append(
+            "--remote-debugging-port in args with pipe=True: it would open a TCP debugging "
+            "port next to the pipe; drop the flag or use pipe=False"
+        )
+    if not pipe and _has_flag(args, "--remote-debugging-pipe"):
+        conflicts.append("--remote-debugging-pipe in args: pass launch(pipe=True) instead")
+    if viewport is not None and _has_flag(args, "--window-size"):
+        conflicts.append(
+            "--window-size in args with viewport=: they set the same thing; pass only one"
+        )
+    if conflicts:
+        raise LaunchError("Conflicting Chrome arguments: " + "; ".join(conflicts))
+
+
+def check_viewport(viewport: tuple[int, int]) -> tuple[int, int]:
+    """``viewport`` as validated ``(width, height)``.
+
+    Raises:
+        ValueError: Not two whole numbers of pixels between 1 and 16384.
+    """
+    try:
+        width, height = viewport
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"viewport must be (width, height) in pixels, e.g. (1280, 720); got {viewport!r}"
+        ) from None
+    for name, value in (("width", width), ("height", height)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 16384:
+            raise ValueError(
+                f"viewport {name} must be a whole number of pixels from 1 to 16384; "
+                f"got {value!r} in viewport={viewport!r}"
+            )
+    return width, height
+
+
 def _is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
@@ -354,9 +545,11 @@ def build_args(
     user_data_dir: Path,
     pipe: bool,
     extra_args: Sequence[str] = (),
+    viewport: tuple[int, int] | None = DEFAULT_VIEWPORT,
 ) -> list[str]:
-    """Chrome's command line (without the executable)."""
-    own_port = any(arg.startswith("--remote-debugging-port") for arg in extra_args)
+    """Chrome's command line (without the executable); ``viewport=None`` leaves the
+    window size to ``extra_args`` or Chrome."""
+    own_port = _has_flag(extra_args, "--remote-debugging-port")
     args = [*DEFAULT_ARGS, f"--user-data-dir={user_data_dir}"]
     if pipe:
         args.append("--remote-debugging-pipe")
@@ -366,6 +559,9 @@ def build_args(
         args.append("--remote-debugging-address=127.0.0.1")
     if headless:
         args += ["--headless", "--hide-scrollbars", "--mute-audio", "--disable-gpu"]
+    if viewport is not None:
+        width, height = viewport
+        args.append(f"--window-size={width},{height + _HEADLESS_UI_HEIGHT}")
     if _is_root():
         # Chrome refuses to start as root with its sandbox on.
         args.append("--no-sandbox")
@@ -382,18 +578,31 @@ async def start_chrome(
     user_data_dir: str | os.PathLike[str] | None = None,
     pipe: bool = False,
     env: Mapping[str, str] | None = None,
+    viewport: tuple[int, int] | None = None,
 ) -> ChromeProcess:
     """Start Chrome; the caller waits for its endpoint (or uses the pipe) and stops it.
 
+    Args:
+        viewport: Every page's ``innerWidth x innerHeight`` in headless mode; default
+            :data:`DEFAULT_VIEWPORT`, unless ``args`` sets ``--window-size``.
+
     Raises:
-        LaunchError: No Chrome found, the profile is Chrome's default one, or it won't start.
+        LaunchError: No Chrome found, the profile is Chrome's default one, ``args``
+            conflict with what cdpkit sets, or Chrome won't start.
+        ValueError: ``viewport`` is not two pixel sizes.
     """
-    for arg in args:
-        if arg.startswith("--remote-allow-origins"):
-            raise LaunchError("cdpkit never allows other origins to reach the DevTools endpoint")
+    _check_args(args, pipe=pipe, viewport=viewport)
+    if viewport is not None:
+        viewport = check_viewport(viewport)
+    elif not _has_flag(args, "--window-size"):
+        viewport = DEFAULT_VIEWPORT
     executable = find_chrome(executable_path)
+    temp_root = tempfile.gettempdir()
+    # Off the critical path: a thread removes what owners that died left behind.
+    asyncio.get_running_loop().run_in_executor(None, sweep_stale_profiles, temp_root)
     if user_data_dir is None:
-        profile = Path(tempfile.mkdtemp(prefix="cdpkit-profile-"))  # mode 0700
+        profile = Path(tempfile.mkdtemp(prefix=TEMP_PROFILE_PREFIX, dir=temp_root))  # mode 0700
+        _mark_owner(profile)
         temporary = True
     else:
         profile = check_user_data_dir(user_data_dir)
@@ -402,7 +611,12 @@ async def start_chrome(
             (profile / "DevToolsActivePort").unlink()  # stale from an earlier run
         temporary = False
 
-    command = [executable, *build_args(headless=headless, user_data_dir=profile, pipe=pipe, extra_args=args)]
+    command = [
+        executable,
+        *build_args(
+            headless=headless, user_data_dir=profile, pipe=pipe, extra_args=args, viewport=viewport
+        ),
+    ]
     child_env = dict(os.environ if env is None else env)
     our_fds: tuple[int, int] | None = None
     child_fds: tuple[int, int] | None = None

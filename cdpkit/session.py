@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, overload
 from pydantic import ValidationError
 
 from ._model import CDPModel, Command, Event, RawEvent, event_type
-from .errors import CommandTimeoutError, ConnectionClosedError, ProtocolError, WaitTimeoutError
+from .errors import (
+    CommandTimeoutError,
+    CommandTooLargeError,
+    ConnectionClosedError,
+    ProtocolError,
+    WaitTimeoutError,
+)
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -49,14 +55,29 @@ _encode = json.JSONEncoder(
 ).encode
 
 
+class _Writing:
+    """A call whose message may still be waiting for the transport to drain."""
+
+    __slots__ = ("cancelled_at", "task")
+
+    def __init__(self, task: asyncio.Task[Any] | None) -> None:
+        self.task = task  # None once the message is written
+        self.cancelled_at: int | None = None  # the task's cancel count when the timer fired
+
+
+def _expire(future: asyncio.Future[Any], method: str, timeout: float, writing: _Writing) -> None:
+    if future.done():
+        return
+    future.set_exception(CommandTimeoutError(method, timeout))
+    task = writing.task
+    if task is not None:  # still blocked writing: wake the caller
+        writing.cancelled_at = task.cancelling()
+        task.cancel()
+
+
 def _fresh(error: ConnectionClosedError) -> ConnectionClosedError:
     """A new instance of a close error, so each raise gets its own traceback."""
     return type(error)(error.reason)
-
-
-def _expire(future: asyncio.Future[Any], method: str, timeout: float) -> None:
-    if not future.done():
-        future.set_exception(CommandTimeoutError(method, timeout))
 
 
 def _event_key(spec: EventSpec) -> str:
@@ -117,7 +138,11 @@ class Session:
 
         Raises:
             ProtocolError: Chrome answered with an error.
-            CommandTimeoutError: No answer within ``timeout``; a late answer is dropped.
+            CommandTimeoutError: No answer within ``timeout``, counted from the call and
+                covering the write, so a browser that stops reading cannot block it; a late
+                answer is dropped.
+            CommandTooLargeError: The command's JSON is larger than the browser accepts in
+                one message (it would drop the connection); nothing was sent.
             ConnectionClosedError: The connection or the target went away (see subclasses).
 
         Cancelling the awaiting task is safe: the call is forgotten and its answer dropped.
@@ -152,18 +177,38 @@ class Session:
         if self.session_id is not None:
             message["sessionId"] = self.session_id
         text = _encode(message)
+        # A character is at most 4 bytes of UTF-8: only a huge text is encoded to measure it.
+        if len(text) > connection.max_command_size // 4:
+            size = len(text.encode())
+            if size > connection.max_command_size:
+                raise CommandTooLargeError(method, size, connection.max_command_size)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[dict[str, Any]] = loop.create_future()
         self._pending[message_id] = (future, method)
         if timeout is None:
             timeout = self.command_timeout
+        # The timeout covers the write too: a browser that stops reading (SIGSTOPped, hung)
+        # fills the transport's buffer and the send waits for it to drain; on expiry the
+        # timer cancels that wait. Cancelling it is safe: both transports hand a message to
+        # the OS-level transport whole, before their first await, so the stream never holds
+        # half a message. What stays queued is bounded by the messages callers chose to
+        # send. (A bare timer rather than asyncio.timeout keeps the hot path as cheap as before.)
+        writing = _Writing(asyncio.current_task())
         timer = (
-            loop.call_later(timeout, _expire, future, method, timeout)
+            loop.call_later(timeout, _expire, future, method, timeout, writing)
             if timeout != math.inf
             else None
         )
         try:
-            await connection.send_text(text)
+            try:
+                await connection.send_text(text)
+            except asyncio.CancelledError:
+                if writing.cancelled_at is not None:
+                    future.exception()  # retrieved: the timeout is what is raised
+                    if writing.task is not None and writing.task.uncancel() <= writing.cancelled_at:
+                        raise CommandTimeoutError(method, timeout) from None
+                raise
+            writing.task = None
             return await future
         finally:
             del self._pending[message_id]

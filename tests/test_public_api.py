@@ -22,6 +22,15 @@ def test_exported_objects_claim_to_be_public() -> None:
             assert module.startswith("cdpkit"), (name, module)
 
 
+def test_every_error_is_exported() -> None:
+    from cdpkit import errors
+
+    assert set(errors.__all__) <= set(cdpkit.__all__)
+    assert issubclass(cdpkit.CommandTooLargeError, ValueError)
+    assert issubclass(cdpkit.ConnectTimeoutError, cdpkit.ConnectError)
+    assert issubclass(cdpkit.ConnectTimeoutError, TimeoutError)
+
+
 def test_import_cdpkit_stays_light() -> None:
     code = (
         "import sys, cdpkit; "

@@ -89,4 +89,35 @@ LAUNCH = Case(
     notes=("launch: from spawning Chrome to the answer of a first command.",),
 )
 
-CASES = (IMPORT, FIRST_USE, LAUNCH)
+async def _cdpkit_launch_watchdog(ctx: Ctx, *, watchdog: bool) -> dict[str, float]:
+    import cdpkit
+    from cdpkit import launcher
+
+    launcher._watchdog_enabled = watchdog
+    start = now()
+    async with cdpkit.launch(executable_path=ctx.chrome, pipe=ctx.pipe, args=CDPKIT_ARGS):
+        return {"ms": (now() - start) * 1e3}
+
+
+async def _without_watchdog(ctx: Ctx) -> dict[str, float]:
+    return await _cdpkit_launch_watchdog(ctx, watchdog=False)
+
+
+async def _with_watchdog(ctx: Ctx) -> dict[str, float]:
+    return await _cdpkit_launch_watchdog(ctx, watchdog=True)
+
+
+# Both columns are cdpkit: "raw" launches without the owner-death watchdog, "cdpkit" with it,
+# so the ratio is what the mechanism costs a launch.
+LAUNCH_WATCHDOG = Case(
+    name="launch-watchdog",
+    metrics=(Metric("ms", "launch to ready with the owner-death watchdog (ms)",
+                    Target(ratio_max=1.05)),),
+    sides={"raw": _without_watchdog, "cdpkit": _with_watchdog},
+    transports=("port", "pipe"),
+    notes=("launch-watchdog: both columns are cdpkit.launch(); the raw column with the "
+           "owner-death watchdog switched off, the cdpkit column with it (the default), so "
+           "cdpkit/raw is what the mechanism costs a launch.",),
+)
+
+CASES = (IMPORT, FIRST_USE, LAUNCH, LAUNCH_WATCHDOG)

@@ -9,7 +9,6 @@ import signal
 import stat
 import subprocess
 import sys
-import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -42,13 +41,6 @@ document.body.appendChild(rest);
 def group_alive(pgid: int) -> bool:
     """Whether any non-zombie process of the group is still running."""
     return launcher._group_alive(pgid)
-
-
-@pytest.fixture
-def private_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """A temp dir of this test's own, where launch() creates its temporary profiles."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    return tmp_path
 
 
 def temp_profiles(where: Path) -> list[Path]:

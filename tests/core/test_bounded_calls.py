@@ -1,0 +1,158 @@
+"""Every call is bounded, the write included: a browser that stops reading (a SIGSTOPped
+Chrome, a peer that never reads) cannot make a send, a call or close() hang, and a command
+larger than Chrome accepts is refused before it could kill the connection."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+
+import pytest
+from websockets.asyncio.server import ServerConnection, serve
+
+import cdpkit
+from cdpkit import cdp
+from tests.core.test_fault_injection import FakePeer
+from tests.core.test_launch import group_alive
+
+CALLS = 2_000
+TIMEOUT = 2.0
+
+
+@contextlib.contextmanager
+def stopped(pgid: int) -> Iterator[None]:
+    """SIGSTOP a whole Chrome process group for the block; always SIGCONT it after."""
+    os.killpg(pgid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(pgid, signal.SIGCONT)
+
+
+async def _flood(page: cdpkit.Page, *, big: bool) -> list[BaseException | dict[str, object]]:
+    calls = [
+        page.call("Runtime.evaluate", {"expression": f"{i} + 1"}, timeout=TIMEOUT)
+        for i in range(CALLS)
+    ]
+    if big:  # 64 MiB to a browser that reads nothing: queued, never drained
+        expression = "'" + "x" * (64 * 1024 * 1024) + "'.length"
+        calls.append(page.call("Runtime.evaluate", {"expression": expression}, timeout=TIMEOUT))
+    return await asyncio.gather(*calls, return_exceptions=True)
+
+
+@pytest.mark.parametrize("pipe", [True, False], ids=["pipe", "port"])
+async def test_calls_to_a_stopped_chrome_all_time_out_and_close_is_bounded(pipe: bool) -> None:
+    async with cdpkit.launch(pipe=pipe) as browser:
+        assert browser.process is not None
+        pgid, profile = browser.process.pid, browser.process.user_data_dir
+        page = await browser.new_page()
+        with stopped(pgid):
+            started = time.monotonic()
+            results = await asyncio.wait_for(_flood(page, big=True), 15)
+            elapsed = time.monotonic() - started
+            failures = [r for r in results if not isinstance(r, cdpkit.CommandTimeoutError)]
+            assert failures == [], failures[:3]
+            assert elapsed < TIMEOUT + 1.0, elapsed
+            assert "Runtime.evaluate got no answer within 2 s" in str(results[0])
+            started = time.monotonic()
+            await asyncio.wait_for(browser.close(), 15)
+            # Browser.close gets 2 s, then the group is killed with no extra grace.
+            assert time.monotonic() - started < 2.0 + 2.0
+    assert not group_alive(pgid)
+    assert not profile.exists()
+
+
+@asynccontextmanager
+async def deaf_peer() -> AsyncIterator[tuple[cdpkit.Browser, list[int], asyncio.Event]]:
+    """A fake browser that stops reading after startup until ``resume`` is set, then
+    answers every Runtime.evaluate with the expression's length (also listed in the
+    yielded list, in order)."""
+    answered: list[int] = []
+    resume = asyncio.Event()
+
+    async def handler(ws: ServerConnection) -> None:
+        peer = FakePeer(ws)
+        pump = asyncio.ensure_future(peer.pump())
+        try:
+            await peer.next_command("Deaf.start")
+            ws.transport.pause_reading()
+            await resume.wait()
+            ws.transport.resume_reading()
+            while True:
+                getter = asyncio.ensure_future(peer.next_command("Runtime.evaluate"))
+                await asyncio.wait({getter, pump}, return_when=asyncio.FIRST_COMPLETED)
+                if not getter.done():  # the client closed the connection
+                    getter.cancel()
+                    return
+                command = getter.result()
+                value = len(command["params"]["expression"])
+                answered.append(value)
+                await peer.send({"id": command["id"], "result": {"result": {"type": "number", "value": value}}})
+        finally:
+            pump.cancel()
+
+    async with serve(handler, "127.0.0.1", 0, max_size=None) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        async with cdpkit.connect(f"ws://127.0.0.1:{port}/devtools/browser/fake", timeout=5) as b:
+            try:
+                yield b, answered, resume
+            finally:
+                resume.set()  # let the peer finish, whatever the test did
+
+
+async def test_send_to_a_peer_that_stops_reading_times_out_and_the_stream_stays_whole() -> None:
+    async with deaf_peer() as (browser, answered, resume):
+        with contextlib.suppress(cdpkit.CommandTimeoutError):
+            await browser.call("Deaf.start", timeout=0.5)
+        expression = "'" + "y" * (4 * 1024 * 1024) + "'"  # 20 of these fill every buffer
+        started = time.monotonic()
+        results = await asyncio.wait_for(
+            asyncio.gather(
+                *(browser.call("Runtime.evaluate", {"expression": expression}, timeout=1)
+                  for _ in range(20)),
+                return_exceptions=True,
+            ),
+            10,
+        )
+        assert time.monotonic() - started < 1.5
+        assert all(isinstance(r, cdpkit.CommandTimeoutError) for r in results), results[:3]
+        # The timed-out messages were whole: once the peer reads again, it parses every one
+        # of them, and the connection keeps working.
+        resume.set()
+        after = await browser.send(cdp.runtime.evaluate("'after'"), timeout=30)
+        assert after.result.value == len("'after'")
+        assert answered == [len(expression)] * 20 + [len("'after'")]
+
+
+async def test_oversized_command_is_refused_before_sending(page: cdpkit.Page) -> None:
+    expression = "'" + "z" * (120 * 1024 * 1024) + "'.length"
+    with pytest.raises(cdpkit.CommandTooLargeError) as info:
+        await page.send(cdp.runtime.evaluate(expression))
+    message = str(info.value)
+    assert info.value.size > 120 * 1024 * 1024
+    assert "Runtime.evaluate" in message and f"{info.value.size:,} bytes" in message
+    assert f"{info.value.limit:,} bytes the browser accepts" in message
+    assert isinstance(info.value, ValueError)
+    # Nothing was sent: the connection and the page still work.
+    result = await page.send(cdp.runtime.evaluate("6 * 7", return_by_value=True))
+    assert result.result.value == 42
+
+
+async def test_command_of_exactly_chromes_limit_is_accepted(page: cdpkit.Page) -> None:
+    limit = page._connection.max_command_size
+    probe = {"id": 0, "method": "Runtime.evaluate", "params": {"expression": "''.length"},
+             "sessionId": page.session_id}
+    # The id of the next call has as many digits as this one's, give or take: pad to fit.
+    next_id = page._connection.next_id()
+    probe["id"] = next_id + 1
+    overhead = len(json.dumps(probe, separators=(",", ":")).encode())
+    expression = "'" + "x" * (limit - overhead) + "'.length"
+    result = await page.call("Runtime.evaluate", {"expression": expression}, timeout=60)
+    assert result["result"]["value"] == limit - overhead

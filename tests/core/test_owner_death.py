@@ -1,0 +1,135 @@
+"""Chrome never outlives its owner: whatever kills the Python process that launched it,
+Chrome's whole process group is gone within 2 s and the temporary profile removed; a
+profile left by an owner that died anyway is swept by the next launch."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import cdpkit
+from cdpkit import launcher
+from tests.core.test_launch import group_alive, temp_profiles
+
+OWNER_SCRIPT = """
+import asyncio, os, signal, sys, cdpkit
+async def main():
+    async with cdpkit.launch(pipe=sys.argv[1] == "pipe") as browser:
+        page = await browser.new_page()
+        print(browser.process.pid, browser.process.user_data_dir, flush=True)
+        if sys.argv[2] == "hang":  # make close() slow: Browser.close gets no answer
+            await asyncio.sleep(0.5)
+            os.killpg(browser.process.pid, signal.SIGSTOP)
+            print("stopped", flush=True)
+        await asyncio.sleep(60)
+asyncio.run(main())
+"""
+
+
+def _start_owner(tmp_path: Path, mode: str, behaviour: str = "idle") -> subprocess.Popen[str]:
+    script = tmp_path / "owner.py"
+    script.write_text(textwrap.dedent(OWNER_SCRIPT))
+    return subprocess.Popen(
+        [sys.executable, str(script), mode, behaviour],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        # The same cdpkit as this test's, wherever it is installed.
+        env={**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(Path(cdpkit.__file__).parent.parent)},
+    )
+
+
+def _gone_within(pgid: int, profile: Path, seconds: float) -> tuple[bool, bool]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not group_alive(pgid) and not profile.exists():
+            break
+        time.sleep(0.05)
+    return not group_alive(pgid), not profile.exists()
+
+
+def _cleanup(pgid: int | None, child: subprocess.Popen[str]) -> None:
+    if child.poll() is None:
+        child.kill()
+        child.wait()
+    if pgid is not None and group_alive(pgid):
+        os.killpg(pgid, signal.SIGCONT)
+        os.killpg(pgid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("mode", ["port", "pipe"])
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP], ids=["KILL", "TERM", "HUP"])
+def test_chrome_and_its_profile_go_when_the_owner_is_killed(
+    tmp_path: Path, mode: str, signum: signal.Signals
+) -> None:
+    child = _start_owner(tmp_path, mode)
+    pgid: int | None = None
+    try:
+        assert child.stdout is not None
+        pgid_text, profile_text = child.stdout.readline().split()
+        pgid, profile = int(pgid_text), Path(profile_text)
+        assert group_alive(pgid) and profile.is_dir()
+        child.send_signal(signum)
+        child.wait(timeout=10)
+        chrome_gone, profile_gone = _gone_within(pgid, profile, 2.0)
+        assert chrome_gone, f"Chrome (group {pgid}) outlived its owner killed by {signum.name}"
+        assert profile_gone, f"{profile} outlived its owner killed by {signum.name}"
+    finally:
+        _cleanup(pgid, child)
+
+
+def test_second_ctrl_c_during_cleanup_still_removes_everything(tmp_path: Path) -> None:
+    child = _start_owner(tmp_path, "port", "hang")
+    pgid: int | None = None
+    try:
+        assert child.stdout is not None
+        pgid_text, profile_text = child.stdout.readline().split()
+        pgid, profile = int(pgid_text), Path(profile_text)
+        assert child.stdout.readline().strip() == "stopped"
+        child.send_signal(signal.SIGINT)  # cleanup starts; Browser.close waits up to 2 s
+        time.sleep(0.7)
+        assert child.poll() is None
+        child.send_signal(signal.SIGINT)  # interrupts the cleanup itself
+        child.wait(timeout=10)
+        chrome_gone, profile_gone = _gone_within(pgid, profile, 2.0)
+        assert chrome_gone and profile_gone, (chrome_gone, profile_gone)
+    finally:
+        _cleanup(pgid, child)
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+async def test_launch_sweeps_profiles_whose_owner_is_gone(private_tmp: Path) -> None:
+    stale = private_tmp / "cdpkit-profile-stale"
+    reused_pid = private_tmp / "cdpkit-profile-reused"
+    live = private_tmp / "cdpkit-profile-live"
+    unmarked = private_tmp / "cdpkit-profile-unmarked"
+    for directory in (stale, reused_pid, live, unmarked):
+        (directory / "Default").mkdir(parents=True)
+    own_start = launcher._process_start_time(os.getpid())
+    (stale / "cdpkit-owner").write_text(f"{_dead_pid()} 12345\n")
+    # Our own pid but another start time: a pid reused after its owner died.
+    (reused_pid / "cdpkit-owner").write_text(f"{os.getpid()} {own_start}0\n")
+    (live / "cdpkit-owner").write_text(f"{os.getpid()} {own_start}\n")
+    async with cdpkit.launch() as browser:
+        assert browser.process is not None
+        own = browser.process.user_data_dir
+        for _ in range(100):  # the sweep runs in a thread, off the launch's critical path
+            if not stale.exists() and not reused_pid.exists():
+                break
+            await asyncio.sleep(0.02)
+        assert not stale.exists() and not reused_pid.exists()
+        assert live.is_dir() and unmarked.is_dir() and own.is_dir()
+    assert sorted(temp_profiles(private_tmp)) == sorted([live, unmarked])

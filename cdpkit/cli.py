@@ -147,6 +147,16 @@ ChromeArgOption = Annotated[
         help="An extra Chrome flag, repeatable; write it with '=': --chrome-arg=--lang=fr.",
     ),
 ]
+ViewportOption = Annotated[
+    str | None,
+    typer.Option(
+        "--viewport",
+        metavar="WxH",
+        help="The page size of a launched browser in CSS pixels, e.g. 1920x1080 "
+        "(default 1280x720).",
+        show_default=False,
+    ),
+]
 TimeoutOption = Annotated[
     float,
     typer.Option(
@@ -191,6 +201,7 @@ class BrowserOptions:
         chrome_args: Extra Chrome flags for a launched browser.
         timeout: Seconds to start, load, and answer each command.
         pipe: Talk to a launched browser over ``--remote-debugging-pipe``.
+        viewport: The page size of a launched browser, ``None`` for cdpkit's default.
     """
 
     connect: str | None = None
@@ -199,6 +210,7 @@ class BrowserOptions:
     chrome_args: tuple[str, ...] = field(default_factory=tuple)
     timeout: float = 30.0
     pipe: bool = False
+    viewport: tuple[int, int] | None = None
 
     def check(self) -> None:
         """Reject combinations that make no sense.
@@ -215,6 +227,7 @@ class BrowserOptions:
                 ("--profile", self.profile),
                 ("--chrome-arg", self.chrome_args),
                 ("--pipe", self.pipe),
+                ("--viewport", self.viewport),
             )
             if value
         ]
@@ -229,11 +242,33 @@ def _options(
     chrome_arg: list[str] | None,
     timeout: float,
     pipe: bool = False,
+    *,
+    viewport: str | None = None,
 ) -> BrowserOptions:
     endpoint = connect_endpoint(connect) if connect is not None else None
-    options = BrowserOptions(endpoint, headful, profile, tuple(chrome_arg or ()), timeout, pipe)
+    options = BrowserOptions(
+        endpoint,
+        headful,
+        profile,
+        tuple(chrome_arg or ()),
+        timeout,
+        pipe,
+        parse_viewport(viewport) if viewport is not None else None,
+    )
     options.check()
     return options
+
+
+def parse_viewport(value: str) -> tuple[int, int]:
+    """``--viewport WxH`` as ``(width, height)``.
+
+    Raises:
+        CLIError: Not two positive whole numbers joined by ``x`` (exit status 2).
+    """
+    match = re.fullmatch(r"\s*(\d{1,5})\s*[xX]\s*(\d{1,5})\s*", value)
+    if match is None or 0 in (width := int(match[1]), height := int(match[2])):
+        raise CLIError(f"Invalid --viewport {value!r}: expected WIDTHxHEIGHT, e.g. 1280x720", 2)
+    return width, height
 
 
 def connect_endpoint(value: str) -> str:
@@ -299,6 +334,7 @@ async def start_browser(options: BrowserOptions) -> Browser:
         timeout=options.timeout,
         command_timeout=options.timeout,
         lock_timeout=options.timeout,
+        viewport=options.viewport,
     )
 
 
@@ -631,6 +667,7 @@ def repl(
     ] = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
     wait_ms: WaitOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
@@ -641,7 +678,7 @@ def repl(
     first, and by `:tab new URL` or `:goto URL`, is waited on as --wait says."""
     from . import repl as repl_module
 
-    options = _options(connect, headful, profile, chrome_arg, timeout, pipe)
+    options = _options(connect, headful, profile, chrome_arg, timeout, pipe, viewport=viewport)
     start_url = normalize_url(url) if url is not None else None
     raise typer.Exit(
         repl_module.run(options, start_url, wait_ms=wait_ms, debug=_debug_wanted(debug))
@@ -697,11 +734,12 @@ def screenshot(
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
 ) -> None:
     """Save a screenshot of a page, once its content has settled."""
-    options = _options(connect, headful, profile, chrome_arg, timeout)
+    options = _options(connect, headful, profile, chrome_arg, timeout, viewport=viewport)
     target = normalize_url(url)
     named = check_output_file(output, _EXTENSION_FORMATS, what="screenshot") if output else None
     if image_format is not None and named is not None and named != image_format.value:
@@ -736,12 +774,13 @@ def pdf(
     connect: ConnectOption = None,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
 ) -> None:
     """Save a page as PDF (as printed, with its print styles), once its content has
     settled. Headless only: Chrome prints to PDF without a window."""
-    options = _options(connect, False, profile, chrome_arg, timeout)
+    options = _options(connect, False, profile, chrome_arg, timeout, viewport=viewport)
     target = normalize_url(url)
     check_output_file(output, {".pdf": "pdf"}, what="PDF")
 
@@ -777,12 +816,13 @@ def snapshot(
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
 ) -> None:
     """Print a page's accessibility snapshot once its content has settled: one line per
     node, `[index] role "name" @(x,y,w,h)`."""
-    options = _options(connect, headful, profile, chrome_arg, timeout)
+    options = _options(connect, headful, profile, chrome_arg, timeout, viewport=viewport)
     target = normalize_url(url)
 
     async def work() -> None:
@@ -830,13 +870,14 @@ def scrape(
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
 ) -> None:
     """Print a page's content as markdown, its links, or its text, once it has settled. A
     URL that is a media file (image, video, audio, PDF) is saved with -o instead; other
     files (CSV, ZIP...) are for `cdpkit download`."""
-    options = _options(connect, headful, profile, chrome_arg, timeout)
+    options = _options(connect, headful, profile, chrome_arg, timeout, viewport=viewport)
     target = normalize_url(url)
     if output is not None:
         check_output_file(output)
@@ -1011,6 +1052,7 @@ def download(
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
 ) -> None:
@@ -1021,7 +1063,7 @@ def download(
     the URL's last path segment, sanitized; an existing file is never overwritten: the
     new one becomes name-1.ext, name-2.ext... It is saved only when complete (a body
     cut short is an error and leaves no file)."""
-    options = _options(connect, headful, profile, chrome_arg, timeout)
+    options = _options(connect, headful, profile, chrome_arg, timeout, viewport=viewport)
     target = normalize_url(url)
     page_url = normalize_url(from_page) if from_page is not None else None
     if selector is not None and page_url is not None:
@@ -1089,12 +1131,13 @@ def eval_(
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
 ) -> None:
     """Evaluate JavaScript in a page once its content has settled and print the result
     (strings as they are, anything else as JSON)."""
-    options = _options(connect, headful, profile, chrome_arg, timeout)
+    options = _options(connect, headful, profile, chrome_arg, timeout, viewport=viewport)
     target = normalize_url(url)
 
     async def work() -> None:
@@ -1510,12 +1553,13 @@ def launch(
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
 ) -> None:
     """Start a browser, print its endpoint (http://127.0.0.1:PORT) on stdout, and keep it
     running until Ctrl-C. Other commands attach to it with --connect ENDPOINT."""
-    options = _options(None, headful, profile, chrome_arg, timeout)
+    options = _options(None, headful, profile, chrome_arg, timeout, viewport=viewport)
 
     async def work() -> None:
         async with open_browser(options) as browser:
@@ -1552,6 +1596,7 @@ def open_browser_command(
         typer.Argument(metavar="URL", help="Open this page (e.g. the site's login page).", show_default=False),
     ] = None,
     chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
 ) -> None:
@@ -1560,7 +1605,7 @@ def open_browser_command(
     --profile NAME (or launch(profile="NAME")) start logged in."""
     from ._profiles import profile_dir
 
-    options = _options(None, True, profile, chrome_arg, timeout)
+    options = _options(None, True, profile, chrome_arg, timeout, viewport=viewport)
     try:
         directory = profile_dir(profile)
     except ValueError as exc:

@@ -348,3 +348,19 @@ def test_errors_are_reported_with_the_cli_options(error: BaseException, said: st
     from cdpkit.cli import error_line
 
     assert error_line(error) == said
+
+
+def test_viewport_of_a_launched_browser(cli: CLI, server: FixtureServer, endpoint: str) -> None:
+    size = "[innerWidth, innerHeight].join('x')"
+    url = server.url("/cli/index.html")
+    default = cli.run("eval", url, size, "--wait", "0")
+    assert (default.returncode, default.stdout) == (0, "1280x720\n"), default.stderr
+    custom = cli.run("eval", url, size, "--wait", "0", "--viewport", "1024x600")
+    assert (custom.returncode, custom.stdout) == (0, "1024x600\n"), custom.stderr
+    for bad in ("1024", "0x600", "wide"):
+        result = cli.run("eval", url, size, "--viewport", bad)
+        assert result.returncode == 2
+        assert_one_line_error(result.stderr, f"Invalid --viewport {bad!r}")
+    attached = cli.run("eval", url, size, "--viewport", "800x600", "--connect", endpoint)
+    assert attached.returncode == 2
+    assert_one_line_error(attached.stderr, "--viewport only apply to a launched browser")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import cdpkit
-from cdpkit import cdp
+from cdpkit import cdp, tools
 
 
 async def viewport_of(page: cdpkit.Page) -> list[int]:
@@ -17,6 +17,14 @@ async def viewport_of(page: cdpkit.Page) -> list[int]:
 
 async def test_default_viewport_is_1280_by_720(page: cdpkit.Page) -> None:
     assert await viewport_of(page) == [1280, 720]
+
+
+async def test_the_first_tab_keeps_the_viewport_after_it_navigates() -> None:
+    # The tab Chrome opens at start once lost 56 px to an info bar (--no-sandbox as root).
+    async with cdpkit.launch() as browser:
+        first = browser.pages[0]
+        await tools.navigate(first, "data:text/html,<p>first")
+        assert await viewport_of(first) == [1280, 720]
 
 
 async def test_custom_viewport_applies_to_tabs_contexts_and_popups() -> None:

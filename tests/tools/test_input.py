@@ -909,7 +909,8 @@ async def test_click_into_an_iframe_covered_in_the_page_names_the_cover(
         page,
         "(() => { const frames = document.getElementById('frames').getBoundingClientRect();"
         " const cover = document.createElement('div'); cover.id = 'sheet';"
-        " cover.style = `position: absolute; left: 0; width: 500px; top: ${frames.top + scrollY}px;"
+        " cover.style = `position: absolute; left: ${frames.left + scrollX}px; width: ${frames.width}px;"
+        " top: ${frames.top + scrollY}px;"
         " height: ${frames.height}px; background: rgba(0, 0, 0, 0.3)`;"
         " document.body.appendChild(cover); })()",
     )

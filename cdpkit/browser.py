@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from . import cdp
+from ._navigation import load
 from ._profiles import ProfileLock, profile_dir
 from ._transport import PipeTransport, Transport, WebSocketTransport
 from .connection import Connection
@@ -216,9 +217,7 @@ class Browser(Session):
                 self._page_arrived.pop(target_id, None)
         await page._ready
         if url is not None:
-            from .tools.navigation import navigate
-
-            await navigate(page, url)
+            await load(page, url)
         return page
 
     async def new_context(self) -> BrowserContext:

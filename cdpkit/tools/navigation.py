@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from .._model import RawEvent
-from ..errors import CDPError, NavigationError, ProtocolError, TargetClosedError, WaitTimeoutError
+from .._navigation import (
+    _LIFECYCLE,
+    _STAGE,
+    NavigationResult,
+    WaitUntil,
+    _check_wait_until,
+    _current,
+    _retrying,
+    _timed_out,
+    load,
+)
+from ..errors import WaitTimeoutError
 from ..page import Page
-from ..session import EventStream
 
 __all__ = [
     "NavigationResult",
@@ -24,38 +31,6 @@ __all__ = [
     "wait",
     "wait_for",
 ]
-
-WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
-
-# Page.lifecycleEvent names for each wait_until; "commit" waits for nothing more.
-_LIFECYCLE = {"load": "load", "domcontentloaded": "DOMContentLoaded", "networkidle": "networkIdle"}
-
-_STATUS_JS = "performance.getEntriesByType('navigation')[0]?.responseStatus ?? null"
-
-
-@dataclass(frozen=True, slots=True)
-class NavigationResult:
-    """Where a navigation ended.
-
-    Attributes:
-        url: The final URL, after redirects.
-        status: The HTTP status of the document (a 404 page is a result, not an error);
-            ``None`` for URLs without one (``about:``, ``data:``, same-document moves).
-        title: The document's title.
-    """
-
-    url: str
-    status: int | None
-    title: str
-
-
-def _check_wait_until(wait_until: str) -> None:
-    if wait_until != "commit" and wait_until not in _LIFECYCLE:
-        raise ValueError(
-            f"wait_until must be one of load, domcontentloaded, networkidle, commit; "
-            f"got {wait_until!r}"
-        )
-
 
 async def navigate(
     page: Page,
@@ -91,188 +66,7 @@ async def navigate(
             A navigation still waiting for the server's response is stopped (the page
             stays where it was); one that has a response keeps loading.
     """
-    _check_wait_until(wait_until)
-    return await _navigate(page, url, {"url": url}, wait_until, timeout)
-
-
-# What each wait_until waits for, in timeout messages.
-_STAGE = {
-    "load": "its load event",
-    "domcontentloaded": "DOMContentLoaded",
-    "networkidle": "network idle",
-    "commit": "the new document to commit",
-}
-
-# Errors Chrome answers while a page swaps renderer processes (a cross-site navigation):
-# the page is fine, the command reached the old or not yet ready renderer; asking again
-# a moment later works.
-_SWAPPING = (
-    "Not attached to an active page",
-    "Cannot find context with specified id",
-    "Execution context was destroyed",
-    "Inspected target navigated or closed",
-    "Cannot find default execution context",
-)
-_SWAP_RETRY = 0.05  # seconds between attempts
-_SAME_DOCUMENT_WAIT = 2.0  # at most this for a fragment move to be reported
-_FRAME_NAVIGATED_WAIT = 0.5  # at most this for frameNavigated after a commit
-_STOP_TIMEOUT = 2.0  # for Page.stopLoading after a timeout
-
-
-def _timed_out(what: str, timeout: float, function: str) -> WaitTimeoutError:
-    return WaitTimeoutError(
-        f"{what}; pass a larger timeout= to {function}() if the page is just slow", timeout
-    )
-
-
-async def _navigate(
-    page: Page,
-    url: str,
-    params: dict[str, Any],
-    wait_until: str,
-    timeout: float,
-) -> NavigationResult:
-    lifecycle = _LIFECYCLE.get(wait_until)
-    answered = False
-    try:
-        async with asyncio.timeout(timeout), page.listen(
-            "Page.lifecycleEvent",
-            "Page.frameNavigated",
-            "Page.navigatedWithinDocument",
-            raw=True,
-        ) as events:
-            try:
-                result = await page.call("Page.navigate", params, timeout=timeout)
-            except ProtocolError as exc:
-                if "invalid URL" in exc.message:
-                    raise NavigationError(url, "net::ERR_INVALID_URL") from None
-                raise
-            answered = True
-            error_text = result.get("errorText")
-            if error_text:
-                raise NavigationError(url, error_text)
-            frame_id = str(result.get("frameId") or page.target_id)
-            loader_id = result.get("loaderId")
-            if loader_id is None:  # a same-document move: #fragment
-                landed = await _wait_same_document(events, frame_id)
-                return await _current(page, url=landed)
-            if lifecycle is None:
-                committed = await _wait_commit(events, frame_id, loader_id)
-                return await _current(page, url=committed)
-            # By the lifecycle event the history has the new entry: it gives the URL.
-            await _wait_lifecycle(events, frame_id, loader_id, lifecycle)
-            return await _current(page)
-    except TimeoutError:
-        if not answered:
-            # No response yet: stop it, or it would abort the next navigation to the
-            # same URL (net::ERR_ABORTED at once) and could still replace the page later.
-            with contextlib.suppress(CDPError):
-                await page.call("Page.stopLoading", timeout=_STOP_TIMEOUT)
-        raise _timed_out(
-            f"the navigation to {url} to reach {_STAGE[wait_until]}", timeout, "navigate"
-        ) from None
-
-
-async def _wait_same_document(events: EventStream[RawEvent], frame_id: str) -> str | None:
-    """The URL the frame moved to within its document, or ``None`` if Chrome did not say
-    so in time (the history then tells)."""
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(_SAME_DOCUMENT_WAIT):
-            async for event in events:
-                params = event.params
-                if (
-                    event.method == "Page.navigatedWithinDocument"
-                    and params.get("frameId") == frame_id
-                ):
-                    return str(params.get("url", "")) or None
-    return None
-
-
-def _navigated_url(event: RawEvent, frame_id: str, loader_id: str) -> str | None:
-    """The URL of ``event`` if it is the ``Page.frameNavigated`` of that document."""
-    if event.method != "Page.frameNavigated":
-        return None
-    frame = event.params.get("frame", {})
-    if frame.get("id") != frame_id or frame.get("loaderId") != loader_id:
-        return None
-    return str(frame.get("url", "")) + str(frame.get("urlFragment", ""))
-
-
-async def _wait_commit(
-    events: EventStream[RawEvent], frame_id: str, loader_id: str
-) -> str | None:
-    """Wait until the frame's new document (``loader_id``) is committed: its URL from
-    ``Page.frameNavigated``, or ``None`` when Chrome reported the commit only as a
-    lifecycle event (the first navigation of a new tab sends no ``frameNavigated``)."""
-    async for event in events:
-        url = _navigated_url(event, frame_id, loader_id)
-        if url is not None:
-            return url
-        params = event.params
-        if (
-            event.method == "Page.lifecycleEvent"
-            and params.get("name") == "commit"
-            and params.get("frameId") == frame_id
-            and params.get("loaderId") == loader_id
-        ):
-            break
-    else:
-        raise TargetClosedError("The page closed during the navigation")
-    # Committed. A frameNavigated, when Chrome sends one, follows at once, and its URL is
-    # surer than the history's, which may lag behind the renderer.
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(_FRAME_NAVIGATED_WAIT):
-            async for event in events:
-                url = _navigated_url(event, frame_id, loader_id)
-                if url is not None:
-                    return url
-    return None
-
-
-async def _wait_lifecycle(
-    events: EventStream[RawEvent], frame_id: str, loader_id: str, name: str
-) -> None:
-    async for event in events:
-        params = event.params
-        if (
-            params.get("name") == name
-            and params.get("loaderId") == loader_id
-            and params.get("frameId") == frame_id
-        ):
-            return
-    raise TargetClosedError("The page closed during the navigation")
-
-
-def _is_swapping(error: ProtocolError) -> bool:
-    return any(text in error.message for text in _SWAPPING)
-
-
-async def _retrying(page: Page, method: str, params: dict[str, Any] | None = None) -> Any:
-    """``page.call`` that asks again while the page is between renderer processes (the
-    caller's deadline bounds it)."""
-    while True:
-        try:
-            return await page.call(method, params)
-        except ProtocolError as exc:
-            if not _is_swapping(exc):
-                raise
-        await asyncio.sleep(_SWAP_RETRY)
-
-
-async def _current(page: Page, *, url: str | None = None) -> NavigationResult:
-    """Where the page is now; ``url``: the URL already known from the navigation's own
-    events (the history may lag a moment behind them)."""
-    history, status = await asyncio.gather(
-        _retrying(page, "Page.getNavigationHistory"),
-        _retrying(page, "Runtime.evaluate", {"expression": _STATUS_JS, "returnByValue": True}),
-    )
-    entry = history["entries"][history["currentIndex"]]
-    value = status.get("result", {}).get("value")
-    return NavigationResult(
-        url=url or entry.get("url", ""),
-        status=value if isinstance(value, int) and value > 0 else None,
-        title=entry.get("title", ""),
-    )
+    return await load(page, url, wait_until=wait_until, timeout=timeout)
 
 
 async def _history_move(

@@ -52,12 +52,12 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .cli import TERMINATING_SIGNALS
+from ._cli_common import TERMINATING_SIGNALS
 from .errors import CDPError, ProtocolError
 
 if TYPE_CHECKING:
+    from ._cli_common import BrowserOptions
     from .browser import Browser
-    from .cli import BrowserOptions
     from .page import Page
 
 __all__ = ["ReplConsole", "history_path", "parse_raw_line", "run"]
@@ -528,7 +528,8 @@ class ReplConsole(code.InteractiveConsole):
         return True
 
     def _doc_command(self, args: list[str]) -> None:
-        from .cli import CLIError, describe_protocol
+        from ._cli_common import CLIError
+        from ._protocol_docs import describe_protocol
 
         try:
             print(describe_protocol(args[0] if args else None))
@@ -536,7 +537,7 @@ class ReplConsole(code.InteractiveConsole):
             self.error(f"error: {exc}")
 
     def _goto_command(self, args: list[str]) -> None:
-        from .cli import CLIError, normalize_url, settle
+        from ._cli_common import CLIError, normalize_url, settle
         from .tools import navigate
 
         if len(args) != 1:
@@ -582,7 +583,7 @@ class ReplConsole(code.InteractiveConsole):
         if not args:
             raise ValueError(":tab N (the number from :tabs), or :tab new [URL]")
         if args[0] == "new":
-            from .cli import CLIError, normalize_url, settle
+            from ._cli_common import CLIError, normalize_url, settle
 
             url = None
             if len(args) > 1:
@@ -801,7 +802,7 @@ class Completer:
             return matches + self._python(text)
         first = head.split(None, 1)[0]
         if first in _registry.COMMANDS and first.partition(".")[0] not in self.namespace:
-            from .cli import command_params
+            from ._protocol_docs import command_params
 
             return [f"{p}=" for p in command_params(first) if p.startswith(text)]
         return self._python(text)
@@ -855,7 +856,7 @@ def _setup_readline(namespace: dict[str, Any]) -> Callable[[], None]:
 async def _start(
     options: BrowserOptions, url: str | None, wait_ms: int | None
 ) -> tuple[Browser, Page, Exception | None]:
-    from .cli import first_page, settle, start_browser
+    from ._cli_common import first_page, settle, start_browser
     from .tools import navigate
 
     launched = options.connect is None
@@ -910,7 +911,7 @@ def run(
         The exit status: 0, or 1 if the browser could not start or (when stdin is not a
         terminal) any line failed; 130 if interrupted while starting.
     """
-    from .cli import error_line, report_error
+    from ._cli_common import error_line, report_error
 
     interactive = sys.stdin.isatty()
     runner = _Runner()

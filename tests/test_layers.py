@@ -1,0 +1,235 @@
+"""The floors of cdpkit point down: no hand-written module imports one above it, and no
+hand-written modules import each other in a cycle.
+
+Floors, bottom to top: the generated bindings with ``_model`` and ``codegen``; the
+protocol core (errors, transport, connection, session, launcher, profiles); browser and
+page; the tools; the programs (CLI, REPL, MCP). The walk is static (``ast``): every
+``import`` counts, also those inside functions, except under ``if TYPE_CHECKING:``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).parent.parent / "cdpkit"
+
+# Module (dotted, relative to cdpkit) or package prefix ending in "." -> floor.
+FLOORS: dict[str, int] = {
+    "cdp.": 0,
+    "codegen.": 0,
+    "_model": 0,
+    "errors": 1,
+    "_transport": 1,
+    "connection": 1,
+    "session": 1,
+    "launcher": 1,
+    "_profiles": 1,
+    "_navigation": 2,
+    "page": 2,
+    "browser": 2,
+    "_pool": 2,
+    # The package re-exports the core (floor 2) and imports the tools only lazily, in
+    # __getattr__; that import is the one allowed to go up (a re-export, not a use).
+    "__init__": 2,
+    "tools.": 3,
+    "_cli_common": 4,
+    "_protocol_docs": 4,
+    "cli": 4,
+    "repl": 4,
+    "_mcp_app": 4,
+    "_mcp_tools": 4,
+    "_mcp_urls": 4,
+    "mcp_server": 4,
+    "__main__": 4,
+}
+FLOOR_NAMES = ["bindings", "core", "browser/page", "tools", "programs"]
+ALLOWED_UPWARD = {("__init__", "tools")}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()  # the package itself; cdpkit/__init__.py is ""
+    return ".".join(parts)
+
+
+def _floor(module: str) -> int:
+    if module in FLOORS:
+        return FLOORS[module]
+    for prefix, floor in FLOORS.items():
+        if prefix.endswith(".") and (module + ".").startswith(prefix):
+            return floor
+    raise AssertionError(f"cdpkit.{module} has no floor: add it to FLOORS in {__file__}")
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(tree: ast.AST, module: str, is_package: bool) -> list[tuple[str, int]]:
+    """``(imported cdpkit module, line)`` for every import outside ``if TYPE_CHECKING:``."""
+    found: list[tuple[str, int]] = []
+    parts = module.split(".") if module else []
+    package = parts if is_package else parts[:-1]
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "cdpkit" or alias.name.startswith("cdpkit."):
+                    found.append((alias.name.removeprefix("cdpkit").lstrip("."), node.lineno))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+                target = [*base, *(node.module.split(".") if node.module else [])]
+            elif node.module and (node.module == "cdpkit" or node.module.startswith("cdpkit.")):
+                target = node.module.split(".")[1:]
+            else:
+                target = None
+            if target is not None:
+                for alias in node.names:
+                    # `from . import cdp` imports a module; `from .page import Page` a name.
+                    candidate = ".".join([*target, alias.name])
+                    if _exists(candidate):
+                        found.append((candidate, node.lineno))
+                    else:
+                        found.append((".".join(target), node.lineno))
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def _exists(module: str) -> bool:
+    path = PACKAGE.joinpath(*module.split(".")) if module else PACKAGE
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _hand_written() -> dict[str, Path]:
+    return {
+        _module_name(path): path
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "cdp" not in path.relative_to(PACKAGE).parts[:1]
+    }
+
+
+def _graph() -> dict[str, list[tuple[str, int]]]:
+    graph: dict[str, list[tuple[str, int]]] = {}
+    for module, path in _hand_written().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        imports = _imports(tree, module if module else "", path.name == "__init__.py")
+        graph[module] = [(target, line) for target, line in imports if target != module]
+    return graph
+
+
+def _label(module: str) -> str:
+    return f"cdpkit.{module}" if module else "cdpkit"
+
+
+def _where(module: str, line: int) -> str:
+    path = _hand_written()[module]
+    return f"{path.relative_to(PACKAGE.parent)}:{line}"
+
+
+def test_every_module_has_a_floor() -> None:
+    for module in _hand_written():
+        _floor(module or "__init__")
+
+
+def test_no_import_goes_up_a_floor() -> None:
+    upward = []
+    for module, imports in _graph().items():
+        own = module or "__init__"
+        for target, line in imports:
+            if not target:
+                continue
+            if _floor(target) > _floor(own) and (own, target.split(".")[0]) not in ALLOWED_UPWARD:
+                upward.append(
+                    f"{_where(module, line)}: {_label(module)} ({FLOOR_NAMES[_floor(own)]}) imports "
+                    f"{_label(target)} ({FLOOR_NAMES[_floor(target)]})"
+                )
+    assert not upward, "imports that go up a floor:\n" + "\n".join(upward)
+
+
+def _cycle(graph: dict[str, list[tuple[str, int]]]) -> list[tuple[str, str, int]] | None:
+    """One import cycle among hand-written modules, as ``(importer, imported, line)`` steps."""
+    edges = {
+        module: [(t, line) for t, line in imports if t in graph and t != module]
+        for module, imports in graph.items()
+    }
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[tuple[str, str, int]] = []
+
+    def visit(module: str) -> list[tuple[str, str, int]] | None:
+        state[module] = 1
+        for target, line in edges[module]:
+            path.append((module, target, line))
+            if state.get(target) == 1:
+                start = next(i for i, step in enumerate(path) if step[0] == target)
+                return path[start:]
+            if target not in state:
+                found = visit(target)
+                if found:
+                    return found
+            path.pop()
+        state[module] = 2
+        return None
+
+    for module in edges:
+        if module not in state:
+            found = visit(module)
+            if found:
+                return found
+    return None
+
+
+def _without_package_edges(graph: dict[str, list[tuple[str, int]]]) -> dict[str, list[tuple[str, int]]]:
+    # A submodule's import runs its package's __init__ first; that is Python's doing, not
+    # an import the code wrote, so package inits do not count as imported by children.
+    return {
+        module: [(t, line) for t, line in imports if not module.startswith(f"{t}.") and t]
+        for module, imports in graph.items()
+    }
+
+
+def test_no_import_cycle_among_hand_written_modules() -> None:
+    cycle = _cycle(_without_package_edges(_graph()))
+    assert cycle is None, "import cycle:\n" + "\n".join(
+        f"{_where(a, line)}: {_label(a)} imports {_label(b)}" for a, b, line in cycle
+    )
+
+
+def test_the_walk_sees_imports_inside_functions_and_skips_type_checking() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from .errors import CDPError\n"
+        "if TYPE_CHECKING:\n"
+        "    from .browser import Browser\n"
+        "def f():\n"
+        "    from .tools.navigation import navigate\n"
+        "    from . import cdp\n"
+    )
+    imports = _imports(ast.parse(source), "page", is_package=False)
+    assert [target for target, _ in imports] == ["errors", "tools.navigation", "cdp"]
+
+
+@pytest.mark.parametrize(
+    ("graph", "expected"),
+    [
+        ({"cli": [("repl", 3)], "repl": [("cli", 7)]}, [("cli", "repl", 3), ("repl", "cli", 7)]),
+        ({"cli": [("repl", 3)], "repl": []}, None),
+    ],
+)
+def test_the_cycle_finder_names_each_import(
+    graph: dict[str, list[tuple[str, int]]], expected: list[tuple[str, str, int]] | None
+) -> None:
+    assert _cycle(graph) == expected

@@ -1,14 +1,16 @@
-"""The protocol's docs as the bindings know them: what ``cdpkit protocol`` prints and the
-REPL's ``:doc`` shows, and the parameter names its completion offers."""
+"""The protocol's docs as the bindings know them: what ``cdpkit protocol`` prints, what the
+REPL's ``:doc`` shows, and the parameter names its completion offers.
+
+Everything comes from data the generator writes (``cdpkit/cdp/_docs.py``, one JSON document
+per domain, see ``cdpkit/codegen/docs_data.py``), read on first use: nothing here imports
+or inspects the generated bindings themselves.
+"""
 
 from __future__ import annotations
 
 import difflib
-import enum
-import inspect
-import re
-import types
-from collections.abc import Callable
+import functools
+import json
 from typing import Any
 
 from ._cli_common import CLIError
@@ -16,92 +18,58 @@ from ._cli_common import CLIError
 __all__ = ["command_params", "describe_protocol"]
 
 
-def _summary(doc: str | None) -> str:
-    text = inspect.cleandoc(doc or "").split("\n\n")[0].replace("\n", " ").strip()
-    return text
+@functools.cache
+def _domain(wire_domain: str) -> dict[str, Any]:
+    """The docs data of one domain (parsed once)."""
+    from .cdp import _docs
+
+    data: dict[str, Any] = json.loads(_docs.DOMAINS[wire_domain])
+    return data
 
 
-def _annotation(value: Any) -> str:
-    forward = getattr(value, "__forward_arg__", None)
-    if isinstance(forward, str):
-        return forward
-    if isinstance(value, type):
-        return value.__name__
-    return str(value).replace("typing.", "")
+def _domains() -> list[str]:
+    from .cdp import _docs
+
+    return list(_docs.DOMAINS)
 
 
-def _wire_params(function: Callable[..., Any]) -> dict[str, str]:
-    """Python parameter name -> wire name, read from a generated command function."""
-    try:
-        source = inspect.getsource(function)
-    except (OSError, TypeError):
-        return {}
-    mapping: dict[str, str] = {}
-    literal = re.search(r"params: dict\[str, Any\] = \{(.*?)\}\n", source)
-    if literal:
-        for wire, name in re.findall(r'"(\w+)": (\w+)', literal.group(1)):
-            mapping[name] = wire
-    for wire, name in re.findall(r'params\["(\w+)"\] = (\w+)', source):
-        mapping[name] = wire
-    return mapping
+def _summary(doc: str) -> str:
+    """The first paragraph of a doc text, on one line."""
+    return doc.split("\n\n")[0].replace("\n", " ").strip()
+
+
+def _item(items: list[dict[str, Any]], name: str) -> dict[str, Any] | None:
+    return next((item for item in items if item["name"] == name), None)
+
+
+def _signature_order(params: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Parameters as the generated function takes them: required first, then optional."""
+    return [p for p in params if not p["optional"]] + [p for p in params if p["optional"]]
 
 
 def command_params(method: str) -> list[str]:
-    """The wire names of a command's parameters (``Page.navigate`` -> ``url``, ...), or
-    ``[]`` when the bindings do not know the command."""
-    function = _binding(method)
-    if function is None or not callable(function):
+    """The wire names of a command's parameters (``Page.navigate`` -> ``url``, ...), in the
+    order of the generated function, or ``[]`` when the bindings do not know the command."""
+    wire_domain, _, name = method.partition(".")
+    if wire_domain not in _domains():
         return []
-    return list(_wire_params(function).values())
+    command = _item(_domain(wire_domain)["commands"], name)
+    if command is None:
+        return []
+    return [p["name"] for p in _signature_order(command["params"])]
 
 
-def _binding(method: str) -> Any:
-    import importlib
-
-    from .cdp import _registry
-
-    entry = _registry.COMMANDS.get(method) or _registry.EVENTS.get(method)
-    if entry is None:
-        return None
-    module = importlib.import_module(f"cdpkit.cdp.{entry[0]}")
-    return getattr(module, entry[1], None)
-
-
-def _fields(model: Any) -> list[str]:
+def _fields(fields: list[dict[str, Any]]) -> list[str]:
     lines = []
-    for name, info in getattr(model, "model_fields", {}).items():
-        alias = f" ({info.alias})" if info.alias and info.alias != name else ""
-        optional = "" if info.is_required() else ", optional"
-        lines.append(f"    {name}{alias}: {_annotation(info.annotation)}{optional}")
+    for field in fields:
+        alias = f" ({field['name']})" if field["name"] != field["python"] else ""
+        optional = ", optional" if field["optional"] else ""
+        lines.append(f"    {field['python']}{alias}: {field['type']}{optional}")
     return lines
 
 
-def _signature(function: Callable[..., Any], qualified: str) -> str:
-    signature = inspect.signature(function)
-    params = []
-    keyword_only_seen = False
-    for param in signature.parameters.values():
-        if param.kind is inspect.Parameter.KEYWORD_ONLY and not keyword_only_seen:
-            params.append("*")
-            keyword_only_seen = True
-        text = param.name
-        if param.annotation is not inspect.Parameter.empty:
-            text += f": {_annotation(param.annotation)}"
-        if param.default is not inspect.Parameter.empty:
-            text += f" = {param.default!r}"
-        params.append(text)
-    returns = (
-        f" -> {_annotation(signature.return_annotation)}"
-        if signature.return_annotation is not inspect.Signature.empty
-        else ""
-    )
-    if not params:
-        return f"{qualified}(){returns}"
-    body = "".join(f"    {p},\n" for p in params)
-    return f"{qualified}(\n{body}){returns}"
-
-
 def _resolve_domain(name: str) -> tuple[str, str] | None:
+    """``(wire name, module)`` of the domain called ``name`` (either, any case)."""
     from .cdp import _registry
 
     for wire, module in _registry.DOMAINS.items():
@@ -130,145 +98,118 @@ def describe_protocol(name: str | None = None) -> str:
     Raises:
         CLIError: ``name`` is not in the bindings (with suggestions).
     """
-    import importlib
-
-    from .cdp import _registry
-
     if not name:
         return _describe_domains()
     domain_name, _, item = name.partition(".")
     domain = _resolve_domain(domain_name)
     if domain is None:
         raise _not_found(name)
-    wire_domain, module_name = domain
-    module = importlib.import_module(f"cdpkit.cdp.{module_name}")
+    wire_domain = domain[0]
+    data = _domain(wire_domain)
     if not item:
-        return _describe_domain(wire_domain, module)
-    method = f"{wire_domain}.{item}"
-    if method not in _registry.COMMANDS and method not in _registry.EVENTS:
-        method = next(
-            (m for m in [*_registry.COMMANDS, *_registry.EVENTS] if m.lower() == method.lower()),
-            method,
+        return _describe_domain(wire_domain, data)
+    # Commands, then events, then types; an exact name first, then any case.
+    for kind, describe in (("commands", _describe_command), ("events", _describe_event)):
+        found = _item(data[kind], item) or next(
+            (entry for entry in _by_name(data[kind]) if entry["name"].lower() == item.lower()),
+            None,
         )
-    if method in _registry.COMMANDS:
-        return _describe_command(method, module)
-    if method in _registry.EVENTS:
-        return _describe_event(method, module)
-    described = _describe_type(wire_domain, item, module)
-    if described is None:
+        if found is not None and (kind == "commands" or _item(data["commands"], item) is None):
+            return describe(wire_domain, data, found)
+    types = _by_name(data["types"])
+    found = _item(types, item) or next(
+        (entry for entry in types if entry["name"].lower() == item.lower()), None
+    )
+    if found is None:
         raise _not_found(name)
-    return described
+    return _describe_type(wire_domain, data, found)
+
+
+def _by_name(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(items, key=lambda entry: str(entry["name"]))
 
 
 def _describe_domains() -> str:
-    import importlib
+    from .cdp import _docs
 
-    from .cdp import _registry
-
-    lines = [f"{_registry.PROTOCOL_VERSION}: {len(_registry.DOMAINS)} domains", ""]
-    for wire, module_name in _registry.DOMAINS.items():
-        module = importlib.import_module(f"cdpkit.cdp.{module_name}")
-        commands = sum(1 for m in _registry.COMMANDS if m.partition(".")[0] == wire)
-        events = sum(1 for m in _registry.EVENTS if m.partition(".")[0] == wire)
+    lines = [f"{_docs.PROTOCOL_VERSION}: {len(_docs.DOMAINS)} domains", ""]
+    for wire in _docs.DOMAINS:
+        data = _domain(wire)
+        module_name = data["module"]
+        commands, events = len(data["commands"]), len(data["events"])
         lines.append(
             f"{wire:<22} cdp.{module_name:<22} {commands:>3} commands {events:>3} events  "
-            f"{_summary(module.__doc__)[:90]}"
+            f"{_summary(data['doc'])[:90]}"
         )
     lines += ["", "`cdpkit protocol DOMAIN` lists a domain, `cdpkit protocol Domain.method` documents one."]
     return "\n".join(lines)
 
 
-def _describe_domain(wire_domain: str, module: types.ModuleType) -> str:
-    from .cdp import _registry
-
-    module_name = module.__name__.rpartition(".")[2]
-    commands = [(m, f) for m, (_, f) in _registry.COMMANDS.items() if m.partition(".")[0] == wire_domain]
-    events = [(m, c) for m, (_, c) in _registry.EVENTS.items() if m.partition(".")[0] == wire_domain]
-    lines = [f"{wire_domain}  (cdpkit.cdp.{module_name})", "", inspect.cleandoc(module.__doc__ or ""), ""]
-    width = max((len(m.partition(".")[2]) for m, _ in commands), default=0)
+def _describe_domain(wire_domain: str, data: dict[str, Any]) -> str:
+    module_name = data["module"]
+    commands = _by_name(data["commands"])
+    events = _by_name(data["events"])
+    lines = [f"{wire_domain}  (cdpkit.cdp.{module_name})", "", data["doc"], ""]
+    width = max((len(c["name"]) for c in commands), default=0)
     lines.append(f"Commands ({wire_domain}.<name> / cdp.{module_name}.<function>):")
-    for method, function in commands:
-        doc = _summary(getattr(module, function).__doc__)
-        short = method.partition(".")[2]
-        lines.append(f"  {short:<{width}}  {function:<{width + 4}}  {doc[:70]}")
+    for command in commands:
+        doc = _summary(command["doc"])
+        lines.append(f"  {command['name']:<{width}}  {command['function']:<{width + 4}}  {doc[:70]}")
     if events:
-        width = max(len(m.partition(".")[2]) for m, _ in events)
+        width = max(len(e["name"]) for e in events)
         lines += ["", f"Events ({wire_domain}.<name> / cdp.{module_name}.<class>):"]
-        for method, cls in events:
-            lines.append(f"  {method.partition('.')[2]:<{width}}  {cls}")
-    lazy: dict[str, str] = getattr(module, "_LAZY_NAMES", {})
-    type_names = [n for n, kind in lazy.items() if kind == "_types"]
+        for event in events:
+            lines.append(f"  {event['name']:<{width}}  {event['class']}")
+    type_names = sorted(t["name"] for t in data["types"] if t["listed"])
     if type_names:
         lines += ["", "Types:", "  " + ", ".join(type_names)]
     return "\n".join(lines).rstrip()
 
 
-def _describe_command(method: str, module: types.ModuleType) -> str:
-    from .cdp import _registry
-
-    module_name = module.__name__.rpartition(".")[2]
-    function = getattr(module, _registry.COMMANDS[method][1])
-    wire = _wire_params(function)
-    signature = inspect.signature(function)
+def _describe_command(wire_domain: str, data: dict[str, Any], command: dict[str, Any]) -> str:
+    method = f"{wire_domain}.{command['name']}"
     raw = " ".join(
-        f"{wire[p]}=..." if param.default is inspect.Parameter.empty else f"[{wire[p]}=...]"
-        for p, param in signature.parameters.items()
-        if p in wire
+        f"{p['name']}=..." if not p["optional"] else f"[{p['name']}=...]"
+        for p in _signature_order(command["params"])
     )
     lines = [
         f"{method}  (command)",
         "",
-        _signature(function, f"cdp.{module_name}.{function.__name__}"),
+        command["signature"],
         "",
-        inspect.getdoc(function) or "",
+        command["doc"],
         "",
         f"REPL: {method}{' ' + raw if raw else ''}",
     ]
-    match = re.search(r"Command\[(\w+)\]", str(signature.return_annotation))
-    result_model = getattr(module, match.group(1), None) if match else None
-    if match and result_model is not None:
-        lines += ["", f"Result: cdp.{module_name}.{match.group(1)}", *_fields(result_model)]
+    if command["result"]:
+        lines += ["", f"Result: cdp.{data['module']}.{command['result']}", *_fields(command["returns"])]
     return "\n".join(lines).rstrip()
 
 
-def _describe_event(method: str, module: types.ModuleType) -> str:
-    from .cdp import _registry
-
-    module_name = module.__name__.rpartition(".")[2]
-    cls = getattr(module, _registry.EVENTS[method][1])
+def _describe_event(wire_domain: str, data: dict[str, Any], event: dict[str, Any]) -> str:
     lines = [
-        f"{method}  (event: cdp.{module_name}.{cls.__name__})",
+        f"{wire_domain}.{event['name']}  (event: cdp.{data['module']}.{event['class']})",
         "",
-        inspect.getdoc(cls) or "",
+        event["doc"],
         "",
         "Fields:",
-        *(_fields(cls) or ["    (none)"]),
+        *(_fields(event["fields"]) or ["    (none)"]),
     ]
     return "\n".join(lines).rstrip()
 
 
-def _describe_type(wire_domain: str, item: str, module: types.ModuleType) -> str | None:
-    module_name = module.__name__.rpartition(".")[2]
-    lazy: dict[str, str] = getattr(module, "_LAZY_NAMES", {})
-    known = [
-        n
-        for n in dir(module)
-        if n[:1].isupper() and (lazy.get(n) == "_types" or hasattr(getattr(module, n), "__supertype__"))
-    ]
-    found = next((n for n in known if n == item), None) or next(
-        (n for n in known if n.lower() == item.lower()), None
-    )
-    if found is None:
-        return None
-    value = getattr(module, found)
-    lines = [f"{wire_domain}.{found}  (type: cdp.{module_name}.{found})", ""]
-    if isinstance(value, type) and issubclass(value, enum.Enum):
-        lines += [inspect.getdoc(value) or "", "", "Values: " + ", ".join(str(m.value) for m in value)]
-    elif hasattr(value, "__supertype__"):
-        lines.append(f"NewType of {_annotation(value.__supertype__)}")
+def _describe_type(wire_domain: str, data: dict[str, Any], entry: dict[str, Any]) -> str:
+    name = entry["name"]
+    lines = [f"{wire_domain}.{name}  (type: cdp.{data['module']}.{name})", ""]
+    if entry["kind"] == "enum":
+        lines += [entry["doc"], "", "Values: " + ", ".join(entry["values"])]
+    elif entry["kind"] == "newtype":
+        lines.append(f"NewType of {entry['target']}")
+    elif entry["kind"] == "alias":
+        lines += [entry["doc"], "", f"Alias of {entry['target']}"]
     else:
-        lines.append(inspect.getdoc(value) or "")
-        fields = _fields(value)
+        lines.append(entry["doc"])
+        fields = _fields(entry["fields"])
         if fields:
             lines += ["", "Fields:", *fields]
     return "\n".join(lines).rstrip()

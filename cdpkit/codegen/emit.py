@@ -12,7 +12,19 @@ import json
 from collections.abc import Sequence
 
 from .checks import name_problems
-from .docs import docstring, item_link, marked, property_entries
+from .docs import (
+    command_returns,
+    command_summary,
+    docstring,
+    domain_summary,
+    event_summary,
+    inline_enum_summary,
+    item_link,
+    property_entries,
+    result_summary,
+    type_summary,
+)
+from .docs_data import DOCS_MODULE, emit_docs_module
 from .layout import (
     EVENTS,
     PRIVATE_PACKAGES,
@@ -74,6 +86,7 @@ def emit_package(protocol: Protocol, package: str = DEFAULT_PACKAGE) -> dict[str
     files = {
         "__init__.py": emit_package_init(protocol, package),
         "_registry.py": emit_registry(protocol),
+        DOCS_MODULE: emit_docs_module(protocol, header(protocol.source)),
     }
     for kind in PRIVATE_PACKAGES:
         files[f"{kind}/__init__.py"] = emit_private_package_init(protocol, package, kind)
@@ -165,14 +178,7 @@ def emit_domain_module(protocol: Protocol, domain: Domain, package: str) -> str:
 
 
 def _domain_docstring(domain: Domain) -> list[str]:
-    summary = marked(
-        domain.description or f"The {domain.name} domain.",
-        experimental=domain.experimental,
-        deprecated=domain.deprecated,
-    )
-    if domain.dependencies:
-        summary += f"\n\nDepends on: {', '.join(domain.dependencies)}."
-    return docstring(summary, link=item_link(domain.name))
+    return docstring(domain_summary(domain), link=item_link(domain.name))
 
 
 def _type_docstring(
@@ -181,15 +187,8 @@ def _type_docstring(
     indent: str = "",
     sections: Sequence[tuple[str, Sequence[tuple[str, str]]]] = (),
 ) -> list[str]:
-    wire = f"``{typedef.domain}.{typedef.id}``"
-    fallback = f"Values of {wire}." if typedef.kind == "enum" else f"The {wire} type."
-    summary = marked(
-        typedef.description or fallback,
-        experimental=typedef.experimental,
-        deprecated=typedef.deprecated,
-    )
     return docstring(
-        summary,
+        type_summary(typedef),
         link=item_link(typedef.domain, f"type-{typedef.id}"),
         sections=sections,
         indent=indent,
@@ -227,25 +226,11 @@ def _command_function(spelling: Spelling, command: Command) -> list[str]:
         command.function_name, params, f"Command[{command.result_class or 'None'}]"
     )
 
-    summary = marked(
-        command.description or f"Sends ``{command.method}``.",
-        experimental=command.experimental,
-        deprecated=command.deprecated,
-    )
-    if command.redirect:
-        summary += (
-            f"\n\nHandled by the {command.redirect} domain (``{command.redirect}.{command.name}``)."
-        )
-    returns = (
-        f"The command; its result is a :class:`{command.result_class}`."
-        if command.result_class
-        else None
-    )
     lines += docstring(
-        summary,
+        command_summary(command),
         link=item_link(command.domain, f"method-{command.name}"),
         sections=[("Args", property_entries(command.parameters))],
-        returns=returns,
+        returns=command_returns(command),
         indent="    ",
     )
 
@@ -397,13 +382,8 @@ def emit_results_module(protocol: Protocol, domain: Domain, package: str) -> str
         anchor = f"method-{command.name}"
         for prop in inline_enums(command.returns):
             body += _blank(_inline_enum_class(spelling, domain, name, prop, anchor))
-        summary = marked(
-            f"Result of :func:`{package}.{domain.module}.{command.function_name}` (``{command.method}``).",
-            experimental=command.experimental,
-            deprecated=command.deprecated,
-        )
         doc = docstring(
-            summary,
+            result_summary(command, package, domain.module),
             link=item_link(domain.name, anchor),
             sections=[("Attributes", property_entries(command.returns))],
             indent="    ",
@@ -422,13 +402,8 @@ def emit_events_module(protocol: Protocol, domain: Domain, package: str) -> str 
         anchor = f"event-{event.name}"
         for prop in inline_enums(event.parameters):
             body += _blank(_inline_enum_class(spelling, domain, event.class_name, prop, anchor))
-        summary = marked(
-            event.description or f"The ``{event.method}`` event.",
-            experimental=event.experimental,
-            deprecated=event.deprecated,
-        )
         doc = docstring(
-            summary,
+            event_summary(event),
             link=item_link(domain.name, anchor),
             sections=[("Attributes", property_entries(event.parameters))],
             indent="    ",
@@ -458,10 +433,7 @@ def _inline_enum_class(
     """The class of an enum declared on a property: ``<Owner><Property>``."""
     if prop.enum_class is None or not isinstance(prop.type, InlineEnum):
         raise ProtocolError(f"{owner}.{prop.name} has no inline enum")
-    summary = f"Values of ``{owner}.{prop.name}``."
-    if prop.description:
-        summary += f" {prop.description.strip()}"
-    doc = docstring(summary, link=item_link(domain.name, anchor), indent="    ")
+    doc = docstring(inline_enum_summary(owner, prop), link=item_link(domain.name, anchor), indent="    ")
     return _enum_class(spelling, prop.enum_class, doc, prop.type.values)
 
 

@@ -79,8 +79,17 @@ class Comparison:
                 lines.append(f"{label} ({len(paths)}): {shown}{more}")
         for relative, diff in self.first_diffs.items():
             lines.append(f"--- first differences in {relative}:")
-            lines += diff[:context_lines]
+            lines += [_shortened(line) for line in diff[:context_lines]]
         return "\n".join(lines)
+
+
+_DIFF_LINE_LIMIT = 300  # _docs.py holds one long JSON line per domain
+
+
+def _shortened(line: str) -> str:
+    if len(line) <= _DIFF_LINE_LIMIT:
+        return line
+    return f"{line[:_DIFF_LINE_LIMIT]}... ({len(line)} characters)"
 
 
 def compare_files(files: Mapping[str, str], out: Path, max_diffs: int = 3) -> Comparison:

@@ -222,6 +222,7 @@ def files() -> dict[str, str]:
 def test_emitted_file_set(files: dict[str, str]) -> None:
     assert sorted(files) == [
         "__init__.py",
+        "_docs.py",
         "_events/__init__.py",
         "_events/dom_thing.py",
         "_registry.py",

@@ -10,9 +10,13 @@ page; the tools; the programs (CLI, REPL, MCP). The walk is static (``ast``): ev
 from __future__ import annotations
 
 import ast
+import urllib.parse
 from pathlib import Path
 
 import pytest
+
+import cdpkit
+from tests.server import FixtureServer, closed_port
 
 PACKAGE = Path(__file__).parent.parent / "cdpkit"
 
@@ -233,3 +237,31 @@ def test_the_cycle_finder_names_each_import(
     graph: dict[str, list[tuple[str, int]]], expected: list[tuple[str, str, int]] | None
 ) -> None:
     assert _cycle(graph) == expected
+
+
+# `Browser.new_page(url=)` navigates with the primitive that now sits below the tools
+# (cdpkit/_navigation.py); it behaves as `tools.navigate` does.
+
+
+async def test_new_page_url_waits_for_the_load_event(
+    context: cdpkit.BrowserContext, server: FixtureServer
+) -> None:
+    # The load event waits for the image, which the server sends after half a second.
+    url = "data:text/html," + urllib.parse.quote(f'<img src="{server.url("/slow?s=0.5")}">')
+    page = await context.new_page(url)
+    state = await page.call(
+        "Runtime.evaluate",
+        {"expression": "[document.readyState, document.images[0].complete]", "returnByValue": True},
+    )
+    assert state["result"]["value"] == ["complete", True]
+
+
+async def test_new_page_url_raises_navigation_error_naming_the_url(
+    context: cdpkit.BrowserContext,
+) -> None:
+    url = f"http://127.0.0.1:{closed_port()}/nothing"
+    with pytest.raises(cdpkit.NavigationError) as caught:
+        await context.new_page(url)
+    assert caught.value.url == url
+    assert caught.value.error_text == "net::ERR_CONNECTION_REFUSED"
+    assert url in str(caught.value)

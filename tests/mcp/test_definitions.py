@@ -183,7 +183,7 @@ def test_without_the_extra_it_says_how_to_install_it() -> None:
     )
     assert out.returncode == 1
     assert out.stderr.strip() == INSTALL_HINT
-    assert "pip install 'cdpkit[mcp]'" in out.stderr
+    assert "pip install 'cdpkit-browser[mcp]'" in out.stderr
     assert "Traceback" not in out.stderr
 
 

@@ -910,9 +910,6 @@ def _render_snapshot(result: tools.Snapshot, session: BrowserSession) -> list[Pa
     return [Text(result.text or "(no node matched)")]
 
 
-_IMAGE_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
-
-
 def _image_type(data: bytes) -> str:
     if data.startswith(b"\xff\xd8"):
         return "image/jpeg"

@@ -36,6 +36,8 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, Union
 
+import docstring_parser
+import docstring_parser.google
 import pydantic
 import pydantic_core
 
@@ -342,15 +344,22 @@ class Docstring:
     returns: str
 
 
-_SECTION = re.compile(r"^(Args|Arguments|Returns|Raises|Yields|Attributes):\s*$")
-_ARG = re.compile(r"^ {4}\*{0,2}(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
+# The sections a tool's docstring may have; any other line (``Example:``, ``Note:``) is body
+# text. docstring_parser's defaults would also take ``Example:`` and ``Parameters:``.
+_GOOGLE = docstring_parser.google.GoogleParser(
+    [
+        section
+        for section in docstring_parser.google.DEFAULT_SECTIONS
+        if section.title in ("Args", "Arguments", "Returns", "Raises", "Yields", "Attributes")
+    ]
+)
 
 
-def _paragraphs(lines: Iterable[str]) -> str:
+def _paragraphs(text: str | None) -> str:
     """Unwrap hard-wrapped lines into paragraphs (list items keep their own line)."""
     paragraphs: list[str] = []
     current = ""
-    for raw in lines:
+    for raw in (text or "").splitlines():
         line = raw.strip()
         if not line:
             if current:
@@ -367,36 +376,42 @@ def _paragraphs(lines: Iterable[str]) -> str:
     return "\n\n".join(paragraphs)
 
 
+def _paragraphs_between_sections(doc: str | None) -> list[str]:
+    """Body paragraphs after the first section (``snapshot`` explains its filters between
+    ``Args:`` and ``Returns:``), which docstring_parser drops: unindented paragraphs that
+    are not a section title."""
+    text = inspect.cleandoc(doc or "")
+    first = _GOOGLE.titles_re.search(text)
+    if first is None:
+        return []
+    return [
+        block
+        for block in re.split(r"\n[ \t]*\n", text[first.start() :])
+        if block.strip() and not block[0].isspace() and not _GOOGLE.titles_re.match(block)
+    ]
+
+
 def parse_docstring(doc: str | None) -> Docstring:
     """Split a Google-style docstring into description, parameter descriptions and the
-    ``Returns:`` text."""
-    body: list[str] = []
-    args: dict[str, list[str]] = {}
-    returns: list[str] = []
-    section: str | None = None
-    arg: str | None = None
-    for line in inspect.cleandoc(doc or "").splitlines():
-        header = _SECTION.match(line)
-        if header:
-            section, arg = header.group(1), None
-            continue
-        if section is not None and line.strip() and not line.startswith(" "):
-            section = None  # back to the body after a section
-        if section is None:
-            body.append(line)
-        elif section in ("Args", "Arguments"):
-            match = _ARG.match(line)
-            if match:
-                arg = match.group(1)
-                args[arg] = [match.group(2)]
-            elif arg is not None:
-                args[arg].append(line)
-        elif section == "Returns":
-            returns.append(line)
+    ``Returns:`` text, each unwrapped into paragraphs. Body paragraphs between or after
+    the sections belong to the description."""
+    parsed = _GOOGLE.parse(doc)
+    gap = "\n\n" if parsed.blank_after_short_description else "\n"
+    body = [(parsed.short_description or "") + gap + (parsed.long_description or "")]
+    returns = parsed.returns
     return Docstring(
-        description=_paragraphs(body),
-        args={name: _paragraphs(text) for name, text in args.items()},
-        returns=_paragraphs(returns),
+        description=_paragraphs("\n\n".join(body + _paragraphs_between_sections(doc))),
+        args={
+            param.arg_name.lstrip("*"): _paragraphs(param.description)
+            for param in parsed.params
+            if param.args[0] == "param"
+        },
+        # A ``Returns:`` text starting "word:" reads to the parser as "type: description".
+        returns=_paragraphs(
+            ""
+            if returns is None
+            else ": ".join(part for part in (returns.type_name, returns.description) if part)
+        ),
     )
 
 
@@ -908,9 +923,6 @@ def _render_navigation(result: Any, session: BrowserSession) -> list[Part]:
 
 def _render_snapshot(result: tools.Snapshot, session: BrowserSession) -> list[Part]:
     return [Text(result.text or "(no node matched)")]
-
-
-_IMAGE_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
 
 
 def _image_type(data: bytes) -> str:

@@ -1,8 +1,8 @@
 """Hand-written bases that the generated bindings in :mod:`cdpkit.cdp` are built on.
 
 Everything here is pure data: no I/O. The core (:mod:`cdpkit.session`) sends a
-:class:`Command` and parses its result with :meth:`Command.parse`; events are parsed
-with :func:`parse_event` only when somebody listens for them.
+:class:`Command` and parses its result with :meth:`Command.parse`; it looks an event's
+model up with :func:`event_type` only when somebody listens for it.
 
 Compatibility with a Chrome newer than the pinned protocol is decided here:
 
@@ -29,7 +29,6 @@ __all__ = [
     "LazyModule",
     "RawEvent",
     "event_type",
-    "parse_event",
 ]
 
 R = TypeVar("R")
@@ -156,11 +155,3 @@ def event_type(method: str) -> type[Event] | None:
         found = cast(type[Event], getattr(module, entry[1]))
     _event_types[method] = found
     return found
-
-
-def parse_event(method: str, params: dict[str, Any]) -> Event | RawEvent:
-    """Parse an incoming event: a typed model if the registry knows ``method``, else raw."""
-    model = event_type(method)
-    if model is None:
-        return RawEvent(method, params)
-    return model.model_validate(params)

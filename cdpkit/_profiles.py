@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import IO
 
+import platformdirs
+
 from .errors import ProfileLockedError
 
 __all__ = ["ProfileLock", "profile_dir", "profiles_root"]
@@ -24,18 +26,13 @@ LOCK_NAME = "browser.lock"
 
 
 def profiles_root() -> Path:
-    """``$CDPKIT_PROFILES``, else the platform's per-user data dir + ``cdpkit/profiles``."""
+    """``$CDPKIT_PROFILES``, else ``profiles`` in the platform's per-user data dir for
+    cdpkit: ``$XDG_DATA_HOME/cdpkit`` (``~/.local/share/cdpkit`` by default) on Linux,
+    ``~/Library/Application Support/cdpkit`` on macOS, ``%LOCALAPPDATA%\\cdpkit`` on Windows."""
     configured = os.environ.get("CDPKIT_PROFILES")
     if configured:
         return Path(configured).expanduser()
-    home = Path.home()
-    if sys.platform == "darwin":
-        base = home / "Library/Application Support"
-    elif sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or home / "AppData/Local")
-    else:
-        base = Path(os.environ.get("XDG_DATA_HOME") or home / ".local/share")
-    return base / "cdpkit" / "profiles"
+    return platformdirs.user_data_path("cdpkit", appauthor=False) / "profiles"
 
 
 def profile_dir(name: str) -> Path:

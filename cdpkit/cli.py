@@ -1195,8 +1195,8 @@ def mcp(
     ] = None,
 ) -> None:
     """Serve the browser tools to an AI agent over the Model Context Protocol (needs the
-    `mcp` extra: pip install 'cdpkit[mcp]'). The browser starts on the first tool call and
-    closes when the client disconnects. The same options as `python -m cdpkit.mcp_server`."""
+    `mcp` extra: pip install 'cdpkit-browser[mcp]'). The browser starts on the first tool
+    call and closes when the client disconnects. The same options as `python -m cdpkit.mcp_server`."""
     from . import mcp_server  # optional extra: imported only here
 
     try:

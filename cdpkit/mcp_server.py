@@ -4,8 +4,8 @@
     cdpkit mcp --http 127.0.0.1:8931    # streamable HTTP on http://127.0.0.1:8931/mcp
     python -m cdpkit.mcp_server ...     # the same, without the CLI
 
-Needs the ``mcp`` extra (``pip install 'cdpkit[mcp]'``); importing this module does not
-import ``mcp``, and neither does ``import cdpkit``.
+Needs the ``mcp`` extra (``pip install 'cdpkit-browser[mcp]'``); importing this module does
+not import ``mcp``, and neither does ``import cdpkit``.
 
 Every tool function is exposed under the MCP name agents know (``browser_navigate``,
 ``browser_click``, ``browser_snapshot``...): its input schema comes from the function's
@@ -45,7 +45,7 @@ __all__ = ["INSTALL_HINT", "ORIGINS_HELP", "main", "parse_http", "serve", "serve
 
 INSTALL_HINT = (
     "The MCP server needs the 'mcp' package, an optional extra of cdpkit. "
-    "Install it with: pip install 'cdpkit[mcp]'"
+    "Install it with: pip install 'cdpkit-browser[mcp]'"
 )
 
 DEFAULT_HOST = "127.0.0.1"
@@ -95,7 +95,7 @@ def _require_mcp() -> None:
         if int(installed.split(".")[0]) < 2:
             raise SystemExit(
                 f"The MCP server needs version 2 of the 'mcp' package; version {installed} is "
-                f"installed. Upgrade it with: pip install -U 'cdpkit[mcp]'"
+                f"installed. Upgrade it with: pip install -U 'cdpkit-browser[mcp]'"
             )
 
 
@@ -209,7 +209,7 @@ def serve(
 
     Raises:
         SystemExit: The ``mcp`` extra is not installed (the message says how to install
-            it: ``pip install 'cdpkit[mcp]'``), so a CLI exits 1 without a traceback.
+            it: ``pip install 'cdpkit-browser[mcp]'``), so a CLI exits 1 without a traceback.
         ValueError: Invalid options.
     """
     _require_mcp()

@@ -52,6 +52,8 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import platformdirs
+
 from ._cli_common import TERMINATING_SIGNALS
 from .errors import CDPError, ProtocolError
 
@@ -99,20 +101,14 @@ Ctrl-C cancels the running command.
 
 
 def history_path() -> Path:
-    """Where the REPL keeps its history: ``$CDPKIT_HISTORY`` if set, else
-    ``$XDG_STATE_HOME/cdpkit/repl_history`` (``~/.local/state`` by default), the
-    Application Support folder on macOS, ``%LOCALAPPDATA%`` on Windows."""
+    """Where the REPL keeps its history: ``$CDPKIT_HISTORY`` if set, else ``repl_history``
+    in the platform's per-user state dir for cdpkit: ``$XDG_STATE_HOME/cdpkit``
+    (``~/.local/state/cdpkit`` by default) on Linux, ``~/Library/Application
+    Support/cdpkit`` on macOS, ``%LOCALAPPDATA%\\cdpkit`` on Windows."""
     configured = os.environ.get("CDPKIT_HISTORY")
     if configured:
         return Path(configured).expanduser()
-    home = Path.home()
-    if sys.platform == "darwin":
-        base = home / "Library" / "Application Support"
-    elif sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local")
-    else:
-        base = Path(os.environ.get("XDG_STATE_HOME") or home / ".local" / "state")
-    return base / "cdpkit" / "repl_history"
+    return platformdirs.user_state_path("cdpkit", appauthor=False) / "repl_history"
 
 
 # -- raw protocol lines ----------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """An MCP client driving cdpkit's MCP server, as an AI agent's host would: start the
 server over stdio, list its tools, open a page, read it as a numbered snapshot, click a
 button by its index, take a screenshot, read a resource, and see an error come back as a
-result. Needs the mcp extra: pip install 'cdpkit[mcp]'."""
+result. Needs the mcp extra: pip install 'cdpkit-browser[mcp]'."""
 
 import asyncio
 import base64

@@ -25,4 +25,9 @@ if [ ! -x .venv/bin/python ]; then
     "$python" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
+# The distribution was called `cdpkit` before it became `cdpkit-browser`: a venv that still has
+# the old one would keep two owners of the `cdpkit` command and package, so drop it first.
+if .venv/bin/python -m pip show -q cdpkit >/dev/null 2>&1; then
+    .venv/bin/python -m pip uninstall -y -q --disable-pip-version-check cdpkit
+fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'

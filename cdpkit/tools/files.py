@@ -44,6 +44,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 import anyio
+import platformdirs
 
 from ..errors import CDPError, DownloadError
 from ..page import Page
@@ -103,9 +104,10 @@ class DownloadResult:
 
 
 def default_download_dir() -> Path:
-    """``$XDG_DOWNLOAD_DIR`` if set, else ``~/Downloads``."""
-    configured = os.environ.get("XDG_DOWNLOAD_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / "Downloads"
+    """The user's download folder: ``$XDG_DOWNLOAD_DIR`` if set (an absolute path), else
+    the one ``~/.config/user-dirs.dirs`` names, else ``~/Downloads`` (Windows: the
+    Downloads known folder)."""
+    return platformdirs.user_downloads_path()
 
 
 def sanitize_filename(name: str) -> str:

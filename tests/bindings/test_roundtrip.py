@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from cdpkit import cdp
-from cdpkit._model import CDPEnum, CDPModel, Command, Event, RawEvent, parse_event
+from cdpkit._model import CDPEnum, CDPModel, Command, Event, RawEvent
 from cdpkit.cdp import _registry
+from cdpkit.session import _parse_event as parse_event  # how sessions deliver events
 from tests.bindings.conftest import FIXTURES
 
 

@@ -121,6 +121,34 @@ def test_parse_docstring_and_mcp_words() -> None:
     assert mcp_words("take one with snapshot() first") == "take one with browser_snapshot first"
 
 
+def test_parse_docstring_keeps_body_text_around_the_sections() -> None:
+    """Only the sections the tools use are sections: ``Example:`` stays text, and a body
+    paragraph between ``Args:`` and ``Returns:`` (as ``snapshot`` has) stays in the
+    description."""
+    doc = parse_docstring(
+        """Summary
+        wrapped.
+
+        Example:
+            x = 1
+
+        Args:
+            **options: Passed on.
+
+        With filters, fewer nodes.
+
+        Returns:
+            ok: a thing.
+        """
+    )
+    assert doc.description == "Summary wrapped.\n\nExample: x = 1\n\nWith filters, fewer nodes."
+    assert doc.args == {"options": "Passed on."}
+    assert doc.returns == "ok: a thing."
+    snapshot = _specs()["browser_snapshot"].description
+    assert "With filters, only matching nodes are listed" in snapshot
+    assert snapshot.index("With filters") < snapshot.index("Returns: ")
+
+
 def test_arguments_are_validated_and_only_given_ones_passed() -> None:
     click = _specs()["browser_click"]
     assert click.arguments({"index": 3}) == {"index": 3}
@@ -183,7 +211,7 @@ def test_without_the_extra_it_says_how_to_install_it() -> None:
     )
     assert out.returncode == 1
     assert out.stderr.strip() == INSTALL_HINT
-    assert "pip install 'cdpkit[mcp]'" in out.stderr
+    assert "pip install 'cdpkit-browser[mcp]'" in out.stderr
     assert "Traceback" not in out.stderr
 
 

@@ -1,0 +1,107 @@
+"""What a user installs: the distribution's name, the type information it ships, and the
+install hints that name it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+import tomllib
+import zipfile
+from importlib.metadata import distribution
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+DISTRIBUTION = "cdpkit-browser"
+
+USER_SAMPLE = """\
+import cdpkit
+from cdpkit import cdp
+
+
+async def f(page: cdpkit.Page) -> None:
+    r = await page.send(cdp.runtime.evaluate("1"))
+    reveal_type(r)
+    n = await page.send(cdp.page.navigate("about:blank"))
+    reveal_type(n)
+    print(r.result.value_typo)
+"""
+
+
+def test_distribution_is_cdpkit_browser_and_installed_under_that_name() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["name"] == DISTRIBUTION
+    assert project["scripts"] == {"cdpkit": "cdpkit.cli:main"}
+    installed = distribution(DISTRIBUTION)  # raises if the venv still has the old name only
+    assert installed.metadata["Name"] == DISTRIBUTION
+
+
+def test_users_mypy_strict_sees_the_result_types(tmp_path: Path) -> None:
+    """A user's project, outside the checkout, type-checked against the installed package."""
+    (tmp_path / "sample.py").write_text(USER_SAMPLE)
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-color-output", "sample.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    report = out.stdout + out.stderr
+    assert "missing library stubs or py.typed marker" not in report, report
+    revealed = re.findall(r'Revealed type is "([^"]+)"', report)
+    assert [name.rsplit(".", 1)[-1] for name in revealed] == [
+        "EvaluateResult",
+        "NavigateResult",
+    ], report
+    # The deliberate typo is caught, and it is the only error.
+    assert '"RemoteObject" has no attribute "value_typo"' in report, report
+    assert "Found 1 error in 1 file" in report, report
+    assert out.returncode == 1, report
+
+
+def test_wheel_ships_py_typed_under_the_new_name(tmp_path: Path) -> None:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (wheel,) = tmp_path.glob("*.whl")
+    assert wheel.name.startswith("cdpkit_browser-")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        assert "cdpkit/py.typed" in names
+        assert "cdpkit/cdp/_results/runtime.py" in names
+        (metadata,) = (name for name in names if name.endswith(".dist-info/METADATA"))
+        assert f"\nName: {DISTRIBUTION}\n" in archive.read(metadata).decode()
+        (entry_points,) = (name for name in names if name.endswith("entry_points.txt"))
+        assert "cdpkit = cdpkit.cli:main" in archive.read(entry_points).decode()
+
+
+def test_every_install_hint_names_the_distribution() -> None:
+    """`pip install 'cdpkit[mcp]'` would install an unrelated chemistry toolkit."""
+    sources = [ROOT / "README.md", *sorted((ROOT / "cdpkit").rglob("*.py"))]
+    sources += sorted((ROOT / "examples").rglob("*.py"))
+    hint = re.compile(r"pip install (?:-U )?'?([A-Za-z0-9_.-]+)(\[[a-z,]+\])?")
+    named = {}
+    for path in sources:
+        for match in hint.finditer(path.read_text()):
+            named[f"{path.relative_to(ROOT)}: {match.group(0)}"] = match.group(1)
+    assert any(name == DISTRIBUTION for name in named.values()), named
+    wrong = {where: name for where, name in named.items() if name not in (DISTRIBUTION, ".")}
+    assert not wrong, textwrap.indent("\n".join(wrong), "  ")

@@ -43,23 +43,9 @@ from .dom import (
     visible_text,
 )
 from .files import DownloadResult, PendingDownload, download, expect_download
+from .forms import handle_dialog, select_option, upload_file
 from .information import ConsoleMessage, console_logs, evaluate, pdf, screenshot
-from .input import (
-    click,
-    drag,
-    handle_dialog,
-    hover,
-    key_down,
-    key_up,
-    mouse_down,
-    mouse_move,
-    mouse_up,
-    mouse_wheel,
-    press_key,
-    select_option,
-    type_text,
-    upload_file,
-)
+from .keyboard import key_down, key_up, press_key, type_text
 from .navigation import (
     NavigationResult,
     go_back,
@@ -69,6 +55,7 @@ from .navigation import (
     wait,
     wait_for,
 )
+from .pointer import click, drag, hover, mouse_down, mouse_move, mouse_up, mouse_wheel
 from .scraping import Link, ScrapeResult, SmartWait, scrape, wait_for_content
 from .tabs import Tab, active_tab, close_tab, list_tabs, new_tab, switch_tab
 

@@ -25,8 +25,10 @@ from cdpkit.tools.dom import (
     query_dom,
     visible_text,
 )
-from cdpkit.tools.input import click, select_option, type_text
+from cdpkit.tools.forms import select_option
+from cdpkit.tools.keyboard import type_text
 from cdpkit.tools.navigation import navigate
+from cdpkit.tools.pointer import click
 from tests.server import FixtureServer
 
 

@@ -11,23 +11,10 @@ import pytest
 
 import cdpkit
 from cdpkit.tools.accessibility import snapshot
-from cdpkit.tools.input import (
-    click,
-    drag,
-    handle_dialog,
-    hover,
-    key_down,
-    key_up,
-    mouse_down,
-    mouse_move,
-    mouse_up,
-    mouse_wheel,
-    press_key,
-    select_option,
-    type_text,
-    upload_file,
-)
+from cdpkit.tools.forms import handle_dialog, select_option, upload_file
+from cdpkit.tools.keyboard import key_down, key_up, press_key, type_text
 from cdpkit.tools.navigation import navigate
+from cdpkit.tools.pointer import click, drag, hover, mouse_down, mouse_move, mouse_up, mouse_wheel
 from tests.server import FixtureServer
 
 

@@ -1,0 +1,390 @@
+"""Where a pointer tool lands: the clickable point of an element (scrolled into view, stable,
+in its frame's viewport, across frames) and the hit test saying what covers it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from ..errors import CDPError, ElementNotFoundError, EvaluationError, ProtocolError
+from ..page import Page
+from ..session import Session
+from ._dispatch import _check_no_dialog
+from ._targeting import Element, Point, check_one_target, resolve_element
+from .accessibility import session_origin
+
+# -- where to click ---------------------------------------------------------------------------
+
+# How a "covered by" error names the element a click would reach: its start tag with the
+# attributes that identify it, and the start of its text.
+_DESCRIBE_HIT_JS = """const describeHit = (hit) => {
+    let description = '<' + hit.localName;
+    for (const name of ['id', 'class', 'role', 'aria-label', 'name']) {
+      const value = (hit.getAttribute(name) || '').trim().replace(/\\s+/g, ' ');
+      if (value) description += ' ' + name + '="' + value.slice(0, 40) + '"';
+    }
+    description += '>';
+    const text = (hit.innerText || hit.textContent || '').trim().replace(/\\s+/g, ' ');
+    if (text) {
+      description += ' ' + JSON.stringify(text.length > 40 ? text.slice(0, 39) + '…' : text);
+    }
+    return description;
+  };"""
+
+# The top document's side of a click into a frame: what its point reaches, ``null`` when
+# that is a frame (whose own document then decides).
+_TOP_HIT_JS = """((x, y) => {
+  """ + _DESCRIBE_HIT_JS + """
+  let hit = document.elementFromPoint(x, y);
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  if (!hit || ['iframe', 'frame', 'object', 'embed'].includes(hit.localName)) return null;
+  return describeHit(hit);
+})"""
+
+# ``this`` is the target: an element, or a text node (a ``StaticText`` line of a snapshot),
+# whose parent element then owns it for the hit test. Scrolls it into view instantly
+# (whatever the page's ``scroll-behavior``), waits until its first client rect is the
+# same on two consecutive animation frames, and returns the centre of the visible part
+# of that rect in its frame's viewport, and what a click there would reach instead of
+# the target (``covering``, ``null`` when it reaches the target).
+_MEASURE_JS = """async function(checkHit, forceScroll, stableTimeoutMs) {
+  """ + _DESCRIBE_HIT_JS + """
+  const node = this;
+  const owner = node.nodeType === 1 ? node : node.parentElement;
+  if (!node.isConnected || !owner) return {error: 'hidden'};
+  const doc = node.ownerDocument;
+  const win = doc.defaultView;
+  // An element with display: contents has no box of its own: its content's boxes count.
+  const ownBoxes = node.nodeType === 1 && win.getComputedStyle(node).display !== 'contents';
+  const scroller = ownBoxes || node.nodeType !== 1 ? owner : node.firstElementChild || owner;
+  const firstRect = () => {
+    let rects;
+    if (ownBoxes) {
+      rects = node.getClientRects();
+    } else {
+      const range = doc.createRange();
+      range.selectNodeContents(node);
+      rects = range.getClientRects();
+    }
+    for (const rect of rects) if (rect.width * rect.height >= 1) return rect;
+    return null;
+  };
+  const viewport = () => {
+    const vv = win.visualViewport;
+    return vv ? {width: vv.width, height: vv.height}
+              : {width: win.innerWidth, height: win.innerHeight};
+  };
+  // rAF does not run in hidden pages: a timer stands in for a frame there.
+  const nextFrame = () => new Promise((resolve) => {
+    const timer = setTimeout(resolve, 50);
+    win.requestAnimationFrame(() => { clearTimeout(timer); resolve(); });
+  });
+  if (!firstRect() || win.getComputedStyle(owner).visibility !== 'visible') {
+    return {error: 'hidden'};
+  }
+  const inView = (r) => {
+    const view = viewport();
+    return r.left >= 0 && r.top >= 0 && r.right <= view.width && r.bottom <= view.height;
+  };
+  const same = (a, b) => a && b && a.x === b.x && a.y === b.y && a.width === b.width
+    && a.height === b.height;
+  const deadline = performance.now() + stableTimeoutMs;
+  let rect = null;
+  // A page scrolling by itself may carry the element away again: measure, scroll if
+  // needed, wait until still, and look again.
+  for (let round = 0; round < 3; round++) {
+    rect = firstRect();
+    if (!rect) return {error: 'hidden'};
+    if (round === 0 ? forceScroll || !inView(rect) : !inView(rect)) {
+      scroller.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+    } else if (round === 0) {
+      // In the viewport, maybe not in a scrolled box around it: 'nearest' scrolls only
+      // the boxes that hide it, and nothing at all when it is already visible.
+      scroller.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
+    } else {
+      break;
+    }
+    let previous = null;
+    rect = firstRect();
+    while (!same(previous, rect) && performance.now() < deadline) {
+      await nextFrame();
+      previous = rect;
+      rect = firstRect();
+    }
+    if (!rect || inView(rect)) break;
+  }
+  if (!rect) return {error: 'hidden'};
+  const view = viewport();
+  const left = Math.max(rect.left, 0), right = Math.min(rect.right, view.width);
+  const top = Math.max(rect.top, 0), bottom = Math.min(rect.bottom, view.height);
+  if (right - left < 1 || bottom - top < 1) return {error: 'outside'};
+  const x = (left + right) / 2, y = (top + bottom) / 2;
+  const result = {x, y, top: win === win.top, covering: null};
+  if (!checkHit) return result;
+  let hit = doc.elementFromPoint(x, y);
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  if (!hit) return result;
+  const up = (n) => n.parentNode || n.host || null;
+  const reaches = (from, to) => {
+    for (let n = from; n; n = up(n)) if (n === to) return true;
+    return false;
+  };
+  // The hit counts when it is the target or inside it; a label of the target or the
+  // target label's control; a closed shadow root's host holding the target.
+  if (reaches(hit, owner)) return result;
+  for (let root = owner.getRootNode(); root.host; root = root.host.getRootNode()) {
+    if (root.host === hit) return result;
+  }
+  for (let n = hit; n; n = up(n)) {
+    if (n.localName === 'label' && n.control === owner) return result;
+  }
+  if (owner.localName === 'label' && owner.control && reaches(hit, owner.control)) return result;
+  result.covering = describeHit(hit);
+  return result;
+}"""
+
+_DESCRIBE_JS = """function() {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el) return 'a ' + this.nodeName + ' node';
+  let text = '<' + el.localName;
+  if (el.id) text += ' id="' + el.id + '"';
+  return text + '>';
+}"""
+
+_STABLE_TIMEOUT_MS = 1000  # an element still moving after this is clicked where it is
+_COVERED_RETRIES = (0.05, 0.1, 0.2, 0.3)  # a transient overlay (a fading toast) may go
+
+
+def _frame_gone(element: Element) -> ElementNotFoundError:
+    return ElementNotFoundError(
+        f"Element {element.description} is in a frame that is no longer part of the page"
+    )
+
+
+async def _frame_ids(page: Page, element: Element) -> tuple[str, str]:
+    """The id of the frame holding ``element``, and of the root frame of its session."""
+    session = element.session
+    document = await _handle(
+        element, "function() { return (this.ownerDocument || this).documentElement; }"
+    )
+    if document is None:
+        raise _frame_gone(element)
+    try:
+        # A document element's node carries the id of its frame.
+        node = (await session.call("DOM.describeNode", {"objectId": document.object_id}))["node"]
+    except ProtocolError:
+        raise _frame_gone(element) from None
+    finally:
+        await _release(document)
+    if session is page:
+        root_id = page.target_id  # a page's main frame id is its target id
+    else:
+        root_id = (await session.call("Page.getFrameTree"))["frameTree"]["frame"]["id"]
+    return str(node.get("frameId") or root_id), root_id
+
+
+async def _scroll_frame_into_view(page: Page, element: Element) -> None:
+    """Scroll the ``<iframe>`` holding ``element`` into the page's view, from the side of
+    the document that holds the iframe (a frame's own scrolling does not move its parents
+    when the element is ``position: fixed``)."""
+    frame_id, root_id = await _frame_ids(page, element)
+    # The owner is in the element's own process, or for the root frame of an
+    # out-of-process frame's session, in the page's (the usual case: one level deep).
+    session: Session = element.session if frame_id != root_id else page
+    with contextlib.suppress(ProtocolError, KeyError):
+        owner = await session.call("DOM.getFrameOwner", {"frameId": frame_id})
+        resolved = await session.call("DOM.resolveNode", {"backendNodeId": owner["backendNodeId"]})
+        iframe = Element(session, resolved["object"]["objectId"], element.description)
+        try:
+            await iframe.call(
+                "function() { this.scrollIntoView("
+                "{block: 'center', inline: 'center', behavior: 'instant'}); }"
+            )
+        finally:
+            await _release(iframe)
+
+
+async def _frame_origin(page: Page, element: Element) -> Point:
+    """Where the viewport of the frame holding ``element`` lies in the page's viewport.
+
+    The origin of a frame is its ``<iframe>``'s content box: inside its border and padding.
+    """
+    session = element.session
+    gone = _frame_gone(element)
+    frame_id, root_id = await _frame_ids(page, element)
+    x = y = 0.0
+    if frame_id != root_id:
+        try:
+            owner = await session.call("DOM.getFrameOwner", {"frameId": frame_id})
+            box = await session.call("DOM.getBoxModel", {"backendNodeId": owner["backendNodeId"]})
+        except ProtocolError:
+            raise gone from None
+        # Box models of a process's nested frames are in its root frame's viewport.
+        content = box["model"]["content"]
+        x, y = float(content[0]), float(content[1])
+    if session is not page:
+        origin = await session_origin(page, session)
+        x, y = x + origin[0], y + origin[1]
+    return Point(x, y)
+
+
+async def _clickable_point(page: Page, element: Element, *, check_hit: bool = True) -> Point:
+    """Scroll ``element`` into view and return where a click lands on it, in the page's
+    viewport: the centre of the visible part of its first box (the first line of a
+    wrapped link), once the box stays put across two animation frames.
+
+    With ``check_hit``, the element at that point must be the target, inside it, or its
+    label (a text node's parent counts as the text); otherwise the check is retried
+    briefly with the element centred, for overlays on their way out and sticky headers.
+
+    Raises:
+        ElementNotFoundError: It has no box (hidden), is outside the viewport even after
+            scrolling, or (``check_hit``) another element covers it (the message names it).
+    """
+    force_scroll = frame_scrolled = False
+    delays = iter(_COVERED_RETRIES)
+    while True:
+        try:
+            found = await element.call(
+                _MEASURE_JS, check_hit, force_scroll, _STABLE_TIMEOUT_MS, await_promise=True
+            )
+        except EvaluationError:
+            found = {"error": "hidden"}  # e.g. a node in a document without a window
+        except ProtocolError as exc:
+            raise ElementNotFoundError(
+                f"Element {element.description} is gone: its document was replaced or its "
+                f"frame detached while it was being measured ({exc.message}); find it again"
+            ) from None
+        error = found.get("error")
+        if error == "hidden":
+            raise ElementNotFoundError(
+                f"Element {element.description} is not visible (it has no box on the page: "
+                f"display: none, visibility: hidden, detached, or zero size)"
+            )
+        if error == "outside":
+            raise ElementNotFoundError(
+                f"Element {element.description} is outside the viewport and could not be "
+                f"scrolled into view"
+            )
+        point = Point(found["x"], found["y"])
+        covering = found.get("covering")
+        if not found["top"]:
+            origin = await _frame_origin(page, element)
+            point = Point(point.x + origin.x, point.y + origin.y)
+            if not await _in_viewport(page, point):
+                # The frame itself is off-screen: scroll the element again (that scrolls
+                # its frame's parents too), then the frame from the parent's side.
+                if not force_scroll:
+                    force_scroll = True
+                    continue
+                if not frame_scrolled:
+                    frame_scrolled = True
+                    await _scroll_frame_into_view(page, element)
+                    continue
+                raise ElementNotFoundError(
+                    f"Element {element.description} is in a frame outside the viewport "
+                    f"that could not be scrolled into view"
+                )
+            if check_hit and covering is None:
+                covering = await _top_hit(page, point)
+        if covering is None:
+            return point
+        delay = next(delays, None)
+        if delay is None:
+            raise ElementNotFoundError(
+                f"Element {element.description} is covered by {covering} at "
+                f"({point.x:.0f}, {point.y:.0f}): a click there would reach that element "
+                f"instead. Close or move what covers it, or click at x/y on purpose"
+            )
+        await asyncio.sleep(delay)
+        force_scroll = True  # centred, it may come out from under a sticky header
+
+
+async def _top_hit(page: Page, point: Point) -> str | None:
+    """What covers the frame at ``point`` in the page's own document, if anything."""
+    result = await page.call(
+        "Runtime.evaluate",
+        {"expression": f"{_TOP_HIT_JS}({point.x}, {point.y})", "returnByValue": True},
+    )
+    value = result.get("result", {}).get("value")
+    return value if isinstance(value, str) else None
+
+
+async def _in_viewport(page: Page, point: Point) -> bool:
+    metrics = await page.call("Page.getLayoutMetrics")
+    viewport = metrics.get("cssVisualViewport") or metrics["cssLayoutViewport"]
+    return bool(
+        0 <= point.x < viewport["clientWidth"] and 0 <= point.y < viewport["clientHeight"]
+    )
+
+
+async def _release(*elements: Element | None) -> None:
+    """Free the page's handles on elements (best effort)."""
+    for element in elements:
+        if element is not None and not element.session.closed:
+            with contextlib.suppress(CDPError):
+                await element.session.call("Runtime.releaseObject", {"objectId": element.object_id})
+
+
+async def _point(
+    page: Page,
+    selector: str | None,
+    index: int | None,
+    x: float | None,
+    y: float | None,
+) -> Point:
+    """Where to act on the target (see :func:`_target`); the handle is released."""
+    element, point = await _target(page, selector, index, x, y)
+    await _release(element)
+    return point
+
+
+async def _target(
+    page: Page,
+    selector: str | None,
+    index: int | None,
+    x: float | None,
+    y: float | None,
+    *,
+    check_hit: bool = True,
+) -> tuple[Element, Point]:
+    """The targeted element and the viewport point to act at.
+
+    With ``x``/``y`` the point is exactly that; otherwise the element is scrolled into
+    view and the point is the centre of its box.
+    """
+    check_one_target(selector, index, x, y)
+    _check_no_dialog(page)
+    element = await resolve_element(page, selector=selector, index=index, x=x, y=y)
+    if x is not None and y is not None:
+        return element, Point(x, y)
+    try:
+        return element, await _clickable_point(page, element, check_hit=check_hit)
+    except BaseException:
+        await _release(element)
+        raise
+
+
+async def _handle(element: Element, function: str, *args: Any) -> Element | None:
+    """Run ``function`` on ``element``; the element it returns, or ``None``."""
+    result = await element.session.call(
+        "Runtime.callFunctionOn",
+        {
+            "functionDeclaration": function,
+            "objectId": element.object_id,
+            "arguments": [{"value": arg} for arg in args],
+        },
+    )
+    remote = result.get("result", {})
+    if "exceptionDetails" in result or "objectId" not in remote:
+        return None
+    return Element(element.session, remote["objectId"], element.description)

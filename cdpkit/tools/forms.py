@@ -1,0 +1,298 @@
+"""Form and dialog tools: pick options of a ``<select>``, upload files to a file input,
+answer JavaScript dialogs (``alert``, ``confirm``, ``prompt``, ``beforeunload``)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import ElementNotFoundError, TargetClosedError, WaitTimeoutError
+from ..page import Dialog, Page
+from ._dispatch import _check_no_dialog, _closed_error, _open_dialog
+from ._pointing import _handle, _release
+from ._targeting import Element, check_one_target, resolve_element
+
+__all__ = [
+    "handle_dialog",
+    "select_option",
+    "upload_file",
+]
+
+# -- form controls ----------------------------------------------------------------------------
+
+_SELECT_JS = """function(values) {
+  let el = this;
+  // A label stands for its control; any other element is not a select, even one that
+  // holds a select somewhere inside (which of them would be meant?).
+  if (el.localName === 'label' && el.control) el = el.control;
+  if (el.localName !== 'select') return {error: 'not-select', tag: this.localName};
+  if (el.disabled) return {error: 'disabled'};
+  const options = [...el.options];
+  const norm = (s) => s.replace(/\\s+/g, ' ').trim();
+  const chosen = [];
+  for (const value of values) {
+    const option = options.find(o => o.value === value)
+      || options.find(o => norm(o.label) === norm(value))
+      || options.find(o => norm(o.label).toLowerCase() === norm(value).toLowerCase());
+    if (!option) {
+      return {error: 'missing', value, options: options.map(o => [o.value, norm(o.label)])};
+    }
+    if (option.disabled) return {error: 'option-disabled', value};
+    if (!chosen.includes(option)) chosen.push(option);
+  }
+  if (!el.multiple && chosen.length > 1) return {error: 'single'};
+  if (!el.multiple && chosen.length === 0) return {error: 'empty'};
+  for (const option of options) option.selected = chosen.includes(option);
+  el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+  el.dispatchEvent(new Event('change', {bubbles: true}));
+  return {selected: [...el.selectedOptions].map(o => o.value)};
+}"""
+
+
+async def select_option(
+    page: Page,
+    values: str | Sequence[str],
+    *,
+    selector: str | None = None,
+    index: int | None = None,
+    x: float | None = None,
+    y: float | None = None,
+) -> list[str]:
+    """Choose the option(s) of a ``<select>`` element.
+
+    Each value matches an option by its ``value`` attribute, else by its visible label
+    (whitespace-insensitive, then case-insensitive). The chosen options become the
+    selection (others are deselected) and ``input`` and ``change`` events are dispatched,
+    as when a person picks from the list. A ``<label>`` of the select can be the target;
+    any other element that is not a ``<select>`` is an error, even one holding a select.
+
+    Args:
+        page: The page.
+        values: One value or label, or several for a ``<select multiple>``. An empty
+            list clears a multiple select.
+        selector: CSS selector of the select.
+        index: Index of the select in the latest ``snapshot``.
+        x: Viewport x of the select (with ``y``).
+        y: Viewport y of the select (with ``x``).
+
+    Returns:
+        The ``value`` of every option selected afterwards.
+
+    Raises:
+        ValueError: Several values for a single select; no value for a single select;
+            the select or an option is disabled; an invalid selector.
+        ElementNotFoundError: No such element, it is not a ``<select>`` (nor the label of
+            one; the message names what it is), or no option matches a value (the
+            message lists the options).
+        TargetClosedError: The page is closed.
+    """
+    wanted = [values] if isinstance(values, str) else list(values)
+    check_one_target(selector, index, x, y)
+    _check_no_dialog(page)
+    element = await resolve_element(page, selector=selector, index=index, x=x, y=y)
+    try:
+        result = await element.call(_SELECT_JS, wanted)
+    finally:
+        await _release(element)
+    error = result.get("error")
+    if error == "not-select":
+        raise ElementNotFoundError(
+            f"Element {element.description} is a <{result['tag']}>, not a <select>: "
+            f"select_option needs the <select> itself (or its <label>)"
+        )
+    if error == "disabled":
+        raise ValueError(f"The select {element.description} is disabled")
+    if error == "missing":
+        listed = ", ".join(
+            f"{value!r}" if value == label else f"{value!r} ({label!r})"
+            for value, label in result["options"]
+        )
+        raise ElementNotFoundError(
+            f"No option {result['value']!r} in the select {element.description}; "
+            f"options: {listed or 'none'}"
+        )
+    if error == "option-disabled":
+        raise ValueError(f"The option {result['value']!r} of {element.description} is disabled")
+    if error == "single":
+        raise ValueError(
+            f"The select {element.description} takes one value (it is not multiple); "
+            f"got {len(wanted)}"
+        )
+    if error == "empty":
+        raise ValueError(f"The select {element.description} needs a value (it is not multiple)")
+    selected: list[str] = result["selected"]
+    return selected
+
+
+_FILE_INPUT_JS = """function(count) {
+  let el = this;
+  const isFile = (e) => e && e.localName === 'input' && e.type === 'file';
+  if (!isFile(el)) {
+    const inner = el.localName === 'label' ? el.control : null;
+    const found = isFile(inner) ? inner : el.querySelector('input[type=file]');
+    if (!isFile(found)) return {error: 'not-file', tag: el.localName};
+    el = found;
+  }
+  if (el.disabled) return {error: 'disabled'};
+  if (count > 1 && !el.multiple) return {error: 'single'};
+  return {ok: true};
+}"""
+
+_FIND_FILE_INPUT_JS = """function() {
+  const isFile = (e) => e && e.localName === 'input' && e.type === 'file';
+  if (isFile(this)) return this;
+  if (this.localName === 'label' && isFile(this.control)) return this.control;
+  return this.querySelector('input[type=file]');
+}"""
+
+
+async def upload_file(
+    page: Page,
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    selector: str | None = None,
+    index: int | None = None,
+    x: float | None = None,
+    y: float | None = None,
+) -> list[str]:
+    """Put files into an ``<input type=file>``, as if chosen in the file dialog.
+
+    The input's ``files`` list is replaced and the page gets ``input`` and ``change``
+    events. The files are read by the browser, so paths are on the machine where the
+    browser runs. A ``<label>`` of the input, or an element wrapping it (a styled upload
+    button), can be the target.
+
+    Args:
+        page: The page.
+        paths: One path or several (several need ``<input multiple>``). An empty list
+            clears the selection.
+        selector: CSS selector of the file input.
+        index: Index of the file input in the latest ``snapshot``.
+        x: Viewport x of the input (with ``y``).
+        y: Viewport y of the input (with ``x``).
+
+    Returns:
+        The absolute paths given to the input.
+
+    Raises:
+        FileNotFoundError: A path is not an existing file (the message names it).
+        ValueError: Several files for an input without ``multiple``; a disabled input;
+            an invalid selector.
+        ElementNotFoundError: No such element, or it is not (and holds no) file input.
+        TargetClosedError: The page is closed.
+    """
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]
+    files = [os.path.abspath(os.fspath(path)) for path in paths]
+    for path in files:
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"File not found: {path}")
+    check_one_target(selector, index, x, y)
+    _check_no_dialog(page)
+    element = await resolve_element(page, selector=selector, index=index, x=x, y=y)
+    try:
+        await _set_files(element, files)
+    finally:
+        await _release(element)
+    return files
+
+
+async def _set_files(element: Element, files: list[str]) -> None:
+    check = await element.call(_FILE_INPUT_JS, len(files))
+    error = check.get("error")
+    if error == "not-file":
+        raise ElementNotFoundError(
+            f"Element {element.description} is a <{check['tag']}>, not a file input "
+            f"(<input type=file>), and holds none"
+        )
+    if error == "disabled":
+        raise ValueError(f"The file input {element.description} is disabled")
+    if error == "single":
+        raise ValueError(
+            f"The file input {element.description} takes one file (it has no 'multiple' "
+            f"attribute); got {len(files)}"
+        )
+    field = await _handle(element, _FIND_FILE_INPUT_JS)
+    assert field is not None
+    try:
+        await field.session.call(
+            "DOM.setFileInputFiles", {"files": files, "objectId": field.object_id}
+        )
+    finally:
+        await _release(field)
+
+
+# -- dialogs ----------------------------------------------------------------------------------
+
+
+async def handle_dialog(
+    page: Page,
+    *,
+    accept: bool = True,
+    prompt_text: str | None = None,
+    timeout: float = 30,
+) -> Dialog:
+    """Answer a JavaScript dialog (``alert``, ``confirm``, ``prompt``, ``beforeunload``).
+
+    Answers the dialog open now, if any. Otherwise answers the next one the page opens,
+    waiting up to ``timeout`` for it: start this call before the action that opens the
+    dialog (e.g. ``asyncio.create_task(handle_dialog(page, prompt_text="Ada"))``, then
+    ``click``). Dialogs no call is waiting for are answered by ``page.dialog_policy``
+    (dismissed by default) and recorded in ``page.dialogs``.
+
+    Args:
+        page: The page.
+        accept: Accept (OK) or dismiss (Cancel) the dialog.
+        prompt_text: The text to answer a ``prompt()`` with (when accepting).
+        timeout: Seconds to wait for a dialog when none is open.
+
+    Returns:
+        The dialog answered: its type, message, default prompt, and the answer given.
+
+    Raises:
+        WaitTimeoutError: No dialog opened within ``timeout``.
+        TargetClosedError: The page is closed (or closed while waiting).
+    """
+    if page.closed:
+        raise _closed_error(page)
+    dialog = _open_dialog(page)
+    if dialog is None:
+        dialog = await _next_dialog(page, timeout)
+    params: dict[str, Any] = {"accept": accept}
+    if prompt_text is not None:
+        params["promptText"] = prompt_text
+    dialog.accepted = accept
+    dialog.prompt_text = prompt_text if accept else None
+    await page.call("Page.handleJavaScriptDialog", params)
+    return dialog
+
+
+async def _next_dialog(page: Page, timeout: float) -> Dialog:
+    """Wait for the next dialog, keeping the page's dialog policy from answering it."""
+    loop = asyncio.get_running_loop()
+    arrived: asyncio.Future[Dialog] = loop.create_future()
+    previous = page.dialog_policy
+
+    def take(dialog: Dialog) -> tuple[bool, str | None] | None:
+        page.dialog_policy = previous
+        if not arrived.done():
+            arrived.set_result(dialog)
+        return None  # leave it open: the caller answers it
+
+    page.dialog_policy = take
+    closed: asyncio.Future[Any] = asyncio.ensure_future(page._closed_event.wait())
+    try:
+        done, _ = await asyncio.wait(
+            {arrived, closed}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+    finally:
+        closed.cancel()
+        if page.dialog_policy is take:
+            page.dialog_policy = previous
+    if arrived in done:
+        return arrived.result()
+    if page.closed:
+        raise TargetClosedError("The page was closed while waiting for a dialog")
+    raise WaitTimeoutError("a JavaScript dialog to open", timeout)

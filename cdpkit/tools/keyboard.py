@@ -1,0 +1,359 @@
+"""Keyboard tools: type text, press keys and combinations, hold keys down (``key_down`` /
+``key_up``).
+
+Keys go through ``Input.dispatchKeyEvent``, so the page receives trusted events
+(``event.isTrusted`` is true), as if a person typed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..errors import ElementNotFoundError
+from ..page import Page
+from ._dispatch import _check_no_dialog, _dispatch, _mouse
+from ._input_state import _MODIFIER_BITS, _input_state
+from ._keys import _KEYS, _Key, _key_params, _lookup_key, _parse_combo, _utf16_length
+from ._pointing import _DESCRIBE_JS, _handle, _release, _target
+from ._targeting import Element
+
+__all__ = [
+    "key_down",
+    "key_up",
+    "press_key",
+    "type_text",
+]
+
+
+# -- pressing keys ----------------------------------------------------------------------------
+
+
+async def _key_down(page: Page, key: _Key, shifted: bool, mask: int) -> None:
+    params = _key_params(key, shifted, mask)
+    params["type"] = "keyDown" if "text" in params else "rawKeyDown"
+    await _dispatch(page, "Input.dispatchKeyEvent", params)
+
+
+async def _key_up(page: Page, key: _Key, shifted: bool, mask: int) -> None:
+    params = _key_params(key, shifted, mask)
+    params.pop("text", None)
+    params.pop("unmodifiedText", None)
+    params["type"] = "keyUp"
+    await _dispatch(page, "Input.dispatchKeyEvent", params)
+
+
+async def _press_combo(page: Page, combo: str) -> None:
+    modifier_names, main = _parse_combo(combo)
+    key, shifted = _lookup_key(main)
+    if modifier_names:  # "Control+A" is the A key, shifted only if Shift is held
+        shifted = "Shift" in modifier_names and bool(key.shift_key)
+    modifiers = [_KEYS[name] for name in modifier_names]
+    mask = _input_state(page).modifiers  # keys held with key_down apply too
+    for modifier in modifiers:
+        mask |= _MODIFIER_BITS[modifier.key]
+        await _key_down(page, modifier, False, mask)
+    if key.key in _MODIFIER_BITS and not modifiers:
+        mask |= _MODIFIER_BITS[key.key]
+    if not key.code and _utf16_length(key.text) > 2 and not mask & ~_MODIFIER_BITS["Shift"]:
+        # Key events carry at most two UTF-16 units of text (one emoji); a longer
+        # character (a flag, a skin tone, a family) arrives as text input.
+        await _dispatch(page, "Input.insertText", {"text": key.text})
+        return
+    await _key_down(page, key, shifted, mask)
+    await _key_up(page, key, shifted, mask)
+    for modifier in reversed(modifiers):
+        mask &= ~_MODIFIER_BITS[modifier.key]
+        await _key_up(page, modifier, False, mask)
+
+
+# -- holding keys down ------------------------------------------------------------------------
+
+
+async def key_down(page: Page, key: str) -> None:
+    """Press a key and keep it held until :func:`key_up`.
+
+    A held modifier (``"Shift"``, ``"Control"``, ``"Alt"``, ``"Meta"``) applies to every
+    click, key press and typed character on the page until it is released, as when a
+    person holds it: Shift held while clicking extends a selection, Shift held while
+    pressing ``ArrowLeft`` selects text. Pressing a held key again auto-repeats it.
+
+    Args:
+        page: The page.
+        key: One key, named as for :func:`press_key` (``"Shift"``, ``"a"``,
+            ``"ArrowDown"``...); not a combination.
+
+    Raises:
+        ValueError: An unknown key name.
+        TargetClosedError: The page is closed.
+    """
+    found, shifted = _lookup_key(key)
+    _check_no_dialog(page)
+    state = _input_state(page)
+    if found.key in _MODIFIER_BITS:
+        state.modifiers |= _MODIFIER_BITS[found.key]
+    params = _key_params(found, shifted, state.modifiers)
+    params["type"] = "keyDown" if "text" in params else "rawKeyDown"
+    if found.key in state.keys:
+        params["autoRepeat"] = True
+    state.keys.add(found.key)
+    await _dispatch(page, "Input.dispatchKeyEvent", params)
+
+
+async def key_up(page: Page, key: str) -> None:
+    """Release a key held with :func:`key_down` (releasing a key not held sends the
+    ``keyup`` anyway, as a keyboard would).
+
+    Args:
+        page: The page.
+        key: The key, named as for :func:`key_down`.
+
+    Raises:
+        ValueError: An unknown key name.
+        TargetClosedError: The page is closed.
+    """
+    found, shifted = _lookup_key(key)
+    _check_no_dialog(page)
+    state = _input_state(page)
+    if found.key in _MODIFIER_BITS:
+        state.modifiers &= ~_MODIFIER_BITS[found.key]
+    state.keys.discard(found.key)
+    await _key_up(page, found, shifted, state.modifiers)
+
+
+# -- typing -----------------------------------------------------------------------------------
+
+# Finds what to type into: the element itself, or the editable field it labels or wraps.
+# Returns null when nothing editable is there.
+_EDITABLE_JS = """function(wrapped) {
+  const start = this.nodeType === 1 ? this : this.parentElement;  // a text line: its element
+  if (!start) return null;
+  const editable = (el) => {
+    if (!el || el.nodeType !== 1) return false;
+    if (el.isContentEditable) return true;
+    if (el.localName === 'textarea') return !el.disabled && !el.readOnly;
+    if (el.localName === 'input') {
+      const noText = ['button', 'submit', 'reset', 'checkbox', 'radio', 'file', 'image', 'hidden'];
+      return !noText.includes(el.type) && !el.disabled && !el.readOnly;
+    }
+    return false;
+  };
+  if (editable(start)) return start;
+  if (!wrapped) return null;
+  if (start.localName === 'label' && editable(start.control)) return start.control;
+  const inside = [...start.querySelectorAll('input, textarea, [contenteditable]')].filter(editable);
+  if (inside.length) return inside[0];
+  const root = start.shadowRoot;
+  if (root) {
+    const shadow = [...root.querySelectorAll('input, textarea, [contenteditable]')].filter(editable);
+    if (shadow.length) return shadow[0];
+  }
+  return null;
+}"""
+
+# Prepares ``this`` (an editable element) for typing; returns how to type into it.
+# ``atEnd``: put the caret after the content (a field just clicked); otherwise typing
+# goes where the caret or selection already is, as it would for a person.
+_PREPARE_JS = """function(clear, atEnd) {
+  const root = this.getRootNode();
+  let active = root.activeElement;
+  const focused = active === this || (this.isContentEditable && this.contains(active));
+  if (!focused) this.focus();
+  const setTypes = ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range'];
+  if (this.localName === 'input' && setTypes.includes(this.type)) return 'set';
+  if (this.localName === 'input' || this.localName === 'textarea') {
+    if (clear) { this.select(); return 'typed'; }
+    if (!atEnd) return 'typed';
+    try {
+      const end = this.value.length;
+      this.setSelectionRange(end, end);
+      return 'typed';
+    } catch (e) {
+      return 'end';
+    }
+  }
+  const selection = this.ownerDocument.getSelection();
+  if (clear) {
+    selection.selectAllChildren(this);
+  } else if (atEnd || !selection.rangeCount || !this.contains(selection.anchorNode)) {
+    const range = this.ownerDocument.createRange();
+    range.selectNodeContents(this);
+    range.collapse(false);
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+  return 'typed';
+}"""
+
+# Sets the value of inputs that take no typing (date, color, range...) like a user would.
+_SET_VALUE_JS = """function(value) {
+  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+  setter.call(this, value);
+  if (this.value !== value && value !== '') {
+    throw new Error('Invalid value ' + JSON.stringify(value) + ' for <input type=' + this.type + '>');
+  }
+  this.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+}"""
+
+_ACTIVE_JS = """(() => {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  return el;
+})()"""
+
+_TYPE_BATCH = 64
+
+
+async def _type_characters(page: Page, text: str) -> None:
+    """Type ``text`` key by key; characters without a key are inserted as text input."""
+    calls: list[tuple[str, dict[str, Any]]] = []
+    pending_text = ""
+
+    def flush_text() -> None:
+        nonlocal pending_text
+        if pending_text:
+            calls.append(("Input.insertText", {"text": pending_text}))
+            pending_text = ""
+
+    held = _input_state(page).modifiers  # Shift held with key_down types capitals
+    for char in text.replace("\r\n", "\n"):
+        name = "Enter" if char in "\n\r" else char
+        key = _KEYS.get(name)
+        if key is None or (len(name) == 1 and key.text != name and key.shift_key != name):
+            pending_text += char
+            continue
+        flush_text()
+        shifted = bool(key.shift_key) and name == key.shift_key
+        down = _key_params(key, shifted, held)
+        down["type"] = "keyDown" if "text" in down else "rawKeyDown"
+        up = {k: v for k, v in down.items() if k not in ("text", "unmodifiedText")}
+        up["type"] = "keyUp"
+        calls.append(("Input.dispatchKeyEvent", down))
+        calls.append(("Input.dispatchKeyEvent", up))
+    flush_text()
+    # Pipelined in batches: Chrome handles one session's commands in order.
+    for start in range(0, len(calls), _TYPE_BATCH):
+        batch = calls[start : start + _TYPE_BATCH]
+        await asyncio.gather(*(_dispatch(page, method, params) for method, params in batch))
+
+
+async def _focused_element(page: Page) -> Element | None:
+    result = await page.call("Runtime.evaluate", {"expression": _ACTIVE_JS})
+    remote = result.get("result", {})
+    if remote.get("subtype") == "null" or "objectId" not in remote:
+        return None
+    return Element(page, remote["objectId"], "the focused element")
+
+
+async def type_text(
+    page: Page,
+    text: str,
+    *,
+    selector: str | None = None,
+    index: int | None = None,
+    x: float | None = None,
+    y: float | None = None,
+    clear: bool = False,
+    submit: bool = False,
+) -> None:
+    """Type text into a field with real key presses, as a person would.
+
+    With a target, the field is clicked (focused) first and the text is added at the end
+    of what it already holds; without one, the text goes to the focused element at its
+    caret, replacing the selected text if any (as a person typing would). Keys held with
+    :func:`key_down` apply: with Shift held letters come out in capitals, with Control
+    held keys are shortcuts. Each character is a trusted
+    ``keydown``/``keypress``/``input``/``keyup`` sequence, so frameworks that only update
+    on input events (React controlled inputs, Vue, ...) see the new value;
+    contenteditable elements work too. Characters without a key on a US
+    keyboard (accents, emoji, CJK) are inserted as text input. A target that wraps or
+    labels a single field (a ``<label>``, a component's wrapper) types into that field.
+    Inputs of type date, time, datetime-local, month, week, color and range take no
+    typing: their value is set to ``text`` (e.g. ``"2024-05-17"``, ``"#ff0000"``) and
+    ``input`` and ``change`` are dispatched.
+
+    Args:
+        page: The page.
+        text: What to type. ``"\\n"`` presses Enter.
+        selector: CSS selector of the field.
+        index: Index of the field in the latest ``snapshot``.
+        x: Viewport x of the field (with ``y``).
+        y: Viewport y of the field (with ``x``).
+        clear: Replace the field's current content instead of appending to it.
+        submit: Press Enter after typing (submits most forms).
+
+    Raises:
+        ValueError: Several ways of targeting given; an invalid selector; ``clear=True``
+            with no target and nothing focused.
+        ElementNotFoundError: No such element, it is hidden or covered, or it is not
+            editable (not an input, a textarea or contenteditable).
+        TargetClosedError: The page is closed.
+    """
+    targeted = selector is not None or index is not None or x is not None or y is not None
+    handles: list[Element | None] = []
+    try:
+        if targeted:
+            element, point = await _target(page, selector, index, x, y)
+            handles.append(element)
+            field = await _handle(element, _EDITABLE_JS, True)
+            if field is None:
+                tag = await element.call(_DESCRIBE_JS)
+                raise ElementNotFoundError(
+                    f"Element {element.description} ({tag}) is not editable: target an "
+                    f"input, a textarea or a contenteditable element"
+                )
+            await _mouse(page, "mouseMoved", point)
+            await _mouse(page, "mousePressed", point, button="left", buttons=1, click_count=1)
+            await _mouse(page, "mouseReleased", point, button="left", click_count=1)
+        else:
+            _check_no_dialog(page)
+            focused = await _focused_element(page)
+            handles.append(focused)
+            field = await _handle(focused, _EDITABLE_JS, False) if focused is not None else None
+            if field is None and clear:
+                raise ValueError("clear=True needs a target: nothing editable is focused")
+        handles.append(field)
+        if field is not None:
+            how = await field.call(_PREPARE_JS, clear, targeted)
+            if how == "set":
+                await field.call(_SET_VALUE_JS, text)
+                text = ""
+            elif how == "end":
+                await _press_combo(page, "End")
+            if clear and not text and how != "set":
+                await _press_combo(page, "Delete")
+    finally:
+        await _release(*handles)
+    if text:
+        await _type_characters(page, text)
+    if submit:
+        await _press_combo(page, "Enter")
+
+
+async def press_key(page: Page, key: str) -> None:
+    """Press and release a key, or a combination, in the focused element of the page.
+
+    Sends trusted ``keydown``/``keyup`` events (and ``keypress``/``input`` for keys that
+    type something). Modifiers in a combination are held down in order and released in
+    reverse, so shortcuts work: ``"Control+A"`` selects all, ``"Shift+Tab"`` moves focus
+    back.
+
+    Args:
+        page: The page.
+        key: A key name (``"Enter"``, ``"Tab"``, ``"Escape"``, ``"Backspace"``,
+            ``"Delete"``, ``"ArrowUp"``/``"ArrowDown"``/``"ArrowLeft"``/``"ArrowRight"``,
+            ``"Home"``, ``"End"``, ``"PageUp"``, ``"PageDown"``, ``"F1"``...``"F24"``,
+            ``"Space"``, ``"Shift"``...; ``"\\n"`` and ``"\\r"`` are Enter), a key code
+            name (``"KeyA"``, ``"Numpad5"``), a single character of any script
+            (``"a"``, ``"?"``, ``"ё"``, ``"😊"``, ``"🇫🇷"``), or a combination joined by ``+`` such as
+            ``"Control+A"``, ``"Control+Shift+ArrowLeft"``, ``"Meta+Enter"``. Names are
+            case-insensitive; ``Ctrl``, ``Cmd``, ``Esc``, ``Return``, ``Up``... work too.
+
+    Raises:
+        ValueError: A key name that is neither a known key nor a single character (the
+            message names it), or a malformed combination.
+        TargetClosedError: The page is closed.
+    """
+    _check_no_dialog(page)
+    await _press_combo(page, key)

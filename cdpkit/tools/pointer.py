@@ -1,0 +1,413 @@
+"""Pointer tools: click, hover, drag, and the low-level mouse (move, buttons down/up, wheel).
+
+Mouse input goes through ``Input.dispatchMouseEvent``, so the page receives trusted events
+(``event.isTrusted`` is true), exactly as if a person used the mouse. Element-taking tools
+accept exactly one of ``selector=`` (CSS), ``index=`` (a line of the latest snapshot) or
+``x=``/``y=`` (viewport CSS pixels).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from .._model import RawEvent
+from ..errors import CDPError
+from ..page import Page
+from ._dispatch import _check_no_dialog, _dispatch, _mouse
+from ._input_state import _BUTTON_BITS, _MODIFIER_BITS, _input_state
+from ._keys import _KEYS, _MODIFIER_ALIASES, _modifier_mask
+from ._pointing import _clickable_point, _point, _release
+from ._targeting import Element, Point, resolve_element
+from .keyboard import _key_down, _key_up
+
+__all__ = [
+    "MouseButton",
+    "click",
+    "drag",
+    "hover",
+    "mouse_down",
+    "mouse_move",
+    "mouse_up",
+    "mouse_wheel",
+]
+
+MouseButton = Literal["left", "right", "middle", "back", "forward"]
+
+# -- mouse tools ------------------------------------------------------------------------------
+
+
+async def click(
+    page: Page,
+    *,
+    selector: str | None = None,
+    index: int | None = None,
+    x: float | None = None,
+    y: float | None = None,
+    button: MouseButton = "left",
+    click_count: int = 1,
+    modifiers: Sequence[str] = (),
+) -> None:
+    """Click an element with the real mouse, as a person would.
+
+    The element is scrolled into view (at once, even on pages with ``scroll-behavior:
+    smooth``) and, once its box stays put for two animation frames, clicked at the centre
+    of the visible part of its first box: the first line of a wrapped link, the part of a
+    button inside the viewport. With ``x``/``y`` the click is exactly at that viewport
+    point. A text line of a snapshot (``StaticText``) clicks its text. The page receives
+    trusted ``mousedown``/``mouseup``/``click`` events (and ``dblclick`` for
+    ``click_count=2``, ``contextmenu`` for the right button). Returns once the page has handled the events;
+    a navigation the click starts is not awaited (use ``wait_for``). A JavaScript dialog
+    the click opens is answered as ``page.dialog_policy`` says (dismissed by default).
+
+    Args:
+        page: The page.
+        selector: CSS selector of the element (first match; open shadow roots searched too).
+        index: Index of the element in the latest ``snapshot`` of the page.
+        x: Viewport x in CSS pixels (with ``y``): click exactly there.
+        y: Viewport y in CSS pixels (with ``x``).
+        button: ``"left"``, ``"right"``, ``"middle"``, ``"back"`` or ``"forward"``.
+        click_count: 1 for a click, 2 for a double click, 3 for a triple click.
+        modifiers: Keys held during the click: any of ``"Shift"``, ``"Control"``,
+            ``"Alt"``, ``"Meta"``.
+
+    Raises:
+        ValueError: Not exactly one of selector, index or x/y; an invalid selector,
+            button, click count or modifier.
+        ElementNotFoundError: No such element; it is hidden, or covered by another
+            element (the message names it).
+        TargetClosedError: The page is closed.
+    """
+    if button not in _BUTTON_BITS:
+        raise ValueError(
+            f"button must be one of left, right, middle, back, forward; got {button!r}"
+        )
+    if click_count < 1:
+        raise ValueError(f"click_count must be at least 1, got {click_count}")
+    mask = _modifier_mask(modifiers)
+    point = await _point(page, selector, index, x, y)
+    down = _input_state(page).modifiers
+    # Modifiers already held with key_down stay held: not pressed or released again.
+    held = [
+        key
+        for key in (_KEYS[_MODIFIER_ALIASES[name.lower()]] for name in modifiers)
+        if not down & _MODIFIER_BITS[key.key]
+    ]
+    for key in held:
+        down |= _MODIFIER_BITS[key.key]
+        await _key_down(page, key, False, down)
+    await _mouse(page, "mouseMoved", point, modifiers=mask)
+    bit = _BUTTON_BITS[button]
+    for count in range(1, click_count + 1):
+        await _mouse(
+            page,
+            "mousePressed",
+            point,
+            button=button,
+            buttons=bit,
+            click_count=count,
+            modifiers=mask,
+        )
+        await _mouse(
+            page,
+            "mouseReleased",
+            point,
+            button=button,
+            buttons=0,
+            click_count=count,
+            modifiers=mask,
+        )
+    for key in reversed(held):
+        down &= ~_MODIFIER_BITS[key.key]
+        await _key_up(page, key, False, down)
+
+
+async def hover(
+    page: Page,
+    *,
+    selector: str | None = None,
+    index: int | None = None,
+    x: float | None = None,
+    y: float | None = None,
+) -> None:
+    """Move the mouse over an element (scrolled into view first), as a person would.
+
+    The page receives trusted ``mouseover``/``mouseenter``/``mousemove`` events and CSS
+    ``:hover`` applies, so menus and tooltips that open on hover open.
+
+    Args:
+        page: The page.
+        selector: CSS selector of the element.
+        index: Index of the element in the latest ``snapshot``.
+        x: Viewport x in CSS pixels (with ``y``): move exactly there.
+        y: Viewport y in CSS pixels (with ``x``).
+
+    Raises:
+        ValueError: Not exactly one of selector, index or x/y; an invalid selector.
+        ElementNotFoundError: No such element, or it is hidden or covered.
+        TargetClosedError: The page is closed.
+    """
+    point = await _point(page, selector, index, x, y)
+    await _mouse(page, "mouseMoved", point)
+
+
+# -- low-level mouse ------------------------------------------------------------------------
+
+
+def _button_bit(button: str) -> int:
+    bit = _BUTTON_BITS.get(button)
+    if bit is None:
+        raise ValueError(
+            f"button must be one of left, right, middle, back, forward; got {button!r}"
+        )
+    return bit
+
+
+async def mouse_move(page: Page, x: float, y: float, *, steps: int = 1) -> None:
+    """Move the mouse to the viewport point (``x``, ``y``) in CSS pixels.
+
+    Buttons held with :func:`mouse_down` stay held (the page sees a drag) and modifiers
+    held with :func:`key_down` are reported on the events.
+
+    Args:
+        page: The page.
+        x: Viewport x in CSS pixels.
+        y: Viewport y in CSS pixels.
+        steps: How many ``mousemove`` events lead there from the current position
+            (evenly spaced), for pages that follow the path.
+
+    Raises:
+        ValueError: ``steps`` is less than 1.
+        TargetClosedError: The page is closed.
+    """
+    if steps < 1:
+        raise ValueError(f"steps must be at least 1, got {steps}")
+    _check_no_dialog(page)
+    start = _input_state(page).mouse
+    for step in range(1, steps + 1):
+        fraction = step / steps
+        point = Point(start.x + (x - start.x) * fraction, start.y + (y - start.y) * fraction)
+        await _mouse(page, "mouseMoved", point)
+
+
+async def mouse_down(
+    page: Page, x: float, y: float, *, button: MouseButton = "left", click_count: int = 1
+) -> None:
+    """Move the mouse to (``x``, ``y``) and press a button, keeping it held until
+    :func:`mouse_up`.
+
+    Args:
+        page: The page.
+        x: Viewport x in CSS pixels.
+        y: Viewport y in CSS pixels.
+        button: ``"left"``, ``"right"``, ``"middle"``, ``"back"`` or ``"forward"``.
+        click_count: 2 for the second press of a double click, and so on.
+
+    Raises:
+        ValueError: An unknown button, or ``click_count`` less than 1.
+        TargetClosedError: The page is closed.
+    """
+    bit = _button_bit(button)
+    if click_count < 1:
+        raise ValueError(f"click_count must be at least 1, got {click_count}")
+    _check_no_dialog(page)
+    state = _input_state(page)
+    point = Point(x, y)
+    if state.mouse != point:
+        await _mouse(page, "mouseMoved", point)
+    state.buttons |= bit
+    await _mouse(
+        page, "mousePressed", point, button=button, buttons=state.buttons, click_count=click_count
+    )
+
+
+async def mouse_up(
+    page: Page, x: float, y: float, *, button: MouseButton = "left", click_count: int = 1
+) -> None:
+    """Move the mouse to (``x``, ``y``) and release a button pressed with
+    :func:`mouse_down`; the page sees a ``click`` when both happened on the same element.
+
+    Args:
+        page: The page.
+        x: Viewport x in CSS pixels.
+        y: Viewport y in CSS pixels.
+        button: The button to release.
+        click_count: The same count as the matching :func:`mouse_down`.
+
+    Raises:
+        ValueError: An unknown button, or ``click_count`` less than 1.
+        TargetClosedError: The page is closed.
+    """
+    bit = _button_bit(button)
+    if click_count < 1:
+        raise ValueError(f"click_count must be at least 1, got {click_count}")
+    _check_no_dialog(page)
+    state = _input_state(page)
+    point = Point(x, y)
+    if state.mouse != point:
+        await _mouse(page, "mouseMoved", point)
+    state.buttons &= ~bit
+    await _mouse(
+        page, "mouseReleased", point, button=button, buttons=state.buttons, click_count=click_count
+    )
+
+
+async def mouse_wheel(
+    page: Page, x: float, y: float, *, delta_x: float = 0, delta_y: float = 0
+) -> None:
+    """Turn the mouse wheel over the viewport point (``x``, ``y``), as a person scrolls.
+
+    The page gets a trusted ``wheel`` event and, unless it cancels it, the scrollable
+    element under the point scrolls (the scroll itself may finish a moment later).
+
+    Args:
+        page: The page.
+        x: Viewport x in CSS pixels.
+        y: Viewport y in CSS pixels.
+        delta_x: Pixels to scroll right (negative: left).
+        delta_y: Pixels to scroll down (negative: up).
+
+    Raises:
+        TargetClosedError: The page is closed.
+    """
+    _check_no_dialog(page)
+    await _mouse(page, "mouseWheel", Point(x, y), deltaX=delta_x, deltaY=delta_y)
+
+
+# -- drag and drop ----------------------------------------------------------------------------
+
+_DRAG_STEPS = 10
+_DRAG_START_WAIT = 0.15
+
+
+async def drag(
+    page: Page,
+    *,
+    selector: str | None = None,
+    index: int | None = None,
+    x: float | None = None,
+    y: float | None = None,
+    to_selector: str | None = None,
+    to_index: int | None = None,
+    to_x: float | None = None,
+    to_y: float | None = None,
+) -> None:
+    """Drag an element onto another element (or a viewport point) with the mouse.
+
+    Presses the left button on the source's centre, moves in steps to the destination's
+    centre and releases there. Works for HTML5 drag and drop (``draggable`` elements:
+    the page gets ``dragstart``, ``dragenter``, ``dragover``, ``drop`` and ``dragend``,
+    with the data the page put in ``dataTransfer``) and for mouse- or pointer-driven
+    dragging (sliders, sortable lists, canvas). The destination is scrolled into view
+    after the source is grabbed, so the two may be far apart.
+
+    Args:
+        page: The page.
+        selector: CSS selector of the element to drag (or ``index``, or ``x``/``y``).
+        index: Index of the element to drag in the latest ``snapshot``.
+        x: Viewport x where to grab (with ``y``).
+        y: Viewport y where to grab (with ``x``).
+        to_selector: CSS selector of the element to drop on (or ``to_index``, or
+            ``to_x``/``to_y``).
+        to_index: Index of the element to drop on in the latest ``snapshot``.
+        to_x: Viewport x where to drop (with ``to_y``).
+        to_y: Viewport y where to drop (with ``to_x``).
+
+    Raises:
+        ValueError: Not exactly one way of giving the source, or the destination
+            ("Provide one of: to_selector, to_index, or to_x/to_y").
+        ElementNotFoundError: The source or destination is missing, hidden or covered.
+        TargetClosedError: The page is closed.
+    """
+    given = (
+        (to_selector is not None) + (to_index is not None) + (to_x is not None or to_y is not None)
+    )
+    if given != 1 or (to_x is None) != (to_y is None):
+        raise ValueError("Provide one of: to_selector, to_index, or to_x/to_y")
+    start = await _point(page, selector, index, x, y)
+    destination: Element | None = None
+    if to_x is None:
+        destination = await resolve_element(page, selector=to_selector, index=to_index)
+    try:
+        end, data = await _drag_moves(page, start, destination, to_x, to_y)
+    finally:
+        await _release(destination)
+    if data is not None:
+        # An HTML5 drag started: play its end through the drag events Chrome intercepted.
+        for kind in ("dragEnter", "dragOver", "drop"):
+            await _dispatch(
+                page,
+                "Input.dispatchDragEvent",
+                {"type": kind, "x": end.x, "y": end.y, "data": data},
+            )
+    await _mouse(page, "mouseReleased", end, button="left", click_count=1)
+
+
+def _drag_data(event: RawEvent) -> dict[str, Any]:
+    """The ``data`` of an ``Input.dragIntercepted`` event, as JSON."""
+    return dict(event.params["data"])
+
+
+async def _drag_moves(
+    page: Page,
+    start: Point,
+    destination: Element | None,
+    to_x: float | None,
+    to_y: float | None,
+) -> tuple[Point, dict[str, Any] | None]:
+    """Press at ``start`` and move to the destination; the end point, and the drag data
+    if an HTML5 drag started (Chrome intercepted it), else ``None``."""
+    data: dict[str, Any] | None = None
+    await page.call("Input.setInterceptDrags", {"enabled": True})
+    try:
+        async with page.listen("Input.dragIntercepted", raw=True) as intercepted:
+            await _mouse(page, "mouseMoved", start)
+            await _mouse(page, "mousePressed", start, button="left", buttons=1, click_count=1)
+            # Past Chrome's few-pixel threshold a drag starts; only then scroll to the
+            # destination (the drag must start where the source was pressed).
+            nudge = start
+            try:
+                for shift in (3, 6, 10):
+                    nudge = Point(start.x + shift, start.y + shift)
+                    await _mouse(page, "mouseMoved", nudge, button="left", buttons=1)
+                if destination is not None:
+                    end = await _clickable_point(page, destination, check_hit=False)
+                else:
+                    assert to_x is not None and to_y is not None
+                    end = Point(to_x, to_y)
+            except BaseException:
+                # Let go: no drag half done, no button left pressed.
+                with contextlib.suppress(CDPError, TimeoutError):
+                    async with asyncio.timeout(_DRAG_START_WAIT):
+                        started = _drag_data(await anext(intercepted))
+                    await page.call(
+                        "Input.dispatchDragEvent",
+                        {"type": "dragCancel", "x": nudge.x, "y": nudge.y, "data": started},
+                    )
+                with contextlib.suppress(CDPError):
+                    await _mouse(page, "mouseReleased", nudge, button="left", click_count=1)
+                raise
+            for step in range(1, _DRAG_STEPS + 1):
+                if len(intercepted):
+                    break
+                fraction = step / _DRAG_STEPS
+                point = Point(
+                    nudge.x + (end.x - nudge.x) * fraction, nudge.y + (end.y - nudge.y) * fraction
+                )
+                await _mouse(page, "mouseMoved", point, button="left", buttons=1)
+            event: Any = None
+            if len(intercepted):
+                event = await anext(intercepted)
+            else:
+                # Chrome reports a drag start apart from the input events: allow it a moment.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(_DRAG_START_WAIT):
+                        event = await anext(intercepted)
+            if event is not None:
+                data = _drag_data(event)
+    finally:
+        with contextlib.suppress(CDPError):
+            await page.call("Input.setInterceptDrags", {"enabled": False})
+    return end, data

@@ -1,5 +1,6 @@
-"""Sending ``Input.*`` events without hanging on a JavaScript dialog they open, and the
-checks every input tool makes first (page open, no dialog blocking it)."""
+"""Sending ``Input.*`` events (one mouse event, one key down or up) without hanging on a
+JavaScript dialog they open, and the checks every input tool makes first (page open, no
+dialog blocking it)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from ..errors import ConnectionClosedError, TargetClosedError
 from ..page import Dialog, Page
 from ._input_state import _input_state
+from ._keys import _Key, _key_params
 from ._targeting import Point
 
 
@@ -95,3 +97,17 @@ async def _mouse(
     params.update(extra)
     state.mouse = point
     await _dispatch(page, "Input.dispatchMouseEvent", params)
+
+
+async def _key_down(page: Page, key: _Key, shifted: bool, mask: int) -> None:
+    params = _key_params(key, shifted, mask)
+    params["type"] = "keyDown" if "text" in params else "rawKeyDown"
+    await _dispatch(page, "Input.dispatchKeyEvent", params)
+
+
+async def _key_up(page: Page, key: _Key, shifted: bool, mask: int) -> None:
+    params = _key_params(key, shifted, mask)
+    params.pop("text", None)
+    params.pop("unmodifiedText", None)
+    params["type"] = "keyUp"
+    await _dispatch(page, "Input.dispatchKeyEvent", params)

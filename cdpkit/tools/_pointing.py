@@ -1,5 +1,10 @@
 """Where a pointer tool lands: the clickable point of an element (scrolled into view, stable,
-in its frame's viewport, across frames) and the hit test saying what covers it."""
+in its frame's viewport, across frames) and the hit test saying what covers it.
+
+Also the element handles the input tools share: resolving a target to an element and its
+point (``_target``, ``_point``), running a function that returns another element
+(``_handle``) and releasing them (``_release``).
+"""
 
 from __future__ import annotations
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from ..errors import ElementNotFoundError
 from ..page import Page
-from ._dispatch import _check_no_dialog, _dispatch, _mouse
+from ._dispatch import _check_no_dialog, _dispatch, _key_down, _key_up, _mouse
 from ._input_state import _MODIFIER_BITS, _input_state
-from ._keys import _KEYS, _Key, _key_params, _lookup_key, _parse_combo, _utf16_length
+from ._keys import _KEYS, _key_params, _lookup_key, _parse_combo, _utf16_length
 from ._pointing import _DESCRIBE_JS, _handle, _release, _target
 from ._targeting import Element
 
@@ -27,20 +27,6 @@ __all__ = [
 
 
 # -- pressing keys ----------------------------------------------------------------------------
-
-
-async def _key_down(page: Page, key: _Key, shifted: bool, mask: int) -> None:
-    params = _key_params(key, shifted, mask)
-    params["type"] = "keyDown" if "text" in params else "rawKeyDown"
-    await _dispatch(page, "Input.dispatchKeyEvent", params)
-
-
-async def _key_up(page: Page, key: _Key, shifted: bool, mask: int) -> None:
-    params = _key_params(key, shifted, mask)
-    params.pop("text", None)
-    params.pop("unmodifiedText", None)
-    params["type"] = "keyUp"
-    await _dispatch(page, "Input.dispatchKeyEvent", params)
 
 
 async def _press_combo(page: Page, combo: str) -> None:

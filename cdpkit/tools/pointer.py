@@ -16,12 +16,11 @@ from typing import Any, Literal
 from .._model import RawEvent
 from ..errors import CDPError
 from ..page import Page
-from ._dispatch import _check_no_dialog, _dispatch, _mouse
+from ._dispatch import _check_no_dialog, _dispatch, _key_down, _key_up, _mouse
 from ._input_state import _BUTTON_BITS, _MODIFIER_BITS, _input_state
 from ._keys import _KEYS, _MODIFIER_ALIASES, _modifier_mask
 from ._pointing import _clickable_point, _point, _release
 from ._targeting import Element, Point, resolve_element
-from .keyboard import _key_down, _key_up
 
 __all__ = [
     "MouseButton",

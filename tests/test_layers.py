@@ -42,6 +42,7 @@ FLOORS: dict[str, int] = {
     "_cli_common": 4,
     "_protocol_docs": 4,
     "cli": 4,
+    "cli.": 4,
     "repl": 4,
     "_mcp_app": 4,
     "_mcp_tools": 4,

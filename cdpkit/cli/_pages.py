@@ -1,0 +1,346 @@
+"""The commands that work on a page: ``repl``, ``screenshot``, ``pdf``, ``snapshot``,
+``scrape`` and ``eval``.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from .._cli_common import (
+    CLIError,
+    _debug_wanted,
+    _human_size,
+    _load,
+    _note_status,
+    _options,
+    content_wait,
+    normalize_url,
+    open_page,
+    run,
+)
+from ._params import (
+    ChromeArgOption,
+    ConnectOption,
+    DebugOption,
+    HeadfulOption,
+    ProfileOption,
+    TimeoutOption,
+    UrlArgument,
+    ViewportOption,
+    WaitOption,
+    _write_output,
+    check_output_file,
+)
+
+
+def repl(
+    url: Annotated[
+        str | None,
+        typer.Argument(metavar="URL", help="Open this page first.", show_default=False),
+    ] = None,
+    connect: ConnectOption = None,
+    headful: HeadfulOption = False,
+    pipe: Annotated[
+        bool, typer.Option("--pipe", help="Talk to the launched browser over a pipe, not a port.")
+    ] = False,
+    profile: ProfileOption = None,
+    chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
+    wait_ms: WaitOption = None,
+    timeout: TimeoutOption = 30.0,
+    debug: DebugOption = False,
+) -> None:
+    """A Python console on a live page: top-level await; cdpkit, cdp, tools, browser and
+    page preloaded; raw lines like `Page.navigate url=https://example.com`; :help lists
+    the rest. Reads a script from stdin when it is not a terminal. The page opened
+    first, and by `:tab new URL` or `:goto URL`, is waited on as --wait says."""
+    from .. import repl as repl_module
+
+    options = _options(connect, headful, profile, chrome_arg, timeout, pipe, viewport=viewport)
+    start_url = normalize_url(url) if url is not None else None
+    raise typer.Exit(
+        repl_module.run(options, start_url, wait_ms=wait_ms, debug=_debug_wanted(debug))
+    )
+
+
+# -- one-shot commands ------------------------------------------------------------------------
+
+
+class ImageFormat(enum.StrEnum):
+    """Screenshot formats."""
+
+    png = "png"
+    jpeg = "jpeg"
+    webp = "webp"
+
+
+_EXTENSION_FORMATS = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp"}
+
+
+def screenshot(
+    url: UrlArgument,
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "-o",
+            "--output",
+            metavar="FILE",
+            help="Where to save the image ('-' for stdout). Default: screenshot.png (or .jpeg, .webp).",
+        ),
+    ] = None,
+    full_page: Annotated[
+        bool, typer.Option("--full-page", help="The whole scrollable page, not just the viewport.")
+    ] = False,
+    image_format: Annotated[
+        ImageFormat | None,
+        typer.Option(
+            "--format",
+            case_sensitive=False,
+            help="Image format. Default: from the -o extension, else png.",
+        ),
+    ] = None,
+    quality: Annotated[
+        int | None, typer.Option("--quality", min=0, max=100, help="0-100, for jpeg and webp.")
+    ] = None,
+    selector: Annotated[
+        str | None,
+        typer.Option("--selector", metavar="CSS", help="Only the first element matching this."),
+    ] = None,
+    wait_ms: WaitOption = None,
+    connect: ConnectOption = None,
+    headful: HeadfulOption = False,
+    profile: ProfileOption = None,
+    chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
+    timeout: TimeoutOption = 30.0,
+    debug: DebugOption = False,
+) -> None:
+    """Save a screenshot of a page, once its content has settled."""
+    options = _options(connect, headful, profile, chrome_arg, timeout, viewport=viewport)
+    target = normalize_url(url)
+    named = check_output_file(output, _EXTENSION_FORMATS, what="screenshot") if output else None
+    if image_format is not None and named is not None and named != image_format.value:
+        raise CLIError(f"-o {output} names a {named} file but --format is {image_format.value}", 2)
+    fmt = image_format.value if image_format is not None else named or "png"
+    destination = output if output is not None else f"screenshot.{fmt}"
+    check_output_file(destination)
+
+    async def work() -> None:
+        from ..tools import screenshot as take_screenshot
+
+        async with open_page(options) as page:
+            await _load(page, target, timeout, wait_ms)
+            data = await take_screenshot(
+                page, full_page=full_page, format=fmt, quality=quality, selector=selector  # type: ignore[arg-type]
+            )
+        where = _write_output(data, destination)
+        if where != "stdout":
+            print(f"Saved {where} ({fmt}, {_human_size(len(data))})")
+
+    run(work, debug=debug)
+
+
+def pdf(
+    url: UrlArgument,
+    output: Annotated[
+        str,
+        typer.Option("-o", "--output", metavar="FILE", help="Where to save it ('-' for stdout)."),
+    ] = "page.pdf",
+    wait_ms: WaitOption = None,
+    connect: ConnectOption = None,
+    profile: ProfileOption = None,
+    chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
+    timeout: TimeoutOption = 30.0,
+    debug: DebugOption = False,
+) -> None:
+    """Save a page as PDF (as printed, with its print styles), once its content has
+    settled. Headless only: Chrome prints to PDF without a window."""
+    options = _options(connect, False, profile, chrome_arg, timeout, viewport=viewport)
+    target = normalize_url(url)
+    check_output_file(output, {".pdf": "pdf"}, what="PDF")
+
+    async def work() -> None:
+        from ..tools import pdf as print_pdf
+
+        async with open_page(options) as page:
+            await _load(page, target, timeout, wait_ms)
+            data = await print_pdf(page)
+        where = _write_output(data, output)
+        if where != "stdout":
+            print(f"Saved {where} (pdf, {_human_size(len(data))})")
+
+    run(work, debug=debug)
+
+
+def snapshot(
+    url: UrlArgument,
+    interactive_only: Annotated[
+        bool,
+        typer.Option("-i", "--interactive-only", help="Only links, buttons, fields and other controls."),
+    ] = False,
+    selector: Annotated[
+        str | None,
+        typer.Option("--selector", metavar="CSS", help="Only the subtree of this element."),
+    ] = None,
+    max_depth: Annotated[
+        int | None, typer.Option("--max-depth", min=0, help="Only nodes at most this deep.")
+    ] = None,
+    wait_ms: WaitOption = None,
+    connect: ConnectOption = None,
+    headful: HeadfulOption = False,
+    profile: ProfileOption = None,
+    chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
+    timeout: TimeoutOption = 30.0,
+    debug: DebugOption = False,
+) -> None:
+    """Print a page's accessibility snapshot once its content has settled: one line per
+    node, `[index] role "name" @(x,y,w,h)`."""
+    options = _options(connect, headful, profile, chrome_arg, timeout, viewport=viewport)
+    target = normalize_url(url)
+
+    async def work() -> None:
+        from ..tools import snapshot as take_snapshot
+
+        async with open_page(options) as page:
+            await _load(page, target, timeout, wait_ms)
+            result = await take_snapshot(
+                page, interactive_only=interactive_only, selector=selector, max_depth=max_depth
+            )
+        if result.text:
+            print(result.text)
+
+    run(work, debug=debug)
+
+
+class ScrapeFormat(enum.StrEnum):
+    """Formats of ``cdpkit scrape``."""
+
+    markdown = "markdown"
+    links = "links"
+    text = "text"
+
+
+def scrape(
+    url: UrlArgument,
+    output_format: Annotated[
+        ScrapeFormat,
+        typer.Option("--format", case_sensitive=False, help="markdown, links (URL<TAB>text) or text."),
+    ] = ScrapeFormat.markdown,
+    selector: Annotated[
+        str | None,
+        typer.Option("--selector", metavar="CSS", help="Only the first element matching this."),
+    ] = None,
+    max_chars: Annotated[
+        int | None, typer.Option("--max-chars", min=0, help="Cut the content to this length.")
+    ] = None,
+    wait_ms: WaitOption = None,
+    output: Annotated[
+        str | None,
+        typer.Option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout."),
+    ] = None,
+    connect: ConnectOption = None,
+    headful: HeadfulOption = False,
+    profile: ProfileOption = None,
+    chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
+    timeout: TimeoutOption = 30.0,
+    debug: DebugOption = False,
+) -> None:
+    """Print a page's content as markdown, its links, or its text, once it has settled. A
+    URL that is a media file (image, video, audio, PDF) is saved with -o instead; other
+    files (CSV, ZIP...) are for `cdpkit download`."""
+    options = _options(connect, headful, profile, chrome_arg, timeout, viewport=viewport)
+    target = normalize_url(url)
+    if output is not None:
+        check_output_file(output)
+
+    async def work() -> None:
+        from ..tools import scrape as do_scrape
+        from ..tools.scraping import NotAPageError
+
+        async with open_page(options) as page:
+            try:
+                result = await do_scrape(
+                    page,
+                    target,
+                    format=output_format.value,
+                    selector=selector,
+                    max_chars=max_chars,
+                    wait_for_ms=wait_ms,
+                    smart_wait=content_wait(timeout),
+                    timeout=timeout,
+                )
+            except NotAPageError as exc:
+                raise CLIError(
+                    f"{target} is a file ({exc.mime_type}), not a page: save it with "
+                    f"`cdpkit download {url}`"
+                ) from None
+        _note_status(result.status)
+        if result.format == "media":
+            assert result.data is not None
+            if output is None:
+                raise CLIError(
+                    f"{target} is a media file ({result.mime_type}, {_human_size(len(result.data))}): "
+                    "save it with -o FILE or `cdpkit download`"
+                )
+            where = _write_output(result.data, output)
+            if where != "stdout":
+                print(f"Saved {where} ({result.mime_type}, {_human_size(len(result.data))})")
+            return
+        if result.format == "links":
+            text = "".join(f"{link.url}\t{link.text}\n" for link in result.links)
+        else:
+            text = result.content or ""
+            if text and not text.endswith("\n"):
+                text += "\n"
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            _write_output(text.encode(), output)
+
+    run(work, debug=debug)
+
+
+def eval_(
+    url: UrlArgument,
+    expression: Annotated[
+        str,
+        typer.Argument(
+            metavar="EXPR",
+            help="JavaScript; the value of the last statement is printed (top-level await works).",
+            show_default=False,
+        ),
+    ],
+    wait_ms: WaitOption = None,
+    connect: ConnectOption = None,
+    headful: HeadfulOption = False,
+    profile: ProfileOption = None,
+    chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
+    timeout: TimeoutOption = 30.0,
+    debug: DebugOption = False,
+) -> None:
+    """Evaluate JavaScript in a page once its content has settled and print the result
+    (strings as they are, anything else as JSON)."""
+    options = _options(connect, headful, profile, chrome_arg, timeout, viewport=viewport)
+    target = normalize_url(url)
+
+    async def work() -> None:
+        from ..tools import evaluate
+
+        async with open_page(options) as page:
+            await _load(page, target, timeout, wait_ms)
+            value = await evaluate(page, expression)
+        if isinstance(value, str):
+            print(value)
+        else:
+            print(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+    run(work, debug=debug)

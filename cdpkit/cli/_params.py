@@ -1,0 +1,153 @@
+"""The options the commands share (``--connect``, ``--timeout``, ...) and the checks of
+output files and folders made before any browser starts.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .._cli_common import CLIError
+
+ConnectOption = Annotated[
+    str | None,
+    typer.Option(
+        "--connect",
+        metavar="ENDPOINT",
+        help="Attach to a running browser (http://127.0.0.1:PORT, just PORT, or its ws:// URL) "
+        "instead of launching one; it is left running.",
+    ),
+]
+HeadfulOption = Annotated[
+    bool, typer.Option("--headful", help="Launch the browser with a window (default headless).")
+]
+ProfileOption = Annotated[
+    str | None,
+    typer.Option(
+        "--profile",
+        metavar="NAME",
+        help="Launch on the persistent profile NAME (e.g. one logged in with "
+        "`cdpkit open-browser --profile NAME`).",
+    ),
+]
+ChromeArgOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--chrome-arg",
+        metavar="FLAG",
+        help="An extra Chrome flag, repeatable; write it with '=': --chrome-arg=--lang=fr.",
+    ),
+]
+ViewportOption = Annotated[
+    str | None,
+    typer.Option(
+        "--viewport",
+        metavar="WxH",
+        help="The page size of a launched browser in CSS pixels, e.g. 1920x1080 "
+        "(default 1280x720).",
+        show_default=False,
+    ),
+]
+TimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        min=0.1,
+        metavar="SECONDS",
+        help="Seconds allowed to start the browser, load the page and answer each command.",
+    ),
+]
+DebugOption = Annotated[
+    bool, typer.Option("--debug", help="On failure, print the full traceback.")
+]
+WaitOption = Annotated[
+    int | None,
+    typer.Option(
+        "--wait",
+        metavar="MS",
+        min=0,
+        help="After loading, wait exactly MS milliseconds (0: not at all) instead of waiting "
+        "until the page's content stops changing.",
+        show_default=False,
+    ),
+]
+UrlArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="URL",
+        help="A URL, a host name (https:// is added) or a local HTML file.",
+        show_default=False,
+    ),
+]
+
+
+def check_output_file(output: str, formats: dict[str, str] | None = None, *, what: str = "") -> str | None:
+    """Check, before any browser starts, that ``output`` (``-o``) can be written.
+
+    Args:
+        output: The file, or ``-`` for stdout.
+        formats: Extension -> format this command can write (e.g. ``{".png": "png"}``);
+            ``None`` accepts any name.
+        what: What the command writes, for the message (``"screenshot"``).
+
+    Returns:
+        The format ``output``'s extension names, ``None`` if it has none (or for stdout).
+
+    Raises:
+        CLIError: The directory is missing or not writable, ``output`` is a directory,
+            or its extension names a format the command cannot write (exit status 2).
+    """
+    if output == "-":
+        return None
+    path = Path(output).expanduser()
+    if path.is_dir():
+        raise CLIError(f"Cannot write {output}: it is a directory (give a file name in it)", 2)
+    parent = path.parent
+    if not parent.exists():
+        raise CLIError(f"Cannot write {output}: the directory {parent} does not exist", 2)
+    if not parent.is_dir():
+        raise CLIError(f"Cannot write {output}: {parent} is not a directory", 2)
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise CLIError(f"Cannot write {output}: permission denied", 2)
+    suffix = path.suffix.lower()
+    if formats is None or not suffix:
+        return None
+    if suffix not in formats:
+        names = ", ".join(sorted(formats))
+        raise CLIError(f"Cannot write a {what} as {suffix} (supported: {names})", 2)
+    return formats[suffix]
+
+
+def check_output_dir(directory: Path) -> None:
+    """Check, before any browser starts, that files can be saved into ``directory``
+    (``--dir``): it is a writable directory, or one that can be created.
+
+    Raises:
+        CLIError: It is a file, or it cannot be written or created (exit status 2).
+    """
+    path = directory.expanduser()
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise CLIError(f"Cannot save into {directory}: {existing} is a file, not a directory", 2)
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise CLIError(f"Cannot save into {directory}: permission denied on {existing}", 2)
+
+
+def _write_output(data: bytes, output: str) -> str:
+    """Write ``data`` to a file, or to stdout for ``-``; what to call it in messages."""
+    if output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return "stdout"
+    path = Path(output).expanduser()
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise CLIError(f"Could not write {output}: {exc.strerror or exc}") from None
+    return str(path)

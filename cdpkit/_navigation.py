@@ -51,8 +51,6 @@ def _check_wait_until(wait_until: str) -> None:
         )
 
 
-
-
 # What each wait_until waits for, in timeout messages.
 _STAGE = {
     "load": "its load event",

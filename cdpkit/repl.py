@@ -901,7 +901,7 @@ def run(
     options: BrowserOptions, url: str | None, *, wait_ms: int | None = None, debug: bool = False
 ) -> int:
     """Start the browser and the console (on ``url``, waited on as ``wait_ms`` says, see
-    :func:`cdpkit.cli.settle`), run until the user leaves, clean up.
+    :func:`cdpkit._cli_common.settle`), run until the user leaves, clean up.
 
     Returns:
         The exit status: 0, or 1 if the browser could not start or (when stdin is not a

@@ -208,18 +208,7 @@ async def mouse_down(
         ValueError: An unknown button, or ``click_count`` less than 1.
         TargetClosedError: The page is closed.
     """
-    bit = _button_bit(button)
-    if click_count < 1:
-        raise ValueError(f"click_count must be at least 1, got {click_count}")
-    _check_no_dialog(page)
-    state = _input_state(page)
-    point = Point(x, y)
-    if state.mouse != point:
-        await _mouse(page, "mouseMoved", point)
-    state.buttons |= bit
-    await _mouse(
-        page, "mousePressed", point, button=button, buttons=state.buttons, click_count=click_count
-    )
+    await _press_or_release(page, x, y, button, click_count, pressed=True)
 
 
 async def mouse_up(
@@ -239,6 +228,14 @@ async def mouse_up(
         ValueError: An unknown button, or ``click_count`` less than 1.
         TargetClosedError: The page is closed.
     """
+    await _press_or_release(page, x, y, button, click_count, pressed=False)
+
+
+async def _press_or_release(
+    page: Page, x: float, y: float, button: MouseButton, click_count: int, *, pressed: bool
+) -> None:
+    """Move to (``x``, ``y``) if the mouse is elsewhere, then press or release ``button``,
+    keeping the held buttons in the page's input state."""
     bit = _button_bit(button)
     if click_count < 1:
         raise ValueError(f"click_count must be at least 1, got {click_count}")
@@ -247,9 +244,17 @@ async def mouse_up(
     point = Point(x, y)
     if state.mouse != point:
         await _mouse(page, "mouseMoved", point)
-    state.buttons &= ~bit
+    if pressed:
+        state.buttons |= bit
+    else:
+        state.buttons &= ~bit
     await _mouse(
-        page, "mouseReleased", point, button=button, buttons=state.buttons, click_count=click_count
+        page,
+        "mousePressed" if pressed else "mouseReleased",
+        point,
+        button=button,
+        buttons=state.buttons,
+        click_count=click_count,
     )
 
 

@@ -60,7 +60,7 @@ async def test_connect_to_a_silent_port_times_out_clearly() -> None:
         started = time.monotonic()
         with pytest.raises(cdpkit.ConnectTimeoutError) as info:
             await cdpkit.connect(f"http://127.0.0.1:{port}", timeout=0.5)
-    assert time.monotonic() - started < 0.5 + 0.5
+    assert time.monotonic() - started < 0.5 + 2
     assert isinstance(info.value, TimeoutError) and isinstance(info.value, cdpkit.ConnectError)
     message = str(info.value)
     assert f"http://127.0.0.1:{port}" in message
@@ -73,7 +73,7 @@ async def test_websocket_that_never_completes_the_upgrade_times_out_clearly() ->
         started = time.monotonic()
         with pytest.raises(cdpkit.ConnectTimeoutError) as info:
             await cdpkit.connect(url, timeout=0.5)
-    assert time.monotonic() - started < 0.5 + 0.5
+    assert time.monotonic() - started < 0.5 + 2
     message = str(info.value)
     assert f"WebSocket handshake with {url}" in message and "connect(timeout=...)" in message
 

@@ -182,7 +182,7 @@ async def test_sigkilled_chrome_fails_everything_within_two_seconds() -> None:
             await page.send(cdp.runtime.evaluate("1"))
         with pytest.raises(cdpkit.ConnectionClosedError):
             await browser.new_page()
-        assert time.monotonic() - started < 0.1
+        assert time.monotonic() - started < 1  # at once, not after the default timeout
 
 
 def test_sigint_leaves_no_chrome_behind(tmp_path: Path) -> None:

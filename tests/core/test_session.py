@@ -60,7 +60,7 @@ async def test_never_settling_evaluate_times_out_and_connection_survives(
         await page.send(
             cdp.runtime.evaluate("new Promise(() => {})", await_promise=True), timeout=0.2
         )
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 0.2 + 2  # the timeout ended it; the promise never would
     assert isinstance(info.value, TimeoutError)
     assert "Runtime.evaluate" in str(info.value) and "0.2" in str(info.value)
     assert not page._pending

@@ -46,7 +46,7 @@ from ._mcp_urls import UrlBlockedError, UrlPolicy
 from ._model import RawEvent
 from .browser import Browser, connect, launch
 from .errors import CDPError, ConnectionClosedError, DownloadError, NavigationError
-from .page import Dialog, Page
+from .page import Dialog, DialogPolicy, Page
 from .session import EventStream
 from .tools._targeting import resolve_element
 from .tools.files import _RESOURCE_URL_JS, default_download_dir, sanitize_filename
@@ -1016,7 +1016,12 @@ def _render_scrape(result: tools.ScrapeResult, session: BrowserSession) -> list[
 
 # -- the MCP-specific tools -------------------------------------------------------------------
 
-_ARMED = "mcp.dialog_answer"  # (the one-shot policy set, the policy it replaced)
+@dataclasses.dataclass(slots=True)
+class _ArmedDialogAnswer:
+    """The one-shot dialog policy ``browser_handle_dialog`` set on a page, and the policy it
+    replaced (``None`` when none is armed)."""
+
+    armed: tuple[DialogPolicy, DialogPolicy] | None = None
 
 
 async def handle_dialog(page: Page, *, accept: bool = True, prompt_text: str | None = None) -> str:
@@ -1046,7 +1051,8 @@ async def handle_dialog(page: Page, *, accept: bool = True, prompt_text: str | N
     else:
         return to_json({"answered": dataclasses.asdict(dialog)})
     # Called again before a dialog came: replace the kept answer, do not stack it.
-    armed = page.tool_state.get(_ARMED)
+    kept = page.state(_ArmedDialogAnswer)
+    armed = kept.armed
     previous = (
         armed[1] if armed is not None and page.dialog_policy is armed[0] else page.dialog_policy
     )
@@ -1054,11 +1060,11 @@ async def handle_dialog(page: Page, *, accept: bool = True, prompt_text: str | N
 
     def once(dialog: Dialog) -> tuple[bool, str | None] | None:
         page.dialog_policy = previous
-        page.tool_state.pop(_ARMED, None)
+        kept.armed = None
         return answer
 
     page.dialog_policy = once
-    page.tool_state[_ARMED] = (once, previous)
+    kept.armed = (once, previous)
     how = "accepted" if accept else "dismissed"
     if accept and prompt_text is not None:
         how += f" (a prompt answered with {prompt_text!r})"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, ClassVar, Generic, TypeVar, cast
@@ -50,6 +51,28 @@ class CDPModel(BaseModel):
         defer_build=True,
         protected_namespaces=(),
     )
+
+    @classmethod
+    def model_rebuild(
+        cls,
+        *,
+        force: bool = False,
+        raise_errors: bool = True,
+        _parent_namespace_depth: int = 2,
+        _types_namespace: Mapping[str, Any] | None = None,
+    ) -> bool | None:
+        """Build the schema, resolving the generated annotations in the model's own module.
+
+        Pydantic would otherwise also look names up in the frame that first validates, so
+        a user's local variable named ``page`` or ``dom`` hid the ``page``/``dom`` domain
+        the annotation meant and the first validation failed.
+        """
+        return super().model_rebuild(
+            force=force,
+            raise_errors=raise_errors,
+            _parent_namespace_depth=0,
+            _types_namespace=_types_namespace if _types_namespace is not None else {},
+        )
 
     def to_wire(self) -> dict[str, Any]:
         """The object as CDP JSON: wire names, enums as strings, only fields that were set."""

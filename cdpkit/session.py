@@ -38,6 +38,7 @@ log = logging.getLogger("cdpkit")
 R = TypeVar("R")
 E = TypeVar("E", bound=Event)
 T = TypeVar("T")  # what a stream yields: an event model, or Event | RawEvent
+S = TypeVar("S")  # a kind of per-session state (see Session.state)
 AnyEvent = Event | RawEvent
 EventSpec = type[Event] | str
 
@@ -117,7 +118,28 @@ class Session:
         self._handlers: dict[str, list[Callable[[dict[str, Any]], None]]] = {}
         self._streams: dict[str, list[EventStream[Any]]] = {}  # by "Domain.event"
         self._wild_streams: dict[str, list[EventStream[Any]]] = {}  # by "Domain.*" or "*"
+        self._states: dict[type[Any], Any] = {}
 
+    def state(self, kind: type[S]) -> S:
+        """The state of type ``kind`` kept with this session, created by ``kind()`` on first use.
+
+        Tools keep what they know about a page or browser this way, one small class per
+        concern (e.g. :class:`cdpkit.tools.SnapshotState`), keyed by the class itself, so
+        reading it back is typed and two tools never collide on a name::
+
+            @dataclass
+            class Visits:
+                count: int = 0
+
+            page.state(Visits).count += 1
+
+        The state lives as long as the session object; it is not shared across pages.
+        """
+        try:
+            return cast(S, self._states[kind])
+        except KeyError:
+            created = self._states[kind] = kind()
+            return created
     # -- commands ---------------------------------------------------------------------------
 
     @property

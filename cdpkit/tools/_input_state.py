@@ -31,12 +31,6 @@ class _InputState:
     mouse: Point = field(default_factory=lambda: Point(0, 0))
 
 
-_INPUT_STATE = "input"  # key in page.tool_state
-
-
 def _input_state(page: Page) -> _InputState:
     """The page's held keys and buttons (created empty on first use)."""
-    state = page.tool_state.get(_INPUT_STATE)
-    if not isinstance(state, _InputState):
-        state = page.tool_state[_INPUT_STATE] = _InputState()
-    return state
+    return page.state(_InputState)

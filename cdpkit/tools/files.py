@@ -76,6 +76,15 @@ _RESOURCE_URL_JS = """function() {
 }"""
 
 # Extensions a URL may end in that say nothing about the content (server scripts).
+
+
+@dataclass(slots=True)
+class _DownloadState:
+    """Per page: page-context downloads take turns (each intercepts the page's requests)."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
 _SCRIPT_EXTENSIONS = {".php", ".asp", ".aspx", ".jsp", ".cgi", ".pl", ".py", ".do", ".action"}
 _PREFERRED_EXTENSIONS = {"image/jpeg": ".jpg", "text/plain": ".txt", "audio/mpeg": ".mp3"}
 
@@ -262,7 +271,7 @@ async def download(
             return await _save_data_url(url, Path(dest_dir or default_download_dir()), filename)
         raise DownloadError(f"Cannot download {url!r}: only http(s) and data: URLs")
     directory = Path(dest_dir).expanduser() if dest_dir else default_download_dir()
-    lock = page.tool_state.setdefault("download_lock", asyncio.Lock())
+    lock = page.state(_DownloadState).lock
     try:
         async with asyncio.timeout(timeout):
             async with lock:

@@ -8,7 +8,7 @@ tab. It is what an agent works on next; :func:`active_tab` returns it.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..browser import Browser
@@ -18,7 +18,13 @@ from .navigation import navigate
 
 __all__ = ["Tab", "active_tab", "close_tab", "list_tabs", "new_tab", "switch_tab"]
 
-_HISTORY = "tabs.history"  # target ids, least recently activated first
+
+
+@dataclass(slots=True)
+class _TabHistory:
+    """The browser's tabs as the tools activated them: target ids, least recent first."""
+
+    target_ids: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +46,7 @@ class Tab:
 
 
 def _history(browser: Browser) -> list[str]:
-    history: list[str] = browser.tool_state.setdefault(_HISTORY, [])
-    return history
+    return browser.state(_TabHistory).target_ids
 
 
 def _activate(browser: Browser, page: Page) -> None:

@@ -90,3 +90,23 @@ def test_dir_lists_lazy_names() -> None:
         """
     )
     assert loaded == ["cdpkit.cdp.page"]
+
+
+def test_first_validation_ignores_the_callers_local_names() -> None:
+    # A user's function with locals named like domains (``page``, ``dom``) validates first:
+    # the annotations ``page.FrameId``/``dom.BackendNodeId`` still mean the domains.
+    code = """
+        from cdpkit import cdp
+
+        def handler(page, dom="a local string"):
+            return cdp.accessibility.AXNode.model_validate(
+                {"nodeId": "1", "ignored": False, "frameId": "F", "backendDOMNodeId": 3}
+            )
+
+        node = handler(object())
+        assert (node.frame_id, node.backend_dom_node_id) == ("F", 3), node
+        box = cdp.dom.BoxModel(content=[0] * 8, padding=[0] * 8, border=[0] * 8,
+                               margin=[0] * 8, width=1, height=1)
+        assert box.width == 1
+    """
+    loaded_after(code)  # raises CalledProcessError (with the traceback) if it failed

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import time
+from dataclasses import dataclass, field
 
 import anyio
 import pytest
@@ -20,6 +21,28 @@ async def test_typed_send_returns_typed_result(page: cdpkit.Page) -> None:
     assert isinstance(result, cdp.runtime.EvaluateResult)
     assert result.result.value == 42
     assert result.exception_details is None
+
+
+@dataclass
+class _Visits:
+    urls: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Count:
+    n: int = 0
+
+
+async def test_state_is_kept_per_session_and_per_kind(page: cdpkit.Page) -> None:
+    page.state(_Visits).urls.append("a")
+    page.state(_Count).n += 2
+    assert page.state(_Visits).urls == ["a"] and page.state(_Count).n == 2
+    assert page.state(_Visits) is page.state(_Visits)
+    other = await page.browser.new_page()
+    try:
+        assert other.state(_Visits).urls == [] and page.browser.state(_Count).n == 0
+    finally:
+        await other.close()
 
 
 async def test_raw_call_returns_dict(page: cdpkit.Page) -> None:

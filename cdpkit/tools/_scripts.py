@@ -5,8 +5,9 @@ Each tool script is one file holding one JavaScript function expression
 libraries: files that add functions to a shared object ``H`` (``find.js``: the one
 element finder every tool uses; ``helpers.js``: visibility, unique selectors, text
 normalisation; ``text.js``: the visible-text walk; ``hit.js``: what a click at a point
-reaches, and how an error names it). The libraries a script names, and the ones they need, are bundled
-into its source once, when it is first used, and cached for the life of the process.
+reaches, and how an error names it). The libraries a script names, and the ones they
+need, are bundled into its source once, when it is first used, and cached for the life
+of the process.
 
 Scripts run through the typed bindings: :func:`evaluate` (``Runtime.evaluate``, in the
 page's main frame, ``this`` being the window) and :func:`call_function`

@@ -3,7 +3,8 @@ attributes, forms and metadata.
 
 Every tool reads the live page and changes nothing. Results are small frozen dataclasses
 (or plain dicts where the shape is open), serializable with :func:`dataclasses.asdict`.
-Selectors are matched in the document and in open shadow roots. Where a result names an
+Selectors are matched by the finder every tool shares: the document first, then open
+shadow roots in document order (see :mod:`cdpkit.tools._targeting`). Where a result names an
 element by ``selector``, that is a CSS selector unique on the page at that moment, usable
 as the ``selector=`` of any other tool.
 """

@@ -20,6 +20,7 @@ import traceback
 import urllib.parse
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import CDPError, CommandTimeoutError, LaunchError
@@ -136,7 +137,13 @@ def browser_options(
         chrome,
     )
     options.check()
+    if chrome is not None and not _is_executable(Path(chrome).expanduser()):
+        raise CLIError(f"Invalid --chrome {chrome!r}: no such executable file", 2)
     return options
+
+
+def _is_executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
 
 
 def parse_viewport(value: str) -> tuple[int, int]:

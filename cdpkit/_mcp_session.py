@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import tools
-from ._browser_options import BrowserOptions, start_browser
+from ._browser_options import BrowserOptions, CLIError, error_line, start_browser
 from ._mcp_urls import UrlPolicy
 from ._model import RawEvent
 from .browser import Browser
@@ -183,7 +183,12 @@ class BrowserSession:
         return self._browser if self.started else None
 
     async def browser(self) -> Browser:
-        """The browser, launched (or attached) now if it is not running."""
+        """The browser, launched (or attached) now if it is not running.
+
+        Raises:
+            CLIError: It could not be started or reached; the message names the server's
+                option to change (``--timeout``, ``--connect``, ``--headful``...).
+        """
         if self._browser is not None and not self._browser.closed:
             return self._browser
         if self._browser is not None:
@@ -191,7 +196,11 @@ class BrowserSession:
             await self._browser.close()  # it died: clean up what is left of it
             self._browser = None
         options = self.options
-        browser = await start_browser(options.browser)
+        try:
+            browser = await start_browser(options.browser)
+        except (CDPError, TimeoutError, OSError) as exc:
+            # Worded as the command line words it: the server's options, not launch()'s.
+            raise CLIError(error_line(exc)) from exc
         if options.url_policy.restricts:
             try:
                 await self.guard.start(browser)

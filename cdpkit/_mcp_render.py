@@ -23,18 +23,17 @@ if typing.TYPE_CHECKING:
 # path and metadata only.
 MAX_INLINE_BYTES = 5 * 1024 * 1024
 
+# A tool's result and the session -> the parts of the MCP result.
 Render = Callable[[Any, "BrowserSession"], list[Part]]
 
 
 def render_default(result: Any, session: BrowserSession) -> list[Part]:
+    """``None`` as ``Done.``, a string as it is, anything else as JSON."""
     if result is None:
         return [Text("Done.")]
     if isinstance(result, str):
         return [Text(result)]
     return [Text(to_json(result))]
-
-
-# -- renderers --------------------------------------------------------------------------------
 
 
 def render_json(result: Any, session: BrowserSession) -> list[Part]:

@@ -50,7 +50,7 @@ from .protocol import (
 )
 from .pysource import all_sort_key, function_signature, import_from, list_assignment, reexport_from
 from .spelling import PRIMITIVE_ANNOTATIONS, Spelling
-from .wire import command_wire_name, typed_dict, wire_name, wire_names
+from .wire import command_wire_name, wire_names, wire_typed_dicts
 
 __all__ = [
     "DEFAULT_PACKAGE",
@@ -440,44 +440,9 @@ def emit_wire_module(protocol: Protocol, domain: Domain, package: str) -> str | 
     if not wire_names(domain):
         return None
     spelling = Spelling(protocol, domain)
-    public = f"{package}.{domain.module}"
     body: list[str] = []
-    for typedef in domain.types:
-        if typedef.kind == "object":
-            body += _blank(
-                typed_dict(
-                    spelling,
-                    wire_name(typedef.python_name),
-                    f"{public}.{typedef.python_name}",
-                    domain,
-                    f"type-{typedef.id}",
-                    typedef.properties,
-                    experimental=typedef.experimental,
-                    deprecated=typedef.deprecated,
-                )
-            )
-    items: list[tuple[str, str, list[Property], bool, bool]] = [
-        (str(c.result_class), f"method-{c.name}", c.returns, c.experimental, c.deprecated)
-        for c in domain.commands
-        if c.result_class
-    ]
-    items += [
-        (e.class_name, f"event-{e.name}", e.parameters, e.experimental, e.deprecated)
-        for e in domain.events
-    ]
-    for name, anchor, props, experimental, deprecated in items:
-        body += _blank(
-            typed_dict(
-                spelling,
-                wire_name(name),
-                f"{public}.{name}",
-                domain,
-                anchor,
-                props,
-                experimental=experimental,
-                deprecated=deprecated,
-            )
-        )
+    for typed_dict_lines in wire_typed_dicts(spelling, f"{package}.{domain.module}"):
+        body += _blank(typed_dict_lines)
     return _private_module(protocol, domain, WIRE, spelling, body, package)
 
 

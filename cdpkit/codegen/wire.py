@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import keyword
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from .docs import item_link, marked
 from .layout import is_scalar
@@ -37,6 +37,7 @@ __all__ = [
     "wire_name",
     "wire_names",
     "wire_type",
+    "wire_typed_dicts",
 ]
 
 WIRE_SUFFIX = "JSON"
@@ -139,3 +140,41 @@ def typed_dict(
         doc[2],
         '"""',
     ]
+
+
+def wire_typed_dicts(spelling: Spelling, public: str) -> Iterator[list[str]]:
+    """The lines of each TypedDict of ``spelling``'s domain, in order: object types, command
+    results, events; ``public`` is the dotted name of the domain's public module."""
+    domain = spelling.domain
+    for typedef in domain.types:
+        if typedef.kind == "object":
+            yield typed_dict(
+                spelling,
+                wire_name(typedef.python_name),
+                f"{public}.{typedef.python_name}",
+                domain,
+                f"type-{typedef.id}",
+                typedef.properties,
+                experimental=typedef.experimental,
+                deprecated=typedef.deprecated,
+            )
+    items: list[tuple[str, str, list[Property], bool, bool]] = [
+        (str(c.result_class), f"method-{c.name}", c.returns, c.experimental, c.deprecated)
+        for c in domain.commands
+        if c.result_class
+    ]
+    items += [
+        (e.class_name, f"event-{e.name}", e.parameters, e.experimental, e.deprecated)
+        for e in domain.events
+    ]
+    for name, anchor, props, experimental, deprecated in items:
+        yield typed_dict(
+            spelling,
+            wire_name(name),
+            f"{public}.{name}",
+            domain,
+            anchor,
+            props,
+            experimental=experimental,
+            deprecated=deprecated,
+        )

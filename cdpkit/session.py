@@ -36,6 +36,7 @@ __all__ = ["EventStream", "Expectation", "Session"]
 log = logging.getLogger("cdpkit")
 
 R = TypeVar("R")
+W = TypeVar("W")  # a command's result as raw JSON (see send_json)
 E = TypeVar("E", bound=Event)
 T = TypeVar("T")  # what a stream yields: an event model, or Event | RawEvent
 S = TypeVar("S")  # a kind of per-session state (see Session.state)
@@ -178,6 +179,48 @@ class Session:
                 "session.call() returns the raw JSON instead"
             )
             raise
+
+    async def send_json(self, command: Command[Any, W], timeout: float | None = None) -> W:
+        """Send a typed command and return its result as the raw JSON, building no model.
+
+        The fast path for big results. Validating a result into models costs time in
+        proportion to its size: for ``Accessibility.getFullAXTree`` of a 5,000-element page
+        (19,000 nodes, 9 MB of JSON) :meth:`send` takes about 2.6 s where :meth:`call` takes
+        1.05 s, the rest being pydantic building some 150,000 objects. ``send_json`` costs
+        what :meth:`call` costs, and keeps the types for the type checker: the result is
+        typed by the command's wire TypedDict, whose keys are the protocol's wire names::
+
+            tree = await page.send_json(cdp.accessibility.get_full_ax_tree())
+            buttons = [
+                node["backendDOMNodeId"]  # a cdp.dom.BackendNodeId, ready for DOM commands
+                for node in tree["nodes"]  # each a cdp.accessibility.AXNodeJSON
+                if node.get("role", {}).get("value") == "button" and "backendDOMNodeId" in node
+            ]
+
+        Use :meth:`send` for everyday results (models are easier to use, and check what
+        Chrome sent); use ``send_json`` where a result is large or on a hot path and you
+        read a few fields. Nothing is validated: enums are plain strings, optional keys may
+        be absent, keys newer than the pinned protocol come through as sent.
+
+        Args:
+            command: A command built by the bindings, e.g. ``cdp.dom.get_document(depth=-1)``.
+            timeout: Seconds to wait for the answer, as for :meth:`send`.
+
+        Returns:
+            The ``result`` object of Chrome's answer, exactly as :meth:`call` returns it
+            (``{}`` for commands that return nothing), typed for type checkers as the
+            command's result TypedDict (e.g. ``cdp.accessibility.GetFullAXTreeResultJSON``).
+
+        Raises:
+            ProtocolError: Chrome answered with an error.
+            CommandTimeoutError: No answer within ``timeout`` (see :meth:`send`).
+            CommandTooLargeError: The command's JSON is larger than the browser accepts.
+            ConnectionClosedError: The connection or the target went away.
+
+        Cancelling the awaiting task is safe: the call is forgotten and its answer dropped.
+        """
+        result = await self.call(command.method, command.params, timeout=timeout)
+        return cast(W, result)
 
     async def call(
         self,

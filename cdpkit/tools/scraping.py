@@ -22,6 +22,7 @@ from typing import Any, Literal, get_args
 
 import anyio
 
+from .. import cdp
 from ..errors import CDPError, ElementNotFoundError, EvaluationError, NavigationError
 from ..page import Page
 from ._targeting import exception_text
@@ -371,8 +372,8 @@ async def _probe_media(page: Page, url: str) -> tuple[bytes, str, str] | _NotAPa
         return None
     headers: dict[str, str] = {}
     with contextlib.suppress(CDPError):
-        cookies = await page.call("Network.getCookies", {"urls": [url]})
-        jar = "; ".join(f"{c['name']}={c['value']}" for c in cookies.get("cookies", []))
+        cookies = (await page.send(cdp.network.get_cookies(urls=[url]))).cookies
+        jar = "; ".join(f"{c.name}={c.value}" for c in cookies)
         if jar:
             headers["Cookie"] = jar
 

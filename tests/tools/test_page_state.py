@@ -25,7 +25,7 @@ async def js(page: cdpkit.Page, expression: str) -> Any:
 async def eventually(check: Any, timeout: float = 5.0) -> None:
     """Poll ``check`` until it holds (the browser's events arrive in their own time)."""
     async with asyncio.timeout(timeout):
-        for _ in iter(int, 1):  # until check() holds or the timeout
+        while True:
             if check():
                 return
             await asyncio.sleep(0.02)

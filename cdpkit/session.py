@@ -450,6 +450,26 @@ class Session:
 
     # -- closing ----------------------------------------------------------------------------
 
+    @property
+    def close_error(self) -> ConnectionClosedError | None:
+        """Why the session closed (a :class:`~cdpkit.TargetClosedError`,
+        :class:`~cdpkit.PageCrashedError`...), or ``None`` while it is open."""
+        return self._closed_error
+
+    def raise_if_closed(self) -> None:
+        """Raise what any call on this session would raise now that it is closed; do
+        nothing while it is open.
+
+        Lets a function fail with the session's own reason (closed, crashed, connection
+        lost) before it starts work it could not finish.
+
+        Raises:
+            ConnectionClosedError: The session is closed (the subclass says how).
+        """
+        error = self._closed_error
+        if error is not None:
+            raise _fresh(error)
+
     def _fail(self, error: ConnectionClosedError) -> None:
         """Close the session: fail pending calls and streams now, later calls at once."""
         if self._closed_error is not None:

@@ -12,7 +12,8 @@ navigation         navigate, go_back, go_forward, reload, wait, wait_for, wait_f
 input              click, hover, type_text, press_key, drag, select_option, upload_file,
                    handle_dialog; low level: mouse_move, mouse_down, mouse_up, mouse_wheel,
                    key_down, key_up (held keys and buttons apply to later input)
-information        snapshot, screenshot, console_logs, evaluate, pdf
+information        snapshot (the latest kept in ``page.state(SnapshotState)``), screenshot,
+                   console_logs, evaluate, pdf
 DOM exploration    query_dom, visible_text, computed_styles, check_visibility, get_attributes,
                    count_elements, page_metadata, find_by_text, form_values, element_state,
                    dom_tree
@@ -22,7 +23,7 @@ files              download, expect_download, scrape
 """
 
 from ._targeting import Box
-from .accessibility import Snapshot, SnapshotNode, snapshot
+from .accessibility import Snapshot, SnapshotNode, SnapshotState, snapshot
 from .dom import (
     DomElement,
     ElementState,
@@ -74,6 +75,7 @@ __all__ = [
     "SmartWait",
     "Snapshot",
     "SnapshotNode",
+    "SnapshotState",
     "Tab",
     "TextMatch",
     "Visibility",

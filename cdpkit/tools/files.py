@@ -45,8 +45,11 @@ from typing import IO, Any
 import anyio
 import platformdirs
 
+from .. import cdp
+from .._model import Event, RawEvent
 from ..errors import CDPError, DownloadError
 from ..page import Page
+from ..session import EventStream
 from ._scripts import Script, evaluate
 from ._targeting import resolve_element
 
@@ -369,14 +372,18 @@ async def _page_request(
         or the body is chunked, whose terminating chunk Chrome does not report through
         ``IO.read`` (a cut chunked body reads to a clean end of file).
     """
-    async with page.listen("Fetch.requestPaused", raw=True) as paused:
-        await page.call(
-            "Fetch.enable", {"patterns": [{"urlPattern": _fetch_pattern(url), "requestStage": "Response"}]}
+    async with page.listen(cdp.fetch.RequestPaused) as paused:
+        await page.send(
+            cdp.fetch.enable(
+                patterns=[
+                    cdp.fetch.RequestPattern(url_pattern=_fetch_pattern(url), request_stage="Response")
+                ]
+            )
         )
         attempt = asyncio.ensure_future(
             evaluate(page, _PAGE_FETCH, url, await_promise=True)
         )
-        next_pause: asyncio.Future[Any] | None = None
+        next_pause: asyncio.Future[cdp.fetch.RequestPaused] | None = None
         try:
             try:
                 async with asyncio.timeout(initiation_timeout):
@@ -387,42 +394,41 @@ async def _page_request(
                         )
                         if next_pause not in done:
                             return None  # the page's fetch settled without reaching a response
-                        params = next_pause.result().params
+                        pause = next_pause.result()
                         next_pause = None
-                        request = params.get("request", {})
-                        if request.get("url") == url and params.get("resourceType") in ("XHR", "Fetch"):
+                        if pause.request.url == url and pause.resource_type in ("XHR", "Fetch"):
                             break
-                        await page.call("Fetch.continueRequest", {"requestId": params["requestId"]})
+                        await page.send(cdp.fetch.continue_request(pause.request_id))
             except TimeoutError:
                 raise DownloadError(
                     f"Download of {url} did not start within {initiation_timeout:g} s"
                 ) from None
-            headers = {h["name"].lower(): h["value"] for h in params.get("responseHeaders") or []}
-            status = params.get("responseStatusCode")
+            headers = {h.name.lower(): h.value for h in pause.response_headers or []}
+            status = pause.response_status_code
             location = headers.get("location")
             if status in _REDIRECT_STATUSES and location:
-                await _abort(page, params["requestId"])
+                await _abort(page, pause.request_id)
                 return str(urllib.parse.urldefrag(urllib.parse.urljoin(url, location))[0])
             if (
-                not params.get("responseErrorReason")
+                not pause.response_error_reason
                 and status is not None
                 and status < 400
                 and "chunked" in headers.get("transfer-encoding", "").lower()
             ):
-                await _abort(page, params["requestId"])
+                await _abort(page, pause.request_id)
                 return None
-            part = await _take_body(page, params, headers, url, directory)
+            part = await _take_body(page, pause, headers, url, directory)
             return _Fetched(part, headers, url)
         finally:
             await _cancel_and_wait(attempt, *([next_pause] if next_pause is not None else []))
             if not page.closed:
                 with contextlib.suppress(CDPError):
-                    await page.call("Fetch.disable")
+                    await page.send(cdp.fetch.disable())
 
 
-async def _abort(page: Page, request_id: str) -> None:
+async def _abort(page: Page, request_id: cdp.fetch.RequestId) -> None:
     with contextlib.suppress(CDPError):
-        await page.call("Fetch.failRequest", {"requestId": request_id, "errorReason": "Aborted"})
+        await page.send(cdp.fetch.fail_request(request_id, "Aborted"))
 
 
 def _short_body_error(url: str, size: int, headers: dict[str, str]) -> DownloadError | None:
@@ -439,25 +445,29 @@ def _short_body_error(url: str, size: int, headers: dict[str, str]) -> DownloadE
 
 
 async def _take_body(
-    page: Page, params: dict[str, Any], headers: dict[str, str], url: str, directory: Path
+    page: Page,
+    pause: cdp.fetch.RequestPaused,
+    headers: dict[str, str],
+    url: str,
+    directory: Path,
 ) -> _PartFile:
-    request_id = params["requestId"]
-    status = params.get("responseStatusCode")
-    error = params.get("responseErrorReason")
+    request_id = pause.request_id
+    status = pause.response_status_code
+    error = pause.response_error_reason
     if error or not status or status >= 400:
         await _abort(page, request_id)
         if error:
             raise DownloadError(f"Network request failed for {url}: {error}")
         raise DownloadError(f"Resource fetch failed: {status} for {url}")
-    stream: str | None = None
+    stream: cdp.io.StreamHandle | None = None
     part = _PartFile(directory)
     try:
-        stream = (await page.call("Fetch.takeResponseBodyAsStream", {"requestId": request_id}))["stream"]
+        stream = (await page.send(cdp.fetch.take_response_body_as_stream(request_id))).stream
         while True:
-            chunk = await page.call("IO.read", {"handle": stream, "size": CHUNK_SIZE})
-            data = chunk.get("data", "")
-            await part.write(base64.b64decode(data) if chunk.get("base64Encoded") else data.encode())
-            if chunk.get("eof"):
+            chunk = await page.send(cdp.io.read(stream, size=CHUNK_SIZE))
+            data = chunk.data
+            await part.write(base64.b64decode(data) if chunk.base64_encoded else data.encode())
+            if chunk.eof:
                 break
         part.file.close()
         short = _short_body_error(url, part.size, headers)
@@ -469,7 +479,7 @@ async def _take_body(
     finally:
         if stream is not None:
             with contextlib.suppress(CDPError):
-                await page.call("IO.close", {"handle": stream})
+                await page.send(cdp.io.close(stream))
         await _abort(page, request_id)
     return part
 
@@ -481,8 +491,8 @@ async def _fetch_directly(page: Page, url: str, directory: Path) -> _Fetched:
     A body shorter than its ``Content-Length`` or a chunked body without its terminating
     chunk raises :class:`DownloadError`. If the call is cancelled (a timeout), the
     connection is shut down so the worker thread ends too."""
-    cookies = await page.call("Network.getCookies", {"urls": [url]})
-    cookie_header = "; ".join(f"{c['name']}={c['value']}" for c in cookies.get("cookies", []))
+    cookies = (await page.send(cdp.network.get_cookies(urls=[url]))).cookies
+    cookie_header = "; ".join(f"{c.name}={c.value}" for c in cookies)
     user_agent = await evaluate(page, _USER_AGENT)
     request_headers = {"User-Agent": str(user_agent or "cdpkit")}
     if page.url.startswith("http"):
@@ -635,18 +645,24 @@ async def expect_download(
     directory.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=directory, prefix=".cdpkit-downloads-"))
     browser = page.browser
-    context_params = {"browserContextId": page.context.id} if page.context is not None else {}
+    context_id = (
+        cdp.browser.BrowserContextID(page.context.id) if page.context is not None else None
+    )
     pending = PendingDownload()
     try:
         # The page's responses give the download's real MIME type (Browser events do not).
         async with page.enabled("Network"), page.listen(
-            "Network.responseReceived", raw=True
+            cdp.network.ResponseReceived
         ) as responses, browser.listen(
-            "Browser.downloadWillBegin", "Browser.downloadProgress", raw=True
+            cdp.browser.DownloadWillBegin, cdp.browser.DownloadProgress
         ) as events:
-            await browser.call(
-                "Browser.setDownloadBehavior",
-                {"behavior": "allowAndName", "downloadPath": str(staging), "eventsEnabled": True, **context_params},
+            await browser.send(
+                cdp.browser.set_download_behavior(
+                    "allowAndName",
+                    browser_context_id=context_id,
+                    download_path=str(staging),
+                    events_enabled=True,
+                )
             )
             yield pending
             frames = await _frame_ids(page)
@@ -656,87 +672,91 @@ async def expect_download(
     finally:
         if not browser.closed:
             with contextlib.suppress(CDPError):
-                await browser.call("Browser.setDownloadBehavior", {"behavior": "default", **context_params})
+                await browser.send(
+                    cdp.browser.set_download_behavior("default", browser_context_id=context_id)
+                )
         await anyio.to_thread.run_sync(lambda: shutil.rmtree(staging, ignore_errors=True))
 
 
 async def _frame_ids(page: Page) -> set[str]:
     ids = {page.target_id}
     with contextlib.suppress(CDPError):
-        tree = await page.call("Page.getFrameTree")
-        stack = [tree["frameTree"]]
+        tree = await page.send(cdp.page.get_frame_tree())
+        stack = [tree.frame_tree]
         while stack:
             node = stack.pop()
-            ids.add(node["frame"]["id"])
-            stack.extend(node.get("childFrames", []))
+            ids.add(node.frame.id)
+            stack.extend(node.child_frames or [])
     return ids
 
 
-async def _response_type(responses: Any, url: str) -> str | None:
+async def _response_type(
+    responses: EventStream[cdp.network.ResponseReceived], url: str
+) -> str | None:
     """The Content-Type of the page's last response for ``url`` among the buffered
     ``Network.responseReceived`` events (the stream is closed, so this never waits)."""
     await responses.aclose()
     mime_type: str | None = None
     async for event in responses:
-        response = event.params.get("response", {})
-        if response.get("url") == url:
-            headers = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
-            mime_type = headers.get("content-type") or response.get("mimeType") or mime_type
+        response = event.response
+        if response.url == url:
+            headers = {k.lower(): v for k, v in response.headers.items()}
+            mime_type = headers.get("content-type") or response.mime_type or mime_type
     return mime_type
 
 
 async def _await_download(
-    events: Any,
-    responses: Any,
+    events: EventStream[Event | RawEvent],
+    responses: EventStream[cdp.network.ResponseReceived],
     frames: set[str],
     staging: Path,
     directory: Path,
     timeout: float,
     initiation_timeout: float,
 ) -> DownloadResult:
-    began: dict[str, Any] | None = None
-    progress: dict[str, Any] = {}
+    began: cdp.browser.DownloadWillBegin | None = None
+    progress: cdp.browser.DownloadProgress | None = None
     try:
         async with asyncio.timeout(initiation_timeout) as deadline:
             async for event in events:
-                params = event.params
                 if began is None:
-                    if event.method == "Browser.downloadWillBegin" and params.get("frameId") in frames:
-                        began = params
+                    if isinstance(event, cdp.browser.DownloadWillBegin) and event.frame_id in frames:
+                        began = event
                         deadline.reschedule(asyncio.get_running_loop().time() + timeout)
                     continue
-                if params.get("guid") != began["guid"] or event.method != "Browser.downloadProgress":
+                if not isinstance(event, cdp.browser.DownloadProgress) or event.guid != began.guid:
                     continue
-                state = params.get("state")
-                if state == "completed":
-                    progress = params
+                if event.state == "completed":
+                    progress = event
                     break
-                if state == "canceled":
+                if event.state == "canceled":
                     raise DownloadError(
-                        f"Download of {began.get('url')} failed: the browser canceled it (blocked, "
-                        f"or the connection broke off after {params.get('receivedBytes', 0):g} "
-                        f"of {params.get('totalBytes', 0):g} bytes)"
+                        f"Download of {began.url} failed: the browser canceled it (blocked, "
+                        f"or the connection broke off after {event.received_bytes:g} "
+                        f"of {event.total_bytes:g} bytes)"
                     )
     except TimeoutError:
         if began is None:
             raise DownloadError(f"No download began within {initiation_timeout:g} s") from None
-        raise DownloadError(f"Download of {began.get('url')} did not complete within {timeout:g} s") from None
+        raise DownloadError(f"Download of {began.url} did not complete within {timeout:g} s") from None
     assert began is not None
-    source = staging / began["guid"]
+    if progress is None:
+        raise DownloadError(f"Download of {began.url} failed: the browser stopped reporting it")
+    source = staging / began.guid
     # Chrome may call a body "completed" that is shorter than announced: check it.
-    received, total = int(progress.get("receivedBytes", 0)), int(progress.get("totalBytes", 0))
+    received, total = int(progress.received_bytes), int(progress.total_bytes)
     on_disk = source.stat().st_size if source.exists() else -1
     if (total > 0 and received != total) or on_disk != received:
         raise DownloadError(
-            f"Download of {began.get('url')} failed: incomplete ({max(on_disk, 0)} bytes on "
+            f"Download of {began.url} failed: incomplete ({max(on_disk, 0)} bytes on "
             f"disk, {received} received of {total} announced)"
         )
-    suggested = began.get("suggestedFilename") or None
+    suggested = began.suggested_filename or None
     name = sanitize_filename(suggested) if suggested else None
-    mime_type = await _response_type(responses, began.get("url", "")) or mimetypes.guess_type(
-        suggested or began.get("url", "")
+    mime_type = await _response_type(responses, began.url) or mimetypes.guess_type(
+        suggested or began.url
     )[0]
-    final = _publish(source, directory, name, _extension(began.get("url", ""), mime_type))
+    final = _publish(source, directory, name, _extension(began.url, mime_type))
     return DownloadResult(
-        True, final.name, str(final), final.stat().st_size, mime_type, began.get("url", ""), suggested
+        True, final.name, str(final), final.stat().st_size, mime_type, began.url, suggested
     )

@@ -292,12 +292,8 @@ def _core_private_names() -> dict[str, str]:
 
 def _above_the_core() -> list[str]:
     """The modules that must use the core through its public API only."""
-    return [
-        module
-        for module in _hand_written()
-        if module.startswith(("tools.", "cli.", "cli"))
-        or module in {"repl", "_cli_common", "_mcp_app", "_mcp_tools", "_mcp_urls", "mcp_server"}
-    ]
+    tools = FLOOR_NAMES.index("tools")
+    return [module for module in _hand_written() if module and _floor(module) >= tools]
 
 
 def _private_accesses(tree: ast.AST, private: dict[str, str]) -> list[tuple[str, int]]:

@@ -22,7 +22,7 @@ import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .. import cdp
 from .._frames import content_origin
@@ -30,6 +30,13 @@ from ..errors import ConnectionClosedError, ProtocolError
 from ..page import Page
 from ..session import Session
 from ._targeting import Box, SnapshotState, resolve_element
+
+if TYPE_CHECKING:
+    # The raw JSON shapes of the two big results, checked by the type checker only: the
+    # snapshot reads them through Session.send_json, the typed fast path (building the
+    # models of 19,000 AX nodes would cost more than the call; see send_json).
+    from ..cdp.accessibility import AXNodeJSON, AXPropertyJSON
+    from ..cdp.dom_snapshot import CaptureSnapshotResultJSON, DocumentSnapshotJSON
 
 __all__ = ["Box", "Snapshot", "SnapshotNode", "SnapshotState", "snapshot"]
 
@@ -116,7 +123,7 @@ class _Tree:
 
     session: Session
     frame_id: str | None
-    nodes: list[dict[str, Any]]
+    nodes: list[AXNodeJSON]
     boxes: dict[int, list[float]]  # backend node id -> [x, y, w, h] in document coordinates
     offset: tuple[float, float] | None  # document -> viewport; None when not on screen
 
@@ -128,18 +135,17 @@ class _Collected:
     children: dict[tuple[int, int], _Tree] = field(default_factory=dict)
 
 
-def _documents(capture: dict[str, Any]) -> list[dict[str, Any]]:
-    documents: list[dict[str, Any]] = capture.get("documents") or []
-    return documents
+def _documents(capture: CaptureSnapshotResultJSON) -> list[DocumentSnapshotJSON]:
+    return capture.get("documents") or []
 
 
-def _layout_boxes(document: dict[str, Any]) -> dict[int, list[float]]:
+def _layout_boxes(document: DocumentSnapshotJSON) -> dict[int, list[float]]:
     backend = document["nodes"]["backendNodeId"]
     layout = document["layout"]
     return dict(zip(map(backend.__getitem__, layout["nodeIndex"]), layout["bounds"], strict=False))
 
 
-def _scroll(document: dict[str, Any]) -> tuple[float, float]:
+def _scroll(document: DocumentSnapshotJSON) -> tuple[float, float]:
     return (float(document.get("scrollOffsetX", 0)), float(document.get("scrollOffsetY", 0)))
 
 
@@ -156,8 +162,8 @@ async def _collect_session(
     try:
         # The capture first: Python parses it while Chrome builds the accessibility tree.
         capture, ax = await asyncio.gather(
-            session.call("DOMSnapshot.captureSnapshot", {"computedStyles": []}),
-            session.call("Accessibility.getFullAXTree"),
+            session.send_json(cdp.dom_snapshot.capture_snapshot(computed_styles=[])),
+            session.send_json(cdp.accessibility.get_full_ax_tree()),
         )
         frames = await attach
     except BaseException:
@@ -165,13 +171,13 @@ async def _collect_session(
         await asyncio.gather(attach, return_exceptions=True)
         raise
     documents = _documents(capture)
-    strings: list[str] = capture.get("strings") or []
+    strings = capture.get("strings") or []
     if not documents:
         return
     session_key = id(session)
 
     def offset(
-        document: dict[str, Any], at: tuple[float, float] | None
+        document: DocumentSnapshotJSON, at: tuple[float, float] | None
     ) -> tuple[float, float] | None:
         if at is None:
             return None
@@ -196,7 +202,7 @@ async def _collect_session(
             for node_index, document_index in zip(content["index"], content["value"], strict=False):
                 owners[document_index] = backend[node_index]
 
-    async def child_document(index: int, document: dict[str, Any]) -> None:
+    async def child_document(index: int, document: DocumentSnapshotJSON) -> None:
         backend_id = owners.get(index)
         frame_index = document.get("frameId")
         if backend_id is None or frame_index is None:
@@ -204,7 +210,9 @@ async def _collect_session(
         frame_id = strings[frame_index]
         with contextlib.suppress(ProtocolError):
             child_ax, at = await asyncio.gather(
-                session.call("Accessibility.getFullAXTree", {"frameId": frame_id}),
+                session.send_json(
+                    cdp.accessibility.get_full_ax_tree(frame_id=cdp.page.FrameId(frame_id))
+                ),
                 content_origin(session, cdp.dom.BackendNodeId(backend_id)),
             )
             if at is not None and origin is not None:
@@ -234,7 +242,7 @@ async def _collect_session(
     )
 
 
-def _frame_of(nodes: list[dict[str, Any]]) -> str | None:
+def _frame_of(nodes: list[AXNodeJSON]) -> str | None:
     if nodes:
         frame_id = nodes[0].get("frameId")
         if isinstance(frame_id, str):
@@ -260,7 +268,7 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _states(role: str, properties: list[dict[str, Any]]) -> tuple[str, ...]:
+def _states(role: str, properties: list[AXPropertyJSON]) -> tuple[str, ...]:
     states: list[str] = []
     for prop in properties:
         name = prop["name"]
@@ -285,7 +293,7 @@ def _states(role: str, properties: list[dict[str, Any]]) -> tuple[str, ...]:
     return tuple(states) if states else ()
 
 
-def _value(node: dict[str, Any]) -> str | None:
+def _value(node: AXNodeJSON) -> str | None:
     value = node.get("value")
     if value is None:
         return None
@@ -295,7 +303,7 @@ def _value(node: dict[str, Any]) -> str | None:
     return str(raw)
 
 
-def _focusable(properties: list[dict[str, Any]] | None) -> bool:
+def _focusable(properties: list[AXPropertyJSON] | None) -> bool:
     for prop in properties or ():
         if prop["name"] == "focusable":
             return bool(prop["value"].get("value"))
@@ -316,7 +324,7 @@ class _Filters:
 
 
 def _matches(
-    filters: _Filters, role: str, name: str, properties: list[dict[str, Any]] | None
+    filters: _Filters, role: str, name: str, properties: list[AXPropertyJSON] | None
 ) -> bool:
     if filters.roles is not None and role.lower() not in filters.roles:
         return False
@@ -346,8 +354,8 @@ def _build(collected: _Collected, filters: _Filters) -> Snapshot:
     )
     # An explicit stack of (node, context); siblings share their context:
     # (tree, nodes by id, tree depth, display depth, parent's text, inside the selection).
-    Context = tuple[_Tree, dict[str, dict[str, Any]], int, int, str, bool]
-    stack: list[tuple[dict[str, Any], Context]] = []
+    Context = tuple[_Tree, dict[str, AXNodeJSON], int, int, str, bool]
+    stack: list[tuple[AXNodeJSON, Context]] = []
     push = stack.append
     pop = stack.pop
     extend = stack.extend
@@ -383,7 +391,7 @@ def _build(collected: _Collected, filters: _Filters) -> Snapshot:
             name = node["name"]["value"] if "name" in node else ""
             if type(name) is not str:
                 name = str(name)
-            properties: list[dict[str, Any]] | None = node.get("properties")
+            properties = node.get("properties")
             if role in text_roles:
                 if name == "" or name.isspace() or name.strip() in parent_text:
                     continue
@@ -445,8 +453,8 @@ def _build(collected: _Collected, filters: _Filters) -> Snapshot:
     return Snapshot("\n".join(lines), nodes)
 
 
-def _node_id(node: dict[str, Any]) -> str:
-    return node["nodeId"]  # type: ignore[no-any-return]
+def _node_id(node: AXNodeJSON) -> str:
+    return node["nodeId"]
 
 
 async def snapshot(

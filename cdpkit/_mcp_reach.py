@@ -19,10 +19,8 @@ from . import tools
 from ._mcp_schema import Part, Text
 from ._mcp_session import BlockedRequest
 from ._mcp_urls import UrlBlockedError, UrlPolicy
-from .errors import CDPError, DownloadError, NavigationError
+from .errors import CDPError, NavigationError
 from .page import Dialog, Page
-from .tools._targeting import resolve_element
-from .tools.files import _RESOURCE_URL_JS
 
 ArgumentCheck = Callable[[Page, UrlPolicy, dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -122,12 +120,9 @@ async def check_download_source(
     url = arguments.get("url")
     selector, index = arguments.get("selector"), arguments.get("index")
     if url is None and (selector is None) != (index is None):
-        element = await resolve_element(page, selector=selector, index=index)
-        resource = await element.call(_RESOURCE_URL_JS)
-        if not resource:
-            raise DownloadError("Element has no downloadable resource")
+        resource = await tools.resource_url(page, selector=selector, index=index)
         arguments = {k: v for k, v in arguments.items() if k not in ("selector", "index")}
-        arguments["url"] = url = str(resource)
+        arguments["url"] = url = resource
     if isinstance(url, str):
         base = page.url
         absolute = urllib.parse.urljoin(base, url) if base.startswith("http") else url

@@ -29,6 +29,7 @@ FLOORS: dict[str, int] = {
     "_transport": 1,
     "connection": 1,
     "session": 1,
+    "_streams": 1,
     "launcher": 1,
     "_profiles": 1,
     "_navigation": 2,

@@ -18,7 +18,7 @@ DOM exploration    query_dom, visible_text, computed_styles, check_visibility, g
                    count_elements, page_metadata, find_by_text, form_values, element_state,
                    dom_tree
 tabs               list_tabs, new_tab, switch_tab, close_tab, active_tab
-files              download, expect_download, scrape
+files              download, expect_download, resource_url, scrape
 =================  ==========================================================================
 """
 
@@ -43,7 +43,7 @@ from .dom import (
     query_dom,
     visible_text,
 )
-from .files import DownloadResult, PendingDownload, download, expect_download
+from .files import DownloadResult, PendingDownload, download, expect_download, resource_url
 from .forms import handle_dialog, select_option, upload_file
 from .information import ConsoleMessage, console_logs, evaluate, pdf, screenshot
 from .keyboard import key_down, key_up, press_key, type_text
@@ -113,6 +113,7 @@ __all__ = [
     "press_key",
     "query_dom",
     "reload",
+    "resource_url",
     "scrape",
     "screenshot",
     "select_option",

@@ -354,7 +354,7 @@ def _build(collected: _Collected, filters: _Filters) -> Snapshot:
     )
     # An explicit stack of (node, context); siblings share their context:
     # (tree, nodes by id, tree depth, display depth, parent's text, inside the selection).
-    Context = tuple[_Tree, dict[str, AXNodeJSON], int, int, str, bool]
+    Context = tuple[_Tree, dict[str, "AXNodeJSON"], int, int, str, bool]
     stack: list[tuple[AXNodeJSON, Context]] = []
     push = stack.append
     pop = stack.pop

@@ -13,8 +13,8 @@ import pytest
 
 from cdpkit import cdp
 from cdpkit._model import CDPEnum, CDPModel, Command, Event, RawEvent
-from cdpkit.cdp import _registry
 from cdpkit._streams import _parse_event as parse_event  # how sessions deliver events
+from cdpkit.cdp import _registry
 from tests.bindings.conftest import FIXTURES
 
 

@@ -80,14 +80,14 @@ async def _raw_streamed(ctx: Ctx) -> dict[str, float]:
 
 
 async def _cdpkit_streamed(ctx: Ctx) -> dict[str, float]:
-    from cdpkit import tools
+    from cdpkit.tools import download  # imported before timing, as a script would
 
     async with cdpkit_page(ctx, "/blank") as page:
         with _download_dir() as folder:
             reset_peak_rss()
             rss_before = rss_mb()
             start = now()
-            result = await tools.download(page, url=f"{ctx.base_url}/file.bin",
+            result = await download(page, url=f"{ctx.base_url}/file.bin",
                                           dest_dir=folder, timeout=DOWNLOAD_TIMEOUT)
             seconds = now() - start
             return _streamed(ctx, seconds, Path(result.path), rss_before)
@@ -136,13 +136,14 @@ async def _raw_browser_download(ctx: Ctx) -> dict[str, float]:
 
 
 async def _cdpkit_browser_download(ctx: Ctx) -> dict[str, float]:
-    from cdpkit import cdp, tools
+    from cdpkit import cdp
+    from cdpkit.tools import expect_download  # imported before timing, as a script would
 
     async with cdpkit_page(ctx, "/blank") as page:
         with _download_dir() as folder:
             start = now()
-            async with tools.expect_download(page, dest_dir=folder,
-                                             timeout=DOWNLOAD_TIMEOUT) as download:
+            async with expect_download(page, dest_dir=folder,
+                                       timeout=DOWNLOAD_TIMEOUT) as download:
                 await page.send(cdp.page.navigate(f"{ctx.base_url}/attachment.bin"))
             seconds = now() - start
             return _speed(ctx, seconds, Path(download.value.path))

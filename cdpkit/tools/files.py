@@ -36,12 +36,13 @@ import urllib.request
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, cast
 
 import anyio
 import platformdirs
 
 from .. import cdp
-from .._model import Event, RawEvent
+from .._model import RawEvent
 from ..errors import CDPError, DownloadError
 from ..page import Page
 from ..session import EventStream
@@ -52,6 +53,10 @@ from ._fetching import (
 )
 from ._scripts import Script
 from ._targeting import resolve_element
+
+if TYPE_CHECKING:
+    from ..cdp.browser import DownloadProgressJSON, DownloadWillBeginJSON
+    from ..cdp.network import ResponseReceivedJSON
 
 __all__ = ["DownloadResult", "PendingDownload", "download", "expect_download", "resource_url"]
 
@@ -359,10 +364,12 @@ async def expect_download(
     pending = PendingDownload()
     try:
         # The page's responses give the download's real MIME type (Browser events do not).
+        # Raw events read through their generated JSON shapes: the typed fast path (these
+        # models' schemas take tens of ms to build on first use, in every fresh process).
         async with page.enabled("Network"), page.listen(
-            cdp.network.ResponseReceived
+            cdp.network.ResponseReceived, raw=True
         ) as responses, browser.listen(
-            cdp.browser.DownloadWillBegin, cdp.browser.DownloadProgress
+            cdp.browser.DownloadWillBegin, cdp.browser.DownloadProgress, raw=True
         ) as events:
             await browser.send(
                 cdp.browser.set_download_behavior(
@@ -389,82 +396,86 @@ async def expect_download(
 async def _frame_ids(page: Page) -> set[str]:
     ids = {page.target_id}
     with contextlib.suppress(CDPError):
-        tree = await page.send(cdp.page.get_frame_tree())
-        stack = [tree.frame_tree]
+        # send_json: only ids are read, and the Frame model is costly to build on first use.
+        tree = await page.send_json(cdp.page.get_frame_tree())
+        stack = [tree["frameTree"]]
         while stack:
             node = stack.pop()
-            ids.add(node.frame.id)
-            stack.extend(node.child_frames or [])
+            ids.add(node["frame"]["id"])
+            stack.extend(node.get("childFrames", []))
     return ids
 
 
-async def _response_type(
-    responses: EventStream[cdp.network.ResponseReceived], url: str
-) -> str | None:
+async def _response_type(responses: EventStream[RawEvent], url: str) -> str | None:
     """The Content-Type of the page's last response for ``url`` among the buffered
     ``Network.responseReceived`` events (the stream is closed, so this never waits)."""
     await responses.aclose()
     mime_type: str | None = None
     async for event in responses:
-        response = event.response
-        if response.url == url:
-            headers = {k.lower(): v for k, v in response.headers.items()}
-            mime_type = headers.get("content-type") or response.mime_type or mime_type
+        response = cast("ResponseReceivedJSON", event.params)["response"]
+        if response["url"] == url:
+            headers = {k.lower(): str(v) for k, v in response["headers"].items()}
+            mime_type = headers.get("content-type") or response["mimeType"] or mime_type
     return mime_type
 
 
 async def _await_download(
-    events: EventStream[Event | RawEvent],
-    responses: EventStream[cdp.network.ResponseReceived],
+    events: EventStream[RawEvent],
+    responses: EventStream[RawEvent],
     frames: set[str],
     staging: Path,
     directory: Path,
     timeout: float,
     initiation_timeout: float,
 ) -> DownloadResult:
-    began: cdp.browser.DownloadWillBegin | None = None
-    progress: cdp.browser.DownloadProgress | None = None
+    began: DownloadWillBeginJSON | None = None
+    progress: DownloadProgressJSON | None = None
     try:
         async with asyncio.timeout(initiation_timeout) as deadline:
             async for event in events:
                 if began is None:
-                    if isinstance(event, cdp.browser.DownloadWillBegin) and event.frame_id in frames:
-                        began = event
-                        deadline.reschedule(asyncio.get_running_loop().time() + timeout)
+                    if event.method == cdp.browser.DownloadWillBegin.method:
+                        will_begin = cast("DownloadWillBeginJSON", event.params)
+                        if will_begin["frameId"] in frames:
+                            began = will_begin
+                            deadline.reschedule(asyncio.get_running_loop().time() + timeout)
                     continue
-                if not isinstance(event, cdp.browser.DownloadProgress) or event.guid != began.guid:
+                if event.method != cdp.browser.DownloadProgress.method:
                     continue
-                if event.state == "completed":
-                    progress = event
+                update = cast("DownloadProgressJSON", event.params)
+                if update["guid"] != began["guid"]:
+                    continue
+                if update["state"] == "completed":
+                    progress = update
                     break
-                if event.state == "canceled":
+                if update["state"] == "canceled":
                     raise DownloadError(
-                        f"Download of {began.url} failed: the browser canceled it (blocked, "
-                        f"or the connection broke off after {event.received_bytes:g} "
-                        f"of {event.total_bytes:g} bytes)"
+                        f"Download of {began['url']} failed: the browser canceled it (blocked, "
+                        f"or the connection broke off after {update['receivedBytes']:g} "
+                        f"of {update['totalBytes']:g} bytes)"
                     )
     except TimeoutError:
         if began is None:
             raise DownloadError(f"No download began within {initiation_timeout:g} s") from None
-        raise DownloadError(f"Download of {began.url} did not complete within {timeout:g} s") from None
+        raise DownloadError(f"Download of {began['url']} did not complete within {timeout:g} s") from None
     assert began is not None
     if progress is None:
-        raise DownloadError(f"Download of {began.url} failed: the browser stopped reporting it")
-    source = staging / began.guid
+        raise DownloadError(f"Download of {began['url']} failed: the browser stopped reporting it")
+    source = staging / began["guid"]
     # Chrome may call a body "completed" that is shorter than announced: check it.
-    received, total = int(progress.received_bytes), int(progress.total_bytes)
+    received, total = int(progress["receivedBytes"]), int(progress["totalBytes"])
     on_disk = source.stat().st_size if source.exists() else -1
     if (total > 0 and received != total) or on_disk != received:
         raise DownloadError(
-            f"Download of {began.url} failed: incomplete ({max(on_disk, 0)} bytes on "
+            f"Download of {began['url']} failed: incomplete ({max(on_disk, 0)} bytes on "
             f"disk, {received} received of {total} announced)"
         )
-    suggested = began.suggested_filename or None
+    suggested = began["suggestedFilename"] or None
     name = sanitize_filename(suggested) if suggested else None
-    mime_type = await _response_type(responses, began.url) or mimetypes.guess_type(
-        suggested or began.url
+    mime_type = await _response_type(responses, began['url']) or mimetypes.guess_type(
+        suggested or began['url']
     )[0]
-    final = _publish(source, directory, name, _extension(began.url, mime_type))
+    final = _publish(source, directory, name, _extension(began['url'], mime_type))
     return DownloadResult(
-        True, final.name, str(final), final.stat().st_size, mime_type, began.url, suggested
+        True, final.name, str(final), final.stat().st_size, mime_type, began['url'], suggested
     )

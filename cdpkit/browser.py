@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from . import cdp
-from ._navigation import load
 from ._profiles import ProfileLock, profile_dir
 from ._transport import PipeTransport, Transport, WebSocketTransport
 from .connection import Connection
@@ -216,6 +215,8 @@ class Browser(Session):
                 self._page_arrived.pop(target_id, None)
         await page._ready
         if url is not None:
+            from ._navigation import load  # imported on first use: import cdpkit stays light
+
             await load(page, url)
         return page
 

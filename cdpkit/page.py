@@ -16,11 +16,11 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from ._frames import _Frames
 from .errors import CDPError, ConnectionClosedError, PageCrashedError, TargetClosedError
 from .session import Session
 
 if TYPE_CHECKING:
+    from ._frames import _Frames
     from .browser import Browser, BrowserContext
     from .connection import Connection
 
@@ -106,7 +106,7 @@ class Page(Session):
         self._open_dialog: Dialog | None = None
         self._dialog_opened = asyncio.Event()
         self._closed_event = asyncio.Event()
-        self._frames = _Frames(self, connection)
+        self._frame_tracker: _Frames | None = None  # created on first use (see _frames)
         self._domain_users: dict[str, int] = {}
         self._on("Runtime.consoleAPICalled", self._record("console"))
         self._on("Runtime.exceptionThrown", self._record("exception"))
@@ -259,7 +259,14 @@ class Page(Session):
         Raises:
             ConnectionClosedError: ``session`` is closed.
         """
-        return await self._frames.sessions(self if session is None else session)
+        return await self._frames().sessions(self if session is None else session)
+
+    def _frames(self) -> _Frames:
+        if self._frame_tracker is None:
+            from ._frames import _Frames  # only pages with frames to track pay for it
+
+            self._frame_tracker = _Frames(self, self._connection)
+        return self._frame_tracker
 
     async def frame_origin(self, session: Session) -> tuple[float, float]:
         """Where the viewport of ``session`` lies in the page's viewport, in CSS pixels.
@@ -273,7 +280,7 @@ class Page(Session):
             ElementNotFoundError: A frame on the way is not rendered or no longer part
                 of the page, or ``session`` is not a frame of this page.
         """
-        return await self._frames.origin(session)
+        return await self._frames().origin(session)
 
     @contextlib.asynccontextmanager
     async def enabled(self, domain: str) -> AsyncIterator[None]:

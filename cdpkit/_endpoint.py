@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 from .errors import ConnectError
 
-__all__ = ["browser_ws_url", "check_headers", "redact"]
+__all__ = ["browser_ws_url", "check_headers", "http_request", "redact"]
 
 _MAX_VERSION_RESPONSE = 1024 * 1024
 
@@ -100,8 +100,14 @@ async def browser_ws_url(endpoint: str, headers: Mapping[str, str]) -> str:
 
 
 async def _http_get(url: str, headers: Mapping[str, str]) -> tuple[int, bytes]:
-    """A minimal HTTP/1.1 GET with ``Connection: close`` on asyncio streams, so the caller's
-    deadline cancels it at any point (a thread blocked in ``urlopen`` cannot be).
+    return await http_request("GET", url, headers=headers)
+
+
+async def http_request(
+    method: str, url: str, *, headers: Mapping[str, str], body: bytes | None = None
+) -> tuple[int, bytes]:
+    """A minimal HTTP/1.1 request with ``Connection: close`` on asyncio streams, so the
+    caller's deadline cancels it at any point (a thread blocked in ``urlopen`` cannot be).
 
     Returns:
         The status code and the body.
@@ -130,9 +136,12 @@ async def _http_get(url: str, headers: Mapping[str, str]) -> tuple[int, bytes]:
             credentials = f"{urllib.parse.unquote(parsed.username)}:{urllib.parse.unquote(parsed.password or '')}"
             sent["Authorization"] = "Basic " + base64.b64encode(credentials.encode()).decode()
         extra = "".join(f"{name}: {value}\r\n" for name, value in sent.items())
+        if body is not None:
+            extra += f"Content-Length: {len(body)}\r\n"
         writer.write(
-            f"GET {target} HTTP/1.1\r\nHost: {host_header}\r\nAccept: application/json\r\n"
+            f"{method} {target} HTTP/1.1\r\nHost: {host_header}\r\nAccept: application/json\r\n"
             f"{extra}Connection: close\r\n\r\n".encode()
+            + (body or b"")
         )
         try:
             return await _read_http_response(reader, shown)

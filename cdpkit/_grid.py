@@ -23,9 +23,10 @@ from typing import Any
 
 import anyio
 
+from . import cdp
 from ._endpoint import check_headers, http_request, redact
 from .browser import Browser, connect
-from .errors import ConnectError, GridCapacityError, GridError
+from .errors import CDPError, CommandTimeoutError, ConnectError, GridCapacityError, GridError
 from .launcher import DEFAULT_ARGS, DEFAULT_VIEWPORT, HEADLESS_ARGS, window_size_arg
 
 __all__ = ["GridBrowser", "grid"]
@@ -34,6 +35,11 @@ log = logging.getLogger("cdpkit")
 
 # How long deleting a session may take when the block ends.
 _DELETE_TIMEOUT = 10.0
+# The grid's CDP proxy keeps the WebSocket open when the session's Chrome dies (measured on
+# Selenium 4.20), so calls would only time out: the browser is probed this often, and if it
+# does not answer in time the grid is asked whether the session still exists.
+_PROBE_INTERVAL = 2.0
+_PROBE_TIMEOUT = 5.0
 # The capability that tags each request, so that a late session can be recognised.
 _REQUEST_TAG = "cdpkit:request"
 # Requests given up on, still waiting for the grid's answer (kept from being collected).
@@ -68,6 +74,8 @@ class GridBrowser:
     Attributes:
         session_id: The WebDriver session id, once created.
         cdp_url: The session's ``se:cdp`` WebSocket URL, once created.
+        capabilities: The capabilities the grid answered with, once created (browser
+            version, ``goog:processID``, ``se:...``).
     """
 
     def __init__(
@@ -97,7 +105,9 @@ class GridBrowser:
         self._command_timeout = command_timeout
         self.session_id: str | None = None
         self.cdp_url: str | None = None
+        self.capabilities: dict[str, Any] = {}
         self._browser: Browser | None = None
+        self._watch: asyncio.Task[None] | None = None
 
     # -- the WebDriver session ----------------------------------------------------------------
 
@@ -119,9 +129,9 @@ class GridBrowser:
                     "deleted."
                 ) from None
             raise
-        self.session_id, self.cdp_url = created
+        self.session_id, self.cdp_url, self.capabilities = created
 
-    async def _post_session(self, body: bytes) -> tuple[str, str]:
+    async def _post_session(self, body: bytes) -> tuple[str, str, dict[str, Any]]:
         headers = {**self._headers, "Content-Type": "application/json; charset=utf-8"}
         status, answer = await http_request(
             "POST", f"{self.url}/session", headers=headers, body=body
@@ -138,7 +148,7 @@ class GridBrowser:
                 f"Selenium Grid at {redact(self.url)} gave session {session_id} no CDP "
                 "endpoint (se:cdp): cdpkit needs Selenium Grid 4 with a Chrome or Chromium node"
             )
-        return session_id, _through_grid_url(self.url, cdp_url)
+        return session_id, _through_grid_url(self.url, cdp_url), capabilities
 
     async def _delete(self, session_id: str) -> None:
         with anyio.CancelScope(shield=True), anyio.move_on_after(_DELETE_TIMEOUT) as scope:
@@ -166,7 +176,42 @@ class GridBrowser:
         except BaseException:
             await self._delete(self.session_id)
             raise
+        self._watch = asyncio.ensure_future(self._watch_session(self._browser, self.session_id))
         return self._browser
+
+    async def _watch_session(self, browser: Browser, session_id: str) -> None:
+        """Close the connection with the grid's reason once the session's browser is gone."""
+        while not browser.closed:
+            await asyncio.sleep(_PROBE_INTERVAL)
+            try:
+                await browser.send(cdp.browser.get_version(), timeout=_PROBE_TIMEOUT)
+                continue
+            except CommandTimeoutError:
+                pass
+            except CDPError:
+                return  # closed meanwhile: nothing to watch
+            gone = await self._session_gone(session_id)
+            if gone is not None:
+                browser._connection.abort(
+                    f"the grid session's browser is gone (Selenium Grid says: {gone})"
+                )
+                return
+
+    async def _session_gone(self, session_id: str) -> str | None:
+        """The grid's reason if it no longer has the session, else ``None`` (alive, or the
+        grid did not say: a slow answer is not a death)."""
+        try:
+            async with asyncio.timeout(_PROBE_TIMEOUT):
+                status, answer = await http_request(
+                    "GET", f"{self.url}/session/{session_id}/url", headers=self._headers
+                )
+        except (TimeoutError, ConnectError):
+            return None
+        value = _value(answer)
+        if status == 404 or (isinstance(value, dict) and value.get("error") == "invalid session id"):
+            message = str(value.get("message", "")) if isinstance(value, dict) else ""
+            return message.strip().splitlines()[0] if message.strip() else "invalid session id"
+        return None
 
     async def __aexit__(
         self,
@@ -175,6 +220,10 @@ class GridBrowser:
         tb: TracebackType | None,
     ) -> None:
         browser, self._browser = self._browser, None
+        if self._watch is not None:
+            self._watch.cancel()
+            await asyncio.gather(self._watch, return_exceptions=True)
+            self._watch = None
         try:
             if browser is not None:
                 with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
@@ -184,12 +233,12 @@ class GridBrowser:
                 await self._delete(self.session_id)
 
 
-def _abandon(request: asyncio.Future[tuple[str, str]], owner: GridBrowser) -> None:
+def _abandon(request: asyncio.Future[tuple[str, str, dict[str, Any]]], owner: GridBrowser) -> None:
     """Keep waiting for a request given up on; delete the session it brings."""
 
     async def reap() -> None:
         try:
-            session_id, _ = await request
+            session_id, _, _ = await request
         except Exception:
             return  # it failed: nothing was created
         log.info("Deleting grid session %s, created after its request was given up", session_id)

@@ -4,8 +4,11 @@ sessions deleted whatever happens, and a full grid's queue handled without orpha
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import os
+import signal
 import time
 import urllib.request
 from collections.abc import Callable
@@ -157,4 +160,57 @@ async def test_grid_errors_say_what_went_wrong(standalone_grid: str, site: Fixtu
         assert "--no-sandbox" in str(info.value) and "Chrome" in str(info.value)
     with pytest.raises(ValueError, match="Not a Selenium Grid URL"):
         cdpkit.grid("ws://127.0.0.1:4444")
+    assert await busy(standalone_grid) == 0
+
+
+async def test_a_pool_leases_its_browsers_from_the_grid_and_replaces_a_dead_one(
+    hub_and_two_nodes: str, site: FixtureServer
+) -> None:
+    url = hub_and_two_nodes
+    async with cdpkit.pool(size=2, grid=url, grid_options={"args": NODE_ARGS}) as pool:
+        seen_browsers: set[int] = set()
+
+        async def job(n: int) -> str:
+            async with pool.page() as page:
+                seen_browsers.add(id(page.browser))
+                await tools.navigate(page, site.url("/grid/cookie" if n % 2 else "/grid/page.html"))
+                return str(await tools.evaluate(page, "document.cookie"))
+
+        cookies = await asyncio.gather(*(job(n) for n in range(6)))
+        assert cookies == ["", "who=first"] * 3  # each page in its own context
+        assert pool.launches == 2 and len(seen_browsers) == 2
+        assert await busy(url) == 2
+
+        # A session whose browser died is replaced by a new lease.
+        async with pool.page() as page:
+            doomed = page.browser
+        with contextlib.suppress(cdpkit.CDPError):
+            await doomed.send(cdp.browser.crash(), timeout=5)
+        await eventually(lambda: doomed.closed, 30, "the crashed browser's connection to close")
+        results = await asyncio.gather(*(job(n) for n in range(4)))
+        assert results == ["", "who=first"] * 2
+        assert pool.launches == 3
+    await eventually(lambda: busy_slots(url) == 0, 30, "every grid session to be deleted")
+
+
+def test_pool_with_a_grid_refuses_launch_options() -> None:
+    with pytest.raises(ValueError, match="grid_options"):
+        cdpkit.pool(grid="http://127.0.0.1:4444", headless=False)
+
+
+async def test_a_killed_grid_browser_fails_calls_with_the_grids_reason(standalone_grid: str) -> None:
+    # The grid's CDP proxy keeps the WebSocket open when Chrome dies; cdpkit notices anyway.
+    session = cdpkit.grid(standalone_grid, args=NODE_ARGS)
+    async with session as browser:
+        page = await browser.new_page()
+        pid = session.capabilities["goog:processID"]  # Chrome, started by our grid process
+        os.kill(pid, signal.SIGKILL)
+        started = time.monotonic()
+        with pytest.raises(cdpkit.ConnectionClosedError) as info:
+            await page.send(cdp.runtime.evaluate("new Promise(() => {})", await_promise=True),
+                            timeout=120)
+        assert time.monotonic() - started < 30  # not the 120 s timeout
+        assert "grid session's browser is gone" in str(info.value)
+        assert "invalid session id" in str(info.value)
+        assert browser.closed
     assert await busy(standalone_grid) == 0

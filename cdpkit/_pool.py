@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Coroutine, Mapping
 from types import TracebackType
 from typing import Any
 
@@ -76,6 +76,10 @@ class Pool:
         self._relaunch = asyncio.Lock()
         self._idle: list[_Lease] = []  # grid sessions not serving a page now
         self._leases: set[_Lease] = set()
+        self._creating = 0  # grid sessions being requested
+        self._changed = asyncio.Condition()  # a session became idle, or a request ended
+        self._tasks: set[asyncio.Future[None]] = set()
+        self._creations: set[asyncio.Future[_Lease]] = set()
         self._open = False
         self.launches = 0
 
@@ -98,20 +102,69 @@ class Pool:
             return self._browser
 
     async def _lease(self) -> _Lease:
-        """An idle live grid session, or a new one (a dead one is deleted on the way)."""
-        while self._idle:
-            lease = self._idle.pop()
-            if not lease.browser.closed:
-                return lease
-            self._leases.discard(lease)
-            await lease.release()  # crashed or expired: delete what is left of it
+        """An idle live grid session, or a new one, whichever is ready first.
+
+        A new session is requested only while the pool holds fewer than ``size``; a grid
+        with fewer free slots than that queues the request, and a page released meanwhile
+        is taken instead, so a pool larger than the grid never stalls. A dead idle session
+        (crashed, or expired by the grid) is deleted on the way.
+        """
+        creation: asyncio.Future[_Lease] | None = None
+        try:
+            async with self._changed:
+                while True:
+                    while self._idle:
+                        lease = self._idle.pop()
+                        if not lease.browser.closed:
+                            return lease
+                        self._leases.discard(lease)
+                        self._background(lease.release())
+                    if creation is None and len(self._leases) + self._creating < self.size:
+                        creation = asyncio.ensure_future(self._new_lease())
+                        self._creations.add(creation)
+                        creation.add_done_callback(self._creations.discard)
+                        creation.add_done_callback(self._wake)
+                    if creation is not None and creation.done():
+                        lease = creation.result()  # raises the grid's error
+                        creation = None
+                        return lease
+                    await self._changed.wait()
+        finally:
+            if creation is not None:  # not taken (an idle one was, or we were cancelled)
+                creation.add_done_callback(self._adopt)
+
+    def _adopt(self, creation: asyncio.Future[_Lease]) -> None:
+        """A session requested for a caller that took another: idle, for the next one."""
+        if creation.cancelled() or creation.exception() is not None:
+            return  # nothing was created (a late grid session is deleted by cdpkit.grid)
+        self._idle.append(creation.result())
+        self._wake()
+
+    async def _new_lease(self) -> _Lease:
         assert self._grid_url is not None
-        session = _grid.grid(self._grid_url, **self._grid_options)
-        browser = await session.__aenter__()
-        self.launches += 1
-        lease = _Lease(session, browser)
-        self._leases.add(lease)
-        return lease
+        self._creating += 1
+        try:
+            session = _grid.grid(self._grid_url, **self._grid_options)
+            browser = await session.__aenter__()
+            lease = _Lease(session, browser)
+            self._leases.add(lease)
+            self.launches += 1
+            return lease
+        finally:
+            self._creating -= 1
+
+    def _wake(self, _: object = None) -> None:
+        """Wake the callers waiting for a session (from a callback: in a task)."""
+        self._background(self._notify())
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     @contextlib.asynccontextmanager
     async def page(self) -> AsyncIterator[Page]:
@@ -144,6 +197,7 @@ class Pool:
         finally:
             if lease is not None:
                 self._idle.append(lease)
+                await self._notify()
             self._slots.release()
 
     async def __aenter__(self) -> Pool:
@@ -159,12 +213,16 @@ class Pool:
         tb: TracebackType | None,
     ) -> None:
         self._open = False
+        for creation in list(self._creations):
+            creation.cancel()  # cdpkit.grid deletes a session that still comes
+        await asyncio.gather(*self._creations, return_exceptions=True)
         if self._browser is not None:
             await self._browser.close()
             self._browser = None
         leases, self._leases = self._leases, set()
         self._idle.clear()
-        await asyncio.gather(*(lease.release() for lease in leases), return_exceptions=True)
+        await asyncio.gather(*(lease.release() for lease in leases), *self._tasks,
+                             return_exceptions=True)
 
 
 def pool(

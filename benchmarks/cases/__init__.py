@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from benchmarks.cases import browsing, calls, downloads, startup
+from benchmarks.cases import browsing, calls, downloads, grid, startup
 from benchmarks.cases.base import Case
 
 CASES: dict[str, Case] = {
     case.name: case
-    for case in (*startup.CASES, *calls.CASES, *browsing.CASES, *downloads.CASES)
+    for case in (*startup.CASES, *calls.CASES, *browsing.CASES, *downloads.CASES, *grid.CASES)
 }

@@ -189,7 +189,9 @@ async def test_a_pool_leases_its_browsers_from_the_grid_and_replaces_a_dead_one(
         await eventually(lambda: doomed.closed, 30, "the crashed browser's connection to close")
         results = await asyncio.gather(*(job(n) for n in range(4)))
         assert results == ["", "who=first"] * 2
-        assert pool.launches == 3
+        # The dead session is deleted and a new one leased in its place.
+        await eventually(lambda: pool.launches == 3 and busy_slots(url) == 2, 60,
+                         "a replacement session")
     await eventually(lambda: busy_slots(url) == 0, 30, "every grid session to be deleted")
 
 
@@ -214,3 +216,25 @@ async def test_a_killed_grid_browser_fails_calls_with_the_grids_reason(standalon
         assert "invalid session id" in str(info.value)
         assert browser.closed
     assert await busy(standalone_grid) == 0
+
+
+async def test_a_pool_larger_than_the_grid_reuses_released_sessions_instead_of_stalling(
+    standalone_grid: str, site: FixtureServer
+) -> None:
+    url = standalone_grid  # two slots
+    options = {"args": NODE_ARGS, "session_timeout": 120}
+    started = time.monotonic()
+    async with cdpkit.pool(size=3, grid=url, grid_options=options) as pool:
+
+        async def job(n: int) -> int:
+            async with pool.page() as page:
+                await tools.navigate(page, site.url("/grid/page.html"))
+                return n
+
+        assert await asyncio.gather(*(job(n) for n in range(6))) == list(range(6))
+        assert pool.launches == 2  # the third request is still queued at the grid
+    assert time.monotonic() - started < 60  # not the 120 s session_timeout
+    # The queued request becomes a session once the pool's are deleted; cdpkit deletes it.
+    await eventually(lambda: busy_slots(url) == 0, 60, "every slot to be free")
+    await asyncio.sleep(3)
+    assert await busy(url) == 0

@@ -87,6 +87,12 @@ def test_wheel_ships_py_typed_under_the_new_name(tmp_path: Path) -> None:
         names = set(archive.namelist())
         assert "cdpkit/py.typed" in names
         assert "cdpkit/cdp/_results/runtime.py" in names
+        # The tools' JavaScript: every .js file of the checkout, the shared finder among them.
+        scripts = {
+            path.relative_to(ROOT).as_posix() for path in (ROOT / "cdpkit").rglob("*.js")
+        }
+        assert "cdpkit/tools/_js/find.js" in scripts
+        assert scripts <= names, sorted(scripts - names)
         (metadata,) = (name for name in names if name.endswith(".dist-info/METADATA"))
         assert f"\nName: {DISTRIBUTION}\n" in archive.read(metadata).decode()
         (entry_points,) = (name for name in names if name.endswith("entry_points.txt"))

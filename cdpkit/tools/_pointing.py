@@ -2,168 +2,30 @@
 in its frame's viewport, across frames) and the hit test saying what covers it.
 
 Also the element handles the input tools share: resolving a target to an element and its
-point (``_target``, ``_point``), running a function that returns another element
-(``_handle``) and releasing them (``_release``).
+point (``_target``, ``_point``) and releasing them (``_release``). The JavaScript is in
+``_js/measure.js``, ``_js/top_hit.js`` and ``_js/hit.js``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
 
-from ..errors import CDPError, ElementNotFoundError, EvaluationError, ProtocolError
+from ..errors import ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
 from ._dispatch import _check_no_dialog
+from ._scripts import Script, evaluate
 from ._targeting import Element, Point, check_one_target, resolve_element
 from .accessibility import session_origin
 
 # -- where to click ---------------------------------------------------------------------------
 
-# How a "covered by" error names the element a click would reach: its start tag with the
-# attributes that identify it, and the start of its text.
-_DESCRIBE_HIT_JS = """const describeHit = (hit) => {
-    let description = '<' + hit.localName;
-    for (const name of ['id', 'class', 'role', 'aria-label', 'name']) {
-      const value = (hit.getAttribute(name) || '').trim().replace(/\\s+/g, ' ');
-      if (value) description += ' ' + name + '="' + value.slice(0, 40) + '"';
-    }
-    description += '>';
-    const text = (hit.innerText || hit.textContent || '').trim().replace(/\\s+/g, ' ');
-    if (text) {
-      description += ' ' + JSON.stringify(text.length > 40 ? text.slice(0, 39) + '…' : text);
-    }
-    return description;
-  };"""
-
-# The top document's side of a click into a frame: what its point reaches, ``null`` when
-# that is a frame (whose own document then decides).
-_TOP_HIT_JS = """((x, y) => {
-  """ + _DESCRIBE_HIT_JS + """
-  let hit = document.elementFromPoint(x, y);
-  while (hit && hit.shadowRoot) {
-    const inner = hit.shadowRoot.elementFromPoint(x, y);
-    if (!inner || inner === hit) break;
-    hit = inner;
-  }
-  if (!hit || ['iframe', 'frame', 'object', 'embed'].includes(hit.localName)) return null;
-  return describeHit(hit);
-})"""
-
-# ``this`` is the target: an element, or a text node (a ``StaticText`` line of a snapshot),
-# whose parent element then owns it for the hit test. Scrolls it into view instantly
-# (whatever the page's ``scroll-behavior``), waits until its first client rect is the
-# same on two consecutive animation frames, and returns the centre of the visible part
-# of that rect in its frame's viewport, and what a click there would reach instead of
-# the target (``covering``, ``null`` when it reaches the target).
-_MEASURE_JS = """async function(checkHit, forceScroll, stableTimeoutMs) {
-  """ + _DESCRIBE_HIT_JS + """
-  const node = this;
-  const owner = node.nodeType === 1 ? node : node.parentElement;
-  if (!node.isConnected || !owner) return {error: 'hidden'};
-  const doc = node.ownerDocument;
-  const win = doc.defaultView;
-  // An element with display: contents has no box of its own: its content's boxes count.
-  const ownBoxes = node.nodeType === 1 && win.getComputedStyle(node).display !== 'contents';
-  const scroller = ownBoxes || node.nodeType !== 1 ? owner : node.firstElementChild || owner;
-  const firstRect = () => {
-    let rects;
-    if (ownBoxes) {
-      rects = node.getClientRects();
-    } else {
-      const range = doc.createRange();
-      range.selectNodeContents(node);
-      rects = range.getClientRects();
-    }
-    for (const rect of rects) if (rect.width * rect.height >= 1) return rect;
-    return null;
-  };
-  const viewport = () => {
-    const vv = win.visualViewport;
-    return vv ? {width: vv.width, height: vv.height}
-              : {width: win.innerWidth, height: win.innerHeight};
-  };
-  // rAF does not run in hidden pages: a timer stands in for a frame there.
-  const nextFrame = () => new Promise((resolve) => {
-    const timer = setTimeout(resolve, 50);
-    win.requestAnimationFrame(() => { clearTimeout(timer); resolve(); });
-  });
-  if (!firstRect() || win.getComputedStyle(owner).visibility !== 'visible') {
-    return {error: 'hidden'};
-  }
-  const inView = (r) => {
-    const view = viewport();
-    return r.left >= 0 && r.top >= 0 && r.right <= view.width && r.bottom <= view.height;
-  };
-  const same = (a, b) => a && b && a.x === b.x && a.y === b.y && a.width === b.width
-    && a.height === b.height;
-  const deadline = performance.now() + stableTimeoutMs;
-  let rect = null;
-  // A page scrolling by itself may carry the element away again: measure, scroll if
-  // needed, wait until still, and look again.
-  for (let round = 0; round < 3; round++) {
-    rect = firstRect();
-    if (!rect) return {error: 'hidden'};
-    if (round === 0 ? forceScroll || !inView(rect) : !inView(rect)) {
-      scroller.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
-    } else if (round === 0) {
-      // In the viewport, maybe not in a scrolled box around it: 'nearest' scrolls only
-      // the boxes that hide it, and nothing at all when it is already visible.
-      scroller.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
-    } else {
-      break;
-    }
-    let previous = null;
-    rect = firstRect();
-    while (!same(previous, rect) && performance.now() < deadline) {
-      await nextFrame();
-      previous = rect;
-      rect = firstRect();
-    }
-    if (!rect || inView(rect)) break;
-  }
-  if (!rect) return {error: 'hidden'};
-  const view = viewport();
-  const left = Math.max(rect.left, 0), right = Math.min(rect.right, view.width);
-  const top = Math.max(rect.top, 0), bottom = Math.min(rect.bottom, view.height);
-  if (right - left < 1 || bottom - top < 1) return {error: 'outside'};
-  const x = (left + right) / 2, y = (top + bottom) / 2;
-  const result = {x, y, top: win === win.top, covering: null};
-  if (!checkHit) return result;
-  let hit = doc.elementFromPoint(x, y);
-  while (hit && hit.shadowRoot) {
-    const inner = hit.shadowRoot.elementFromPoint(x, y);
-    if (!inner || inner === hit) break;
-    hit = inner;
-  }
-  if (!hit) return result;
-  const up = (n) => n.parentNode || n.host || null;
-  const reaches = (from, to) => {
-    for (let n = from; n; n = up(n)) if (n === to) return true;
-    return false;
-  };
-  // The hit counts when it is the target or inside it; a label of the target or the
-  // target label's control; a closed shadow root's host holding the target.
-  if (reaches(hit, owner)) return result;
-  for (let root = owner.getRootNode(); root.host; root = root.host.getRootNode()) {
-    if (root.host === hit) return result;
-  }
-  for (let n = hit; n; n = up(n)) {
-    if (n.localName === 'label' && n.control === owner) return result;
-  }
-  if (owner.localName === 'label' && owner.control && reaches(hit, owner.control)) return result;
-  result.covering = describeHit(hit);
-  return result;
-}"""
-
-_DESCRIBE_JS = """function() {
-  const el = this.nodeType === 1 ? this : this.parentElement;
-  if (!el) return 'a ' + this.nodeName + ' node';
-  let text = '<' + el.localName;
-  if (el.id) text += ' id="' + el.id + '"';
-  return text + '>';
-}"""
+_MEASURE = Script("measure", uses=("hit",))
+_TOP_HIT = Script("top_hit", uses=("hit",))
+_DESCRIBE = Script("describe")
+_DOCUMENT_ELEMENT = Script("document_element")
+_SCROLL_INTO_VIEW = Script("scroll_into_view")
 
 _STABLE_TIMEOUT_MS = 1000  # an element still moving after this is clicked where it is
 _COVERED_RETRIES = (0.05, 0.1, 0.2, 0.3)  # a transient overlay (a fading toast) may go
@@ -178,9 +40,7 @@ def _frame_gone(element: Element) -> ElementNotFoundError:
 async def _frame_ids(page: Page, element: Element) -> tuple[str, str]:
     """The id of the frame holding ``element``, and of the root frame of its session."""
     session = element.session
-    document = await _handle(
-        element, "function() { return (this.ownerDocument || this).documentElement; }"
-    )
+    document = await element.call_for_element(_DOCUMENT_ELEMENT)
     if document is None:
         raise _frame_gone(element)
     try:
@@ -210,10 +70,7 @@ async def _scroll_frame_into_view(page: Page, element: Element) -> None:
         resolved = await session.call("DOM.resolveNode", {"backendNodeId": owner["backendNodeId"]})
         iframe = Element(session, resolved["object"]["objectId"], element.description)
         try:
-            await iframe.call(
-                "function() { this.scrollIntoView("
-                "{block: 'center', inline: 'center', behavior: 'instant'}); }"
-            )
+            await iframe.call(_SCROLL_INTO_VIEW)
         finally:
             await _release(iframe)
 
@@ -260,7 +117,7 @@ async def _clickable_point(page: Page, element: Element, *, check_hit: bool = Tr
     while True:
         try:
             found = await element.call(
-                _MEASURE_JS, check_hit, force_scroll, _STABLE_TIMEOUT_MS, await_promise=True
+                _MEASURE, check_hit, force_scroll, _STABLE_TIMEOUT_MS, await_promise=True
             )
         except EvaluationError:
             found = {"error": "hidden"}  # e.g. a node in a document without a window
@@ -316,11 +173,7 @@ async def _clickable_point(page: Page, element: Element, *, check_hit: bool = Tr
 
 async def _top_hit(page: Page, point: Point) -> str | None:
     """What covers the frame at ``point`` in the page's own document, if anything."""
-    result = await page.call(
-        "Runtime.evaluate",
-        {"expression": f"{_TOP_HIT_JS}({point.x}, {point.y})", "returnByValue": True},
-    )
-    value = result.get("result", {}).get("value")
+    value = await evaluate(page, _TOP_HIT, point.x, point.y)
     return value if isinstance(value, str) else None
 
 
@@ -335,9 +188,8 @@ async def _in_viewport(page: Page, point: Point) -> bool:
 async def _release(*elements: Element | None) -> None:
     """Free the page's handles on elements (best effort)."""
     for element in elements:
-        if element is not None and not element.session.closed:
-            with contextlib.suppress(CDPError):
-                await element.session.call("Runtime.releaseObject", {"objectId": element.object_id})
+        if element is not None:
+            await element.release()
 
 
 async def _point(
@@ -377,19 +229,3 @@ async def _target(
     except BaseException:
         await _release(element)
         raise
-
-
-async def _handle(element: Element, function: str, *args: Any) -> Element | None:
-    """Run ``function`` on ``element``; the element it returns, or ``None``."""
-    result = await element.session.call(
-        "Runtime.callFunctionOn",
-        {
-            "functionDeclaration": function,
-            "objectId": element.object_id,
-            "arguments": [{"value": arg} for arg in args],
-        },
-    )
-    remote = result.get("result", {})
-    if "exceptionDetails" in result or "objectId" not in remote:
-        return None
-    return Element(element.session, remote["objectId"], element.description)

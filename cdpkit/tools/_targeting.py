@@ -1,7 +1,14 @@
 """Resolve the element a tool acts on: exactly one of ``selector=``, ``index=`` or ``x=``/``y=``.
 
-* ``selector``: a CSS selector, matched in the main frame's document and, failing that, in
-  open shadow roots (so components are reachable without piercing syntax).
+* ``selector``: a CSS selector, found by the one finder every tool shares
+  (``_js/find.js``): the document first, then each open shadow root in the document
+  order of its host (a root nested in a shadow tree right after the root holding its
+  host), so components are reachable without piercing syntax. The first match in that
+  order is the element; tools listing matches list them in that order. Closed shadow
+  roots are not searched, nor are iframes (same-origin or not): a selector names an
+  element of the page's own document; reach into a frame with ``index`` or ``x``/``y``.
+  A selector the browser rejects is ``ValueError: Invalid CSS selector: '...'`` for
+  every tool.
 * ``index``: a line of the latest :func:`~cdpkit.tools.snapshot` of the same page.
 * ``x``/``y``: viewport CSS pixels; the element there (``document.elementFromPoint``).
 
@@ -10,35 +17,25 @@ Errors are worded for the person or model that chose the target.
 
 from __future__ import annotations
 
-import json
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
+from .. import cdp
+from ..cdp.runtime import RemoteObjectId
 from ..errors import CDPError, ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
+from ._scripts import Script, call_function, evaluate_handle
 
 __all__ = ["Box", "Element", "Point", "check_one_target", "resolve_element"]
 
 TARGET_HELP = "Provide one of: selector, index, or x/y"
 
-# Finds the first match in the document, then in open shadow roots (depth-first).
-_QUERY_JS = """(selector) => {
-  const first = document.querySelector(selector);
-  if (first) return first;
-  const roots = [document];
-  while (roots.length) {
-    const root = roots.pop();
-    for (const el of root.querySelectorAll('*')) {
-      if (el.shadowRoot) {
-        const found = el.shadowRoot.querySelector(selector);
-        if (found) return found;
-        roots.push(el.shadowRoot);
-      }
-    }
-  }
-  return null;
-}"""
+_QUERY_SELECTOR = Script("query_selector", uses=("find",))
+_ELEMENT_AT_POINT = Script("element_at_point")
+_IS_CONNECTED = Script("is_connected")
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,29 +83,35 @@ class Element:
     object_id: str
     description: str
 
-    async def call(self, function: str, *args: Any, await_promise: bool = False) -> Any:
-        """Run ``function`` (JS source of a function) with ``this`` bound to the element and
-        JSON arguments; return its JSON value."""
-        result = await self.session.call(
-            "Runtime.callFunctionOn",
-            {
-                "functionDeclaration": function,
-                "objectId": self.object_id,
-                "arguments": [{"value": arg} for arg in args],
-                "returnByValue": True,
-                "awaitPromise": await_promise,
-            },
+    async def call(self, function: Script | str, *args: Any, await_promise: bool = False) -> Any:
+        """Run ``function`` (a script, or the JS source of a function) with ``this`` bound
+        to the element and JSON arguments; return its JSON value.
+
+        Raises:
+            EvaluationError: The function threw.
+        """
+        remote = await call_function(
+            self.session, self.object_id, function, *args, await_promise=await_promise
         )
-        details = result.get("exceptionDetails")
-        if details:
-            raise EvaluationError(exception_text(details), details.get("lineNumber"),
-                                  details.get("columnNumber"))
-        return result.get("result", {}).get("value")
+        return remote.value
 
+    async def call_for_element(self, function: Script | str, *args: Any) -> Element | None:
+        """Run ``function`` on the element; the element it returns (a new handle, to
+        release), or ``None`` when it returns no object or throws."""
+        try:
+            remote = await call_function(self.session, self.object_id, function, *args, by_value=False)
+        except EvaluationError:
+            return None
+        if remote.object_id is None:
+            return None
+        return Element(self.session, remote.object_id, self.description)
 
-def exception_text(details: dict[str, Any]) -> str:
-    exception = details.get("exception") or {}
-    return str(exception.get("description") or details.get("text") or "JavaScript error")
+    async def release(self) -> None:
+        """Free the page's handle on the element (best effort: a closed page or a gone
+        context has freed it already)."""
+        if not self.session.closed:
+            with contextlib.suppress(CDPError):
+                await self.session.send(cdp.runtime.release_object(RemoteObjectId(self.object_id)))
 
 
 def check_one_target(
@@ -147,30 +150,17 @@ async def resolve_element(
 async def _by_selector(page: Page, selector: str) -> Element:
     if not selector.strip():
         raise ValueError("The selector is empty")
-    result = await page.call(
-        "Runtime.evaluate",
-        {"expression": f"({_QUERY_JS})({json.dumps(selector)})"},
-    )
-    details = result.get("exceptionDetails")
-    if details:
-        text = exception_text(details)
-        if "SyntaxError" in text or "not a valid selector" in text:
-            raise ValueError(f"Invalid CSS selector: {selector!r}") from None
-        raise EvaluationError(text)
-    remote = result.get("result", {})
-    if remote.get("subtype") == "null" or "objectId" not in remote:
+    remote = await evaluate_handle(page, _QUERY_SELECTOR, selector, selector=selector)
+    if remote.object_id is None:
         raise ElementNotFoundError(f"Element not found: {selector}")
-    return Element(page, remote["objectId"], f"selector {selector!r}")
+    return Element(page, remote.object_id, f"selector {selector!r}")
 
 
 async def _by_point(page: Page, x: float, y: float) -> Element:
-    result = await page.call(
-        "Runtime.evaluate", {"expression": f"document.elementFromPoint({x:g}, {y:g})"}
-    )
-    remote = result.get("result", {})
-    if remote.get("subtype") == "null" or "objectId" not in remote:
+    remote = await evaluate_handle(page, _ELEMENT_AT_POINT, x, y)
+    if remote.object_id is None:
         raise ElementNotFoundError(f"No element at ({x:g}, {y:g}) in the viewport")
-    return Element(page, remote["objectId"], f"point ({x:g}, {y:g})")
+    return Element(page, remote.object_id, f"point ({x:g}, {y:g})")
 
 
 async def _by_index(page: Page, index: int) -> Element:
@@ -201,7 +191,7 @@ async def _by_index(page: Page, index: int) -> Element:
         raise stale
     element = Element(session, object_id, f"index {index}")
     try:
-        connected = await element.call("function() { return this.isConnected; }")
+        connected = await element.call(_IS_CONNECTED)
     except CDPError:
         raise stale from None
     if not connected:

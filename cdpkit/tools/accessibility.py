@@ -608,10 +608,7 @@ async def snapshot(
                 "DOM.describeNode", {"objectId": element.object_id}
             )
         finally:
-            with contextlib.suppress(ProtocolError, ConnectionClosedError):
-                await element.session.call(
-                    "Runtime.releaseObject", {"objectId": element.object_id}
-                )
+            await element.release()
         root = (id(element.session), int(described["node"]["backendNodeId"]))
     filters = _Filters(
         roles=_lower(roles),

@@ -25,7 +25,6 @@ import contextlib
 import email.message
 import email.utils
 import http.client
-import json
 import mimetypes
 import os
 import re
@@ -48,6 +47,7 @@ import platformdirs
 
 from ..errors import CDPError, DownloadError
 from ..page import Page
+from ._scripts import Script, evaluate
 from ._targeting import resolve_element
 
 __all__ = ["DownloadResult", "PendingDownload", "download", "expect_download"]
@@ -56,24 +56,10 @@ __all__ = ["DownloadResult", "PendingDownload", "download", "expect_download"]
 CHUNK_SIZE = 256 * 1024
 MAX_NAME_BYTES = 255
 
-# The URL of an element's resource, resolved against the document, or null.
-_RESOURCE_URL_JS = """function() {
-  const el = this, tag = el.tagName.toLowerCase();
-  const abs = (u) => { try { return u ? new URL(u, document.baseURI).href : null; } catch { return null; } };
-  if (tag === 'img') return el.currentSrc || abs(el.getAttribute('src'));
-  if (tag === 'video' || tag === 'audio') {
-    if (el.currentSrc) return el.currentSrc;
-    const source = el.getAttribute('src') || el.querySelector('source[src]')?.getAttribute('src');
-    return abs(source);
-  }
-  if (tag === 'source') return abs(el.getAttribute('src'));
-  if (tag === 'a' || tag === 'area' || tag === 'link') return el.href || null;
-  if (tag === 'object') return abs(el.getAttribute('data'));
-  if (tag === 'embed' || tag === 'iframe') return abs(el.getAttribute('src'));
-  const background = getComputedStyle(el).backgroundImage;
-  const match = background && background.match(/url\\(["']?(.*?)["']?\\)/);
-  return match ? abs(match[1]) : null;
-}"""
+_RESOURCE_URL = Script("resource_url")
+_RESOURCE_URL_JS = _RESOURCE_URL  # the name _mcp_tools imports
+_PAGE_FETCH = Script("page_fetch")
+_USER_AGENT = Script("user_agent")
 
 # Extensions a URL may end in that say nothing about the content (server scripts).
 
@@ -260,7 +246,10 @@ async def download(
     _check_one_source(url, selector, index)
     if url is None:
         element = await resolve_element(page, selector=selector, index=index)
-        url = await element.call(_RESOURCE_URL_JS)
+        try:
+            url = await element.call(_RESOURCE_URL)
+        finally:
+            await element.release()
         if not url:
             raise DownloadError("Element has no downloadable resource")
     else:
@@ -380,16 +369,12 @@ async def _page_request(
         or the body is chunked, whose terminating chunk Chrome does not report through
         ``IO.read`` (a cut chunked body reads to a clean end of file).
     """
-    script = (
-        f"fetch({json.dumps(url)}, {{credentials: 'include', mode: 'cors', cache: 'no-store'}})"
-        ".then(() => null, (e) => String(e && e.message || e))"
-    )
     async with page.listen("Fetch.requestPaused", raw=True) as paused:
         await page.call(
             "Fetch.enable", {"patterns": [{"urlPattern": _fetch_pattern(url), "requestStage": "Response"}]}
         )
         attempt = asyncio.ensure_future(
-            page.call("Runtime.evaluate", {"expression": script, "awaitPromise": True})
+            evaluate(page, _PAGE_FETCH, url, await_promise=True)
         )
         next_pause: asyncio.Future[Any] | None = None
         try:
@@ -498,8 +483,8 @@ async def _fetch_directly(page: Page, url: str, directory: Path) -> _Fetched:
     connection is shut down so the worker thread ends too."""
     cookies = await page.call("Network.getCookies", {"urls": [url]})
     cookie_header = "; ".join(f"{c['name']}={c['value']}" for c in cookies.get("cookies", []))
-    user_agent = (await page.call("Runtime.evaluate", {"expression": "navigator.userAgent", "returnByValue": True}))
-    request_headers = {"User-Agent": str(user_agent.get("result", {}).get("value", "cdpkit"))}
+    user_agent = await evaluate(page, _USER_AGENT)
+    request_headers = {"User-Agent": str(user_agent or "cdpkit")}
     if page.url.startswith("http"):
         request_headers["Referer"] = page.url
     if cookie_header:

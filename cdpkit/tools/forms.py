@@ -11,7 +11,8 @@ from typing import Any
 from ..errors import ElementNotFoundError, TargetClosedError, WaitTimeoutError
 from ..page import Dialog, Page
 from ._dispatch import _check_no_dialog, _closed_error, _open_dialog
-from ._pointing import _handle, _release
+from ._pointing import _release
+from ._scripts import Script
 from ._targeting import Element, check_one_target, resolve_element
 
 __all__ = [
@@ -22,33 +23,7 @@ __all__ = [
 
 # -- form controls ----------------------------------------------------------------------------
 
-_SELECT_JS = """function(values) {
-  let el = this;
-  // A label stands for its control; any other element is not a select, even one that
-  // holds a select somewhere inside (which of them would be meant?).
-  if (el.localName === 'label' && el.control) el = el.control;
-  if (el.localName !== 'select') return {error: 'not-select', tag: this.localName};
-  if (el.disabled) return {error: 'disabled'};
-  const options = [...el.options];
-  const norm = (s) => s.replace(/\\s+/g, ' ').trim();
-  const chosen = [];
-  for (const value of values) {
-    const option = options.find(o => o.value === value)
-      || options.find(o => norm(o.label) === norm(value))
-      || options.find(o => norm(o.label).toLowerCase() === norm(value).toLowerCase());
-    if (!option) {
-      return {error: 'missing', value, options: options.map(o => [o.value, norm(o.label)])};
-    }
-    if (option.disabled) return {error: 'option-disabled', value};
-    if (!chosen.includes(option)) chosen.push(option);
-  }
-  if (!el.multiple && chosen.length > 1) return {error: 'single'};
-  if (!el.multiple && chosen.length === 0) return {error: 'empty'};
-  for (const option of options) option.selected = chosen.includes(option);
-  el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
-  el.dispatchEvent(new Event('change', {bubbles: true}));
-  return {selected: [...el.selectedOptions].map(o => o.value)};
-}"""
+_SELECT_OPTIONS = Script("select_options")
 
 
 async def select_option(
@@ -93,7 +68,7 @@ async def select_option(
     _check_no_dialog(page)
     element = await resolve_element(page, selector=selector, index=index, x=x, y=y)
     try:
-        result = await element.call(_SELECT_JS, wanted)
+        result = await element.call(_SELECT_OPTIONS, wanted)
     finally:
         await _release(element)
     error = result.get("error")
@@ -126,26 +101,8 @@ async def select_option(
     return selected
 
 
-_FILE_INPUT_JS = """function(count) {
-  let el = this;
-  const isFile = (e) => e && e.localName === 'input' && e.type === 'file';
-  if (!isFile(el)) {
-    const inner = el.localName === 'label' ? el.control : null;
-    const found = isFile(inner) ? inner : el.querySelector('input[type=file]');
-    if (!isFile(found)) return {error: 'not-file', tag: el.localName};
-    el = found;
-  }
-  if (el.disabled) return {error: 'disabled'};
-  if (count > 1 && !el.multiple) return {error: 'single'};
-  return {ok: true};
-}"""
-
-_FIND_FILE_INPUT_JS = """function() {
-  const isFile = (e) => e && e.localName === 'input' && e.type === 'file';
-  if (isFile(this)) return this;
-  if (this.localName === 'label' && isFile(this.control)) return this.control;
-  return this.querySelector('input[type=file]');
-}"""
+_CHECK_FILE_INPUT = Script("check_file_input")
+_FIND_FILE_INPUT = Script("find_file_input")
 
 
 async def upload_file(
@@ -200,7 +157,7 @@ async def upload_file(
 
 
 async def _set_files(element: Element, files: list[str]) -> None:
-    check = await element.call(_FILE_INPUT_JS, len(files))
+    check = await element.call(_CHECK_FILE_INPUT, len(files))
     error = check.get("error")
     if error == "not-file":
         raise ElementNotFoundError(
@@ -214,7 +171,7 @@ async def _set_files(element: Element, files: list[str]) -> None:
             f"The file input {element.description} takes one file (it has no 'multiple' "
             f"attribute); got {len(files)}"
         )
-    field = await _handle(element, _FIND_FILE_INPUT_JS)
+    field = await element.call_for_element(_FIND_FILE_INPUT)
     assert field is not None
     try:
         await field.session.call(

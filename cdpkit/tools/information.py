@@ -13,9 +13,13 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .. import cdp
+from .._model import Command
+from ..cdp.runtime import EvaluateResult, ExceptionDetails, RemoteObject
 from ..errors import CDPError, ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
+from ._scripts import Script, call_function
 from ._targeting import Element, resolve_element
 from .accessibility import session_origin
 
@@ -103,10 +107,7 @@ async def screenshot(
         try:
             clip = await _element_clip(page, element)
         finally:
-            with contextlib.suppress(CDPError):
-                await element.session.call(
-                    "Runtime.releaseObject", {"objectId": element.object_id}
-                )
+            await element.release()
     elif full_page:
         metrics: dict[str, Any] = (
             await asyncio.gather(front, page.call("Page.getLayoutMetrics"))
@@ -433,68 +434,7 @@ def _format_preview_value(preview: dict[str, Any]) -> str:
 
 _GROUP = "cdpkit-evaluate"
 
-# Turns any value into JSON: DOM nodes and other non-JSON values become short descriptions.
-_TO_JSON = r"""function() {
-  const MAX_DEPTH = 32, MAX_ITEMS = 10000;
-  const path = new Set();
-  const isWindow = (v) => Object.prototype.toString.call(v) === "[object Window]";
-  function node(n) {
-    if (n.nodeType === 1) {
-      let tag = "<" + n.localName;
-      for (const a of Array.from(n.attributes).slice(0, 8)) {
-        tag += ` ${a.name}="${a.value.slice(0, 100)}"`;
-      }
-      return tag + ">";
-    }
-    if (n.nodeType === 3) return "#text " + JSON.stringify(n.data.slice(0, 200));
-    return n.nodeName;
-  }
-  function conv(v, depth) {
-    switch (typeof v) {
-      case "undefined": return null;
-      case "number": return Number.isFinite(v) ? v : String(v);
-      case "bigint": return v.toString();
-      case "string": case "boolean": return v;
-      case "symbol": return v.toString();
-      case "function": return "[Function " + (v.name || "anonymous") + "]";
-    }
-    if (v === null) return null;
-    if (path.has(v)) return "[Circular]";
-    if (depth > MAX_DEPTH) return "[Object]";
-    if (isWindow(v)) {
-      try { return "[Window " + v.location.href + "]"; } catch { return "[Window]"; }
-    }
-    if (typeof Node === "function" && v instanceof Node) return node(v);
-    if (v instanceof Date) return isNaN(v) ? "Invalid Date" : v.toISOString();
-    if (v instanceof RegExp) return String(v);
-    if (v instanceof Error) return v.name + ": " + v.message;
-    if (v instanceof Promise) return "[Promise]";
-    path.add(v);
-    try {
-      if (typeof v.toJSON === "function") return conv(v.toJSON(), depth + 1);
-      if (v instanceof Map) {
-        const out = {};
-        for (const [k, x] of Array.from(v).slice(0, MAX_ITEMS)) out[String(k)] = conv(x, depth + 1);
-        return out;
-      }
-      if (Array.isArray(v) || ArrayBuffer.isView(v) || v instanceof Set
-          || (typeof NodeList === "function" && v instanceof NodeList)
-          || (typeof HTMLCollection === "function" && v instanceof HTMLCollection)) {
-        return Array.from(v).slice(0, MAX_ITEMS).map((x) => conv(x, depth + 1));
-      }
-      const out = {};
-      for (const k of Object.keys(v).slice(0, MAX_ITEMS)) {
-        const x = v[k];
-        const skip = x === undefined || typeof x === "function" || typeof x === "symbol";
-        if (!skip) out[k] = conv(x, depth + 1);
-      }
-      return out;
-    } finally {
-      path.delete(v);
-    }
-  }
-  return conv(this, 0);
-}"""
+_TO_JSON = Script("to_json")
 
 _TOP_LEVEL_AWAIT = "await is only valid"
 
@@ -523,24 +463,27 @@ async def evaluate(page: Page, expression: str, *, await_promise: bool = True) -
         CommandTimeoutError: No result within the page's command timeout.
         TargetClosedError: The page is closed.
     """
-    params: dict[str, Any] = {
-        "expression": expression,
-        "awaitPromise": await_promise,
-        "userGesture": True,
-        "objectGroup": _GROUP,
-    }
-    result = await page.call("Runtime.evaluate", params)
-    details = result.get("exceptionDetails")
+    def command(repl_mode: bool | None = None) -> Command[EvaluateResult]:
+        return cdp.runtime.evaluate(
+            expression,
+            await_promise=await_promise,
+            user_gesture=True,
+            object_group=_GROUP,
+            repl_mode=repl_mode,
+        )
+
+    result = await page.send(command())
+    details = result.exception_details
     retried = False
-    if details and _TOP_LEVEL_AWAIT in str((details.get("exception") or {}).get("description")):
-        result = await page.call("Runtime.evaluate", {**params, "replMode": True})
-        details = result.get("exceptionDetails")
+    if details and _TOP_LEVEL_AWAIT in str(details.exception and details.exception.description):
+        result = await page.send(command(repl_mode=True))
+        details = result.exception_details
         retried = True
-    remote: dict[str, Any] = result.get("result") or {}
+    remote = result.result
     if details:
         await _release(page)  # the exception object
         raise _evaluation_error(details)
-    if "objectId" not in remote:
+    if remote.object_id is None:
         if retried:
             await _release(page)
         return _primitive(remote)
@@ -549,60 +492,58 @@ async def evaluate(page: Page, expression: str, *, await_promise: bool = True) -
 
 async def _release(session: Session) -> None:
     with contextlib.suppress(CDPError):
-        await session.call("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
+        await session.send(cdp.runtime.release_object_group(_GROUP))
 
 
-def _evaluation_error(details: dict[str, Any]) -> EvaluationError:
-    exception = details.get("exception") or {}
-    description = exception.get("description")
-    text = str(details.get("text") or "Uncaught")
+def _evaluation_error(details: ExceptionDetails) -> EvaluationError:
+    exception = details.exception
+    description = exception.description if exception is not None else None
+    text = details.text or "Uncaught"
     if isinstance(description, str):
         first = description.partition("\n")[0]
         message = first if "(in promise)" not in text else f"Uncaught (in promise) {first}"
-    elif "value" in exception or "unserializableValue" in exception:
-        message = f"{text} {_format_value(exception, nested=True)}"
+    elif exception is not None and (
+        "value" in exception.model_fields_set or exception.unserializable_value is not None
+    ):
+        message = f"{text} {_format_value(exception.to_wire(), nested=True)}"
     else:
         message = text
-    return EvaluationError(message, details.get("lineNumber"), details.get("columnNumber"))
+    return EvaluationError(message, details.line_number, details.column_number)
 
 
-def _primitive(remote: dict[str, Any]) -> Any:
-    kind = remote.get("type")
-    unserializable = remote.get("unserializableValue")
+def _primitive(remote: RemoteObject) -> Any:
+    unserializable = remote.unserializable_value
     if unserializable is not None:
-        if kind == "bigint":
+        if remote.type == "bigint":
             return int(str(unserializable).rstrip("n"))
         return float(unserializable)
-    if "value" in remote:
-        return remote["value"]
-    if kind == "undefined":
+    if "value" in remote.model_fields_set:
+        return remote.value
+    if remote.type == "undefined":
         return None
-    return remote.get("description")
+    return remote.description
 
 
-async def _to_python(session: Session, remote: dict[str, Any]) -> Any:
+async def _to_python(session: Session, remote: RemoteObject) -> Any:
     """The JSON form of an object result; releases the evaluation's objects."""
-    if remote.get("type") == "symbol":
+    if remote.type == "symbol":
         await _release(session)
-        return remote.get("description")
-    if remote.get("subtype") == "promise":
+        return remote.description
+    if remote.subtype == "promise":
         await _release(session)
         return "[Promise]"
+    assert remote.object_id is not None
     # Pipelined: the release is handled after the conversion.
     converted, _ = await asyncio.gather(
-        session.call(
-            "Runtime.callFunctionOn",
-            {
-                "functionDeclaration": _TO_JSON,
-                "objectId": remote["objectId"],
-                "returnByValue": True,
-            },
-        ),
+        call_function(session, remote.object_id, _TO_JSON),
         _release(session),
+        return_exceptions=True,
     )
-    if converted.get("exceptionDetails"):
-        return remote.get("description")
-    return (converted.get("result") or {}).get("value")
+    if isinstance(converted, BaseException):
+        if not isinstance(converted, EvaluationError):
+            raise converted
+        return remote.description
+    return converted.value
 
 
 # -- pdf --------------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ from ..page import Page
 from ._dispatch import _check_no_dialog, _dispatch, _key_down, _key_up, _mouse
 from ._input_state import _MODIFIER_BITS, _input_state
 from ._keys import _KEYS, _key_params, _lookup_key, _parse_combo, _utf16_length
-from ._pointing import _DESCRIBE_JS, _handle, _release, _target
+from ._pointing import _DESCRIBE, _release, _target
+from ._scripts import Script, evaluate_handle
 from ._targeting import Element
 
 __all__ = [
@@ -109,84 +110,10 @@ async def key_up(page: Page, key: str) -> None:
 
 # -- typing -----------------------------------------------------------------------------------
 
-# Finds what to type into: the element itself, or the editable field it labels or wraps.
-# Returns null when nothing editable is there.
-_EDITABLE_JS = """function(wrapped) {
-  const start = this.nodeType === 1 ? this : this.parentElement;  // a text line: its element
-  if (!start) return null;
-  const editable = (el) => {
-    if (!el || el.nodeType !== 1) return false;
-    if (el.isContentEditable) return true;
-    if (el.localName === 'textarea') return !el.disabled && !el.readOnly;
-    if (el.localName === 'input') {
-      const noText = ['button', 'submit', 'reset', 'checkbox', 'radio', 'file', 'image', 'hidden'];
-      return !noText.includes(el.type) && !el.disabled && !el.readOnly;
-    }
-    return false;
-  };
-  if (editable(start)) return start;
-  if (!wrapped) return null;
-  if (start.localName === 'label' && editable(start.control)) return start.control;
-  const inside = [...start.querySelectorAll('input, textarea, [contenteditable]')].filter(editable);
-  if (inside.length) return inside[0];
-  const root = start.shadowRoot;
-  if (root) {
-    const shadow = [...root.querySelectorAll('input, textarea, [contenteditable]')].filter(editable);
-    if (shadow.length) return shadow[0];
-  }
-  return null;
-}"""
-
-# Prepares ``this`` (an editable element) for typing; returns how to type into it.
-# ``atEnd``: put the caret after the content (a field just clicked); otherwise typing
-# goes where the caret or selection already is, as it would for a person.
-_PREPARE_JS = """function(clear, atEnd) {
-  const root = this.getRootNode();
-  let active = root.activeElement;
-  const focused = active === this || (this.isContentEditable && this.contains(active));
-  if (!focused) this.focus();
-  const setTypes = ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range'];
-  if (this.localName === 'input' && setTypes.includes(this.type)) return 'set';
-  if (this.localName === 'input' || this.localName === 'textarea') {
-    if (clear) { this.select(); return 'typed'; }
-    if (!atEnd) return 'typed';
-    try {
-      const end = this.value.length;
-      this.setSelectionRange(end, end);
-      return 'typed';
-    } catch (e) {
-      return 'end';
-    }
-  }
-  const selection = this.ownerDocument.getSelection();
-  if (clear) {
-    selection.selectAllChildren(this);
-  } else if (atEnd || !selection.rangeCount || !this.contains(selection.anchorNode)) {
-    const range = this.ownerDocument.createRange();
-    range.selectNodeContents(this);
-    range.collapse(false);
-    selection.removeAllRanges();
-    selection.addRange(range);
-  }
-  return 'typed';
-}"""
-
-# Sets the value of inputs that take no typing (date, color, range...) like a user would.
-_SET_VALUE_JS = """function(value) {
-  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
-  setter.call(this, value);
-  if (this.value !== value && value !== '') {
-    throw new Error('Invalid value ' + JSON.stringify(value) + ' for <input type=' + this.type + '>');
-  }
-  this.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
-  this.dispatchEvent(new Event('change', {bubbles: true}));
-}"""
-
-_ACTIVE_JS = """(() => {
-  let el = document.activeElement;
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-  return el;
-})()"""
+_EDITABLE_FIELD = Script("editable_field")
+_PREPARE_TYPING = Script("prepare_typing")
+_SET_VALUE = Script("set_value")
+_ACTIVE_ELEMENT = Script("active_element")
 
 _TYPE_BATCH = 64
 
@@ -225,11 +152,10 @@ async def _type_characters(page: Page, text: str) -> None:
 
 
 async def _focused_element(page: Page) -> Element | None:
-    result = await page.call("Runtime.evaluate", {"expression": _ACTIVE_JS})
-    remote = result.get("result", {})
-    if remote.get("subtype") == "null" or "objectId" not in remote:
+    remote = await evaluate_handle(page, _ACTIVE_ELEMENT)
+    if remote.object_id is None:
         return None
-    return Element(page, remote["objectId"], "the focused element")
+    return Element(page, remote.object_id, "the focused element")
 
 
 async def type_text(
@@ -282,9 +208,9 @@ async def type_text(
         if targeted:
             element, point = await _target(page, selector, index, x, y)
             handles.append(element)
-            field = await _handle(element, _EDITABLE_JS, True)
+            field = await element.call_for_element(_EDITABLE_FIELD, True)
             if field is None:
-                tag = await element.call(_DESCRIBE_JS)
+                tag = await element.call(_DESCRIBE)
                 raise ElementNotFoundError(
                     f"Element {element.description} ({tag}) is not editable: target an "
                     f"input, a textarea or a contenteditable element"
@@ -296,14 +222,18 @@ async def type_text(
             _check_no_dialog(page)
             focused = await _focused_element(page)
             handles.append(focused)
-            field = await _handle(focused, _EDITABLE_JS, False) if focused is not None else None
+            field = (
+                await focused.call_for_element(_EDITABLE_FIELD, False)
+                if focused is not None
+                else None
+            )
             if field is None and clear:
                 raise ValueError("clear=True needs a target: nothing editable is focused")
         handles.append(field)
         if field is not None:
-            how = await field.call(_PREPARE_JS, clear, targeted)
+            how = await field.call(_PREPARE_TYPING, clear, targeted)
             if how == "set":
-                await field.call(_SET_VALUE_JS, text)
+                await field.call(_SET_VALUE, text)
                 text = ""
             elif how == "end":
                 await _press_combo(page, "End")

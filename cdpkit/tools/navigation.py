@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -20,6 +19,7 @@ from .._navigation import (
 )
 from ..errors import WaitTimeoutError
 from ..page import Page
+from ._scripts import Script, evaluate
 
 __all__ = [
     "NavigationResult",
@@ -181,6 +181,7 @@ async def wait(page: Page, ms: float) -> None:
 
 
 _POLL_INTERVAL = 0.1
+_WAIT_CHECK = Script("wait_check", uses=("find",))
 
 
 async def wait_for(
@@ -195,7 +196,8 @@ async def wait_for(
     """Wait until one condition holds on the page.
 
     Args:
-        selector: An element matching this CSS selector is in the document.
+        selector: An element matching this CSS selector is in the document or an open
+            shadow root (the finder every tool uses).
         text: This text is visible on the page.
         text_gone: This text is no longer visible on the page.
         network_idle: No network request in flight for 500 ms.
@@ -220,20 +222,8 @@ async def wait_for(
             if network_idle:
                 await wait_for_network_idle(page)
                 return
-            if selector is not None:
-                check = f"!!document.querySelector({json.dumps(selector)})"
-            elif text is not None:
-                check = f"(document.body?.innerText ?? '').includes({json.dumps(text)})"
-            else:
-                check = f"!(document.body?.innerText ?? '').includes({json.dumps(text_gone)})"
             while True:
-                result = await page.call(
-                    "Runtime.evaluate", {"expression": check, "returnByValue": True}
-                )
-                details = result.get("exceptionDetails")
-                if details and selector is not None:
-                    raise ValueError(f"Invalid CSS selector: {selector!r}")
-                if result.get("result", {}).get("value") is True:
+                if await evaluate(page, _WAIT_CHECK, selector, text, text_gone, selector=selector):
                     return
                 await asyncio.sleep(_POLL_INTERVAL)
     except TimeoutError:

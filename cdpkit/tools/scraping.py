@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import mimetypes
 import urllib.error
 import urllib.parse
@@ -22,9 +21,9 @@ from typing import Any, Literal, get_args
 
 import anyio
 
-from ..errors import CDPError, ElementNotFoundError, EvaluationError, NavigationError
+from ..errors import CDPError, ElementNotFoundError, NavigationError
 from ..page import Page
-from ._targeting import exception_text
+from ._scripts import Script, evaluate
 from .navigation import navigate, wait_for_network_idle
 
 __all__ = [
@@ -135,39 +134,10 @@ class ScrapeResult:
     truncated: bool = False
 
 
-# Clones the chosen root and strips scripts, styles, page chrome and base64 images, with
-# every link and image made absolute; returns the HTML to convert.
-_CLEAN_HTML_JS = """(selector, keepChrome, keepDataImages) => {
-  const source = selector ? document.querySelector(selector) : document.body;
-  if (!source) return null;
-  const root = source.cloneNode(true);
-  const drop = ['script', 'style', 'noscript', 'template', 'iframe', 'svg', 'canvas', 'link', 'meta'];
-  if (!keepChrome) drop.push('nav', 'footer', 'aside', 'header[role=banner]', '[role=navigation]', '[aria-hidden=true]');
-  for (const el of root.querySelectorAll(drop.join(','))) el.remove();
-  const absolute = (u) => { try { return new URL(u, document.baseURI).href; } catch { return u; } };
-  for (const a of root.querySelectorAll('a[href]')) a.setAttribute('href', absolute(a.getAttribute('href')));
-  for (const img of root.querySelectorAll('img')) {
-    const src = img.getAttribute('src') || '';
-    if (src.startsWith('data:') && !keepDataImages) { img.remove(); continue; }
-    if (src) img.setAttribute('src', absolute(src));
-  }
-  return root.innerHTML;
-}"""
-
-_LINKS_JS = """(selector) => {
-  const root = selector ? document.querySelector(selector) : document;
-  if (!root) return null;
-  const seen = new Map();
-  for (const a of root.querySelectorAll('a[href]')) {
-    if (!/^https?:/.test(a.href)) continue;
-    const url = a.href.split('#')[0];
-    const text = (a.innerText || a.title || '').trim().replace(/\\s+/g, ' ');
-    if (!seen.has(url) || (!seen.get(url) && text)) seen.set(url, text);
-  }
-  return [...seen].map(([url, text]) => ({url, text}));
-}"""
-
-_TEXT_JS = "(selector) => { const el = selector ? document.querySelector(selector) : document.body; return el ? el.innerText : null; }"
+_CLEAN_HTML = Script("scrape_html", uses=("find",))
+_LINKS = Script("scrape_links", uses=("find",))
+_TEXT = Script("scrape_text", uses=("text",))
+_CONTENT_LENGTH = Script("content_length")
 
 
 async def scrape(
@@ -236,31 +206,22 @@ async def scrape(
         image = await screenshot(page, full_page=format == "fullscreenshot", selector=selector)
         return replace(base, data=image, mime_type="image/png")
     if format == "links":
-        links = await _call_js(page, _LINKS_JS, selector)
+        links = await _call_js(page, _LINKS, selector)
         return replace(base, links=[Link(**item) for item in links])
     if format == "text":
-        content = await _call_js(page, _TEXT_JS, selector)
+        content = await _call_js(page, _TEXT, selector)
     else:
-        html = await _call_js(page, _CLEAN_HTML_JS, selector, keep_page_chrome, keep_data_images)
+        html = await _call_js(page, _CLEAN_HTML, selector, keep_page_chrome, keep_data_images)
         content = await anyio.to_thread.run_sync(_to_markdown, html, loaded.title)
     content, truncated = _truncate(str(content), max_chars)
     return replace(base, content=content, truncated=truncated)
 
 
-async def _call_js(page: Page, function: str, *args: Any) -> Any:
-    arguments = ", ".join(json.dumps(arg) for arg in args)
-    result = await page.call(
-        "Runtime.evaluate", {"expression": f"({function})({arguments})", "returnByValue": True}
-    )
-    details = result.get("exceptionDetails")
-    if details:
-        text = exception_text(details)
-        if args and args[0] and "SyntaxError" in text:
-            raise ValueError(f"Invalid CSS selector: {args[0]!r}")
-        raise EvaluationError(text)
-    value = result.get("result", {}).get("value")
-    if value is None and args and args[0]:
-        raise ElementNotFoundError(f"Element not found: {args[0]}")
+async def _call_js(page: Page, script: Script, selector: str | None, *args: Any) -> Any:
+    """Run a scrape script on the page; ``None`` from it means ``selector`` matched nothing."""
+    value = await evaluate(page, script, selector, *args, selector=selector)
+    if value is None and selector:
+        raise ElementNotFoundError(f"Element not found: {selector}")
     return value
 
 
@@ -284,15 +245,6 @@ def _truncate(content: str, max_chars: int | None) -> tuple[str, bool]:
     return content[:max_chars] + f"\n\n[truncated: {max_chars} of {len(content)} characters]", True
 
 
-# The length of the page's text, or -1 while it is a loading placeholder or marked busy.
-_CONTENT_LENGTH_JS = r"""(() => {
-  const body = document.body;
-  if (!body) return 0;
-  const text = body.innerText || '';
-  if (/^\s*(loading|please wait)\b[\s.\u2026!]*$/i.test(text)) return -1;
-  if (document.querySelector('[aria-busy=true]')) return -1;
-  return text.length;
-})()"""
 
 
 async def wait_for_content(page: Page, *, settings: SmartWait | None = None) -> bool:
@@ -324,10 +276,7 @@ async def wait_for_content(page: Page, *, settings: SmartWait | None = None) -> 
         if loop.time() >= deadline:
             return False
         try:
-            result = await page.call(
-                "Runtime.evaluate", {"expression": _CONTENT_LENGTH_JS, "returnByValue": True}
-            )
-            length = int(result.get("result", {}).get("value") or 0)
+            length = int(await evaluate(page, _CONTENT_LENGTH) or 0)
         except CDPError:
             length = -1  # e.g. a navigation replaced the context: not settled yet
         if last is not None and length >= 0 and abs(length - last) < settings.threshold:

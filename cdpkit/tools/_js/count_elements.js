@@ -1,0 +1,4 @@
+// count_elements: how many elements match, in the document and open shadow roots.
+function(selector) {
+  return H.queryAll(selector).length;
+}

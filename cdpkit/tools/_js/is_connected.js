@@ -1,0 +1,4 @@
+// Whether ``this`` is still in its document.
+function() {
+  return this.isConnected;
+}

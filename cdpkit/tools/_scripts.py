@@ -1,0 +1,195 @@
+"""The tools' JavaScript: loading it from ``cdpkit/tools/_js/*.js`` and running it in a page.
+
+Each tool script is one file holding one JavaScript function expression
+(``function(a, b) {...}``), called with JSON arguments. A script may use helper
+libraries: files that add functions to a shared object ``H`` (``find.js``: the one
+element finder every tool uses; ``helpers.js``: visibility, unique selectors, text
+normalisation; ``text.js``: the visible-text walk; ``hit.js``: what a click at a point
+reaches, and how an error names it). The libraries a script names, and the ones they
+need, are bundled into its source once, when it is first used, and cached for the life
+of the process.
+
+Scripts run through the typed bindings: :func:`evaluate` (``Runtime.evaluate``, in the
+page's main frame, ``this`` being the window) and :func:`call_function`
+(``Runtime.callFunctionOn``, ``this`` being an element); the element-handle side lives
+on :class:`~cdpkit.tools._targeting.Element`. A script's exception becomes
+:class:`~cdpkit.EvaluationError`, or ``ValueError("Invalid CSS selector: '...'")`` when
+the finder rejected the selector the tool was given (:func:`check_exception`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from .. import cdp
+from ..cdp.runtime import CallArgument, ExceptionDetails, RemoteObject, RemoteObjectId
+from ..errors import EvaluationError
+from ..session import Session
+
+__all__ = ["Script", "call_function", "check_exception", "evaluate", "evaluate_handle", "source"]
+
+# The error the finder (find.js, ``H.check``) throws for a selector the browser rejects.
+INVALID_SELECTOR = "cdpkit:invalid-selector"
+
+# Helper libraries and the ones each needs (loaded before it).
+_LIBRARY_NEEDS: dict[str, tuple[str, ...]] = {
+    "find": (),
+    "helpers": ("find",),
+    "text": ("helpers",),
+    "hit": (),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Script:
+    """A JavaScript function in ``cdpkit/tools/_js/<name>.js``.
+
+    Attributes:
+        name: The file's name without ``.js``.
+        uses: The helper libraries it calls through ``H`` (their own needs are added).
+    """
+
+    name: str
+    uses: tuple[str, ...] = ()
+
+    @property
+    def source(self) -> str:
+        """The function's source, with its libraries bundled in (loaded once, cached)."""
+        return source(self)
+
+
+@functools.cache
+def _read(name: str) -> str:
+    """The text of ``_js/<name>.js`` from the installed package."""
+    return (resources.files(__package__) / "_js" / f"{name}.js").read_text(encoding="utf-8").strip()
+
+
+def _libraries(uses: tuple[str, ...]) -> list[str]:
+    """``uses`` and what they need, each once, every library after the ones it needs."""
+    ordered: list[str] = []
+
+    def add(name: str) -> None:
+        if name not in ordered:
+            for need in _LIBRARY_NEEDS[name]:
+                add(need)
+            ordered.append(name)
+
+    for name in uses:
+        add(name)
+    return ordered
+
+
+@functools.cache
+def source(script: Script) -> str:
+    """The JavaScript source of ``script``: its function, or, when it uses libraries, a
+    function that builds ``H`` from them and then applies the script's function."""
+    body = _read(script.name)
+    if not script.uses:
+        return body
+    libraries = "\n".join(_read(name) for name in _libraries(script.uses))
+    return f"function(...args) {{\nconst H = {{}};\n{libraries}\nreturn ({body}).apply(this, args);\n}}"
+
+
+def _expression(script: Script, args: tuple[Any, ...]) -> str:
+    arguments = ", ".join(json.dumps(arg) for arg in args)
+    return f"({script.source})({arguments})"
+
+
+def check_exception(details: ExceptionDetails | None, selector: str | None = None) -> None:
+    """Raise what a script's exception means to the user, if it threw.
+
+    Raises:
+        ValueError: The finder rejected ``selector`` (``Invalid CSS selector: '...'``).
+        EvaluationError: Any other exception: its text, line and column.
+    """
+    if details is None:
+        return
+    exception = details.exception
+    text = (exception.description if exception is not None else None) or details.text
+    text = text or "JavaScript error"
+    if selector is not None and INVALID_SELECTOR in text:
+        raise ValueError(f"Invalid CSS selector: {selector!r}")
+    raise EvaluationError(text, details.line_number, details.column_number)
+
+
+async def evaluate(
+    session: Session,
+    script: Script,
+    *args: Any,
+    selector: str | None = None,
+    await_promise: bool = False,
+) -> Any:
+    """Call ``script`` with JSON ``args`` in the session's main frame; its JSON value.
+
+    Args:
+        session: The page (or frame) session.
+        script: The script.
+        args: Its arguments, sent as JSON.
+        selector: The selector the script is given, for the invalid-selector error.
+        await_promise: Wait for a returned promise and return its value.
+
+    Raises:
+        ValueError: ``selector`` is not valid CSS.
+        EvaluationError: The script threw.
+    """
+    result = await session.send(
+        cdp.runtime.evaluate(
+            _expression(script, args), return_by_value=True, await_promise=await_promise or None
+        )
+    )
+    check_exception(result.exception_details, selector)
+    return result.result.value
+
+
+async def evaluate_handle(
+    session: Session, script: Script, *args: Any, selector: str | None = None
+) -> RemoteObject:
+    """Call ``script`` with JSON ``args`` in the session's main frame; a handle on what it
+    returned (``object_id`` is set when that is an object, not ``null``).
+
+    Raises:
+        ValueError: ``selector`` is not valid CSS.
+        EvaluationError: The script threw.
+    """
+    result = await session.send(cdp.runtime.evaluate(_expression(script, args)))
+    check_exception(result.exception_details, selector)
+    return result.result
+
+
+async def call_function(
+    session: Session,
+    object_id: str,
+    function: Script | str,
+    *args: Any,
+    by_value: bool = True,
+    await_promise: bool = False,
+) -> RemoteObject:
+    """Call ``function`` with ``this`` bound to the object ``object_id`` and JSON ``args``.
+
+    Args:
+        session: The session owning the object.
+        object_id: The object's ``Runtime.RemoteObjectId``.
+        function: A script, or the source of a JavaScript function.
+        args: Its arguments, sent as JSON.
+        by_value: Return the value as JSON (``.value``); otherwise a handle.
+        await_promise: Wait for a returned promise.
+
+    Raises:
+        EvaluationError: The function threw.
+    """
+    declaration = function.source if isinstance(function, Script) else function
+    result = await session.send(
+        cdp.runtime.call_function_on(
+            declaration,
+            object_id=RemoteObjectId(object_id),
+            arguments=[CallArgument(value=arg) for arg in args] if args else None,
+            return_by_value=by_value or None,
+            await_promise=await_promise or None,
+        )
+    )
+    check_exception(result.exception_details)
+    return result.result

@@ -18,6 +18,7 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from ._browser_options import CLIError
 from ._mcp_tools import (
     Blob,
     BrowserSession,
@@ -66,7 +67,7 @@ RESOURCES = [
 
 # Errors whose message is written for the model as it is; anything else is a bug of the
 # server and gets its type name in front.
-_TOOL_ERRORS = (CDPError, ValueError, LookupError, OSError, RuntimeError, TimeoutError)
+_TOOL_ERRORS = (CDPError, CLIError, ValueError, LookupError, OSError, RuntimeError, TimeoutError)
 
 
 def _content(part: Part) -> types.TextContent | types.ImageContent | types.EmbeddedResource:

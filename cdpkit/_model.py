@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
+from typing_extensions import TypeVar as DefaultTypeVar
 
 __all__ = [
     "CDPEnum",
@@ -33,6 +34,10 @@ __all__ = [
 ]
 
 R = TypeVar("R")
+# The result as raw JSON, for type checkers only: the wire TypedDict of generated commands
+# (``GetFullAXTreeResultJSON``). Covariant, with a default every TypedDict is a subtype of,
+# so a user's ``Command[X]`` annotation still accepts every generated ``Command[X, ...]``.
+W = DefaultTypeVar("W", covariant=True, default=Mapping[str, Any])
 
 
 class CDPModel(BaseModel):
@@ -113,8 +118,13 @@ class RawEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class Command(Generic[R]):
+class Command(Generic[R, W]):
     """A protocol command as pure data: send it with ``await session.send(command)``.
+
+    ``R`` is the parsed result ``send`` returns (a model, or ``None``); ``W`` the raw JSON
+    result ``send_json`` returns, typed for type checkers only: the wire TypedDict of the
+    result (``cdp.accessibility.GetFullAXTreeResultJSON``), or ``Mapping[str, Any]`` for
+    commands that return nothing and in a plain ``Command[R]`` annotation.
 
     Attributes:
         method: The wire name, e.g. ``"Page.navigate"``.

@@ -54,8 +54,9 @@ class Browser(Session):
 
     Attributes:
         version: ``Browser.getVersion`` as read at start (product, protocol version, ...).
-        tool_state: State the tools keep about the browser (e.g. which tab is active,
-            see :mod:`cdpkit.tools.tabs`).
+
+    What the tools know about the browser (e.g. which tab is active, see
+    :mod:`cdpkit.tools.tabs`) is kept with :meth:`state`, one typed class per concern.
     """
 
     version: GetVersionResult
@@ -78,8 +79,6 @@ class Browser(Session):
         self._closing: asyncio.Task[None] | None = None
         self._exit_watch: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Future[None]] = set()
-        # Set by the tools: e.g. the tab history of cdpkit.tools.tabs.
-        self.tool_state: dict[str, Any] = {}
         connection.session_factory = self._make_session
         self._on("Target.targetCreated", self._target_changed)
         self._on("Target.targetInfoChanged", self._target_changed)

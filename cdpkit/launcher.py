@@ -14,6 +14,10 @@ with one line; if the owner dies first, the kernel closes the write end, the wat
 read sees end-of-file, and it kills Chrome's process group and removes the temporary
 profile. A temporary profile also records its owner (pid and start time), so the next
 :func:`start_chrome` removes profiles whose owner is gone (e.g. after a power loss).
+
+One module, past 600 lines, on purpose: finding, flags, the process group, the watchdog
+and the profile sweep are one mechanism (what is started is what must be stopped), and
+split apart each part would hide what the others assume.
 """
 
 from __future__ import annotations

@@ -27,6 +27,12 @@ browser on every page and frame request when an origin list is set (redirects, c
 links, scripts), and on where the tab ends up after each tool: no tool reads or acts on
 a page at a blocked URL.
 
+The browser is started as the CLI's are (:mod:`cdpkit._browser_options`): ``--connect``
+(a URL, ``host:port`` or a bare port), ``--headful``, ``--profile``, ``--chrome``,
+``--chrome-arg``, ``--viewport WxH``, ``--timeout``. Both entry points (this module's
+:func:`main` and the ``cdpkit mcp`` command) turn their values into :class:`ServerOptions`
+with :func:`server_options`, so a bad value gets the same one-line error from either.
+
 Resources: ``dom://current-page`` (the active tab's simplified DOM tree) and ``tabs://list``.
 """
 
@@ -38,10 +44,26 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["INSTALL_HINT", "ORIGINS_HELP", "main", "parse_http", "serve", "serve_async"]
+from ._browser_options import CLIError, browser_options, report_error
+
+if TYPE_CHECKING:
+    from ._mcp_session import ServerOptions
+
+__all__ = [
+    "HELP",
+    "INSTALL_HINT",
+    "ORIGINS_HELP",
+    "main",
+    "parse_http",
+    "run_server",
+    "serve",
+    "serve_async",
+    "server_options",
+]
 
 INSTALL_HINT = (
     "The MCP server needs the 'mcp' package, an optional extra of cdpkit. "
@@ -57,6 +79,32 @@ ORIGINS_HELP = (
     "a host (example.com: http or https, any port; example.com:8080) or *.example.com "
     "(its subdomains)"
 )
+
+# The help of each option, written once for both entry points (argparse here, typer in
+# cdpkit.cli._mcp), keyed by the option's parameter name.
+HELP = {
+    "http": "Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (a bare PORT "
+    "binds 127.0.0.1).",
+    "headful": "Show the browser window.",
+    "connect": "Drive a running browser instead of launching one (http://127.0.0.1:PORT, "
+    "just PORT, or its ws:// URL); only the tabs the server opened are closed.",
+    "profile": "Launch on this persistent profile (see `cdpkit open-browser --profile NAME`).",
+    "chrome": "The Chrome or Chromium executable to launch (default: $CDPKIT_CHROME, then "
+    "the usual names and places).",
+    "chrome_arg": "An extra Chrome flag, repeatable; write it with '=': --chrome-arg=--lang=fr.",
+    "viewport": "The page size of a launched browser in CSS pixels, e.g. 1920x1080 "
+    "(default 1280x720).",
+    "timeout": "Seconds allowed to start or attach to the browser and for each of its "
+    "commands to answer (default 30).",
+    "downloads": "Where browser_download saves files (default ~/Downloads).",
+    "allow_js": "Offer browser_execute_js (runs any JavaScript the agent sends).",
+    "allow_file_urls": "Let the agent open file: URLs (the local disk) and the browser's own "
+    "pages (chrome://...), and upload any local file; by default it cannot, and uploads "
+    "only files from the download directory.",
+    "allowed_origins": "Only web pages of these origins may be loaded, read or downloaded "
+    f"(default: any); {ORIGINS_HELP}.",
+    "blocked_origins": f"Refuse web pages of these origins, even if allowed; {ORIGINS_HELP}.",
+}
 
 
 def parse_http(value: str) -> tuple[str, int]:
@@ -82,6 +130,101 @@ def parse_http(value: str) -> tuple[str, int]:
     return host or DEFAULT_HOST, port
 
 
+def _seconds(value: float | str | None) -> float:
+    if value is None:
+        return 30.0
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0 or seconds == float("inf"):
+        raise CLIError(f"Invalid --timeout {value!r}: give a positive number of seconds", 2)
+    return seconds
+
+
+def server_options(
+    *,
+    http: str | None = None,
+    headful: bool = False,
+    connect: str | None = None,
+    profile: str | None = None,
+    chrome: str | None = None,
+    chrome_arg: Sequence[str] | None = None,
+    viewport: str | None = None,
+    timeout: float | str | None = None,
+    downloads: str | os.PathLike[str] | None = None,
+    allow_js: bool = False,
+    allow_file_urls: bool = False,
+    allowed_origins: str | Sequence[str] | None = None,
+    blocked_origins: str | Sequence[str] | None = None,
+) -> ServerOptions:
+    """The server's options from the values of its command line, checked: what both
+    ``cdpkit mcp`` and ``python -m cdpkit.mcp_server`` run before anything starts.
+
+    Args:
+        http: Serve streamable HTTP on ``HOST:PORT`` (path ``/mcp``) instead of stdio.
+            The host defaults to ``127.0.0.1``; other hosts expose the browser to the
+            network.
+        headful: Show the browser window.
+        connect: Attach to a running browser (``http://host:port``, ``host:port``, a bare
+            port on 127.0.0.1, or ``ws://...``) instead of launching one; on exit only the
+            tabs the server opened are closed.
+        profile: Launch with this named persistent profile (see ``cdpkit open-browser``).
+        chrome: The Chrome executable to launch (default: found as :func:`cdpkit.launch`
+            finds it).
+        chrome_arg: Extra Chrome flags for a launched browser.
+        viewport: ``WIDTHxHEIGHT`` of a launched browser's pages (default 1280x720).
+        timeout: Seconds to start or attach to the browser and for each browser command
+            (default 30).
+        downloads: Where ``browser_download`` saves files; default ``~/Downloads``.
+        allow_js: Offer ``browser_execute_js`` (runs any JavaScript the model writes).
+        allow_file_urls: Let the tools load and read ``file:`` URLs (the local disk) and
+            the browser's own pages (``chrome://...``), and upload any local file; by
+            default they cannot, and upload only files from the download directory.
+        allowed_origins: Only web pages of these origins may be loaded, read or
+            downloaded (default: any). Entries separated by ``;`` or ``,`` (or given as a
+            list): ``https://example.com`` (that scheme, host and port),
+            ``http://localhost:*`` (any port), ``example.com`` (http or https, any port),
+            ``*.example.com`` (its subdomains).
+        blocked_origins: Web pages of these origins are refused, even if also allowed
+            (same forms).
+
+    Raises:
+        CLIError: A value or a combination that makes no sense (``http`` not
+            ``HOST:PORT``, a bad ``--viewport`` or ``--timeout``, launch-only options with
+            ``connect``, an origin entry that is not an origin), in one line naming the
+            option; exit status 2.
+    """
+    from ._mcp_session import ServerOptions
+    from ._mcp_urls import UrlPolicy
+
+    try:
+        address = parse_http(http) if http is not None else None
+        url_policy = UrlPolicy.from_options(
+            allow_file_urls=allow_file_urls,
+            allowed_origins=allowed_origins,
+            blocked_origins=blocked_origins,
+        )
+    except ValueError as exc:
+        raise CLIError(str(exc), 2) from None
+    browser = browser_options(
+        connect,
+        headful,
+        profile,
+        tuple(chrome_arg or ()),
+        _seconds(timeout),
+        viewport=viewport,
+        chrome=chrome,
+    )
+    return ServerOptions(
+        browser=browser,
+        downloads=Path(downloads).expanduser() if downloads is not None else None,
+        allow_js=allow_js,
+        url_policy=url_policy,
+        http=address,
+    )
+
+
 def _require_mcp() -> None:
     try:
         import mcp  # noqa: F401
@@ -99,69 +242,24 @@ def _require_mcp() -> None:
             )
 
 
-async def serve_async(
-    *,
-    http: str | None = None,
-    headful: bool = False,
-    connect: str | None = None,
-    profile: str | None = None,
-    downloads: str | os.PathLike[str] | None = None,
-    allow_js: bool = False,
-    allow_file_urls: bool = False,
-    allowed_origins: str | Sequence[str] | None = None,
-    blocked_origins: str | Sequence[str] | None = None,
-) -> None:
+async def serve_async(options: ServerOptions) -> None:
     """Run the MCP server in the running event loop until the client disconnects (stdio)
     or the server is interrupted (HTTP); the browser is closed before it returns.
 
     Args:
-        http: Serve streamable HTTP on ``HOST:PORT`` (path ``/mcp``) instead of stdio.
-            The host defaults to ``127.0.0.1``; other hosts expose the browser to the
-            network.
-        headful: Show the browser window.
-        connect: Attach to a running browser (``http://host:port`` or ``ws://...``)
-            instead of launching one; on exit only the tabs the server opened are closed.
-        profile: Launch with this named persistent profile (see ``cdpkit open-browser``).
-        downloads: Where ``browser_download`` saves files; default ``~/Downloads``.
-        allow_js: Offer ``browser_execute_js`` (runs any JavaScript the model writes).
-        allow_file_urls: Let the tools load and read ``file:`` URLs (the local disk) and
-            the browser's own pages (``chrome://...``), and upload any local file; by
-            default they cannot, and upload only files from the download directory.
-        allowed_origins: Only web pages of these origins may be loaded, read or
-            downloaded (default: any). Entries separated by ``;`` or ``,`` (or given as a
-            list): ``https://example.com`` (that scheme, host and port),
-            ``http://localhost:*`` (any port), ``example.com`` (http or https, any port),
-            ``*.example.com`` (its subdomains).
-        blocked_origins: Web pages of these origins are refused, even if also allowed
-            (same forms).
+        options: What :func:`server_options` made of the command line.
 
     Raises:
         SystemExit: The ``mcp`` extra is not installed (the message says how to install
             it).
-        ValueError: Invalid options (``http`` not ``HOST:PORT``; ``connect`` with
-            ``headful`` or ``profile``; an origin entry that is not an origin).
     """
     _require_mcp()
     from . import _mcp_app
-    from ._mcp_tools import BrowserSession, ServerOptions
-    from ._mcp_urls import UrlPolicy
+    from ._mcp_session import BrowserSession
 
-    address = parse_http(http) if http is not None else None
-    options = ServerOptions(
-        headful=headful,
-        connect=connect,
-        profile=profile,
-        downloads=Path(downloads).expanduser() if downloads is not None else None,
-        allow_js=allow_js,
-        url_policy=UrlPolicy.from_options(
-            allow_file_urls=allow_file_urls,
-            allowed_origins=allowed_origins,
-            blocked_origins=blocked_origins,
-        ),
-    )
     session = BrowserSession(options)
-    if address is not None:
-        await _mcp_app.run_http(session, *address)
+    if options.http is not None:
+        await _mcp_app.run_http(session, *options.http)
         return
     main_task = asyncio.current_task()
     loop = asyncio.get_running_loop()
@@ -192,41 +290,20 @@ async def serve_async(
             loop.remove_signal_handler(signum)
 
 
-def serve(
-    *,
-    http: str | None = None,
-    headful: bool = False,
-    connect: str | None = None,
-    profile: str | None = None,
-    downloads: str | os.PathLike[str] | None = None,
-    allow_js: bool = False,
-    allow_file_urls: bool = False,
-    allowed_origins: str | Sequence[str] | None = None,
-    blocked_origins: str | Sequence[str] | None = None,
-) -> None:
+def serve(options: ServerOptions) -> None:
     """Run the MCP server until the client disconnects (stdio) or the server is
-    interrupted (HTTP). Blocks; takes the options of :func:`serve_async`.
+    interrupted (HTTP). Blocks.
+
+    Args:
+        options: What :func:`server_options` made of the command line.
 
     Raises:
         SystemExit: The ``mcp`` extra is not installed (the message says how to install
             it: ``pip install 'cdpkit-browser[mcp]'``), so a CLI exits 1 without a traceback.
-        ValueError: Invalid options.
     """
     _require_mcp()
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(
-            serve_async(
-                http=http,
-                headful=headful,
-                connect=connect,
-                profile=profile,
-                downloads=downloads,
-                allow_js=allow_js,
-                allow_file_urls=allow_file_urls,
-                allowed_origins=allowed_origins,
-                blocked_origins=blocked_origins,
-            )
-        )
+        asyncio.run(serve_async(options))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -235,78 +312,58 @@ def build_parser() -> argparse.ArgumentParser:
         prog="cdpkit mcp",
         description="MCP server giving an AI agent a Chromium browser (stdio by default).",
     )
-    parser.add_argument(
-        "--http",
-        metavar="HOST:PORT",
-        help="serve streamable HTTP on http://HOST:PORT/mcp instead of stdio "
-        "(host 127.0.0.1 unless given)",
-    )
-    parser.add_argument("--headful", action="store_true", help="show the browser window")
-    parser.add_argument(
-        "--connect",
-        metavar="ENDPOINT",
-        help="attach to a running browser (http://host:port or ws://...)",
-    )
-    parser.add_argument("--profile", metavar="NAME", help="use this named persistent profile")
-    parser.add_argument(
-        "--downloads", metavar="DIR", help="directory for browser_download (default ~/Downloads)"
-    )
-    parser.add_argument(
-        "--allow-js", action="store_true", help="offer browser_execute_js (arbitrary JavaScript)"
-    )
-    parser.add_argument(
+    add = parser.add_argument
+    add("--http", metavar="HOST:PORT", help=HELP["http"])
+    add("--headful", action="store_true", help=HELP["headful"])
+    add("--connect", metavar="ENDPOINT", help=HELP["connect"])
+    add("--profile", metavar="NAME", help=HELP["profile"])
+    add("--chrome", metavar="PATH", help=HELP["chrome"])
+    add("--chrome-arg", metavar="FLAG", action="append", help=HELP["chrome_arg"])
+    add("--viewport", metavar="WxH", help=HELP["viewport"])
+    add("--timeout", metavar="SECONDS", help=HELP["timeout"])
+    add("--downloads", metavar="DIR", help=HELP["downloads"])
+    add("--allow-js", action="store_true", help=HELP["allow_js"])
+    add(
         "--allow-file-urls",
         "--allow-unrestricted-file-access",
         dest="allow_file_urls",
         action="store_true",
-        help="let the agent open file: URLs (the local disk) and the browser's own pages "
-        "(chrome://...), and upload any local file; by default it cannot, and uploads only "
-        "files from the download directory",
+        help=HELP["allow_file_urls"],
     )
-    parser.add_argument(
-        "--allowed-origins",
-        metavar="ORIGINS",
-        action="append",
-        help=f"only web pages of these origins may be loaded, read or downloaded "
-        f"(default: any); {ORIGINS_HELP}",
-    )
-    parser.add_argument(
-        "--blocked-origins",
-        metavar="ORIGINS",
-        action="append",
-        help=f"refuse web pages of these origins, even if allowed; {ORIGINS_HELP}",
-    )
+    add("--allowed-origins", metavar="ORIGINS", action="append", help=HELP["allowed_origins"])
+    add("--blocked-origins", metavar="ORIGINS", action="append", help=HELP["blocked_origins"])
     return parser
+
+
+def run_server(make_options: Callable[[], ServerOptions]) -> int:
+    """Check the options, then serve; the exit status. What both entry points run.
+
+    Bad options print one line (``error: ...``, as every cdpkit command) and give 2;
+    without the ``mcp`` extra it prints how to install it and gives 1.
+    """
+    try:
+        options = make_options()
+    except CLIError as exc:
+        report_error(exc, debug=False)
+        return exc.exit_code
+    try:
+        serve(options)
+    except SystemExit as exc:
+        if isinstance(exc.code, str):
+            print(exc.code, file=sys.stderr)
+            return 1
+        raise
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` (default ``sys.argv[1:]``), run the server; the exit status.
 
     Without the ``mcp`` extra it prints how to install it and returns 1; invalid options
-    print the problem and return 2.
+    print the problem in one line and return 2.
     """
-    args = build_parser().parse_args(argv)
-    try:
-        serve(
-            http=args.http,
-            headful=args.headful,
-            connect=args.connect,
-            profile=args.profile,
-            downloads=args.downloads,
-            allow_js=args.allow_js,
-            allow_file_urls=args.allow_file_urls,
-            allowed_origins=args.allowed_origins,
-            blocked_origins=args.blocked_origins,
-        )
-    except SystemExit as exc:
-        if isinstance(exc.code, str):
-            print(exc.code, file=sys.stderr)
-            return 1
-        raise
-    except ValueError as exc:
-        print(f"cdpkit mcp: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    args = vars(build_parser().parse_args(argv))
+    return run_server(lambda: server_options(**args))
 
 
 if __name__ == "__main__":

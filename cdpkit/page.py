@@ -14,8 +14,9 @@ import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from ._frames import _Frames
 from .errors import CDPError, ConnectionClosedError, PageCrashedError, TargetClosedError
 from .session import Session
 
@@ -23,12 +24,18 @@ if TYPE_CHECKING:
     from .browser import Browser, BrowserContext
     from .connection import Connection
 
-__all__ = ["Dialog", "Page"]
+__all__ = ["ConsoleEntry", "Dialog", "Page"]
 
 log = logging.getLogger("cdpkit")
 
 CONSOLE_BUFFER_SIZE = 100_000
 _ALWAYS_ENABLED = frozenset({"Page", "Runtime", "Log"})
+
+ConsoleEntry: TypeAlias = tuple[Literal["console", "exception", "log"], dict[str, Any]]
+"""One entry of a page's console buffer: its kind and the event's JSON params, kept raw
+(a console flood is recorded at the cost of a tuple) and parsed by whoever reads it.
+``"console"``: ``Runtime.consoleAPICalled``; ``"exception"``: ``Runtime.exceptionThrown``;
+``"log"``: ``Log.entryAdded``."""
 
 
 @dataclass(slots=True)
@@ -73,6 +80,9 @@ class Page(Session):
         dialogs: Every JavaScript dialog opened so far, in order.
         dialog_policy: Decides the answer to each new dialog; return ``None`` from it to
             leave the dialog open for :func:`cdpkit.tools.handle_dialog`.
+
+    What the tools know about the page is kept with :meth:`state`, one typed class per
+    concern (e.g. ``page.state(cdpkit.tools.SnapshotState)``: the latest snapshot).
     """
 
     def __init__(
@@ -90,15 +100,13 @@ class Page(Session):
         self.target_id: str = target_info["targetId"]
         self.context = context
         self._target_info = target_info
-        # Raw ("console" | "exception" | "log", params) entries, parsed when read.
-        self._console: deque[tuple[str, dict[str, Any]]] = deque(maxlen=CONSOLE_BUFFER_SIZE)
+        self._console: deque[ConsoleEntry] = deque(maxlen=CONSOLE_BUFFER_SIZE)
         self.dialogs: list[Dialog] = []
         self.dialog_policy: DialogPolicy = dismiss_dialogs
         self._open_dialog: Dialog | None = None
         self._dialog_opened = asyncio.Event()
-        # Set by the tools: the element index map of the latest snapshot.
-        self.tool_state: dict[str, Any] = {}
         self._closed_event = asyncio.Event()
+        self._frames = _Frames(self, connection)
         self._domain_users: dict[str, int] = {}
         self._on("Runtime.consoleAPICalled", self._record("console"))
         self._on("Runtime.exceptionThrown", self._record("exception"))
@@ -143,7 +151,9 @@ class Page(Session):
         except CDPError as exc:
             log.warning("Setting up page %s failed: %s", self.target_id, exc)
 
-    def _record(self, kind: str) -> Callable[[dict[str, Any]], None]:
+    def _record(
+        self, kind: Literal["console", "exception", "log"]
+    ) -> Callable[[dict[str, Any]], None]:
         console = self._console
 
         def record(params: dict[str, Any]) -> None:
@@ -197,6 +207,73 @@ class Page(Session):
     def _on_closed(self, error: ConnectionClosedError) -> None:
         self._closed_event.set()
         self._dialog_opened.set()  # wake waiters; they see the page is gone
+
+    # -- what the page holds: dialogs, console, frames ----------------------------------------
+
+    @property
+    def open_dialog(self) -> Dialog | None:
+        """The JavaScript dialog open now and not yet answered, or ``None``.
+
+        While it is open the page is stopped: it runs no script and handles no input
+        until the dialog is answered (:func:`cdpkit.tools.handle_dialog`).
+        """
+        dialog = self._open_dialog
+        return dialog if dialog is not None and dialog.accepted is None else None
+
+    def console_entries(self) -> list[ConsoleEntry]:
+        """What the page wrote to its console since it opened (or since
+        :meth:`clear_console`), oldest first, as raw :data:`ConsoleEntry` items.
+
+        The buffer keeps the last 100,000 entries. :func:`cdpkit.tools.console_logs` turns
+        them into readable messages.
+        """
+        return list(self._console)
+
+    def clear_console(self) -> None:
+        """Empty the console buffer (what :meth:`console_entries` returns)."""
+        self._console.clear()
+
+    async def wait_closed(self) -> None:
+        """Wait until the page is gone (closed, crashed, or the connection lost).
+
+        Returns at once if it already is. Never raises for the closing itself: read
+        :attr:`close_error` to learn why. Bound it with ``asyncio.timeout`` if needed.
+        """
+        await self._closed_event.wait()
+
+    async def frame_sessions(self, session: Session | None = None) -> list[tuple[str, Session]]:
+        """The out-of-process iframes (frames from another site, in their own renderer
+        process) directly inside ``session``'s documents, as ``(frame id, session)``.
+
+        The first call for a session asks Chrome to attach such frames as sessions
+        (``Target.setAutoAttach``); frames present then are attached before it returns,
+        and later ones as they appear. Same-process frames are not listed: their
+        documents are reached through ``session`` itself.
+
+        Args:
+            session: The page (the default) or a frame session returned earlier.
+
+        Returns:
+            The frames still attached, in the order they appeared.
+
+        Raises:
+            ConnectionClosedError: ``session`` is closed.
+        """
+        return await self._frames.sessions(self if session is None else session)
+
+    async def frame_origin(self, session: Session) -> tuple[float, float]:
+        """Where the viewport of ``session`` lies in the page's viewport, in CSS pixels.
+
+        ``session`` is the page itself (``(0, 0)``) or a frame session from
+        :meth:`frame_sessions`. Add the origin to coordinates measured in the frame's
+        session (e.g. ``DOM.getBoxModel``) to get coordinates in the page's viewport.
+        The origin of a frame is its ``<iframe>``'s content box, inside border and padding.
+
+        Raises:
+            ElementNotFoundError: A frame on the way is not rendered or no longer part
+                of the page, or ``session`` is not a frame of this page.
+        """
+        return await self._frames.origin(session)
 
     @contextlib.asynccontextmanager
     async def enabled(self, domain: str) -> AsyncIterator[None]:

@@ -29,10 +29,12 @@ FLOORS: dict[str, int] = {
     "_transport": 1,
     "connection": 1,
     "session": 1,
+    "_streams": 1,
     "launcher": 1,
     "_profiles": 1,
     "_endpoint": 1,
     "_navigation": 2,
+    "_frames": 2,
     "page": 2,
     "browser": 2,
     "_grid": 2,
@@ -41,12 +43,21 @@ FLOORS: dict[str, int] = {
     # __getattr__; that import is the one allowed to go up (a re-export, not a use).
     "__init__": 2,
     "tools.": 3,
+    "_browser_options": 4,
     "_cli_common": 4,
     "_protocol_docs": 4,
     "cli": 4,
     "cli.": 4,
     "repl": 4,
+    "_repl_commands": 4,
+    "_repl_complete": 4,
+    "_repl_lines": 4,
+    "_repl_runner": 4,
     "_mcp_app": 4,
+    "_mcp_reach": 4,
+    "_mcp_render": 4,
+    "_mcp_schema": 4,
+    "_mcp_session": 4,
     "_mcp_tools": 4,
     "_mcp_urls": 4,
     "mcp_server": 4,
@@ -240,6 +251,100 @@ def test_the_cycle_finder_names_each_import(
     graph: dict[str, list[tuple[str, int]]], expected: list[tuple[str, str, int]] | None
 ) -> None:
     assert _cycle(graph) == expected
+
+
+# -- no reaching into the core's private attributes ------------------------------------------
+
+# The core classes whose private attributes (``page._console``...) only their own modules use.
+# Base classes first, so a name is reported on the class that defines it.
+CORE_CLASSES = {
+    "session": ["Session"],
+    "connection": ["Connection"],
+    "page": ["Page"],
+    "browser": ["Browser"],
+}
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _core_private_names() -> dict[str, str]:
+    """Every private attribute or method of the core classes -> the class defining it:
+    methods, properties and ``self._name`` attributes they set or read."""
+    names: dict[str, str] = {}
+    for module, classes in CORE_CLASSES.items():
+        tree = ast.parse((PACKAGE / f"{module}.py").read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.ClassDef) and node.name in classes):
+                continue
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef) and _is_private(
+                    inner.name
+                ):
+                    names.setdefault(inner.name, node.name)
+                elif (
+                    isinstance(inner, ast.Attribute)
+                    and isinstance(inner.value, ast.Name)
+                    and inner.value.id == "self"
+                    and _is_private(inner.attr)
+                ):
+                    names.setdefault(inner.attr, node.name)
+    return names
+
+
+def _above_the_core() -> list[str]:
+    """The modules that must use the core through its public API only."""
+    tools = FLOOR_NAMES.index("tools")
+    return [module for module in _hand_written() if module and _floor(module) >= tools]
+
+
+def _private_accesses(tree: ast.AST, private: dict[str, str]) -> list[tuple[str, int]]:
+    """``(attribute, line)`` of each ``x._name`` where ``_name`` is a core class's private
+    name and ``x`` is not ``self``/``cls`` (a module's own classes may use their own)."""
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in private
+            and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+        ):
+            found.append((node.attr, node.lineno))
+    return sorted(found, key=lambda item: item[1])
+
+
+def test_tools_and_programs_touch_no_private_attribute_of_page_session_browser_connection() -> None:
+    private = _core_private_names()
+    assert {"_console", "_closed_error", "_connection", "_on"} <= private.keys()
+    offenders = []
+    for module in _above_the_core():
+        path = _hand_written()[module]
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for attr, line in _private_accesses(tree, private):
+            offenders.append(
+                f"{_where(module, line)}: {_label(module)} reads {private[attr]}.{attr}; "
+                f"add a public method to {private[attr]} instead"
+            )
+    assert not offenders, "private access from above the core:\n" + "\n".join(offenders)
+
+
+def test_the_private_access_walk_finds_reads_calls_and_writes_but_not_self() -> None:
+    source = (
+        "def f(page, session):\n"
+        "    page._console.clear()\n"
+        "    session._on('X.y', print)\n"
+        "    page._closed_error = None\n"
+        "    page.console_entries()\n"
+        "class C:\n"
+        "    def g(self):\n"
+        "        return self._console\n"
+    )
+    private = {"_console": "Page", "_on": "Session", "_closed_error": "Session"}
+    assert _private_accesses(ast.parse(source), private) == [
+        ("_console", 2),
+        ("_on", 3),
+        ("_closed_error", 4),
+    ]
 
 
 # `Browser.new_page(url=)` navigates with the primitive that now sits below the tools

@@ -62,6 +62,43 @@ def test_users_mypy_strict_sees_the_result_types(tmp_path: Path) -> None:
     assert out.returncode == 1, report
 
 
+WIRE_SAMPLE = """\
+import cdpkit
+from cdpkit import cdp
+
+
+async def f(page: cdpkit.Page) -> None:
+    tree = await page.send_json(cdp.accessibility.get_full_ax_tree())
+    node = tree["nodes"][0]
+    reveal_type(node["nodeId"])
+    reveal_type(node["backendDOMNodeId"])
+    node_id: str = node["nodeId"]
+    backend_id: int = node["backendDOMNodeId"]
+    await page.send(cdp.dom.get_box_model(backend_node_id=node["backendDOMNodeId"]))
+    print(node_id, backend_id, node["backendDomNodeId"])
+"""
+
+
+def test_users_mypy_strict_sees_the_wire_types_of_send_json(tmp_path: Path) -> None:
+    """``send_json`` returns raw JSON, yet a user's mypy knows its keys and value types."""
+    (tmp_path / "sample.py").write_text(WIRE_SAMPLE)
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-color-output", "sample.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    report = out.stdout + out.stderr
+    revealed = re.findall(r'Revealed type is "([^"]+)"', report)
+    # The protocol's id types: a str and an int to mypy, and accepted by typed commands.
+    assert revealed == ["cdpkit.cdp.accessibility.AXNodeId", "cdpkit.cdp.dom.BackendNodeId"], report
+    # The misspelt wire name is caught, and it is the only error.
+    assert '"AXNodeJSON" has no key "backendDomNodeId"' in report, report
+    assert "Found 1 error in 1 file" in report, report
+    assert out.returncode == 1, report
+
+
 def test_wheel_ships_py_typed_under_the_new_name(tmp_path: Path) -> None:
     subprocess.run(
         [

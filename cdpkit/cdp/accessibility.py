@@ -36,6 +36,21 @@ if TYPE_CHECKING:
         AXValueSourceType,
         AXValueType,
     )
+    from ._wire.accessibility import AXNodeJSON as AXNodeJSON
+    from ._wire.accessibility import AXPropertyJSON as AXPropertyJSON
+    from ._wire.accessibility import AXRelatedNodeJSON as AXRelatedNodeJSON
+    from ._wire.accessibility import AXValueJSON as AXValueJSON
+    from ._wire.accessibility import AXValueSourceJSON as AXValueSourceJSON
+    from ._wire.accessibility import (
+        GetAXNodeAndAncestorsResultJSON as GetAXNodeAndAncestorsResultJSON,
+    )
+    from ._wire.accessibility import GetChildAXNodesResultJSON as GetChildAXNodesResultJSON
+    from ._wire.accessibility import GetFullAXTreeResultJSON as GetFullAXTreeResultJSON
+    from ._wire.accessibility import GetPartialAXTreeResultJSON as GetPartialAXTreeResultJSON
+    from ._wire.accessibility import GetRootAXNodeResultJSON as GetRootAXNodeResultJSON
+    from ._wire.accessibility import LoadCompleteJSON as LoadCompleteJSON
+    from ._wire.accessibility import NodesUpdatedJSON as NodesUpdatedJSON
+    from ._wire.accessibility import QueryAXTreeResultJSON as QueryAXTreeResultJSON
 
 __all__ = [
     "AXNode",
@@ -97,7 +112,7 @@ def get_partial_ax_tree(
     backend_node_id: dom.BackendNodeId | None = None,
     object_id: runtime.RemoteObjectId | None = None,
     fetch_relatives: bool | None = None,
-) -> Command[GetPartialAXTreeResult]:
+) -> Command[GetPartialAXTreeResult, GetPartialAXTreeResultJSON]:
     """**Experimental.** Fetches the accessibility node and partial accessibility tree for this DOM node, if it exists.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Accessibility/#method-getPartialAXTree
@@ -127,7 +142,7 @@ def get_full_ax_tree(
     *,
     depth: int | None = None,
     frame_id: page.FrameId | None = None,
-) -> Command[GetFullAXTreeResult]:
+) -> Command[GetFullAXTreeResult, GetFullAXTreeResultJSON]:
     """**Experimental.** Fetches the entire accessibility tree for the root Document
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Accessibility/#method-getFullAXTree
@@ -149,7 +164,10 @@ def get_full_ax_tree(
     return Command("Accessibility.getFullAXTree", params, _results.GetFullAXTreeResult)
 
 
-def get_root_ax_node(*, frame_id: page.FrameId | None = None) -> Command[GetRootAXNodeResult]:
+def get_root_ax_node(
+    *,
+    frame_id: page.FrameId | None = None,
+) -> Command[GetRootAXNodeResult, GetRootAXNodeResultJSON]:
     """**Experimental.** Fetches the root node.
     Requires `enable()` to have been called previously.
 
@@ -173,7 +191,7 @@ def get_ax_node_and_ancestors(
     node_id: dom.NodeId | None = None,
     backend_node_id: dom.BackendNodeId | None = None,
     object_id: runtime.RemoteObjectId | None = None,
-) -> Command[GetAXNodeAndAncestorsResult]:
+) -> Command[GetAXNodeAndAncestorsResult, GetAXNodeAndAncestorsResultJSON]:
     """**Experimental.** Fetches a node and all ancestors up to and including the root.
     Requires `enable()` to have been called previously.
 
@@ -201,7 +219,7 @@ def get_child_ax_nodes(
     id: AXNodeId,
     *,
     frame_id: page.FrameId | None = None,
-) -> Command[GetChildAXNodesResult]:
+) -> Command[GetChildAXNodesResult, GetChildAXNodesResultJSON]:
     """**Experimental.** Fetches a particular accessibility node by AXNodeId.
     Requires `enable()` to have been called previously.
 
@@ -228,7 +246,7 @@ def query_ax_tree(
     object_id: runtime.RemoteObjectId | None = None,
     accessible_name: str | None = None,
     role: str | None = None,
-) -> Command[QueryAXTreeResult]:
+) -> Command[QueryAXTreeResult, QueryAXTreeResultJSON]:
     """**Experimental.** Query a DOM node's accessibility subtree for accessible name and role.
     This command computes the name and role for all nodes in the subtree, including those that are
     ignored for accessibility, and returns those that match the specified name and role. If no DOM
@@ -265,22 +283,35 @@ def query_ax_tree(
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "AXNode": "_types",
+    "AXNodeJSON": "_wire",
     "AXProperty": "_types",
+    "AXPropertyJSON": "_wire",
     "AXPropertyName": "_types",
     "AXRelatedNode": "_types",
+    "AXRelatedNodeJSON": "_wire",
     "AXValue": "_types",
+    "AXValueJSON": "_wire",
     "AXValueNativeSourceType": "_types",
     "AXValueSource": "_types",
+    "AXValueSourceJSON": "_wire",
     "AXValueSourceType": "_types",
     "AXValueType": "_types",
     "GetAXNodeAndAncestorsResult": "_results",
+    "GetAXNodeAndAncestorsResultJSON": "_wire",
     "GetChildAXNodesResult": "_results",
+    "GetChildAXNodesResultJSON": "_wire",
     "GetFullAXTreeResult": "_results",
+    "GetFullAXTreeResultJSON": "_wire",
     "GetPartialAXTreeResult": "_results",
+    "GetPartialAXTreeResultJSON": "_wire",
     "GetRootAXNodeResult": "_results",
+    "GetRootAXNodeResultJSON": "_wire",
     "LoadComplete": "_events",
+    "LoadCompleteJSON": "_wire",
     "NodesUpdated": "_events",
+    "NodesUpdatedJSON": "_wire",
     "QueryAXTreeResult": "_results",
+    "QueryAXTreeResultJSON": "_wire",
 }
 
 

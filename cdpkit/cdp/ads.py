@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from ._results import ads as _results
     from ._results.ads import GetAdMetricsResult, GetAdScriptsResult
     from ._types.ads import AdFrameData, AdMetrics, AdScript
+    from ._wire.ads import AdFrameDataJSON as AdFrameDataJSON
+    from ._wire.ads import AdMetricsJSON as AdMetricsJSON
+    from ._wire.ads import AdScriptJSON as AdScriptJSON
+    from ._wire.ads import GetAdMetricsResultJSON as GetAdMetricsResultJSON
+    from ._wire.ads import GetAdScriptsResultJSON as GetAdScriptsResultJSON
 
 __all__ = [
     "AdFrameData",
@@ -29,7 +34,7 @@ __all__ = [
 ]
 
 
-def get_ad_metrics() -> Command[GetAdMetricsResult]:
+def get_ad_metrics() -> Command[GetAdMetricsResult, GetAdMetricsResultJSON]:
     """Retrieves ad metrics for the current page.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Ads/#method-getAdMetrics
@@ -40,7 +45,7 @@ def get_ad_metrics() -> Command[GetAdMetricsResult]:
     return Command("Ads.getAdMetrics", {}, _results.GetAdMetricsResult)
 
 
-def get_ad_scripts() -> Command[GetAdScriptsResult]:
+def get_ad_scripts() -> Command[GetAdScriptsResult, GetAdScriptsResultJSON]:
     """Retrieves ad scripts for the current page. To minimize payload size, this
     only returns the newly tracked ad scripts since the last call to
     getAdScripts (i.e., the delta).
@@ -57,10 +62,15 @@ def get_ad_scripts() -> Command[GetAdScriptsResult]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "AdFrameData": "_types",
+    "AdFrameDataJSON": "_wire",
     "AdMetrics": "_types",
+    "AdMetricsJSON": "_wire",
     "AdScript": "_types",
+    "AdScriptJSON": "_wire",
     "GetAdMetricsResult": "_results",
+    "GetAdMetricsResultJSON": "_wire",
     "GetAdScriptsResult": "_results",
+    "GetAdScriptsResultJSON": "_wire",
 }
 
 

@@ -34,6 +34,18 @@ if TYPE_CHECKING:
         KeyframeStyle,
         ViewOrScrollTimeline,
     )
+    from ._wire.animation import AnimationCanceledJSON as AnimationCanceledJSON
+    from ._wire.animation import AnimationCreatedJSON as AnimationCreatedJSON
+    from ._wire.animation import AnimationEffectJSON as AnimationEffectJSON
+    from ._wire.animation import AnimationJSON as AnimationJSON
+    from ._wire.animation import AnimationStartedJSON as AnimationStartedJSON
+    from ._wire.animation import AnimationUpdatedJSON as AnimationUpdatedJSON
+    from ._wire.animation import GetCurrentTimeResultJSON as GetCurrentTimeResultJSON
+    from ._wire.animation import GetPlaybackRateResultJSON as GetPlaybackRateResultJSON
+    from ._wire.animation import KeyframesRuleJSON as KeyframesRuleJSON
+    from ._wire.animation import KeyframeStyleJSON as KeyframeStyleJSON
+    from ._wire.animation import ResolveAnimationResultJSON as ResolveAnimationResultJSON
+    from ._wire.animation import ViewOrScrollTimelineJSON as ViewOrScrollTimelineJSON
 
 __all__ = [
     "Animation",
@@ -78,7 +90,7 @@ def enable() -> Command[None]:
     return Command("Animation.enable", {})
 
 
-def get_current_time(id: str) -> Command[GetCurrentTimeResult]:
+def get_current_time(id: str) -> Command[GetCurrentTimeResult, GetCurrentTimeResultJSON]:
     """Returns the current time of the an animation.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Animation/#method-getCurrentTime
@@ -93,7 +105,7 @@ def get_current_time(id: str) -> Command[GetCurrentTimeResult]:
     return Command("Animation.getCurrentTime", params, _results.GetCurrentTimeResult)
 
 
-def get_playback_rate() -> Command[GetPlaybackRateResult]:
+def get_playback_rate() -> Command[GetPlaybackRateResult, GetPlaybackRateResultJSON]:
     """Gets the playback rate of the document timeline.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Animation/#method-getPlaybackRate
@@ -116,7 +128,9 @@ def release_animations(animations: list[str]) -> Command[None]:
     return Command("Animation.releaseAnimations", params)
 
 
-def resolve_animation(animation_id: str) -> Command[ResolveAnimationResult]:
+def resolve_animation(
+    animation_id: str,
+) -> Command[ResolveAnimationResult, ResolveAnimationResultJSON]:
     """Gets the remote object of the Animation.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Animation/#method-resolveAnimation
@@ -200,17 +214,29 @@ def set_timing(animation_id: str, duration: float, delay: float) -> Command[None
 _LAZY_NAMES: dict[str, str] = {
     "Animation": "_types",
     "AnimationCanceled": "_events",
+    "AnimationCanceledJSON": "_wire",
     "AnimationCreated": "_events",
+    "AnimationCreatedJSON": "_wire",
     "AnimationEffect": "_types",
+    "AnimationEffectJSON": "_wire",
+    "AnimationJSON": "_wire",
     "AnimationStarted": "_events",
+    "AnimationStartedJSON": "_wire",
     "AnimationType": "_types",
     "AnimationUpdated": "_events",
+    "AnimationUpdatedJSON": "_wire",
     "GetCurrentTimeResult": "_results",
+    "GetCurrentTimeResultJSON": "_wire",
     "GetPlaybackRateResult": "_results",
+    "GetPlaybackRateResultJSON": "_wire",
     "KeyframeStyle": "_types",
+    "KeyframeStyleJSON": "_wire",
     "KeyframesRule": "_types",
+    "KeyframesRuleJSON": "_wire",
     "ResolveAnimationResult": "_results",
+    "ResolveAnimationResultJSON": "_wire",
     "ViewOrScrollTimeline": "_types",
+    "ViewOrScrollTimelineJSON": "_wire",
 }
 
 

@@ -88,6 +88,72 @@ if TYPE_CHECKING:
         WebInstallIssueDetails,
         WebInstallIssueReason,
     )
+    from ._wire.audits import AffectedCookieJSON as AffectedCookieJSON
+    from ._wire.audits import AffectedFrameJSON as AffectedFrameJSON
+    from ._wire.audits import AffectedRequestJSON as AffectedRequestJSON
+    from ._wire.audits import BlockedByResponseIssueDetailsJSON as BlockedByResponseIssueDetailsJSON
+    from ._wire.audits import BounceTrackingIssueDetailsJSON as BounceTrackingIssueDetailsJSON
+    from ._wire.audits import CheckFormsIssuesResultJSON as CheckFormsIssuesResultJSON
+    from ._wire.audits import ClientHintIssueDetailsJSON as ClientHintIssueDetailsJSON
+    from ._wire.audits import (
+        ConnectionAllowlistIssueDetailsJSON as ConnectionAllowlistIssueDetailsJSON,
+    )
+    from ._wire.audits import (
+        ContentSecurityPolicyIssueDetailsJSON as ContentSecurityPolicyIssueDetailsJSON,
+    )
+    from ._wire.audits import (
+        CookieDeprecationMetadataIssueDetailsJSON as CookieDeprecationMetadataIssueDetailsJSON,
+    )
+    from ._wire.audits import CookieIssueDetailsJSON as CookieIssueDetailsJSON
+    from ._wire.audits import CookieIssueInsightJSON as CookieIssueInsightJSON
+    from ._wire.audits import CorsIssueDetailsJSON as CorsIssueDetailsJSON
+    from ._wire.audits import DeprecationIssueDetailsJSON as DeprecationIssueDetailsJSON
+    from ._wire.audits import (
+        ElementAccessibilityIssueDetailsJSON as ElementAccessibilityIssueDetailsJSON,
+    )
+    from ._wire.audits import (
+        EmailVerificationRequestIssueDetailsJSON as EmailVerificationRequestIssueDetailsJSON,
+    )
+    from ._wire.audits import FailedRequestInfoJSON as FailedRequestInfoJSON
+    from ._wire.audits import (
+        FederatedAuthRequestIssueDetailsJSON as FederatedAuthRequestIssueDetailsJSON,
+    )
+    from ._wire.audits import (
+        FederatedAuthUserInfoRequestIssueDetailsJSON as FederatedAuthUserInfoRequestIssueDetailsJSON,
+    )
+    from ._wire.audits import GenericIssueDetailsJSON as GenericIssueDetailsJSON
+    from ._wire.audits import GetEncodedResponseResultJSON as GetEncodedResponseResultJSON
+    from ._wire.audits import HeavyAdIssueDetailsJSON as HeavyAdIssueDetailsJSON
+    from ._wire.audits import InspectorIssueDetailsJSON as InspectorIssueDetailsJSON
+    from ._wire.audits import InspectorIssueJSON as InspectorIssueJSON
+    from ._wire.audits import IssueAddedJSON as IssueAddedJSON
+    from ._wire.audits import LazyLoadImageIssueDetailsJSON as LazyLoadImageIssueDetailsJSON
+    from ._wire.audits import MixedContentIssueDetailsJSON as MixedContentIssueDetailsJSON
+    from ._wire.audits import (
+        NavigatorUserAgentIssueDetailsJSON as NavigatorUserAgentIssueDetailsJSON,
+    )
+    from ._wire.audits import (
+        PartitioningBlobURLIssueDetailsJSON as PartitioningBlobURLIssueDetailsJSON,
+    )
+    from ._wire.audits import PerformanceIssueDetailsJSON as PerformanceIssueDetailsJSON
+    from ._wire.audits import PermissionElementIssueDetailsJSON as PermissionElementIssueDetailsJSON
+    from ._wire.audits import PropertyRuleIssueDetailsJSON as PropertyRuleIssueDetailsJSON
+    from ._wire.audits import QuirksModeIssueDetailsJSON as QuirksModeIssueDetailsJSON
+    from ._wire.audits import (
+        SelectivePermissionsInterventionIssueDetailsJSON as SelectivePermissionsInterventionIssueDetailsJSON,
+    )
+    from ._wire.audits import SharedArrayBufferIssueDetailsJSON as SharedArrayBufferIssueDetailsJSON
+    from ._wire.audits import SharedDictionaryIssueDetailsJSON as SharedDictionaryIssueDetailsJSON
+    from ._wire.audits import SourceCodeLocationJSON as SourceCodeLocationJSON
+    from ._wire.audits import (
+        SRIMessageSignatureIssueDetailsJSON as SRIMessageSignatureIssueDetailsJSON,
+    )
+    from ._wire.audits import StylesheetLoadingIssueDetailsJSON as StylesheetLoadingIssueDetailsJSON
+    from ._wire.audits import UnencodedDigestIssueDetailsJSON as UnencodedDigestIssueDetailsJSON
+    from ._wire.audits import (
+        UserReidentificationIssueDetailsJSON as UserReidentificationIssueDetailsJSON,
+    )
+    from ._wire.audits import WebInstallIssueDetailsJSON as WebInstallIssueDetailsJSON
 
 __all__ = [
     "AffectedCookie",
@@ -183,7 +249,7 @@ def get_encoded_response(
     *,
     quality: float | None = None,
     size_only: bool | None = None,
-) -> Command[GetEncodedResponseResult]:
+) -> Command[GetEncodedResponseResult, GetEncodedResponseResultJSON]:
     """Returns the response body and size if it were re-encoded with the specified settings. Only
     applies to images.
 
@@ -223,7 +289,7 @@ def enable() -> Command[None]:
     return Command("Audits.enable", {})
 
 
-def check_forms_issues() -> Command[CheckFormsIssuesResult]:
+def check_forms_issues() -> Command[CheckFormsIssuesResult, CheckFormsIssuesResultJSON]:
     """Runs the form issues check for the target page. Found issues are reported
     using Audits.issueAdded event.
 
@@ -239,75 +305,117 @@ def check_forms_issues() -> Command[CheckFormsIssuesResult]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "AffectedCookie": "_types",
+    "AffectedCookieJSON": "_wire",
     "AffectedFrame": "_types",
+    "AffectedFrameJSON": "_wire",
     "AffectedRequest": "_types",
+    "AffectedRequestJSON": "_wire",
     "BlockedByResponseIssueDetails": "_types",
+    "BlockedByResponseIssueDetailsJSON": "_wire",
     "BlockedByResponseReason": "_types",
     "BounceTrackingIssueDetails": "_types",
+    "BounceTrackingIssueDetailsJSON": "_wire",
     "CheckFormsIssuesResult": "_results",
+    "CheckFormsIssuesResultJSON": "_wire",
     "ClientHintIssueDetails": "_types",
+    "ClientHintIssueDetailsJSON": "_wire",
     "ClientHintIssueReason": "_types",
     "ConnectionAllowlistError": "_types",
     "ConnectionAllowlistIssueDetails": "_types",
+    "ConnectionAllowlistIssueDetailsJSON": "_wire",
     "ContentSecurityPolicyIssueDetails": "_types",
+    "ContentSecurityPolicyIssueDetailsJSON": "_wire",
     "ContentSecurityPolicyViolationType": "_types",
     "CookieDeprecationMetadataIssueDetails": "_types",
+    "CookieDeprecationMetadataIssueDetailsJSON": "_wire",
     "CookieExclusionReason": "_types",
     "CookieIssueDetails": "_types",
+    "CookieIssueDetailsJSON": "_wire",
     "CookieIssueInsight": "_types",
+    "CookieIssueInsightJSON": "_wire",
     "CookieOperation": "_types",
     "CookieWarningReason": "_types",
     "CorsIssueDetails": "_types",
+    "CorsIssueDetailsJSON": "_wire",
     "DeprecationIssueDetails": "_types",
+    "DeprecationIssueDetailsJSON": "_wire",
     "ElementAccessibilityIssueDetails": "_types",
+    "ElementAccessibilityIssueDetailsJSON": "_wire",
     "ElementAccessibilityIssueReason": "_types",
     "EmailVerificationRequestIssueDetails": "_types",
+    "EmailVerificationRequestIssueDetailsJSON": "_wire",
     "EmailVerificationRequestIssueReason": "_types",
     "FailedRequestInfo": "_types",
+    "FailedRequestInfoJSON": "_wire",
     "FederatedAuthRequestIssueDetails": "_types",
+    "FederatedAuthRequestIssueDetailsJSON": "_wire",
     "FederatedAuthRequestIssueReason": "_types",
     "FederatedAuthUserInfoRequestIssueDetails": "_types",
+    "FederatedAuthUserInfoRequestIssueDetailsJSON": "_wire",
     "FederatedAuthUserInfoRequestIssueReason": "_types",
     "GenericIssueDetails": "_types",
+    "GenericIssueDetailsJSON": "_wire",
     "GenericIssueErrorType": "_types",
     "GetEncodedResponseResult": "_results",
+    "GetEncodedResponseResultJSON": "_wire",
     "HeavyAdIssueDetails": "_types",
+    "HeavyAdIssueDetailsJSON": "_wire",
     "HeavyAdReason": "_types",
     "HeavyAdResolutionStatus": "_types",
     "InsightType": "_types",
     "InspectorIssue": "_types",
     "InspectorIssueCode": "_types",
     "InspectorIssueDetails": "_types",
+    "InspectorIssueDetailsJSON": "_wire",
+    "InspectorIssueJSON": "_wire",
     "IssueAdded": "_events",
+    "IssueAddedJSON": "_wire",
     "LazyLoadImageIssueDetails": "_types",
+    "LazyLoadImageIssueDetailsJSON": "_wire",
     "MixedContentIssueDetails": "_types",
+    "MixedContentIssueDetailsJSON": "_wire",
     "MixedContentResolutionStatus": "_types",
     "MixedContentResourceType": "_types",
     "NavigatorUserAgentIssueDetails": "_types",
+    "NavigatorUserAgentIssueDetailsJSON": "_wire",
     "PartitioningBlobURLInfo": "_types",
     "PartitioningBlobURLIssueDetails": "_types",
+    "PartitioningBlobURLIssueDetailsJSON": "_wire",
     "PerformanceIssueDetails": "_types",
+    "PerformanceIssueDetailsJSON": "_wire",
     "PerformanceIssueType": "_types",
     "PermissionElementIssueDetails": "_types",
+    "PermissionElementIssueDetailsJSON": "_wire",
     "PermissionElementIssueType": "_types",
     "PropertyRuleIssueDetails": "_types",
+    "PropertyRuleIssueDetailsJSON": "_wire",
     "PropertyRuleIssueReason": "_types",
     "QuirksModeIssueDetails": "_types",
+    "QuirksModeIssueDetailsJSON": "_wire",
     "SRIMessageSignatureError": "_types",
     "SRIMessageSignatureIssueDetails": "_types",
+    "SRIMessageSignatureIssueDetailsJSON": "_wire",
     "SelectivePermissionsInterventionIssueDetails": "_types",
+    "SelectivePermissionsInterventionIssueDetailsJSON": "_wire",
     "SharedArrayBufferIssueDetails": "_types",
+    "SharedArrayBufferIssueDetailsJSON": "_wire",
     "SharedArrayBufferIssueType": "_types",
     "SharedDictionaryError": "_types",
     "SharedDictionaryIssueDetails": "_types",
+    "SharedDictionaryIssueDetailsJSON": "_wire",
     "SourceCodeLocation": "_types",
+    "SourceCodeLocationJSON": "_wire",
     "StyleSheetLoadingIssueReason": "_types",
     "StylesheetLoadingIssueDetails": "_types",
+    "StylesheetLoadingIssueDetailsJSON": "_wire",
     "UnencodedDigestError": "_types",
     "UnencodedDigestIssueDetails": "_types",
+    "UnencodedDigestIssueDetailsJSON": "_wire",
     "UserReidentificationIssueDetails": "_types",
+    "UserReidentificationIssueDetailsJSON": "_wire",
     "UserReidentificationIssueType": "_types",
     "WebInstallIssueDetails": "_types",
+    "WebInstallIssueDetailsJSON": "_wire",
     "WebInstallIssueReason": "_types",
 }
 

@@ -23,6 +23,13 @@ if TYPE_CHECKING:
         FilledField,
         FillingStrategy,
     )
+    from ._wire.autofill import AddressFieldJSON as AddressFieldJSON
+    from ._wire.autofill import AddressFieldsJSON as AddressFieldsJSON
+    from ._wire.autofill import AddressFormFilledJSON as AddressFormFilledJSON
+    from ._wire.autofill import AddressJSON as AddressJSON
+    from ._wire.autofill import AddressUIJSON as AddressUIJSON
+    from ._wire.autofill import CreditCardJSON as CreditCardJSON
+    from ._wire.autofill import FilledFieldJSON as FilledFieldJSON
 
 __all__ = [
     "Address",
@@ -102,11 +109,18 @@ def enable() -> Command[None]:
 _LAZY_NAMES: dict[str, str] = {
     "Address": "_types",
     "AddressField": "_types",
+    "AddressFieldJSON": "_wire",
     "AddressFields": "_types",
+    "AddressFieldsJSON": "_wire",
     "AddressFormFilled": "_events",
+    "AddressFormFilledJSON": "_wire",
+    "AddressJSON": "_wire",
     "AddressUI": "_types",
+    "AddressUIJSON": "_wire",
     "CreditCard": "_types",
+    "CreditCardJSON": "_wire",
     "FilledField": "_types",
+    "FilledFieldJSON": "_wire",
     "FillingStrategy": "_types",
 }
 

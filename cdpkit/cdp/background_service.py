@@ -14,6 +14,12 @@ from cdpkit._model import Command
 if TYPE_CHECKING:
     from ._events.background_service import BackgroundServiceEventReceived, RecordingStateChanged
     from ._types.background_service import BackgroundServiceEvent, EventMetadata, ServiceName
+    from ._wire.background_service import BackgroundServiceEventJSON as BackgroundServiceEventJSON
+    from ._wire.background_service import (
+        BackgroundServiceEventReceivedJSON as BackgroundServiceEventReceivedJSON,
+    )
+    from ._wire.background_service import EventMetadataJSON as EventMetadataJSON
+    from ._wire.background_service import RecordingStateChangedJSON as RecordingStateChangedJSON
 
 __all__ = [
     "BackgroundServiceEvent",
@@ -90,9 +96,13 @@ def clear_events(
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "BackgroundServiceEvent": "_types",
+    "BackgroundServiceEventJSON": "_wire",
     "BackgroundServiceEventReceived": "_events",
+    "BackgroundServiceEventReceivedJSON": "_wire",
     "EventMetadata": "_types",
+    "EventMetadataJSON": "_wire",
     "RecordingStateChanged": "_events",
+    "RecordingStateChangedJSON": "_wire",
     "ServiceName": "_types",
 }
 

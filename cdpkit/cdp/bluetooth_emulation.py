@@ -35,6 +35,24 @@ if TYPE_CHECKING:
         ScanEntry,
         ScanRecord,
     )
+    from ._wire.bluetooth_emulation import (
+        AddCharacteristicResultJSON as AddCharacteristicResultJSON,
+    )
+    from ._wire.bluetooth_emulation import AddDescriptorResultJSON as AddDescriptorResultJSON
+    from ._wire.bluetooth_emulation import AddServiceResultJSON as AddServiceResultJSON
+    from ._wire.bluetooth_emulation import (
+        CharacteristicOperationReceivedJSON as CharacteristicOperationReceivedJSON,
+    )
+    from ._wire.bluetooth_emulation import (
+        CharacteristicPropertiesJSON as CharacteristicPropertiesJSON,
+    )
+    from ._wire.bluetooth_emulation import (
+        DescriptorOperationReceivedJSON as DescriptorOperationReceivedJSON,
+    )
+    from ._wire.bluetooth_emulation import GattOperationReceivedJSON as GattOperationReceivedJSON
+    from ._wire.bluetooth_emulation import ManufacturerDataJSON as ManufacturerDataJSON
+    from ._wire.bluetooth_emulation import ScanEntryJSON as ScanEntryJSON
+    from ._wire.bluetooth_emulation import ScanRecordJSON as ScanRecordJSON
 
 __all__ = [
     "AddCharacteristicResult",
@@ -216,7 +234,7 @@ def simulate_descriptor_operation_response(
     return Command("BluetoothEmulation.simulateDescriptorOperationResponse", params)
 
 
-def add_service(address: str, service_uuid: str) -> Command[AddServiceResult]:
+def add_service(address: str, service_uuid: str) -> Command[AddServiceResult, AddServiceResultJSON]:
     """Adds a service with |serviceUuid| to the peripheral with |address|.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/BluetoothEmulation/#method-addService
@@ -248,7 +266,7 @@ def add_characteristic(
     service_id: str,
     characteristic_uuid: str,
     properties: CharacteristicProperties,
-) -> Command[AddCharacteristicResult]:
+) -> Command[AddCharacteristicResult, AddCharacteristicResultJSON]:
     """Adds a characteristic with |characteristicUuid| and |properties| to the
     service represented by |serviceId|.
 
@@ -279,7 +297,10 @@ def remove_characteristic(characteristic_id: str) -> Command[None]:
     return Command("BluetoothEmulation.removeCharacteristic", params)
 
 
-def add_descriptor(characteristic_id: str, descriptor_uuid: str) -> Command[AddDescriptorResult]:
+def add_descriptor(
+    characteristic_id: str,
+    descriptor_uuid: str,
+) -> Command[AddDescriptorResult, AddDescriptorResultJSON]:
     """Adds a descriptor with |descriptorUuid| to the characteristic respresented
     by |characteristicId|.
 
@@ -324,20 +345,30 @@ def simulate_gatt_disconnection(address: str) -> Command[None]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "AddCharacteristicResult": "_results",
+    "AddCharacteristicResultJSON": "_wire",
     "AddDescriptorResult": "_results",
+    "AddDescriptorResultJSON": "_wire",
     "AddServiceResult": "_results",
+    "AddServiceResultJSON": "_wire",
     "CentralState": "_types",
     "CharacteristicOperationReceived": "_events",
+    "CharacteristicOperationReceivedJSON": "_wire",
     "CharacteristicOperationType": "_types",
     "CharacteristicProperties": "_types",
+    "CharacteristicPropertiesJSON": "_wire",
     "CharacteristicWriteType": "_types",
     "DescriptorOperationReceived": "_events",
+    "DescriptorOperationReceivedJSON": "_wire",
     "DescriptorOperationType": "_types",
     "GATTOperationType": "_types",
     "GattOperationReceived": "_events",
+    "GattOperationReceivedJSON": "_wire",
     "ManufacturerData": "_types",
+    "ManufacturerDataJSON": "_wire",
     "ScanEntry": "_types",
+    "ScanEntryJSON": "_wire",
     "ScanRecord": "_types",
+    "ScanRecordJSON": "_wire",
 }
 
 

@@ -35,6 +35,24 @@ if TYPE_CHECKING:
         PermissionType,
         WindowState,
     )
+    from ._wire.browser import BoundsJSON as BoundsJSON
+    from ._wire.browser import BucketJSON as BucketJSON
+    from ._wire.browser import DownloadProgressJSON as DownloadProgressJSON
+    from ._wire.browser import DownloadWillBeginJSON as DownloadWillBeginJSON
+    from ._wire.browser import GetBrowserCommandLineResultJSON as GetBrowserCommandLineResultJSON
+    from ._wire.browser import (
+        GetGlobalPrivacyControlResultJSON as GetGlobalPrivacyControlResultJSON,
+    )
+    from ._wire.browser import GetHistogramResultJSON as GetHistogramResultJSON
+    from ._wire.browser import GetHistogramsResultJSON as GetHistogramsResultJSON
+    from ._wire.browser import GetVersionResultJSON as GetVersionResultJSON
+    from ._wire.browser import GetWindowBoundsResultJSON as GetWindowBoundsResultJSON
+    from ._wire.browser import GetWindowForTargetResultJSON as GetWindowForTargetResultJSON
+    from ._wire.browser import HistogramJSON as HistogramJSON
+    from ._wire.browser import PermissionDescriptorJSON as PermissionDescriptorJSON
+    from ._wire.browser import (
+        SetGlobalPrivacyControlResultJSON as SetGlobalPrivacyControlResultJSON,
+    )
 
 __all__ = [
     "Bounds",
@@ -239,7 +257,7 @@ def crash_gpu_process() -> Command[None]:
     return Command("Browser.crashGpuProcess", {})
 
 
-def get_version() -> Command[GetVersionResult]:
+def get_version() -> Command[GetVersionResult, GetVersionResultJSON]:
     """Returns version information.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Browser/#method-getVersion
@@ -250,7 +268,8 @@ def get_version() -> Command[GetVersionResult]:
     return Command("Browser.getVersion", {}, _results.GetVersionResult)
 
 
-def get_browser_command_line() -> Command[GetBrowserCommandLineResult]:
+def get_browser_command_line(
+) -> Command[GetBrowserCommandLineResult, GetBrowserCommandLineResultJSON]:
     """**Experimental.** Returns the command line switches for the browser process if, and only if
     --enable-automation is on the commandline.
 
@@ -283,7 +302,7 @@ def get_histograms(
     *,
     query: str | None = None,
     delta: bool | None = None,
-) -> Command[GetHistogramsResult]:
+) -> Command[GetHistogramsResult, GetHistogramsResultJSON]:
     """**Experimental.** Get Chrome histograms.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Browser/#method-getHistograms
@@ -305,7 +324,11 @@ def get_histograms(
     return Command("Browser.getHistograms", params, _results.GetHistogramsResult)
 
 
-def get_histogram(name: str, *, delta: bool | None = None) -> Command[GetHistogramResult]:
+def get_histogram(
+    name: str,
+    *,
+    delta: bool | None = None,
+) -> Command[GetHistogramResult, GetHistogramResultJSON]:
     """**Experimental.** Get a Chrome histogram by name.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Browser/#method-getHistogram
@@ -323,7 +346,9 @@ def get_histogram(name: str, *, delta: bool | None = None) -> Command[GetHistogr
     return Command("Browser.getHistogram", params, _results.GetHistogramResult)
 
 
-def get_window_bounds(window_id: WindowID) -> Command[GetWindowBoundsResult]:
+def get_window_bounds(
+    window_id: WindowID,
+) -> Command[GetWindowBoundsResult, GetWindowBoundsResultJSON]:
     """**Experimental.** Get position and size of the browser window.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Browser/#method-getWindowBounds
@@ -341,7 +366,7 @@ def get_window_bounds(window_id: WindowID) -> Command[GetWindowBoundsResult]:
 def get_window_for_target(
     *,
     target_id: target.TargetID | None = None,
-) -> Command[GetWindowForTargetResult]:
+) -> Command[GetWindowForTargetResult, GetWindowForTargetResultJSON]:
     """**Experimental.** Get the browser window that contains the devtools target.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Browser/#method-getWindowForTarget
@@ -441,7 +466,8 @@ def add_privacy_sandbox_enrollment_override(url: str) -> Command[None]:
     return Command("Browser.addPrivacySandboxEnrollmentOverride", params)
 
 
-def get_global_privacy_control() -> Command[GetGlobalPrivacyControlResult]:
+def get_global_privacy_control(
+) -> Command[GetGlobalPrivacyControlResult, GetGlobalPrivacyControlResultJSON]:
     """**Experimental.** Gets the current globally-applied privacy control status
     See https://www.w3.org/TR/gpc/#get-global-privacy-control
 
@@ -453,7 +479,9 @@ def get_global_privacy_control() -> Command[GetGlobalPrivacyControlResult]:
     return Command("Browser.getGlobalPrivacyControl", {}, _results.GetGlobalPrivacyControlResult)
 
 
-def set_global_privacy_control(gpc: bool) -> Command[SetGlobalPrivacyControlResult]:
+def set_global_privacy_control(
+    gpc: bool,
+) -> Command[SetGlobalPrivacyControlResult, SetGlobalPrivacyControlResultJSON]:
     """**Experimental.** Sets and then gets the current globally-applied privacy control status
     See https://www.w3.org/TR/gpc/#set-global-privacy-control
 
@@ -473,23 +501,37 @@ def set_global_privacy_control(gpc: bool) -> Command[SetGlobalPrivacyControlResu
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "Bounds": "_types",
+    "BoundsJSON": "_wire",
     "BrowserCommandId": "_types",
     "Bucket": "_types",
+    "BucketJSON": "_wire",
     "DownloadProgress": "_events",
+    "DownloadProgressJSON": "_wire",
     "DownloadProgressState": "_events",
     "DownloadWillBegin": "_events",
+    "DownloadWillBeginJSON": "_wire",
     "GetBrowserCommandLineResult": "_results",
+    "GetBrowserCommandLineResultJSON": "_wire",
     "GetGlobalPrivacyControlResult": "_results",
+    "GetGlobalPrivacyControlResultJSON": "_wire",
     "GetHistogramResult": "_results",
+    "GetHistogramResultJSON": "_wire",
     "GetHistogramsResult": "_results",
+    "GetHistogramsResultJSON": "_wire",
     "GetVersionResult": "_results",
+    "GetVersionResultJSON": "_wire",
     "GetWindowBoundsResult": "_results",
+    "GetWindowBoundsResultJSON": "_wire",
     "GetWindowForTargetResult": "_results",
+    "GetWindowForTargetResultJSON": "_wire",
     "Histogram": "_types",
+    "HistogramJSON": "_wire",
     "PermissionDescriptor": "_types",
+    "PermissionDescriptorJSON": "_wire",
     "PermissionSetting": "_types",
     "PermissionType": "_types",
     "SetGlobalPrivacyControlResult": "_results",
+    "SetGlobalPrivacyControlResultJSON": "_wire",
     "WindowState": "_types",
 }
 

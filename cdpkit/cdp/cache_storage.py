@@ -22,6 +22,15 @@ if TYPE_CHECKING:
         RequestEntriesResult,
     )
     from ._types.cache_storage import Cache, CachedResponse, CachedResponseType, DataEntry, Header
+    from ._wire.cache_storage import CachedResponseJSON as CachedResponseJSON
+    from ._wire.cache_storage import CacheJSON as CacheJSON
+    from ._wire.cache_storage import DataEntryJSON as DataEntryJSON
+    from ._wire.cache_storage import HeaderJSON as HeaderJSON
+    from ._wire.cache_storage import (
+        RequestCachedResponseResultJSON as RequestCachedResponseResultJSON,
+    )
+    from ._wire.cache_storage import RequestCacheNamesResultJSON as RequestCacheNamesResultJSON
+    from ._wire.cache_storage import RequestEntriesResultJSON as RequestEntriesResultJSON
 
 __all__ = [
     "Cache",
@@ -78,7 +87,7 @@ def request_cache_names(
     security_origin: str | None = None,
     storage_key: str | None = None,
     storage_bucket: storage.StorageBucket | None = None,
-) -> Command[RequestCacheNamesResult]:
+) -> Command[RequestCacheNamesResult, RequestCacheNamesResultJSON]:
     """Requests cache names.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CacheStorage/#method-requestCacheNames
@@ -106,7 +115,7 @@ def request_cached_response(
     cache_id: CacheId,
     request_url: str,
     request_headers: list[Header],
-) -> Command[RequestCachedResponseResult]:
+) -> Command[RequestCachedResponseResult, RequestCachedResponseResultJSON]:
     """Fetches cache entry.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CacheStorage/#method-requestCachedResponse
@@ -129,7 +138,7 @@ def request_entries(
     skip_count: int | None = None,
     page_size: int | None = None,
     path_filter: str | None = None,
-) -> Command[RequestEntriesResult]:
+) -> Command[RequestEntriesResult, RequestEntriesResultJSON]:
     """Requests data from cache.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CacheStorage/#method-requestEntries
@@ -157,13 +166,20 @@ def request_entries(
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "Cache": "_types",
+    "CacheJSON": "_wire",
     "CachedResponse": "_types",
+    "CachedResponseJSON": "_wire",
     "CachedResponseType": "_types",
     "DataEntry": "_types",
+    "DataEntryJSON": "_wire",
     "Header": "_types",
+    "HeaderJSON": "_wire",
     "RequestCacheNamesResult": "_results",
+    "RequestCacheNamesResultJSON": "_wire",
     "RequestCachedResponseResult": "_results",
+    "RequestCachedResponseResultJSON": "_wire",
     "RequestEntriesResult": "_results",
+    "RequestEntriesResultJSON": "_wire",
 }
 
 

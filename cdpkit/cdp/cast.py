@@ -15,6 +15,9 @@ from cdpkit._model import Command
 if TYPE_CHECKING:
     from ._events.cast import IssueUpdated, SinksUpdated
     from ._types.cast import Sink
+    from ._wire.cast import IssueUpdatedJSON as IssueUpdatedJSON
+    from ._wire.cast import SinkJSON as SinkJSON
+    from ._wire.cast import SinksUpdatedJSON as SinksUpdatedJSON
 
 __all__ = [
     "IssueUpdated",
@@ -108,8 +111,11 @@ def stop_casting(sink_name: str) -> Command[None]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "IssueUpdated": "_events",
+    "IssueUpdatedJSON": "_wire",
     "Sink": "_types",
+    "SinkJSON": "_wire",
     "SinksUpdated": "_events",
+    "SinksUpdatedJSON": "_wire",
 }
 
 

@@ -16,6 +16,8 @@ from cdpkit._model import Command
 if TYPE_CHECKING:
     from ._events.console import MessageAdded
     from ._types.console import ConsoleMessage, ConsoleMessageLevel, ConsoleMessageSource
+    from ._wire.console import ConsoleMessageJSON as ConsoleMessageJSON
+    from ._wire.console import MessageAddedJSON as MessageAddedJSON
 
 __all__ = [
     "ConsoleMessage",
@@ -57,9 +59,11 @@ def enable() -> Command[None]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "ConsoleMessage": "_types",
+    "ConsoleMessageJSON": "_wire",
     "ConsoleMessageLevel": "_types",
     "ConsoleMessageSource": "_types",
     "MessageAdded": "_events",
+    "MessageAddedJSON": "_wire",
 }
 
 

@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from ._results import crash_report_context as _results
     from ._results.crash_report_context import GetEntriesResult
     from ._types.crash_report_context import CrashReportContextEntry
+    from ._wire.crash_report_context import (
+        CrashReportContextEntryJSON as CrashReportContextEntryJSON,
+    )
+    from ._wire.crash_report_context import GetEntriesResultJSON as GetEntriesResultJSON
 
 __all__ = [
     "CrashReportContextEntry",
@@ -25,7 +29,7 @@ __all__ = [
 ]
 
 
-def get_entries() -> Command[GetEntriesResult]:
+def get_entries() -> Command[GetEntriesResult, GetEntriesResultJSON]:
     """Returns all entries in the CrashReportContext across all frames in the page.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CrashReportContext/#method-getEntries
@@ -40,7 +44,9 @@ def get_entries() -> Command[GetEntriesResult]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "CrashReportContextEntry": "_types",
+    "CrashReportContextEntryJSON": "_wire",
     "GetEntriesResult": "_results",
+    "GetEntriesResultJSON": "_wire",
 }
 
 

@@ -112,6 +112,90 @@ if TYPE_CHECKING:
         StyleSheetOrigin,
         Value,
     )
+    from ._wire.css import AddRuleResultJSON as AddRuleResultJSON
+    from ._wire.css import CollectClassNamesResultJSON as CollectClassNamesResultJSON
+    from ._wire.css import ComputedStyleExtraFieldsJSON as ComputedStyleExtraFieldsJSON
+    from ._wire.css import ComputedStyleUpdatedJSON as ComputedStyleUpdatedJSON
+    from ._wire.css import CreateStyleSheetResultJSON as CreateStyleSheetResultJSON
+    from ._wire.css import CSSAnimationStyleJSON as CSSAnimationStyleJSON
+    from ._wire.css import CSSAtRuleJSON as CSSAtRuleJSON
+    from ._wire.css import CSSComputedStylePropertyJSON as CSSComputedStylePropertyJSON
+    from ._wire.css import CSSContainerQueryJSON as CSSContainerQueryJSON
+    from ._wire.css import CSSFunctionConditionNodeJSON as CSSFunctionConditionNodeJSON
+    from ._wire.css import CSSFunctionNodeJSON as CSSFunctionNodeJSON
+    from ._wire.css import CSSFunctionParameterJSON as CSSFunctionParameterJSON
+    from ._wire.css import CSSFunctionRuleJSON as CSSFunctionRuleJSON
+    from ._wire.css import CSSKeyframeRuleJSON as CSSKeyframeRuleJSON
+    from ._wire.css import CSSKeyframesRuleJSON as CSSKeyframesRuleJSON
+    from ._wire.css import CSSLayerDataJSON as CSSLayerDataJSON
+    from ._wire.css import CSSLayerJSON as CSSLayerJSON
+    from ._wire.css import CSSMediaJSON as CSSMediaJSON
+    from ._wire.css import CSSNavigationJSON as CSSNavigationJSON
+    from ._wire.css import CSSPositionTryRuleJSON as CSSPositionTryRuleJSON
+    from ._wire.css import CSSPropertyJSON as CSSPropertyJSON
+    from ._wire.css import CSSPropertyRegistrationJSON as CSSPropertyRegistrationJSON
+    from ._wire.css import CSSPropertyRuleJSON as CSSPropertyRuleJSON
+    from ._wire.css import CSSRuleJSON as CSSRuleJSON
+    from ._wire.css import CSSScopeJSON as CSSScopeJSON
+    from ._wire.css import CSSStartingStyleJSON as CSSStartingStyleJSON
+    from ._wire.css import CSSStyleJSON as CSSStyleJSON
+    from ._wire.css import CSSStyleSheetHeaderJSON as CSSStyleSheetHeaderJSON
+    from ._wire.css import CSSSupportsJSON as CSSSupportsJSON
+    from ._wire.css import CSSTryRuleJSON as CSSTryRuleJSON
+    from ._wire.css import FontFaceJSON as FontFaceJSON
+    from ._wire.css import FontsUpdatedJSON as FontsUpdatedJSON
+    from ._wire.css import FontVariationAxisJSON as FontVariationAxisJSON
+    from ._wire.css import GetAnimatedStylesForNodeResultJSON as GetAnimatedStylesForNodeResultJSON
+    from ._wire.css import GetBackgroundColorsResultJSON as GetBackgroundColorsResultJSON
+    from ._wire.css import GetComputedStyleForNodeResultJSON as GetComputedStyleForNodeResultJSON
+    from ._wire.css import GetEnvironmentVariablesResultJSON as GetEnvironmentVariablesResultJSON
+    from ._wire.css import GetInlineStylesForNodeResultJSON as GetInlineStylesForNodeResultJSON
+    from ._wire.css import GetLayersForNodeResultJSON as GetLayersForNodeResultJSON
+    from ._wire.css import GetLocationForSelectorResultJSON as GetLocationForSelectorResultJSON
+    from ._wire.css import GetLonghandPropertiesResultJSON as GetLonghandPropertiesResultJSON
+    from ._wire.css import GetMatchedStylesForNodeResultJSON as GetMatchedStylesForNodeResultJSON
+    from ._wire.css import GetMediaQueriesResultJSON as GetMediaQueriesResultJSON
+    from ._wire.css import GetPlatformFontsForNodeResultJSON as GetPlatformFontsForNodeResultJSON
+    from ._wire.css import GetStyleSheetTextResultJSON as GetStyleSheetTextResultJSON
+    from ._wire.css import InheritedAnimatedStyleEntryJSON as InheritedAnimatedStyleEntryJSON
+    from ._wire.css import InheritedPseudoElementMatchesJSON as InheritedPseudoElementMatchesJSON
+    from ._wire.css import InheritedStyleEntryJSON as InheritedStyleEntryJSON
+    from ._wire.css import MediaQueryExpressionJSON as MediaQueryExpressionJSON
+    from ._wire.css import MediaQueryJSON as MediaQueryJSON
+    from ._wire.css import MediaQueryResultChangedJSON as MediaQueryResultChangedJSON
+    from ._wire.css import PlatformFontUsageJSON as PlatformFontUsageJSON
+    from ._wire.css import PseudoElementMatchesJSON as PseudoElementMatchesJSON
+    from ._wire.css import ResolveValuesResultJSON as ResolveValuesResultJSON
+    from ._wire.css import RuleMatchJSON as RuleMatchJSON
+    from ._wire.css import RuleUsageJSON as RuleUsageJSON
+    from ._wire.css import SelectorListJSON as SelectorListJSON
+    from ._wire.css import (
+        SetContainerQueryConditionTextResultJSON as SetContainerQueryConditionTextResultJSON,
+    )
+    from ._wire.css import SetContainerQueryTextResultJSON as SetContainerQueryTextResultJSON
+    from ._wire.css import SetKeyframeKeyResultJSON as SetKeyframeKeyResultJSON
+    from ._wire.css import SetMediaTextResultJSON as SetMediaTextResultJSON
+    from ._wire.css import SetNavigationTextResultJSON as SetNavigationTextResultJSON
+    from ._wire.css import (
+        SetPropertyRulePropertyNameResultJSON as SetPropertyRulePropertyNameResultJSON,
+    )
+    from ._wire.css import SetRuleSelectorResultJSON as SetRuleSelectorResultJSON
+    from ._wire.css import SetScopeTextResultJSON as SetScopeTextResultJSON
+    from ._wire.css import SetStyleSheetTextResultJSON as SetStyleSheetTextResultJSON
+    from ._wire.css import SetStyleTextsResultJSON as SetStyleTextsResultJSON
+    from ._wire.css import SetSupportsTextResultJSON as SetSupportsTextResultJSON
+    from ._wire.css import ShorthandEntryJSON as ShorthandEntryJSON
+    from ._wire.css import SourceRangeJSON as SourceRangeJSON
+    from ._wire.css import SpecificityComponentJSON as SpecificityComponentJSON
+    from ._wire.css import SpecificityJSON as SpecificityJSON
+    from ._wire.css import StopRuleUsageTrackingResultJSON as StopRuleUsageTrackingResultJSON
+    from ._wire.css import StyleDeclarationEditJSON as StyleDeclarationEditJSON
+    from ._wire.css import StyleSheetAddedJSON as StyleSheetAddedJSON
+    from ._wire.css import StyleSheetChangedJSON as StyleSheetChangedJSON
+    from ._wire.css import StyleSheetRemovedJSON as StyleSheetRemovedJSON
+    from ._wire.css import TakeComputedStyleUpdatesResultJSON as TakeComputedStyleUpdatesResultJSON
+    from ._wire.css import TakeCoverageDeltaResultJSON as TakeCoverageDeltaResultJSON
+    from ._wire.css import ValueJSON as ValueJSON
 
 __all__ = [
     "AddRuleResult",
@@ -248,7 +332,7 @@ def add_rule(
     location: SourceRange,
     *,
     node_for_property_syntax_validation: dom.NodeId | None = None,
-) -> Command[AddRuleResult]:
+) -> Command[AddRuleResult, AddRuleResultJSON]:
     """Inserts a new rule with the given `ruleText` in a stylesheet with given `styleSheetId`, at the
     position specified by `location`.
 
@@ -271,7 +355,9 @@ def add_rule(
     return Command("CSS.addRule", params, _results.AddRuleResult)
 
 
-def collect_class_names(style_sheet_id: dom.StyleSheetId) -> Command[CollectClassNamesResult]:
+def collect_class_names(
+    style_sheet_id: dom.StyleSheetId,
+) -> Command[CollectClassNamesResult, CollectClassNamesResultJSON]:
     """Returns all class names from specified stylesheet.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-collectClassNames
@@ -290,7 +376,7 @@ def create_style_sheet(
     frame_id: page.FrameId,
     *,
     force: bool | None = None,
-) -> Command[CreateStyleSheetResult]:
+) -> Command[CreateStyleSheetResult, CreateStyleSheetResultJSON]:
     """Creates a new special "via-inspector" stylesheet in the frame with given `frameId`.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-createStyleSheet
@@ -371,7 +457,9 @@ def force_position_try_option(node_id: dom.NodeId, *, index: int | None = None) 
     return Command("CSS.forcePositionTryOption", params)
 
 
-def get_background_colors(node_id: dom.NodeId) -> Command[GetBackgroundColorsResult]:
+def get_background_colors(
+    node_id: dom.NodeId,
+) -> Command[GetBackgroundColorsResult, GetBackgroundColorsResultJSON]:
     """Sends ``CSS.getBackgroundColors``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-getBackgroundColors
@@ -386,7 +474,9 @@ def get_background_colors(node_id: dom.NodeId) -> Command[GetBackgroundColorsRes
     return Command("CSS.getBackgroundColors", params, _results.GetBackgroundColorsResult)
 
 
-def get_computed_style_for_node(node_id: dom.NodeId) -> Command[GetComputedStyleForNodeResult]:
+def get_computed_style_for_node(
+    node_id: dom.NodeId,
+) -> Command[GetComputedStyleForNodeResult, GetComputedStyleForNodeResultJSON]:
     """Returns the computed style for a DOM node identified by `nodeId`.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-getComputedStyleForNode
@@ -408,7 +498,7 @@ def resolve_values(
     property_name: str | None = None,
     pseudo_type: dom.PseudoType | Literal["first-line", "first-letter", "checkmark", "before", "after", "expand-icon", "picker-icon", "interest-button", "marker", "backdrop", "column", "selection", "search-text", "target-text", "spelling-error", "grammar-error", "highlight", "first-line-inherited", "scroll-marker", "scroll-marker-group", "scroll-button", "scrollbar", "scrollbar-thumb", "scrollbar-button", "scrollbar-track", "scrollbar-track-piece", "scrollbar-corner", "resizer", "input-list-button", "view-transition", "view-transition-group", "view-transition-image-pair", "view-transition-group-children", "view-transition-old", "view-transition-new", "placeholder", "file-selector-button", "details-content", "picker", "select-listbox", "permission-icon", "overscroll-area-parent", "overscroll-backdrop", "skeleton"] | None = None,
     pseudo_identifier: str | None = None,
-) -> Command[ResolveValuesResult]:
+) -> Command[ResolveValuesResult, ResolveValuesResultJSON]:
     """**Experimental.** Resolve the specified values in the context of the provided element.
     For example, a value of '1em' is evaluated according to the computed
     'font-size' of the element and a value 'calc(1px + 2px)' will be
@@ -447,7 +537,7 @@ def resolve_values(
 def get_longhand_properties(
     shorthand_name: str,
     value: str,
-) -> Command[GetLonghandPropertiesResult]:
+) -> Command[GetLonghandPropertiesResult, GetLonghandPropertiesResultJSON]:
     """**Experimental.** Sends ``CSS.getLonghandProperties``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-getLonghandProperties
@@ -463,7 +553,9 @@ def get_longhand_properties(
     return Command("CSS.getLonghandProperties", params, _results.GetLonghandPropertiesResult)
 
 
-def get_inline_styles_for_node(node_id: dom.NodeId) -> Command[GetInlineStylesForNodeResult]:
+def get_inline_styles_for_node(
+    node_id: dom.NodeId,
+) -> Command[GetInlineStylesForNodeResult, GetInlineStylesForNodeResultJSON]:
     """Returns the styles defined inline (explicitly in the "style" attribute and implicitly, using DOM
     attributes) for a DOM node identified by `nodeId`.
 
@@ -479,7 +571,9 @@ def get_inline_styles_for_node(node_id: dom.NodeId) -> Command[GetInlineStylesFo
     return Command("CSS.getInlineStylesForNode", params, _results.GetInlineStylesForNodeResult)
 
 
-def get_animated_styles_for_node(node_id: dom.NodeId) -> Command[GetAnimatedStylesForNodeResult]:
+def get_animated_styles_for_node(
+    node_id: dom.NodeId,
+) -> Command[GetAnimatedStylesForNodeResult, GetAnimatedStylesForNodeResultJSON]:
     """**Experimental.** Returns the styles coming from animations & transitions
     including the animation & transition styles coming from inheritance chain.
 
@@ -495,7 +589,9 @@ def get_animated_styles_for_node(node_id: dom.NodeId) -> Command[GetAnimatedStyl
     return Command("CSS.getAnimatedStylesForNode", params, _results.GetAnimatedStylesForNodeResult)
 
 
-def get_matched_styles_for_node(node_id: dom.NodeId) -> Command[GetMatchedStylesForNodeResult]:
+def get_matched_styles_for_node(
+    node_id: dom.NodeId,
+) -> Command[GetMatchedStylesForNodeResult, GetMatchedStylesForNodeResultJSON]:
     """Returns requested styles for a DOM node identified by `nodeId`.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-getMatchedStylesForNode
@@ -510,7 +606,8 @@ def get_matched_styles_for_node(node_id: dom.NodeId) -> Command[GetMatchedStyles
     return Command("CSS.getMatchedStylesForNode", params, _results.GetMatchedStylesForNodeResult)
 
 
-def get_environment_variables() -> Command[GetEnvironmentVariablesResult]:
+def get_environment_variables(
+) -> Command[GetEnvironmentVariablesResult, GetEnvironmentVariablesResultJSON]:
     """**Experimental.** Returns the values of the default UA-defined environment variables used in env()
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-getEnvironmentVariables
@@ -521,7 +618,7 @@ def get_environment_variables() -> Command[GetEnvironmentVariablesResult]:
     return Command("CSS.getEnvironmentVariables", {}, _results.GetEnvironmentVariablesResult)
 
 
-def get_media_queries() -> Command[GetMediaQueriesResult]:
+def get_media_queries() -> Command[GetMediaQueriesResult, GetMediaQueriesResultJSON]:
     """Returns all media queries parsed by the rendering engine.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-getMediaQueries
@@ -532,7 +629,9 @@ def get_media_queries() -> Command[GetMediaQueriesResult]:
     return Command("CSS.getMediaQueries", {}, _results.GetMediaQueriesResult)
 
 
-def get_platform_fonts_for_node(node_id: dom.NodeId) -> Command[GetPlatformFontsForNodeResult]:
+def get_platform_fonts_for_node(
+    node_id: dom.NodeId,
+) -> Command[GetPlatformFontsForNodeResult, GetPlatformFontsForNodeResultJSON]:
     """Requests information about platform fonts which we used to render child TextNodes in the given
     node.
 
@@ -548,7 +647,9 @@ def get_platform_fonts_for_node(node_id: dom.NodeId) -> Command[GetPlatformFonts
     return Command("CSS.getPlatformFontsForNode", params, _results.GetPlatformFontsForNodeResult)
 
 
-def get_style_sheet_text(style_sheet_id: dom.StyleSheetId) -> Command[GetStyleSheetTextResult]:
+def get_style_sheet_text(
+    style_sheet_id: dom.StyleSheetId,
+) -> Command[GetStyleSheetTextResult, GetStyleSheetTextResultJSON]:
     """Returns the current textual content for a stylesheet.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-getStyleSheetText
@@ -563,7 +664,9 @@ def get_style_sheet_text(style_sheet_id: dom.StyleSheetId) -> Command[GetStyleSh
     return Command("CSS.getStyleSheetText", params, _results.GetStyleSheetTextResult)
 
 
-def get_layers_for_node(node_id: dom.NodeId) -> Command[GetLayersForNodeResult]:
+def get_layers_for_node(
+    node_id: dom.NodeId,
+) -> Command[GetLayersForNodeResult, GetLayersForNodeResultJSON]:
     """**Experimental.** Returns all layers parsed by the rendering engine for the tree scope of a node.
     Given a DOM element identified by nodeId, getLayersForNode returns the root
     layer for the nearest ancestor document or shadow root. The layer root contains
@@ -584,7 +687,7 @@ def get_layers_for_node(node_id: dom.NodeId) -> Command[GetLayersForNodeResult]:
 def get_location_for_selector(
     style_sheet_id: dom.StyleSheetId,
     selector_text: str,
-) -> Command[GetLocationForSelectorResult]:
+) -> Command[GetLocationForSelectorResult, GetLocationForSelectorResultJSON]:
     """**Experimental.** Given a CSS selector text and a style sheet ID, getLocationForSelector
     returns an array of locations of the CSS selector in the style sheet.
 
@@ -639,7 +742,8 @@ def track_computed_style_updates(
     return Command("CSS.trackComputedStyleUpdates", params)
 
 
-def take_computed_style_updates() -> Command[TakeComputedStyleUpdatesResult]:
+def take_computed_style_updates(
+) -> Command[TakeComputedStyleUpdatesResult, TakeComputedStyleUpdatesResultJSON]:
     """**Experimental.** Polls the next batch of computed style updates.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-takeComputedStyleUpdates
@@ -673,7 +777,7 @@ def set_property_rule_property_name(
     style_sheet_id: dom.StyleSheetId,
     range: SourceRange,
     property_name: str,
-) -> Command[SetPropertyRulePropertyNameResult]:
+) -> Command[SetPropertyRulePropertyNameResult, SetPropertyRulePropertyNameResultJSON]:
     """Modifies the property rule property name.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-setPropertyRulePropertyName
@@ -694,7 +798,7 @@ def set_keyframe_key(
     style_sheet_id: dom.StyleSheetId,
     range: SourceRange,
     key_text: str,
-) -> Command[SetKeyframeKeyResult]:
+) -> Command[SetKeyframeKeyResult, SetKeyframeKeyResultJSON]:
     """Modifies the keyframe rule key text.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-setKeyframeKey
@@ -715,7 +819,7 @@ def set_media_text(
     style_sheet_id: dom.StyleSheetId,
     range: SourceRange,
     text: str,
-) -> Command[SetMediaTextResult]:
+) -> Command[SetMediaTextResult, SetMediaTextResultJSON]:
     """Modifies the rule selector.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-setMediaText
@@ -736,7 +840,7 @@ def set_container_query_text(
     style_sheet_id: dom.StyleSheetId,
     range: SourceRange,
     text: str,
-) -> Command[SetContainerQueryTextResult]:
+) -> Command[SetContainerQueryTextResult, SetContainerQueryTextResultJSON]:
     """**Deprecated.** **Experimental.** Modifies the expression of a container query.
     Deprecated. Use setContainerQueryConditionText instead.
 
@@ -758,7 +862,7 @@ def set_container_query_condition_text(
     style_sheet_id: dom.StyleSheetId,
     range: SourceRange,
     text: str,
-) -> Command[SetContainerQueryConditionTextResult]:
+) -> Command[SetContainerQueryConditionTextResult, SetContainerQueryConditionTextResultJSON]:
     """**Experimental.** Sends ``CSS.setContainerQueryConditionText``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-setContainerQueryConditionText
@@ -779,7 +883,7 @@ def set_supports_text(
     style_sheet_id: dom.StyleSheetId,
     range: SourceRange,
     text: str,
-) -> Command[SetSupportsTextResult]:
+) -> Command[SetSupportsTextResult, SetSupportsTextResultJSON]:
     """**Experimental.** Modifies the expression of a supports at-rule.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-setSupportsText
@@ -800,7 +904,7 @@ def set_navigation_text(
     style_sheet_id: dom.StyleSheetId,
     range: SourceRange,
     text: str,
-) -> Command[SetNavigationTextResult]:
+) -> Command[SetNavigationTextResult, SetNavigationTextResultJSON]:
     """**Experimental.** Modifies the expression of a navigation at-rule.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-setNavigationText
@@ -821,7 +925,7 @@ def set_scope_text(
     style_sheet_id: dom.StyleSheetId,
     range: SourceRange,
     text: str,
-) -> Command[SetScopeTextResult]:
+) -> Command[SetScopeTextResult, SetScopeTextResultJSON]:
     """**Experimental.** Modifies the expression of a scope at-rule.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-setScopeText
@@ -842,7 +946,7 @@ def set_rule_selector(
     style_sheet_id: dom.StyleSheetId,
     range: SourceRange,
     selector: str,
-) -> Command[SetRuleSelectorResult]:
+) -> Command[SetRuleSelectorResult, SetRuleSelectorResultJSON]:
     """Modifies the rule selector.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-setRuleSelector
@@ -862,7 +966,7 @@ def set_rule_selector(
 def set_style_sheet_text(
     style_sheet_id: dom.StyleSheetId,
     text: str,
-) -> Command[SetStyleSheetTextResult]:
+) -> Command[SetStyleSheetTextResult, SetStyleSheetTextResultJSON]:
     """Sets the new stylesheet text.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-setStyleSheetText
@@ -882,7 +986,7 @@ def set_style_texts(
     edits: list[StyleDeclarationEdit],
     *,
     node_for_property_syntax_validation: dom.NodeId | None = None,
-) -> Command[SetStyleTextsResult]:
+) -> Command[SetStyleTextsResult, SetStyleTextsResultJSON]:
     """Applies specified style edits one after another in the given order.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/CSS/#method-setStyleTexts
@@ -910,7 +1014,8 @@ def start_rule_usage_tracking() -> Command[None]:
     return Command("CSS.startRuleUsageTracking", {})
 
 
-def stop_rule_usage_tracking() -> Command[StopRuleUsageTrackingResult]:
+def stop_rule_usage_tracking(
+) -> Command[StopRuleUsageTrackingResult, StopRuleUsageTrackingResultJSON]:
     """Stop tracking rule usage and return the list of rules that were used since last call to
     `takeCoverageDelta` (or since start of coverage instrumentation).
 
@@ -922,7 +1027,7 @@ def stop_rule_usage_tracking() -> Command[StopRuleUsageTrackingResult]:
     return Command("CSS.stopRuleUsageTracking", {}, _results.StopRuleUsageTrackingResult)
 
 
-def take_coverage_delta() -> Command[TakeCoverageDeltaResult]:
+def take_coverage_delta() -> Command[TakeCoverageDeltaResult, TakeCoverageDeltaResultJSON]:
     """Obtain list of rules that became used since last call to this method (or since start of coverage
     instrumentation).
 
@@ -950,90 +1055,170 @@ def set_local_fonts_enabled(enabled: bool) -> Command[None]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "AddRuleResult": "_results",
+    "AddRuleResultJSON": "_wire",
     "CSSAnimationStyle": "_types",
+    "CSSAnimationStyleJSON": "_wire",
     "CSSAtRule": "_types",
+    "CSSAtRuleJSON": "_wire",
     "CSSAtRuleSubsection": "_types",
     "CSSAtRuleType": "_types",
     "CSSComputedStyleProperty": "_types",
+    "CSSComputedStylePropertyJSON": "_wire",
     "CSSContainerQuery": "_types",
+    "CSSContainerQueryJSON": "_wire",
     "CSSFunctionConditionNode": "_types",
+    "CSSFunctionConditionNodeJSON": "_wire",
     "CSSFunctionNode": "_types",
+    "CSSFunctionNodeJSON": "_wire",
     "CSSFunctionParameter": "_types",
+    "CSSFunctionParameterJSON": "_wire",
     "CSSFunctionRule": "_types",
+    "CSSFunctionRuleJSON": "_wire",
     "CSSKeyframeRule": "_types",
+    "CSSKeyframeRuleJSON": "_wire",
     "CSSKeyframesRule": "_types",
+    "CSSKeyframesRuleJSON": "_wire",
     "CSSLayer": "_types",
     "CSSLayerData": "_types",
+    "CSSLayerDataJSON": "_wire",
+    "CSSLayerJSON": "_wire",
     "CSSMedia": "_types",
+    "CSSMediaJSON": "_wire",
     "CSSMediaSource": "_types",
     "CSSNavigation": "_types",
+    "CSSNavigationJSON": "_wire",
     "CSSPositionTryRule": "_types",
+    "CSSPositionTryRuleJSON": "_wire",
     "CSSProperty": "_types",
+    "CSSPropertyJSON": "_wire",
     "CSSPropertyRegistration": "_types",
+    "CSSPropertyRegistrationJSON": "_wire",
     "CSSPropertyRule": "_types",
+    "CSSPropertyRuleJSON": "_wire",
     "CSSRule": "_types",
+    "CSSRuleJSON": "_wire",
     "CSSRuleType": "_types",
     "CSSScope": "_types",
+    "CSSScopeJSON": "_wire",
     "CSSStartingStyle": "_types",
+    "CSSStartingStyleJSON": "_wire",
     "CSSStyle": "_types",
+    "CSSStyleJSON": "_wire",
     "CSSStyleSheetHeader": "_types",
+    "CSSStyleSheetHeaderJSON": "_wire",
     "CSSSupports": "_types",
+    "CSSSupportsJSON": "_wire",
     "CSSTryRule": "_types",
+    "CSSTryRuleJSON": "_wire",
     "CollectClassNamesResult": "_results",
+    "CollectClassNamesResultJSON": "_wire",
     "ComputedStyleExtraFields": "_types",
+    "ComputedStyleExtraFieldsJSON": "_wire",
     "ComputedStyleUpdated": "_events",
+    "ComputedStyleUpdatedJSON": "_wire",
     "CreateStyleSheetResult": "_results",
+    "CreateStyleSheetResultJSON": "_wire",
     "FontFace": "_types",
+    "FontFaceJSON": "_wire",
     "FontVariationAxis": "_types",
+    "FontVariationAxisJSON": "_wire",
     "FontsUpdated": "_events",
+    "FontsUpdatedJSON": "_wire",
     "GetAnimatedStylesForNodeResult": "_results",
+    "GetAnimatedStylesForNodeResultJSON": "_wire",
     "GetBackgroundColorsResult": "_results",
+    "GetBackgroundColorsResultJSON": "_wire",
     "GetComputedStyleForNodeResult": "_results",
+    "GetComputedStyleForNodeResultJSON": "_wire",
     "GetEnvironmentVariablesResult": "_results",
+    "GetEnvironmentVariablesResultJSON": "_wire",
     "GetInlineStylesForNodeResult": "_results",
+    "GetInlineStylesForNodeResultJSON": "_wire",
     "GetLayersForNodeResult": "_results",
+    "GetLayersForNodeResultJSON": "_wire",
     "GetLocationForSelectorResult": "_results",
+    "GetLocationForSelectorResultJSON": "_wire",
     "GetLonghandPropertiesResult": "_results",
+    "GetLonghandPropertiesResultJSON": "_wire",
     "GetMatchedStylesForNodeResult": "_results",
+    "GetMatchedStylesForNodeResultJSON": "_wire",
     "GetMediaQueriesResult": "_results",
+    "GetMediaQueriesResultJSON": "_wire",
     "GetPlatformFontsForNodeResult": "_results",
+    "GetPlatformFontsForNodeResultJSON": "_wire",
     "GetStyleSheetTextResult": "_results",
+    "GetStyleSheetTextResultJSON": "_wire",
     "InheritedAnimatedStyleEntry": "_types",
+    "InheritedAnimatedStyleEntryJSON": "_wire",
     "InheritedPseudoElementMatches": "_types",
+    "InheritedPseudoElementMatchesJSON": "_wire",
     "InheritedStyleEntry": "_types",
+    "InheritedStyleEntryJSON": "_wire",
     "MediaQuery": "_types",
     "MediaQueryExpression": "_types",
+    "MediaQueryExpressionJSON": "_wire",
+    "MediaQueryJSON": "_wire",
     "MediaQueryResultChanged": "_events",
+    "MediaQueryResultChangedJSON": "_wire",
     "PlatformFontUsage": "_types",
+    "PlatformFontUsageJSON": "_wire",
     "PseudoElementMatches": "_types",
+    "PseudoElementMatchesJSON": "_wire",
     "ResolveValuesResult": "_results",
+    "ResolveValuesResultJSON": "_wire",
     "RuleMatch": "_types",
+    "RuleMatchJSON": "_wire",
     "RuleUsage": "_types",
+    "RuleUsageJSON": "_wire",
     "SelectorList": "_types",
+    "SelectorListJSON": "_wire",
     "SetContainerQueryConditionTextResult": "_results",
+    "SetContainerQueryConditionTextResultJSON": "_wire",
     "SetContainerQueryTextResult": "_results",
+    "SetContainerQueryTextResultJSON": "_wire",
     "SetKeyframeKeyResult": "_results",
+    "SetKeyframeKeyResultJSON": "_wire",
     "SetMediaTextResult": "_results",
+    "SetMediaTextResultJSON": "_wire",
     "SetNavigationTextResult": "_results",
+    "SetNavigationTextResultJSON": "_wire",
     "SetPropertyRulePropertyNameResult": "_results",
+    "SetPropertyRulePropertyNameResultJSON": "_wire",
     "SetRuleSelectorResult": "_results",
+    "SetRuleSelectorResultJSON": "_wire",
     "SetScopeTextResult": "_results",
+    "SetScopeTextResultJSON": "_wire",
     "SetStyleSheetTextResult": "_results",
+    "SetStyleSheetTextResultJSON": "_wire",
     "SetStyleTextsResult": "_results",
+    "SetStyleTextsResultJSON": "_wire",
     "SetSupportsTextResult": "_results",
+    "SetSupportsTextResultJSON": "_wire",
     "ShorthandEntry": "_types",
+    "ShorthandEntryJSON": "_wire",
     "SourceRange": "_types",
+    "SourceRangeJSON": "_wire",
     "Specificity": "_types",
     "SpecificityComponent": "_types",
+    "SpecificityComponentJSON": "_wire",
+    "SpecificityJSON": "_wire",
     "StopRuleUsageTrackingResult": "_results",
+    "StopRuleUsageTrackingResultJSON": "_wire",
     "StyleDeclarationEdit": "_types",
+    "StyleDeclarationEditJSON": "_wire",
     "StyleSheetAdded": "_events",
+    "StyleSheetAddedJSON": "_wire",
     "StyleSheetChanged": "_events",
+    "StyleSheetChangedJSON": "_wire",
     "StyleSheetOrigin": "_types",
     "StyleSheetRemoved": "_events",
+    "StyleSheetRemovedJSON": "_wire",
     "TakeComputedStyleUpdatesResult": "_results",
+    "TakeComputedStyleUpdatesResultJSON": "_wire",
     "TakeCoverageDeltaResult": "_results",
+    "TakeCoverageDeltaResultJSON": "_wire",
     "Value": "_types",
+    "ValueJSON": "_wire",
 }
 
 

@@ -60,6 +60,42 @@ if TYPE_CHECKING:
         SearchMatch,
         WasmDisassemblyChunk,
     )
+    from ._wire.debugger import BreakLocationJSON as BreakLocationJSON
+    from ._wire.debugger import BreakpointResolvedJSON as BreakpointResolvedJSON
+    from ._wire.debugger import CallFrameJSON as CallFrameJSON
+    from ._wire.debugger import DebugSymbolsJSON as DebugSymbolsJSON
+    from ._wire.debugger import DisassembleWasmModuleResultJSON as DisassembleWasmModuleResultJSON
+    from ._wire.debugger import EnableResultJSON as EnableResultJSON
+    from ._wire.debugger import EvaluateOnCallFrameResultJSON as EvaluateOnCallFrameResultJSON
+    from ._wire.debugger import GetPossibleBreakpointsResultJSON as GetPossibleBreakpointsResultJSON
+    from ._wire.debugger import GetScriptSourceResultJSON as GetScriptSourceResultJSON
+    from ._wire.debugger import GetStackTraceResultJSON as GetStackTraceResultJSON
+    from ._wire.debugger import GetWasmBytecodeResultJSON as GetWasmBytecodeResultJSON
+    from ._wire.debugger import LocationJSON as LocationJSON
+    from ._wire.debugger import LocationRangeJSON as LocationRangeJSON
+    from ._wire.debugger import (
+        NextWasmDisassemblyChunkResultJSON as NextWasmDisassemblyChunkResultJSON,
+    )
+    from ._wire.debugger import PausedJSON as PausedJSON
+    from ._wire.debugger import ResolvedBreakpointJSON as ResolvedBreakpointJSON
+    from ._wire.debugger import RestartFrameResultJSON as RestartFrameResultJSON
+    from ._wire.debugger import ResumedJSON as ResumedJSON
+    from ._wire.debugger import ScopeJSON as ScopeJSON
+    from ._wire.debugger import ScriptFailedToParseJSON as ScriptFailedToParseJSON
+    from ._wire.debugger import ScriptParsedJSON as ScriptParsedJSON
+    from ._wire.debugger import ScriptPositionJSON as ScriptPositionJSON
+    from ._wire.debugger import SearchInContentResultJSON as SearchInContentResultJSON
+    from ._wire.debugger import SearchMatchJSON as SearchMatchJSON
+    from ._wire.debugger import SetBreakpointByUrlResultJSON as SetBreakpointByUrlResultJSON
+    from ._wire.debugger import (
+        SetBreakpointOnFunctionCallResultJSON as SetBreakpointOnFunctionCallResultJSON,
+    )
+    from ._wire.debugger import SetBreakpointResultJSON as SetBreakpointResultJSON
+    from ._wire.debugger import (
+        SetInstrumentationBreakpointResultJSON as SetInstrumentationBreakpointResultJSON,
+    )
+    from ._wire.debugger import SetScriptSourceResultJSON as SetScriptSourceResultJSON
+    from ._wire.debugger import WasmDisassemblyChunkJSON as WasmDisassemblyChunkJSON
 
 __all__ = [
     "BreakLocation",
@@ -178,7 +214,10 @@ def disable() -> Command[None]:
     return Command("Debugger.disable", {})
 
 
-def enable(*, max_scripts_cache_size: float | None = None) -> Command[EnableResult]:
+def enable(
+    *,
+    max_scripts_cache_size: float | None = None,
+) -> Command[EnableResult, EnableResultJSON]:
     """Enables debugger for the given page. Clients should not assume that the debugging has been
     enabled until the result for this command is received.
 
@@ -209,7 +248,7 @@ def evaluate_on_call_frame(
     throw_on_side_effect: bool | None = None,
     timeout: runtime.TimeDelta | None = None,
     scope_number: int | None = None,
-) -> Command[EvaluateOnCallFrameResult]:
+) -> Command[EvaluateOnCallFrameResult, EvaluateOnCallFrameResultJSON]:
     """Evaluates expression on a given call frame.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Debugger/#method-evaluateOnCallFrame
@@ -257,7 +296,7 @@ def get_possible_breakpoints(
     *,
     end: Location | None = None,
     restrict_to_function: bool | None = None,
-) -> Command[GetPossibleBreakpointsResult]:
+) -> Command[GetPossibleBreakpointsResult, GetPossibleBreakpointsResultJSON]:
     """Returns possible locations for breakpoint. scriptId in start and end range locations should be
     the same.
 
@@ -280,7 +319,9 @@ def get_possible_breakpoints(
     return Command("Debugger.getPossibleBreakpoints", params, _results.GetPossibleBreakpointsResult)
 
 
-def get_script_source(script_id: runtime.ScriptId) -> Command[GetScriptSourceResult]:
+def get_script_source(
+    script_id: runtime.ScriptId,
+) -> Command[GetScriptSourceResult, GetScriptSourceResultJSON]:
     """Returns source for the script with given id.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Debugger/#method-getScriptSource
@@ -295,7 +336,9 @@ def get_script_source(script_id: runtime.ScriptId) -> Command[GetScriptSourceRes
     return Command("Debugger.getScriptSource", params, _results.GetScriptSourceResult)
 
 
-def disassemble_wasm_module(script_id: runtime.ScriptId) -> Command[DisassembleWasmModuleResult]:
+def disassemble_wasm_module(
+    script_id: runtime.ScriptId,
+) -> Command[DisassembleWasmModuleResult, DisassembleWasmModuleResultJSON]:
     """**Experimental.** Sends ``Debugger.disassembleWasmModule``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Debugger/#method-disassembleWasmModule
@@ -310,7 +353,9 @@ def disassemble_wasm_module(script_id: runtime.ScriptId) -> Command[DisassembleW
     return Command("Debugger.disassembleWasmModule", params, _results.DisassembleWasmModuleResult)
 
 
-def next_wasm_disassembly_chunk(stream_id: str) -> Command[NextWasmDisassemblyChunkResult]:
+def next_wasm_disassembly_chunk(
+    stream_id: str,
+) -> Command[NextWasmDisassemblyChunkResult, NextWasmDisassemblyChunkResultJSON]:
     """**Experimental.** Disassemble the next chunk of lines for the module corresponding to the
     stream. If disassembly is complete, this API will invalidate the streamId
     and return an empty chunk. Any subsequent calls for the now invalid stream
@@ -328,7 +373,9 @@ def next_wasm_disassembly_chunk(stream_id: str) -> Command[NextWasmDisassemblyCh
     return Command("Debugger.nextWasmDisassemblyChunk", params, _results.NextWasmDisassemblyChunkResult)
 
 
-def get_wasm_bytecode(script_id: runtime.ScriptId) -> Command[GetWasmBytecodeResult]:
+def get_wasm_bytecode(
+    script_id: runtime.ScriptId,
+) -> Command[GetWasmBytecodeResult, GetWasmBytecodeResultJSON]:
     """**Deprecated.** This command is deprecated. Use getScriptSource instead.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Debugger/#method-getWasmBytecode
@@ -343,7 +390,9 @@ def get_wasm_bytecode(script_id: runtime.ScriptId) -> Command[GetWasmBytecodeRes
     return Command("Debugger.getWasmBytecode", params, _results.GetWasmBytecodeResult)
 
 
-def get_stack_trace(stack_trace_id: runtime.StackTraceId) -> Command[GetStackTraceResult]:
+def get_stack_trace(
+    stack_trace_id: runtime.StackTraceId,
+) -> Command[GetStackTraceResult, GetStackTraceResultJSON]:
     """**Experimental.** Returns stack trace with given `stackTraceId`.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Debugger/#method-getStackTrace
@@ -394,7 +443,7 @@ def restart_frame(
     call_frame_id: CallFrameId,
     *,
     mode: Literal["StepInto"] | None = None,
-) -> Command[RestartFrameResult]:
+) -> Command[RestartFrameResult, RestartFrameResultJSON]:
     """Restarts particular call frame from the beginning. The old, deprecated
     behavior of `restartFrame` is to stay paused and allow further CDP commands
     after a restart was scheduled. This can cause problems with restarting, so
@@ -449,7 +498,7 @@ def search_in_content(
     *,
     case_sensitive: bool | None = None,
     is_regex: bool | None = None,
-) -> Command[SearchInContentResult]:
+) -> Command[SearchInContentResult, SearchInContentResultJSON]:
     """Searches for given string in script content.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Debugger/#method-searchInContent
@@ -542,7 +591,7 @@ def set_breakpoint(
     location: Location,
     *,
     condition: str | None = None,
-) -> Command[SetBreakpointResult]:
+) -> Command[SetBreakpointResult, SetBreakpointResultJSON]:
     """Sets JavaScript breakpoint at a given location.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Debugger/#method-setBreakpoint
@@ -563,7 +612,7 @@ def set_breakpoint(
 
 def set_instrumentation_breakpoint(
     instrumentation: Literal["beforeScriptExecution", "beforeScriptWithSourceMapExecution"],
-) -> Command[SetInstrumentationBreakpointResult]:
+) -> Command[SetInstrumentationBreakpointResult, SetInstrumentationBreakpointResultJSON]:
     """Sets instrumentation breakpoint.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Debugger/#method-setInstrumentationBreakpoint
@@ -586,7 +635,7 @@ def set_breakpoint_by_url(
     script_hash: str | None = None,
     column_number: int | None = None,
     condition: str | None = None,
-) -> Command[SetBreakpointByUrlResult]:
+) -> Command[SetBreakpointByUrlResult, SetBreakpointByUrlResultJSON]:
     """Sets JavaScript breakpoint at given location specified either by URL or URL regex. Once this
     command is issued, all existing parsed scripts will have breakpoints resolved and returned in
     `locations` property. Further matching script parsing will result in subsequent
@@ -625,7 +674,7 @@ def set_breakpoint_on_function_call(
     object_id: runtime.RemoteObjectId,
     *,
     condition: str | None = None,
-) -> Command[SetBreakpointOnFunctionCallResult]:
+) -> Command[SetBreakpointOnFunctionCallResult, SetBreakpointOnFunctionCallResultJSON]:
     """**Experimental.** Sets JavaScript breakpoint before each call to the given function.
     If another function was created from the same source as a given one,
     calling it will also trigger the breakpoint.
@@ -689,7 +738,7 @@ def set_script_source(
     *,
     dry_run: bool | None = None,
     allow_top_frame_editing: bool | None = None,
-) -> Command[SetScriptSourceResult]:
+) -> Command[SetScriptSourceResult, SetScriptSourceResultJSON]:
     """**Deprecated.** Live edit is no longer supported and this command always fails with a "no longer available" error.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Debugger/#method-setScriptSource
@@ -804,42 +853,72 @@ def step_over(
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "BreakLocation": "_types",
+    "BreakLocationJSON": "_wire",
     "BreakLocationType": "_types",
     "BreakpointResolved": "_events",
+    "BreakpointResolvedJSON": "_wire",
     "CallFrame": "_types",
+    "CallFrameJSON": "_wire",
     "DebugSymbols": "_types",
+    "DebugSymbolsJSON": "_wire",
     "DebugSymbolsType": "_types",
     "DisassembleWasmModuleResult": "_results",
+    "DisassembleWasmModuleResultJSON": "_wire",
     "EnableResult": "_results",
+    "EnableResultJSON": "_wire",
     "EvaluateOnCallFrameResult": "_results",
+    "EvaluateOnCallFrameResultJSON": "_wire",
     "GetPossibleBreakpointsResult": "_results",
+    "GetPossibleBreakpointsResultJSON": "_wire",
     "GetScriptSourceResult": "_results",
+    "GetScriptSourceResultJSON": "_wire",
     "GetStackTraceResult": "_results",
+    "GetStackTraceResultJSON": "_wire",
     "GetWasmBytecodeResult": "_results",
+    "GetWasmBytecodeResultJSON": "_wire",
     "Location": "_types",
+    "LocationJSON": "_wire",
     "LocationRange": "_types",
+    "LocationRangeJSON": "_wire",
     "NextWasmDisassemblyChunkResult": "_results",
+    "NextWasmDisassemblyChunkResultJSON": "_wire",
     "Paused": "_events",
+    "PausedJSON": "_wire",
     "PausedReason": "_events",
     "ResolvedBreakpoint": "_types",
+    "ResolvedBreakpointJSON": "_wire",
     "RestartFrameResult": "_results",
+    "RestartFrameResultJSON": "_wire",
     "Resumed": "_events",
+    "ResumedJSON": "_wire",
     "Scope": "_types",
     "ScopeEmptyReason": "_types",
+    "ScopeJSON": "_wire",
     "ScopeType": "_types",
     "ScriptFailedToParse": "_events",
+    "ScriptFailedToParseJSON": "_wire",
     "ScriptLanguage": "_types",
     "ScriptParsed": "_events",
+    "ScriptParsedJSON": "_wire",
     "ScriptPosition": "_types",
+    "ScriptPositionJSON": "_wire",
     "SearchInContentResult": "_results",
+    "SearchInContentResultJSON": "_wire",
     "SearchMatch": "_types",
+    "SearchMatchJSON": "_wire",
     "SetBreakpointByUrlResult": "_results",
+    "SetBreakpointByUrlResultJSON": "_wire",
     "SetBreakpointOnFunctionCallResult": "_results",
+    "SetBreakpointOnFunctionCallResultJSON": "_wire",
     "SetBreakpointResult": "_results",
+    "SetBreakpointResultJSON": "_wire",
     "SetInstrumentationBreakpointResult": "_results",
+    "SetInstrumentationBreakpointResultJSON": "_wire",
     "SetScriptSourceResult": "_results",
+    "SetScriptSourceResultJSON": "_wire",
     "SetScriptSourceResultStatus": "_results",
     "WasmDisassemblyChunk": "_types",
+    "WasmDisassemblyChunkJSON": "_wire",
 }
 
 

@@ -14,6 +14,8 @@ from cdpkit._model import Command
 if TYPE_CHECKING:
     from ._events.device_access import DeviceRequestPrompted
     from ._types.device_access import PromptDevice
+    from ._wire.device_access import DeviceRequestPromptedJSON as DeviceRequestPromptedJSON
+    from ._wire.device_access import PromptDeviceJSON as PromptDeviceJSON
 
 __all__ = [
     "DeviceId",
@@ -86,7 +88,9 @@ def cancel_prompt(id: RequestId) -> Command[None]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "DeviceRequestPrompted": "_events",
+    "DeviceRequestPromptedJSON": "_wire",
     "PromptDevice": "_types",
+    "PromptDeviceJSON": "_wire",
 }
 
 

@@ -94,6 +94,78 @@ if TYPE_CHECKING:
         ShadowRootType,
         ShapeOutsideInfo,
     )
+    from ._wire.dom import RGBAJSON as RGBAJSON
+    from ._wire.dom import AdoptedStyleSheetsModifiedJSON as AdoptedStyleSheetsModifiedJSON
+    from ._wire.dom import AdRelatedStateUpdatedJSON as AdRelatedStateUpdatedJSON
+    from ._wire.dom import (
+        AffectedByStartingStylesFlagUpdatedJSON as AffectedByStartingStylesFlagUpdatedJSON,
+    )
+    from ._wire.dom import AttributeModifiedJSON as AttributeModifiedJSON
+    from ._wire.dom import AttributeRemovedJSON as AttributeRemovedJSON
+    from ._wire.dom import BackendNodeJSON as BackendNodeJSON
+    from ._wire.dom import BoxModelJSON as BoxModelJSON
+    from ._wire.dom import CharacterDataModifiedJSON as CharacterDataModifiedJSON
+    from ._wire.dom import ChildNodeCountUpdatedJSON as ChildNodeCountUpdatedJSON
+    from ._wire.dom import ChildNodeInsertedJSON as ChildNodeInsertedJSON
+    from ._wire.dom import ChildNodeRemovedJSON as ChildNodeRemovedJSON
+    from ._wire.dom import (
+        CollectClassNamesFromSubtreeResultJSON as CollectClassNamesFromSubtreeResultJSON,
+    )
+    from ._wire.dom import CopyToResultJSON as CopyToResultJSON
+    from ._wire.dom import CSSComputedStylePropertyJSON as CSSComputedStylePropertyJSON
+    from ._wire.dom import DescribeNodeResultJSON as DescribeNodeResultJSON
+    from ._wire.dom import DetachedElementInfoJSON as DetachedElementInfoJSON
+    from ._wire.dom import DistributedNodesUpdatedJSON as DistributedNodesUpdatedJSON
+    from ._wire.dom import DocumentUpdatedJSON as DocumentUpdatedJSON
+    from ._wire.dom import ForceShowPopoverResultJSON as ForceShowPopoverResultJSON
+    from ._wire.dom import GetAnchorElementResultJSON as GetAnchorElementResultJSON
+    from ._wire.dom import GetAttributesResultJSON as GetAttributesResultJSON
+    from ._wire.dom import GetBoxModelResultJSON as GetBoxModelResultJSON
+    from ._wire.dom import GetContainerForNodeResultJSON as GetContainerForNodeResultJSON
+    from ._wire.dom import GetContentQuadsResultJSON as GetContentQuadsResultJSON
+    from ._wire.dom import GetDetachedDomNodesResultJSON as GetDetachedDomNodesResultJSON
+    from ._wire.dom import GetDocumentResultJSON as GetDocumentResultJSON
+    from ._wire.dom import GetElementByRelationResultJSON as GetElementByRelationResultJSON
+    from ._wire.dom import GetFileInfoResultJSON as GetFileInfoResultJSON
+    from ._wire.dom import GetFlattenedDocumentResultJSON as GetFlattenedDocumentResultJSON
+    from ._wire.dom import GetFrameOwnerResultJSON as GetFrameOwnerResultJSON
+    from ._wire.dom import (
+        GetImplicitAnchorCandidatesResultJSON as GetImplicitAnchorCandidatesResultJSON,
+    )
+    from ._wire.dom import GetNodeForLocationResultJSON as GetNodeForLocationResultJSON
+    from ._wire.dom import (
+        GetNodesForSubtreeByStyleResultJSON as GetNodesForSubtreeByStyleResultJSON,
+    )
+    from ._wire.dom import GetNodeStackTracesResultJSON as GetNodeStackTracesResultJSON
+    from ._wire.dom import GetOuterHTMLResultJSON as GetOuterHTMLResultJSON
+    from ._wire.dom import (
+        GetQueryingDescendantsForContainerResultJSON as GetQueryingDescendantsForContainerResultJSON,
+    )
+    from ._wire.dom import GetRelayoutBoundaryResultJSON as GetRelayoutBoundaryResultJSON
+    from ._wire.dom import GetSearchResultsResultJSON as GetSearchResultsResultJSON
+    from ._wire.dom import GetTopLayerElementsResultJSON as GetTopLayerElementsResultJSON
+    from ._wire.dom import InlineStyleInvalidatedJSON as InlineStyleInvalidatedJSON
+    from ._wire.dom import MoveToResultJSON as MoveToResultJSON
+    from ._wire.dom import NodeJSON as NodeJSON
+    from ._wire.dom import PerformSearchResultJSON as PerformSearchResultJSON
+    from ._wire.dom import PseudoElementAddedJSON as PseudoElementAddedJSON
+    from ._wire.dom import PseudoElementRemovedJSON as PseudoElementRemovedJSON
+    from ._wire.dom import PushNodeByPathToFrontendResultJSON as PushNodeByPathToFrontendResultJSON
+    from ._wire.dom import (
+        PushNodesByBackendIdsToFrontendResultJSON as PushNodesByBackendIdsToFrontendResultJSON,
+    )
+    from ._wire.dom import QuerySelectorAllResultJSON as QuerySelectorAllResultJSON
+    from ._wire.dom import QuerySelectorResultJSON as QuerySelectorResultJSON
+    from ._wire.dom import RectJSON as RectJSON
+    from ._wire.dom import RequestNodeResultJSON as RequestNodeResultJSON
+    from ._wire.dom import ResolveNodeResultJSON as ResolveNodeResultJSON
+    from ._wire.dom import ScrollableFlagUpdatedJSON as ScrollableFlagUpdatedJSON
+    from ._wire.dom import SetChildNodesJSON as SetChildNodesJSON
+    from ._wire.dom import SetNodeNameResultJSON as SetNodeNameResultJSON
+    from ._wire.dom import ShadowRootPoppedJSON as ShadowRootPoppedJSON
+    from ._wire.dom import ShadowRootPushedJSON as ShadowRootPushedJSON
+    from ._wire.dom import ShapeOutsideInfoJSON as ShapeOutsideInfoJSON
+    from ._wire.dom import TopLayerElementsUpdatedJSON as TopLayerElementsUpdatedJSON
 
 __all__ = [
     "RGBA",
@@ -257,7 +329,7 @@ See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#type-Quad
 
 def collect_class_names_from_subtree(
     node_id: NodeId,
-) -> Command[CollectClassNamesFromSubtreeResult]:
+) -> Command[CollectClassNamesFromSubtreeResult, CollectClassNamesFromSubtreeResultJSON]:
     """**Experimental.** Collects class names for the node with given id and all of it's child nodes.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-collectClassNamesFromSubtree
@@ -277,7 +349,7 @@ def copy_to(
     target_node_id: NodeId,
     *,
     insert_before_node_id: NodeId | None = None,
-) -> Command[CopyToResult]:
+) -> Command[CopyToResult, CopyToResultJSON]:
     """**Experimental.** Creates a deep copy of the specified node and places it into the target container before the
     given anchor.
 
@@ -305,7 +377,7 @@ def describe_node(
     object_id: runtime.RemoteObjectId | None = None,
     depth: int | None = None,
     pierce: bool | None = None,
-) -> Command[DescribeNodeResult]:
+) -> Command[DescribeNodeResult, DescribeNodeResultJSON]:
     """Describes node given its id, does not require domain to be enabled. Does not start tracking any
     objects, can be used for automation.
 
@@ -429,7 +501,7 @@ def focus(
     return Command("DOM.focus", params)
 
 
-def get_attributes(node_id: NodeId) -> Command[GetAttributesResult]:
+def get_attributes(node_id: NodeId) -> Command[GetAttributesResult, GetAttributesResultJSON]:
     """Returns attributes for the specified node.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-getAttributes
@@ -449,7 +521,7 @@ def get_box_model(
     node_id: NodeId | None = None,
     backend_node_id: BackendNodeId | None = None,
     object_id: runtime.RemoteObjectId | None = None,
-) -> Command[GetBoxModelResult]:
+) -> Command[GetBoxModelResult, GetBoxModelResultJSON]:
     """Returns boxes for the given node.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-getBoxModel
@@ -477,7 +549,7 @@ def get_content_quads(
     node_id: NodeId | None = None,
     backend_node_id: BackendNodeId | None = None,
     object_id: runtime.RemoteObjectId | None = None,
-) -> Command[GetContentQuadsResult]:
+) -> Command[GetContentQuadsResult, GetContentQuadsResultJSON]:
     """**Experimental.** Returns quads that describe node position on the page. This method
     might return multiple quads for inline nodes.
 
@@ -505,7 +577,7 @@ def get_document(
     *,
     depth: int | None = None,
     pierce: bool | None = None,
-) -> Command[GetDocumentResult]:
+) -> Command[GetDocumentResult, GetDocumentResultJSON]:
     """Returns the root DOM node (and optionally the subtree) to the caller.
     Implicitly enables the DOM domain events for the current target.
 
@@ -532,7 +604,7 @@ def get_flattened_document(
     *,
     depth: int | None = None,
     pierce: bool | None = None,
-) -> Command[GetFlattenedDocumentResult]:
+) -> Command[GetFlattenedDocumentResult, GetFlattenedDocumentResultJSON]:
     """**Deprecated.** Returns the root DOM node (and optionally the subtree) to the caller.
     Deprecated, as it is not designed to work well with the rest of the DOM agent.
     Use DOMSnapshot.captureSnapshot instead.
@@ -561,7 +633,7 @@ def get_nodes_for_subtree_by_style(
     computed_styles: list[CSSComputedStyleProperty],
     *,
     pierce: bool | None = None,
-) -> Command[GetNodesForSubtreeByStyleResult]:
+) -> Command[GetNodesForSubtreeByStyleResult, GetNodesForSubtreeByStyleResultJSON]:
     """**Experimental.** Finds nodes with a given computed style in a subtree.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-getNodesForSubtreeByStyle
@@ -587,7 +659,7 @@ def get_node_for_location(
     *,
     include_user_agent_shadow_dom: bool | None = None,
     ignore_pointer_events_none: bool | None = None,
-) -> Command[GetNodeForLocationResult]:
+) -> Command[GetNodeForLocationResult, GetNodeForLocationResultJSON]:
     """Returns node id at given location. Depending on whether DOM domain is enabled, nodeId is
     either returned or not.
 
@@ -616,7 +688,7 @@ def get_outer_html(
     backend_node_id: BackendNodeId | None = None,
     object_id: runtime.RemoteObjectId | None = None,
     include_shadow_dom: bool | None = None,
-) -> Command[GetOuterHTMLResult]:
+) -> Command[GetOuterHTMLResult, GetOuterHTMLResultJSON]:
     """Returns node's HTML markup.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-getOuterHTML
@@ -642,7 +714,9 @@ def get_outer_html(
     return Command("DOM.getOuterHTML", params, _results.GetOuterHTMLResult)
 
 
-def get_relayout_boundary(node_id: NodeId) -> Command[GetRelayoutBoundaryResult]:
+def get_relayout_boundary(
+    node_id: NodeId,
+) -> Command[GetRelayoutBoundaryResult, GetRelayoutBoundaryResultJSON]:
     """**Experimental.** Returns the id of the nearest ancestor that is a relayout boundary.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-getRelayoutBoundary
@@ -661,7 +735,7 @@ def get_search_results(
     search_id: str,
     from_index: int,
     to_index: int,
-) -> Command[GetSearchResultsResult]:
+) -> Command[GetSearchResultsResult, GetSearchResultsResultJSON]:
     """**Experimental.** Returns search results from given `fromIndex` to given `toIndex` from the search with the given
     identifier.
 
@@ -722,7 +796,7 @@ def move_to(
     target_node_id: NodeId,
     *,
     insert_before_node_id: NodeId | None = None,
-) -> Command[MoveToResult]:
+) -> Command[MoveToResult, MoveToResultJSON]:
     """Moves node into the new container, places it before the given anchor.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-moveTo
@@ -746,7 +820,7 @@ def perform_search(
     query: str,
     *,
     include_user_agent_shadow_dom: bool | None = None,
-) -> Command[PerformSearchResult]:
+) -> Command[PerformSearchResult, PerformSearchResultJSON]:
     """**Experimental.** Searches for a given string in the DOM tree. Use `getSearchResults` to access search results or
     `cancelSearch` to end this search session.
 
@@ -765,7 +839,9 @@ def perform_search(
     return Command("DOM.performSearch", params, _results.PerformSearchResult)
 
 
-def push_node_by_path_to_frontend(path: str) -> Command[PushNodeByPathToFrontendResult]:
+def push_node_by_path_to_frontend(
+    path: str,
+) -> Command[PushNodeByPathToFrontendResult, PushNodeByPathToFrontendResultJSON]:
     """**Experimental.** Requests that the node is sent to the caller given its path. // FIXME, use XPath
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-pushNodeByPathToFrontend
@@ -782,7 +858,7 @@ def push_node_by_path_to_frontend(path: str) -> Command[PushNodeByPathToFrontend
 
 def push_nodes_by_backend_ids_to_frontend(
     backend_node_ids: list[BackendNodeId],
-) -> Command[PushNodesByBackendIdsToFrontendResult]:
+) -> Command[PushNodesByBackendIdsToFrontendResult, PushNodesByBackendIdsToFrontendResultJSON]:
     """**Experimental.** Requests that a batch of nodes is sent to the caller given their backend node ids.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-pushNodesByBackendIdsToFrontend
@@ -797,7 +873,10 @@ def push_nodes_by_backend_ids_to_frontend(
     return Command("DOM.pushNodesByBackendIdsToFrontend", params, _results.PushNodesByBackendIdsToFrontendResult)
 
 
-def query_selector(node_id: NodeId, selector: str) -> Command[QuerySelectorResult]:
+def query_selector(
+    node_id: NodeId,
+    selector: str,
+) -> Command[QuerySelectorResult, QuerySelectorResultJSON]:
     """Executes `querySelector` on a given node.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-querySelector
@@ -813,7 +892,10 @@ def query_selector(node_id: NodeId, selector: str) -> Command[QuerySelectorResul
     return Command("DOM.querySelector", params, _results.QuerySelectorResult)
 
 
-def query_selector_all(node_id: NodeId, selector: str) -> Command[QuerySelectorAllResult]:
+def query_selector_all(
+    node_id: NodeId,
+    selector: str,
+) -> Command[QuerySelectorAllResult, QuerySelectorAllResultJSON]:
     """Executes `querySelectorAll` on a given node.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-querySelectorAll
@@ -829,7 +911,7 @@ def query_selector_all(node_id: NodeId, selector: str) -> Command[QuerySelectorA
     return Command("DOM.querySelectorAll", params, _results.QuerySelectorAllResult)
 
 
-def get_top_layer_elements() -> Command[GetTopLayerElementsResult]:
+def get_top_layer_elements() -> Command[GetTopLayerElementsResult, GetTopLayerElementsResultJSON]:
     """**Experimental.** Returns NodeIds of current top layer elements.
     Top layer is rendered closest to the user within a viewport, therefore its elements always
     appear on top of all other content.
@@ -845,7 +927,7 @@ def get_top_layer_elements() -> Command[GetTopLayerElementsResult]:
 def get_element_by_relation(
     node_id: NodeId,
     relation: Literal["PopoverTarget", "InterestTarget", "CommandFor"],
-) -> Command[GetElementByRelationResult]:
+) -> Command[GetElementByRelationResult, GetElementByRelationResultJSON]:
     """**Experimental.** Returns the NodeId of the matched element according to certain relations.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-getElementByRelation
@@ -921,7 +1003,9 @@ def request_child_nodes(
     return Command("DOM.requestChildNodes", params)
 
 
-def request_node(object_id: runtime.RemoteObjectId) -> Command[RequestNodeResult]:
+def request_node(
+    object_id: runtime.RemoteObjectId,
+) -> Command[RequestNodeResult, RequestNodeResultJSON]:
     """Requests that the node is sent to the caller given the JavaScript node object reference. All
     nodes that form the path from the node to the root are also sent to the client as a series of
     `setChildNodes` notifications.
@@ -944,7 +1028,7 @@ def resolve_node(
     backend_node_id: BackendNodeId | None = None,
     object_group: str | None = None,
     execution_context_id: runtime.ExecutionContextId | None = None,
-) -> Command[ResolveNodeResult]:
+) -> Command[ResolveNodeResult, ResolveNodeResultJSON]:
     """Resolves the JavaScript node object for a given NodeId or BackendNodeId.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-resolveNode
@@ -1041,7 +1125,9 @@ def set_node_stack_traces_enabled(enable: bool) -> Command[None]:
     return Command("DOM.setNodeStackTracesEnabled", params)
 
 
-def get_node_stack_traces(node_id: NodeId) -> Command[GetNodeStackTracesResult]:
+def get_node_stack_traces(
+    node_id: NodeId,
+) -> Command[GetNodeStackTracesResult, GetNodeStackTracesResultJSON]:
     """**Experimental.** Gets stack traces associated with a Node. As of now, only provides stack trace for Node creation.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-getNodeStackTraces
@@ -1056,7 +1142,9 @@ def get_node_stack_traces(node_id: NodeId) -> Command[GetNodeStackTracesResult]:
     return Command("DOM.getNodeStackTraces", params, _results.GetNodeStackTracesResult)
 
 
-def get_file_info(object_id: runtime.RemoteObjectId) -> Command[GetFileInfoResult]:
+def get_file_info(
+    object_id: runtime.RemoteObjectId,
+) -> Command[GetFileInfoResult, GetFileInfoResultJSON]:
     """**Experimental.** Returns file information for the given
     File wrapper.
 
@@ -1072,7 +1160,7 @@ def get_file_info(object_id: runtime.RemoteObjectId) -> Command[GetFileInfoResul
     return Command("DOM.getFileInfo", params, _results.GetFileInfoResult)
 
 
-def get_detached_dom_nodes() -> Command[GetDetachedDomNodesResult]:
+def get_detached_dom_nodes() -> Command[GetDetachedDomNodesResult, GetDetachedDomNodesResultJSON]:
     """**Experimental.** Returns list of detached nodes
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-getDetachedDomNodes
@@ -1096,7 +1184,7 @@ def set_inspected_node(node_id: NodeId) -> Command[None]:
     return Command("DOM.setInspectedNode", params)
 
 
-def set_node_name(node_id: NodeId, name: str) -> Command[SetNodeNameResult]:
+def set_node_name(node_id: NodeId, name: str) -> Command[SetNodeNameResult, SetNodeNameResultJSON]:
     """Sets node name for a node with given id.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-setNodeName
@@ -1146,7 +1234,9 @@ def undo() -> Command[None]:
     return Command("DOM.undo", {})
 
 
-def get_frame_owner(frame_id: page.FrameId) -> Command[GetFrameOwnerResult]:
+def get_frame_owner(
+    frame_id: page.FrameId,
+) -> Command[GetFrameOwnerResult, GetFrameOwnerResultJSON]:
     """**Experimental.** Returns iframe node that owns iframe with the given domain.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-getFrameOwner
@@ -1169,7 +1259,7 @@ def get_container_for_node(
     logical_axes: LogicalAxes | Literal["Inline", "Block", "Both"] | None = None,
     queries_scroll_state: bool | None = None,
     queries_anchored: bool | None = None,
-) -> Command[GetContainerForNodeResult]:
+) -> Command[GetContainerForNodeResult, GetContainerForNodeResultJSON]:
     """**Experimental.** Returns the query container of the given node based on container query
     conditions: containerName, physical and logical axes, and whether it queries
     scroll-state or anchored elements. If no axes are provided and
@@ -1205,7 +1295,7 @@ def get_container_for_node(
 
 def get_querying_descendants_for_container(
     node_id: NodeId,
-) -> Command[GetQueryingDescendantsForContainerResult]:
+) -> Command[GetQueryingDescendantsForContainerResult, GetQueryingDescendantsForContainerResultJSON]:
     """**Experimental.** Returns the descendants of a container query container that have
     container queries against this container.
 
@@ -1225,7 +1315,7 @@ def get_anchor_element(
     node_id: NodeId,
     *,
     anchor_specifier: str | None = None,
-) -> Command[GetAnchorElementResult]:
+) -> Command[GetAnchorElementResult, GetAnchorElementResultJSON]:
     """**Experimental.** Returns the target anchor element of the given anchor query according to
     https://www.w3.org/TR/css-anchor-position-1/#target.
 
@@ -1252,7 +1342,7 @@ def force_show_popover(
     enable: bool,
     *,
     invoker_node_id: BackendNodeId | None = None,
-) -> Command[ForceShowPopoverResult]:
+) -> Command[ForceShowPopoverResult, ForceShowPopoverResultJSON]:
     """**Experimental.** When enabling, this API force-opens the popover identified by nodeId
     and keeps it open until disabled.
 
@@ -1276,7 +1366,9 @@ def force_show_popover(
     return Command("DOM.forceShowPopover", params, _results.ForceShowPopoverResult)
 
 
-def get_implicit_anchor_candidates(node_id: NodeId) -> Command[GetImplicitAnchorCandidatesResult]:
+def get_implicit_anchor_candidates(
+    node_id: NodeId,
+) -> Command[GetImplicitAnchorCandidatesResult, GetImplicitAnchorCandidatesResultJSON]:
     """**Experimental.** Returns candidate nodes that are configured as triggers for the given popover.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOM/#method-getImplicitAnchorCandidates
@@ -1356,71 +1448,131 @@ def clear_text_markers() -> Command[None]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "AdRelatedStateUpdated": "_events",
+    "AdRelatedStateUpdatedJSON": "_wire",
     "AdoptedStyleSheetsModified": "_events",
+    "AdoptedStyleSheetsModifiedJSON": "_wire",
     "AffectedByStartingStylesFlagUpdated": "_events",
+    "AffectedByStartingStylesFlagUpdatedJSON": "_wire",
     "AttributeModified": "_events",
+    "AttributeModifiedJSON": "_wire",
     "AttributeRemoved": "_events",
+    "AttributeRemovedJSON": "_wire",
     "BackendNode": "_types",
+    "BackendNodeJSON": "_wire",
     "BoxModel": "_types",
+    "BoxModelJSON": "_wire",
     "CSSComputedStyleProperty": "_types",
+    "CSSComputedStylePropertyJSON": "_wire",
     "CharacterDataModified": "_events",
+    "CharacterDataModifiedJSON": "_wire",
     "ChildNodeCountUpdated": "_events",
+    "ChildNodeCountUpdatedJSON": "_wire",
     "ChildNodeInserted": "_events",
+    "ChildNodeInsertedJSON": "_wire",
     "ChildNodeRemoved": "_events",
+    "ChildNodeRemovedJSON": "_wire",
     "CollectClassNamesFromSubtreeResult": "_results",
+    "CollectClassNamesFromSubtreeResultJSON": "_wire",
     "CompatibilityMode": "_types",
     "CopyToResult": "_results",
+    "CopyToResultJSON": "_wire",
     "DescribeNodeResult": "_results",
+    "DescribeNodeResultJSON": "_wire",
     "DetachedElementInfo": "_types",
+    "DetachedElementInfoJSON": "_wire",
     "DistributedNodesUpdated": "_events",
+    "DistributedNodesUpdatedJSON": "_wire",
     "DocumentUpdated": "_events",
+    "DocumentUpdatedJSON": "_wire",
     "ForceShowPopoverResult": "_results",
+    "ForceShowPopoverResultJSON": "_wire",
     "GetAnchorElementResult": "_results",
+    "GetAnchorElementResultJSON": "_wire",
     "GetAttributesResult": "_results",
+    "GetAttributesResultJSON": "_wire",
     "GetBoxModelResult": "_results",
+    "GetBoxModelResultJSON": "_wire",
     "GetContainerForNodeResult": "_results",
+    "GetContainerForNodeResultJSON": "_wire",
     "GetContentQuadsResult": "_results",
+    "GetContentQuadsResultJSON": "_wire",
     "GetDetachedDomNodesResult": "_results",
+    "GetDetachedDomNodesResultJSON": "_wire",
     "GetDocumentResult": "_results",
+    "GetDocumentResultJSON": "_wire",
     "GetElementByRelationResult": "_results",
+    "GetElementByRelationResultJSON": "_wire",
     "GetFileInfoResult": "_results",
+    "GetFileInfoResultJSON": "_wire",
     "GetFlattenedDocumentResult": "_results",
+    "GetFlattenedDocumentResultJSON": "_wire",
     "GetFrameOwnerResult": "_results",
+    "GetFrameOwnerResultJSON": "_wire",
     "GetImplicitAnchorCandidatesResult": "_results",
+    "GetImplicitAnchorCandidatesResultJSON": "_wire",
     "GetNodeForLocationResult": "_results",
+    "GetNodeForLocationResultJSON": "_wire",
     "GetNodeStackTracesResult": "_results",
+    "GetNodeStackTracesResultJSON": "_wire",
     "GetNodesForSubtreeByStyleResult": "_results",
+    "GetNodesForSubtreeByStyleResultJSON": "_wire",
     "GetOuterHTMLResult": "_results",
+    "GetOuterHTMLResultJSON": "_wire",
     "GetQueryingDescendantsForContainerResult": "_results",
+    "GetQueryingDescendantsForContainerResultJSON": "_wire",
     "GetRelayoutBoundaryResult": "_results",
+    "GetRelayoutBoundaryResultJSON": "_wire",
     "GetSearchResultsResult": "_results",
+    "GetSearchResultsResultJSON": "_wire",
     "GetTopLayerElementsResult": "_results",
+    "GetTopLayerElementsResultJSON": "_wire",
     "InlineStyleInvalidated": "_events",
+    "InlineStyleInvalidatedJSON": "_wire",
     "LogicalAxes": "_types",
     "MoveToResult": "_results",
+    "MoveToResultJSON": "_wire",
     "Node": "_types",
+    "NodeJSON": "_wire",
     "PerformSearchResult": "_results",
+    "PerformSearchResultJSON": "_wire",
     "PhysicalAxes": "_types",
     "PseudoElementAdded": "_events",
+    "PseudoElementAddedJSON": "_wire",
     "PseudoElementRemoved": "_events",
+    "PseudoElementRemovedJSON": "_wire",
     "PseudoType": "_types",
     "PushNodeByPathToFrontendResult": "_results",
+    "PushNodeByPathToFrontendResultJSON": "_wire",
     "PushNodesByBackendIdsToFrontendResult": "_results",
+    "PushNodesByBackendIdsToFrontendResultJSON": "_wire",
     "QuerySelectorAllResult": "_results",
+    "QuerySelectorAllResultJSON": "_wire",
     "QuerySelectorResult": "_results",
+    "QuerySelectorResultJSON": "_wire",
     "RGBA": "_types",
+    "RGBAJSON": "_wire",
     "Rect": "_types",
+    "RectJSON": "_wire",
     "RequestNodeResult": "_results",
+    "RequestNodeResultJSON": "_wire",
     "ResolveNodeResult": "_results",
+    "ResolveNodeResultJSON": "_wire",
     "ScrollOrientation": "_types",
     "ScrollableFlagUpdated": "_events",
+    "ScrollableFlagUpdatedJSON": "_wire",
     "SetChildNodes": "_events",
+    "SetChildNodesJSON": "_wire",
     "SetNodeNameResult": "_results",
+    "SetNodeNameResultJSON": "_wire",
     "ShadowRootPopped": "_events",
+    "ShadowRootPoppedJSON": "_wire",
     "ShadowRootPushed": "_events",
+    "ShadowRootPushedJSON": "_wire",
     "ShadowRootType": "_types",
     "ShapeOutsideInfo": "_types",
+    "ShapeOutsideInfoJSON": "_wire",
     "TopLayerElementsUpdated": "_events",
+    "TopLayerElementsUpdatedJSON": "_wire",
 }
 
 

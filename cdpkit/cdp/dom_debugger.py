@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from ._results import dom_debugger as _results
     from ._results.dom_debugger import GetEventListenersResult
     from ._types.dom_debugger import CSPViolationType, DOMBreakpointType, EventListener
+    from ._wire.dom_debugger import EventListenerJSON as EventListenerJSON
+    from ._wire.dom_debugger import GetEventListenersResultJSON as GetEventListenersResultJSON
 
 __all__ = [
     "CSPViolationType",
@@ -43,7 +45,7 @@ def get_event_listeners(
     *,
     depth: int | None = None,
     pierce: bool | None = None,
-) -> Command[GetEventListenersResult]:
+) -> Command[GetEventListenersResult, GetEventListenersResultJSON]:
     """Returns event listeners of the given object.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOMDebugger/#method-getEventListeners
@@ -209,7 +211,9 @@ _LAZY_NAMES: dict[str, str] = {
     "CSPViolationType": "_types",
     "DOMBreakpointType": "_types",
     "EventListener": "_types",
+    "EventListenerJSON": "_wire",
     "GetEventListenersResult": "_results",
+    "GetEventListenersResultJSON": "_wire",
 }
 
 

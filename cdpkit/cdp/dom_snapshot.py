@@ -30,6 +30,20 @@ if TYPE_CHECKING:
         RareStringData,
         TextBoxSnapshot,
     )
+    from ._wire.dom_snapshot import CaptureSnapshotResultJSON as CaptureSnapshotResultJSON
+    from ._wire.dom_snapshot import ComputedStyleJSON as ComputedStyleJSON
+    from ._wire.dom_snapshot import DocumentSnapshotJSON as DocumentSnapshotJSON
+    from ._wire.dom_snapshot import DOMNodeJSON as DOMNodeJSON
+    from ._wire.dom_snapshot import GetSnapshotResultJSON as GetSnapshotResultJSON
+    from ._wire.dom_snapshot import InlineTextBoxJSON as InlineTextBoxJSON
+    from ._wire.dom_snapshot import LayoutTreeNodeJSON as LayoutTreeNodeJSON
+    from ._wire.dom_snapshot import LayoutTreeSnapshotJSON as LayoutTreeSnapshotJSON
+    from ._wire.dom_snapshot import NameValueJSON as NameValueJSON
+    from ._wire.dom_snapshot import NodeTreeSnapshotJSON as NodeTreeSnapshotJSON
+    from ._wire.dom_snapshot import RareBooleanDataJSON as RareBooleanDataJSON
+    from ._wire.dom_snapshot import RareIntegerDataJSON as RareIntegerDataJSON
+    from ._wire.dom_snapshot import RareStringDataJSON as RareStringDataJSON
+    from ._wire.dom_snapshot import TextBoxSnapshotJSON as TextBoxSnapshotJSON
 
 __all__ = [
     "ArrayOfStrings",
@@ -99,7 +113,7 @@ def get_snapshot(
     include_event_listeners: bool | None = None,
     include_paint_order: bool | None = None,
     include_user_agent_shadow_tree: bool | None = None,
-) -> Command[GetSnapshotResult]:
+) -> Command[GetSnapshotResult, GetSnapshotResultJSON]:
     """**Deprecated.** Returns a document snapshot, including the full DOM tree of the root node (including iframes,
     template contents, and imported documents) in a flattened array, as well as layout and
     white-listed computed style information for the nodes. Shadow DOM in the returned DOM tree is
@@ -133,7 +147,7 @@ def capture_snapshot(
     include_dom_rects: bool | None = None,
     include_blended_background_colors: bool | None = None,
     include_text_color_opacities: bool | None = None,
-) -> Command[CaptureSnapshotResult]:
+) -> Command[CaptureSnapshotResult, CaptureSnapshotResultJSON]:
     """Returns a document snapshot, including the full DOM tree of the root node (including iframes,
     template contents, and imported documents) in a flattened array, as well as layout and
     white-listed computed style information for the nodes. Shadow DOM in the returned DOM tree is
@@ -171,19 +185,33 @@ def capture_snapshot(
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "CaptureSnapshotResult": "_results",
+    "CaptureSnapshotResultJSON": "_wire",
     "ComputedStyle": "_types",
+    "ComputedStyleJSON": "_wire",
     "DOMNode": "_types",
+    "DOMNodeJSON": "_wire",
     "DocumentSnapshot": "_types",
+    "DocumentSnapshotJSON": "_wire",
     "GetSnapshotResult": "_results",
+    "GetSnapshotResultJSON": "_wire",
     "InlineTextBox": "_types",
+    "InlineTextBoxJSON": "_wire",
     "LayoutTreeNode": "_types",
+    "LayoutTreeNodeJSON": "_wire",
     "LayoutTreeSnapshot": "_types",
+    "LayoutTreeSnapshotJSON": "_wire",
     "NameValue": "_types",
+    "NameValueJSON": "_wire",
     "NodeTreeSnapshot": "_types",
+    "NodeTreeSnapshotJSON": "_wire",
     "RareBooleanData": "_types",
+    "RareBooleanDataJSON": "_wire",
     "RareIntegerData": "_types",
+    "RareIntegerDataJSON": "_wire",
     "RareStringData": "_types",
+    "RareStringDataJSON": "_wire",
     "TextBoxSnapshot": "_types",
+    "TextBoxSnapshotJSON": "_wire",
 }
 
 

@@ -21,6 +21,12 @@ if TYPE_CHECKING:
     from ._results import dom_storage as _results
     from ._results.dom_storage import GetDOMStorageItemsResult
     from ._types.dom_storage import StorageId
+    from ._wire.dom_storage import DomStorageItemAddedJSON as DomStorageItemAddedJSON
+    from ._wire.dom_storage import DomStorageItemRemovedJSON as DomStorageItemRemovedJSON
+    from ._wire.dom_storage import DomStorageItemsClearedJSON as DomStorageItemsClearedJSON
+    from ._wire.dom_storage import DomStorageItemUpdatedJSON as DomStorageItemUpdatedJSON
+    from ._wire.dom_storage import GetDOMStorageItemsResultJSON as GetDOMStorageItemsResultJSON
+    from ._wire.dom_storage import StorageIdJSON as StorageIdJSON
 
 __all__ = [
     "DomStorageItemAdded",
@@ -82,7 +88,9 @@ def enable() -> Command[None]:
     return Command("DOMStorage.enable", {})
 
 
-def get_dom_storage_items(storage_id: StorageId) -> Command[GetDOMStorageItemsResult]:
+def get_dom_storage_items(
+    storage_id: StorageId,
+) -> Command[GetDOMStorageItemsResult, GetDOMStorageItemsResultJSON]:
     """Sends ``DOMStorage.getDOMStorageItems``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/DOMStorage/#method-getDOMStorageItems
@@ -128,11 +136,17 @@ def set_dom_storage_item(storage_id: StorageId, key: str, value: str) -> Command
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "DomStorageItemAdded": "_events",
+    "DomStorageItemAddedJSON": "_wire",
     "DomStorageItemRemoved": "_events",
+    "DomStorageItemRemovedJSON": "_wire",
     "DomStorageItemUpdated": "_events",
+    "DomStorageItemUpdatedJSON": "_wire",
     "DomStorageItemsCleared": "_events",
+    "DomStorageItemsClearedJSON": "_wire",
     "GetDOMStorageItemsResult": "_results",
+    "GetDOMStorageItemsResultJSON": "_wire",
     "StorageId": "_types",
+    "StorageIdJSON": "_wire",
 }
 
 

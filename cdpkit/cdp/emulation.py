@@ -50,6 +50,33 @@ if TYPE_CHECKING:
         VirtualTimePolicy,
         WorkAreaInsets,
     )
+    from ._wire.emulation import AddScreenResultJSON as AddScreenResultJSON
+    from ._wire.emulation import CanEmulateResultJSON as CanEmulateResultJSON
+    from ._wire.emulation import DevicePostureJSON as DevicePostureJSON
+    from ._wire.emulation import DisplayFeatureJSON as DisplayFeatureJSON
+    from ._wire.emulation import (
+        GetOverriddenSensorInformationResultJSON as GetOverriddenSensorInformationResultJSON,
+    )
+    from ._wire.emulation import GetScreenInfosResultJSON as GetScreenInfosResultJSON
+    from ._wire.emulation import MediaFeatureJSON as MediaFeatureJSON
+    from ._wire.emulation import PressureMetadataJSON as PressureMetadataJSON
+    from ._wire.emulation import SafeAreaInsetsJSON as SafeAreaInsetsJSON
+    from ._wire.emulation import ScreenInfoJSON as ScreenInfoJSON
+    from ._wire.emulation import ScreenOrientationJSON as ScreenOrientationJSON
+    from ._wire.emulation import (
+        ScreenOrientationLockChangedJSON as ScreenOrientationLockChangedJSON,
+    )
+    from ._wire.emulation import SensorMetadataJSON as SensorMetadataJSON
+    from ._wire.emulation import SensorReadingJSON as SensorReadingJSON
+    from ._wire.emulation import SensorReadingQuaternionJSON as SensorReadingQuaternionJSON
+    from ._wire.emulation import SensorReadingSingleJSON as SensorReadingSingleJSON
+    from ._wire.emulation import SensorReadingXYZJSON as SensorReadingXYZJSON
+    from ._wire.emulation import SetVirtualTimePolicyResultJSON as SetVirtualTimePolicyResultJSON
+    from ._wire.emulation import UpdateScreenResultJSON as UpdateScreenResultJSON
+    from ._wire.emulation import UserAgentBrandVersionJSON as UserAgentBrandVersionJSON
+    from ._wire.emulation import UserAgentMetadataJSON as UserAgentMetadataJSON
+    from ._wire.emulation import VirtualTimeBudgetExpiredJSON as VirtualTimeBudgetExpiredJSON
+    from ._wire.emulation import WorkAreaInsetsJSON as WorkAreaInsetsJSON
 
 __all__ = [
     "AddScreenResult",
@@ -143,7 +170,7 @@ See https://chromedevtools.github.io/devtools-protocol/tot/Emulation/#type-Scree
 """
 
 
-def can_emulate() -> Command[CanEmulateResult]:
+def can_emulate() -> Command[CanEmulateResult, CanEmulateResultJSON]:
     """**Deprecated.** Tells whether emulation is supported.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Emulation/#method-canEmulate
@@ -544,7 +571,7 @@ def set_geolocation_override(
 
 def get_overridden_sensor_information(
     type: SensorType | Literal["absolute-orientation", "accelerometer", "ambient-light", "gravity", "gyroscope", "linear-acceleration", "magnetometer", "relative-orientation"],
-) -> Command[GetOverriddenSensorInformationResult]:
+) -> Command[GetOverriddenSensorInformationResult, GetOverriddenSensorInformationResultJSON]:
     """**Experimental.** Sends ``Emulation.getOverriddenSensorInformation``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Emulation/#method-getOverriddenSensorInformation
@@ -725,7 +752,7 @@ def set_virtual_time_policy(
     budget: float | None = None,
     max_virtual_time_task_starvation_count: int | None = None,
     initial_virtual_time: network.TimeSinceEpoch | None = None,
-) -> Command[SetVirtualTimePolicyResult]:
+) -> Command[SetVirtualTimePolicyResult, SetVirtualTimePolicyResultJSON]:
     """**Experimental.** Turns on virtual time for all frames (replacing real-time with a synthetic time source) and sets
     the current virtual time policy.  Note this supersedes any previous time budget.
 
@@ -907,7 +934,7 @@ def set_small_viewport_height_difference_override(difference: int) -> Command[No
     return Command("Emulation.setSmallViewportHeightDifferenceOverride", params)
 
 
-def get_screen_infos() -> Command[GetScreenInfosResult]:
+def get_screen_infos() -> Command[GetScreenInfosResult, GetScreenInfosResultJSON]:
     """**Experimental.** Returns device's screen configuration. In headful mode, the physical screens configuration is returned,
     whereas in headless mode, a virtual headless screen configuration is provided instead.
 
@@ -931,7 +958,7 @@ def add_screen(
     color_depth: int | None = None,
     label: str | None = None,
     is_internal: bool | None = None,
-) -> Command[AddScreenResult]:
+) -> Command[AddScreenResult, AddScreenResultJSON]:
     """**Experimental.** Add a new screen to the device. Only supported in headless mode.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Emulation/#method-addScreen
@@ -980,7 +1007,7 @@ def update_screen(
     color_depth: int | None = None,
     label: str | None = None,
     is_internal: bool | None = None,
-) -> Command[UpdateScreenResult]:
+) -> Command[UpdateScreenResult, UpdateScreenResultJSON]:
     """**Experimental.** Updates specified screen parameters. Only supported in headless mode.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Emulation/#method-updateScreen
@@ -1056,36 +1083,59 @@ def set_primary_screen(screen_id: ScreenId) -> Command[None]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "AddScreenResult": "_results",
+    "AddScreenResultJSON": "_wire",
     "CanEmulateResult": "_results",
+    "CanEmulateResultJSON": "_wire",
     "DevicePosture": "_types",
+    "DevicePostureJSON": "_wire",
     "DevicePostureType": "_types",
     "DisabledImageType": "_types",
     "DisplayFeature": "_types",
+    "DisplayFeatureJSON": "_wire",
     "DisplayFeatureOrientation": "_types",
     "GetOverriddenSensorInformationResult": "_results",
+    "GetOverriddenSensorInformationResultJSON": "_wire",
     "GetScreenInfosResult": "_results",
+    "GetScreenInfosResultJSON": "_wire",
     "MediaFeature": "_types",
+    "MediaFeatureJSON": "_wire",
     "PressureMetadata": "_types",
+    "PressureMetadataJSON": "_wire",
     "PressureSource": "_types",
     "PressureState": "_types",
     "SafeAreaInsets": "_types",
+    "SafeAreaInsetsJSON": "_wire",
     "ScreenInfo": "_types",
+    "ScreenInfoJSON": "_wire",
     "ScreenOrientation": "_types",
+    "ScreenOrientationJSON": "_wire",
     "ScreenOrientationLockChanged": "_events",
+    "ScreenOrientationLockChangedJSON": "_wire",
     "ScreenOrientationType": "_types",
     "SensorMetadata": "_types",
+    "SensorMetadataJSON": "_wire",
     "SensorReading": "_types",
+    "SensorReadingJSON": "_wire",
     "SensorReadingQuaternion": "_types",
+    "SensorReadingQuaternionJSON": "_wire",
     "SensorReadingSingle": "_types",
+    "SensorReadingSingleJSON": "_wire",
     "SensorReadingXYZ": "_types",
+    "SensorReadingXYZJSON": "_wire",
     "SensorType": "_types",
     "SetVirtualTimePolicyResult": "_results",
+    "SetVirtualTimePolicyResultJSON": "_wire",
     "UpdateScreenResult": "_results",
+    "UpdateScreenResultJSON": "_wire",
     "UserAgentBrandVersion": "_types",
+    "UserAgentBrandVersionJSON": "_wire",
     "UserAgentMetadata": "_types",
+    "UserAgentMetadataJSON": "_wire",
     "VirtualTimeBudgetExpired": "_events",
+    "VirtualTimeBudgetExpiredJSON": "_wire",
     "VirtualTimePolicy": "_types",
     "WorkAreaInsets": "_types",
+    "WorkAreaInsetsJSON": "_wire",
 }
 
 

@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from ._results import extensions as _results
     from ._results.extensions import GetExtensionsResult, GetStorageItemsResult, LoadUnpackedResult
     from ._types.extensions import ExtensionInfo, StorageArea
+    from ._wire.extensions import ExtensionInfoJSON as ExtensionInfoJSON
+    from ._wire.extensions import GetExtensionsResultJSON as GetExtensionsResultJSON
+    from ._wire.extensions import GetStorageItemsResultJSON as GetStorageItemsResultJSON
+    from ._wire.extensions import LoadUnpackedResultJSON as LoadUnpackedResultJSON
 
 __all__ = [
     "ExtensionInfo",
@@ -50,7 +54,7 @@ def load_unpacked(
     path: str,
     *,
     enable_in_incognito: bool | None = None,
-) -> Command[LoadUnpackedResult]:
+) -> Command[LoadUnpackedResult, LoadUnpackedResultJSON]:
     """Installs an unpacked extension from the filesystem similar to
     --load-extension CLI flags. Returns extension ID once the extension
     has been installed.
@@ -70,7 +74,7 @@ def load_unpacked(
     return Command("Extensions.loadUnpacked", params, _results.LoadUnpackedResult)
 
 
-def get_extensions() -> Command[GetExtensionsResult]:
+def get_extensions() -> Command[GetExtensionsResult, GetExtensionsResultJSON]:
     """Gets a list of all unpacked extensions.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Extensions/#method-getExtensions
@@ -98,7 +102,7 @@ def get_storage_items(
     storage_area: StorageArea | Literal["session", "local", "sync", "managed"],
     *,
     keys: list[str] | None = None,
-) -> Command[GetStorageItemsResult]:
+) -> Command[GetStorageItemsResult, GetStorageItemsResultJSON]:
     """Gets data from extension storage in the given `storageArea`. If `keys` is
     specified, these are used to filter the result.
 
@@ -175,9 +179,13 @@ def set_storage_items(
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "ExtensionInfo": "_types",
+    "ExtensionInfoJSON": "_wire",
     "GetExtensionsResult": "_results",
+    "GetExtensionsResultJSON": "_wire",
     "GetStorageItemsResult": "_results",
+    "GetStorageItemsResultJSON": "_wire",
     "LoadUnpackedResult": "_results",
+    "LoadUnpackedResultJSON": "_wire",
     "StorageArea": "_types",
 }
 

@@ -14,6 +14,9 @@ from cdpkit._model import Command
 if TYPE_CHECKING:
     from ._events.fed_cm import DialogClosed, DialogShown
     from ._types.fed_cm import Account, AccountUrlType, DialogButton, DialogType, LoginState
+    from ._wire.fed_cm import AccountJSON as AccountJSON
+    from ._wire.fed_cm import DialogClosedJSON as DialogClosedJSON
+    from ._wire.fed_cm import DialogShownJSON as DialogShownJSON
 
 __all__ = [
     "Account",
@@ -132,10 +135,13 @@ def reset_cooldown() -> Command[None]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "Account": "_types",
+    "AccountJSON": "_wire",
     "AccountUrlType": "_types",
     "DialogButton": "_types",
     "DialogClosed": "_events",
+    "DialogClosedJSON": "_wire",
     "DialogShown": "_events",
+    "DialogShownJSON": "_wire",
     "DialogType": "_types",
     "LoginState": "_types",
 }

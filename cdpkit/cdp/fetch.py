@@ -27,6 +27,16 @@ if TYPE_CHECKING:
         RequestPattern,
         RequestStage,
     )
+    from ._wire.fetch import AuthChallengeJSON as AuthChallengeJSON
+    from ._wire.fetch import AuthChallengeResponseJSON as AuthChallengeResponseJSON
+    from ._wire.fetch import AuthRequiredJSON as AuthRequiredJSON
+    from ._wire.fetch import GetResponseBodyResultJSON as GetResponseBodyResultJSON
+    from ._wire.fetch import HeaderEntryJSON as HeaderEntryJSON
+    from ._wire.fetch import RequestPatternJSON as RequestPatternJSON
+    from ._wire.fetch import RequestPausedJSON as RequestPausedJSON
+    from ._wire.fetch import (
+        TakeResponseBodyAsStreamResultJSON as TakeResponseBodyAsStreamResultJSON,
+    )
 
 __all__ = [
     "AuthChallenge",
@@ -240,7 +250,9 @@ def continue_response(
     return Command("Fetch.continueResponse", params)
 
 
-def get_response_body(request_id: RequestId) -> Command[GetResponseBodyResult]:
+def get_response_body(
+    request_id: RequestId,
+) -> Command[GetResponseBodyResult, GetResponseBodyResultJSON]:
     """Causes the body of the response to be received from the server and
     returned as a single string. May only be issued for a request that
     is paused in the Response stage and is mutually exclusive with
@@ -264,7 +276,9 @@ def get_response_body(request_id: RequestId) -> Command[GetResponseBodyResult]:
     return Command("Fetch.getResponseBody", params, _results.GetResponseBodyResult)
 
 
-def take_response_body_as_stream(request_id: RequestId) -> Command[TakeResponseBodyAsStreamResult]:
+def take_response_body_as_stream(
+    request_id: RequestId,
+) -> Command[TakeResponseBodyAsStreamResult, TakeResponseBodyAsStreamResultJSON]:
     """Returns a handle to the stream representing the response body.
     The request must be paused in the HeadersReceived stage.
     Note that after this command the request can't be continued
@@ -292,16 +306,24 @@ def take_response_body_as_stream(request_id: RequestId) -> Command[TakeResponseB
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "AuthChallenge": "_types",
+    "AuthChallengeJSON": "_wire",
     "AuthChallengeResponse": "_types",
+    "AuthChallengeResponseJSON": "_wire",
     "AuthChallengeResponseResponse": "_types",
     "AuthChallengeSource": "_types",
     "AuthRequired": "_events",
+    "AuthRequiredJSON": "_wire",
     "GetResponseBodyResult": "_results",
+    "GetResponseBodyResultJSON": "_wire",
     "HeaderEntry": "_types",
+    "HeaderEntryJSON": "_wire",
     "RequestPattern": "_types",
+    "RequestPatternJSON": "_wire",
     "RequestPaused": "_events",
+    "RequestPausedJSON": "_wire",
     "RequestStage": "_types",
     "TakeResponseBodyAsStreamResult": "_results",
+    "TakeResponseBodyAsStreamResultJSON": "_wire",
 }
 
 

@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from ._results import file_system as _results
     from ._results.file_system import GetDirectoryResult
     from ._types.file_system import BucketFileSystemLocator, Directory, File
+    from ._wire.file_system import BucketFileSystemLocatorJSON as BucketFileSystemLocatorJSON
+    from ._wire.file_system import DirectoryJSON as DirectoryJSON
+    from ._wire.file_system import FileJSON as FileJSON
+    from ._wire.file_system import GetDirectoryResultJSON as GetDirectoryResultJSON
 
 __all__ = [
     "BucketFileSystemLocator",
@@ -29,7 +33,7 @@ __all__ = [
 
 def get_directory(
     bucket_file_system_locator: BucketFileSystemLocator,
-) -> Command[GetDirectoryResult]:
+) -> Command[GetDirectoryResult, GetDirectoryResultJSON]:
     """Sends ``FileSystem.getDirectory``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/FileSystem/#method-getDirectory
@@ -48,9 +52,13 @@ def get_directory(
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "BucketFileSystemLocator": "_types",
+    "BucketFileSystemLocatorJSON": "_wire",
     "Directory": "_types",
+    "DirectoryJSON": "_wire",
     "File": "_types",
+    "FileJSON": "_wire",
     "GetDirectoryResult": "_results",
+    "GetDirectoryResultJSON": "_wire",
 }
 
 

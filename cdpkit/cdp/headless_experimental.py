@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from ._results import headless_experimental as _results
     from ._results.headless_experimental import BeginFrameResult
     from ._types.headless_experimental import ScreenshotParams, ScreenshotParamsFormat
+    from ._wire.headless_experimental import BeginFrameResultJSON as BeginFrameResultJSON
+    from ._wire.headless_experimental import ScreenshotParamsJSON as ScreenshotParamsJSON
 
 __all__ = [
     "BeginFrameResult",
@@ -34,7 +36,7 @@ def begin_frame(
     interval: float | None = None,
     no_display_updates: bool | None = None,
     screenshot: ScreenshotParams | None = None,
-) -> Command[BeginFrameResult]:
+) -> Command[BeginFrameResult, BeginFrameResultJSON]:
     """Sends a BeginFrame to the target and returns when the frame was completed. Optionally captures a
     screenshot from the resulting frame. Requires that the target was created with enabled
     BeginFrameControl. Designed for use with --run-all-compositor-stages-before-draw, see also
@@ -89,8 +91,10 @@ def enable() -> Command[None]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "BeginFrameResult": "_results",
+    "BeginFrameResultJSON": "_wire",
     "ScreenshotParams": "_types",
     "ScreenshotParamsFormat": "_types",
+    "ScreenshotParamsJSON": "_wire",
 }
 
 

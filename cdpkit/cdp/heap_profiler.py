@@ -34,6 +34,22 @@ if TYPE_CHECKING:
         SamplingHeapProfileNode,
         SamplingHeapProfileSample,
     )
+    from ._wire.heap_profiler import AddHeapSnapshotChunkJSON as AddHeapSnapshotChunkJSON
+    from ._wire.heap_profiler import GetHeapObjectIdResultJSON as GetHeapObjectIdResultJSON
+    from ._wire.heap_profiler import (
+        GetObjectByHeapObjectIdResultJSON as GetObjectByHeapObjectIdResultJSON,
+    )
+    from ._wire.heap_profiler import GetSamplingProfileResultJSON as GetSamplingProfileResultJSON
+    from ._wire.heap_profiler import HeapStatsUpdateJSON as HeapStatsUpdateJSON
+    from ._wire.heap_profiler import LastSeenObjectIdJSON as LastSeenObjectIdJSON
+    from ._wire.heap_profiler import (
+        ReportHeapSnapshotProgressJSON as ReportHeapSnapshotProgressJSON,
+    )
+    from ._wire.heap_profiler import ResetProfilesJSON as ResetProfilesJSON
+    from ._wire.heap_profiler import SamplingHeapProfileJSON as SamplingHeapProfileJSON
+    from ._wire.heap_profiler import SamplingHeapProfileNodeJSON as SamplingHeapProfileNodeJSON
+    from ._wire.heap_profiler import SamplingHeapProfileSampleJSON as SamplingHeapProfileSampleJSON
+    from ._wire.heap_profiler import StopSamplingResultJSON as StopSamplingResultJSON
 
 __all__ = [
     "AddHeapSnapshotChunk",
@@ -108,7 +124,9 @@ def enable() -> Command[None]:
     return Command("HeapProfiler.enable", {})
 
 
-def get_heap_object_id(object_id: runtime.RemoteObjectId) -> Command[GetHeapObjectIdResult]:
+def get_heap_object_id(
+    object_id: runtime.RemoteObjectId,
+) -> Command[GetHeapObjectIdResult, GetHeapObjectIdResultJSON]:
     """Sends ``HeapProfiler.getHeapObjectId``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/HeapProfiler/#method-getHeapObjectId
@@ -127,7 +145,7 @@ def get_object_by_heap_object_id(
     object_id: HeapSnapshotObjectId,
     *,
     object_group: str | None = None,
-) -> Command[GetObjectByHeapObjectIdResult]:
+) -> Command[GetObjectByHeapObjectIdResult, GetObjectByHeapObjectIdResultJSON]:
     """Sends ``HeapProfiler.getObjectByHeapObjectId``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/HeapProfiler/#method-getObjectByHeapObjectId
@@ -145,7 +163,7 @@ def get_object_by_heap_object_id(
     return Command("HeapProfiler.getObjectByHeapObjectId", params, _results.GetObjectByHeapObjectIdResult)
 
 
-def get_sampling_profile() -> Command[GetSamplingProfileResult]:
+def get_sampling_profile() -> Command[GetSamplingProfileResult, GetSamplingProfileResultJSON]:
     """Sends ``HeapProfiler.getSamplingProfile``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/HeapProfiler/#method-getSamplingProfile
@@ -212,7 +230,7 @@ def start_tracking_heap_objects(*, track_allocations: bool | None = None) -> Com
     return Command("HeapProfiler.startTrackingHeapObjects", params)
 
 
-def stop_sampling() -> Command[StopSamplingResult]:
+def stop_sampling() -> Command[StopSamplingResult, StopSamplingResultJSON]:
     """Sends ``HeapProfiler.stopSampling``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/HeapProfiler/#method-stopSampling
@@ -287,17 +305,29 @@ def take_heap_snapshot(
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "AddHeapSnapshotChunk": "_events",
+    "AddHeapSnapshotChunkJSON": "_wire",
     "GetHeapObjectIdResult": "_results",
+    "GetHeapObjectIdResultJSON": "_wire",
     "GetObjectByHeapObjectIdResult": "_results",
+    "GetObjectByHeapObjectIdResultJSON": "_wire",
     "GetSamplingProfileResult": "_results",
+    "GetSamplingProfileResultJSON": "_wire",
     "HeapStatsUpdate": "_events",
+    "HeapStatsUpdateJSON": "_wire",
     "LastSeenObjectId": "_events",
+    "LastSeenObjectIdJSON": "_wire",
     "ReportHeapSnapshotProgress": "_events",
+    "ReportHeapSnapshotProgressJSON": "_wire",
     "ResetProfiles": "_events",
+    "ResetProfilesJSON": "_wire",
     "SamplingHeapProfile": "_types",
+    "SamplingHeapProfileJSON": "_wire",
     "SamplingHeapProfileNode": "_types",
+    "SamplingHeapProfileNodeJSON": "_wire",
     "SamplingHeapProfileSample": "_types",
+    "SamplingHeapProfileSampleJSON": "_wire",
     "StopSamplingResult": "_results",
+    "StopSamplingResultJSON": "_wire",
 }
 
 

@@ -33,6 +33,17 @@ if TYPE_CHECKING:
         ObjectStore,
         ObjectStoreIndex,
     )
+    from ._wire.indexed_db import DatabaseWithObjectStoresJSON as DatabaseWithObjectStoresJSON
+    from ._wire.indexed_db import DataEntryJSON as DataEntryJSON
+    from ._wire.indexed_db import GetMetadataResultJSON as GetMetadataResultJSON
+    from ._wire.indexed_db import KeyJSON as KeyJSON
+    from ._wire.indexed_db import KeyPathJSON as KeyPathJSON
+    from ._wire.indexed_db import KeyRangeJSON as KeyRangeJSON
+    from ._wire.indexed_db import ObjectStoreIndexJSON as ObjectStoreIndexJSON
+    from ._wire.indexed_db import ObjectStoreJSON as ObjectStoreJSON
+    from ._wire.indexed_db import RequestDatabaseNamesResultJSON as RequestDatabaseNamesResultJSON
+    from ._wire.indexed_db import RequestDatabaseResultJSON as RequestDatabaseResultJSON
+    from ._wire.indexed_db import RequestDataResultJSON as RequestDataResultJSON
 
 __all__ = [
     "DataEntry",
@@ -177,7 +188,7 @@ def request_data(
     storage_bucket: storage.StorageBucket | None = None,
     index_name: str | None = None,
     key_range: KeyRange | None = None,
-) -> Command[RequestDataResult]:
+) -> Command[RequestDataResult, RequestDataResultJSON]:
     """Requests data from object store or index.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/IndexedDB/#method-requestData
@@ -218,7 +229,7 @@ def get_metadata(
     security_origin: str | None = None,
     storage_key: str | None = None,
     storage_bucket: storage.StorageBucket | None = None,
-) -> Command[GetMetadataResult]:
+) -> Command[GetMetadataResult, GetMetadataResultJSON]:
     """Gets metadata of an object store.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/IndexedDB/#method-getMetadata
@@ -250,7 +261,7 @@ def request_database(
     security_origin: str | None = None,
     storage_key: str | None = None,
     storage_bucket: storage.StorageBucket | None = None,
-) -> Command[RequestDatabaseResult]:
+) -> Command[RequestDatabaseResult, RequestDatabaseResultJSON]:
     """Requests database with given name in given frame.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/IndexedDB/#method-requestDatabase
@@ -280,7 +291,7 @@ def request_database_names(
     security_origin: str | None = None,
     storage_key: str | None = None,
     storage_bucket: storage.StorageBucket | None = None,
-) -> Command[RequestDatabaseNamesResult]:
+) -> Command[RequestDatabaseNamesResult, RequestDatabaseNamesResultJSON]:
     """Requests database names for given security origin.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/IndexedDB/#method-requestDatabaseNames
@@ -308,18 +319,29 @@ def request_database_names(
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "DataEntry": "_types",
+    "DataEntryJSON": "_wire",
     "DatabaseWithObjectStores": "_types",
+    "DatabaseWithObjectStoresJSON": "_wire",
     "GetMetadataResult": "_results",
+    "GetMetadataResultJSON": "_wire",
     "Key": "_types",
+    "KeyJSON": "_wire",
     "KeyPath": "_types",
+    "KeyPathJSON": "_wire",
     "KeyPathType": "_types",
     "KeyRange": "_types",
+    "KeyRangeJSON": "_wire",
     "KeyType": "_types",
     "ObjectStore": "_types",
     "ObjectStoreIndex": "_types",
+    "ObjectStoreIndexJSON": "_wire",
+    "ObjectStoreJSON": "_wire",
     "RequestDataResult": "_results",
+    "RequestDataResultJSON": "_wire",
     "RequestDatabaseNamesResult": "_results",
+    "RequestDatabaseNamesResultJSON": "_wire",
     "RequestDatabaseResult": "_results",
+    "RequestDatabaseResultJSON": "_wire",
 }
 
 

@@ -14,6 +14,10 @@ from cdpkit._model import Command
 if TYPE_CHECKING:
     from ._events.input_ import DragIntercepted
     from ._types.input_ import DragData, DragDataItem, GestureSourceType, MouseButton, TouchPoint
+    from ._wire.input_ import DragDataItemJSON as DragDataItemJSON
+    from ._wire.input_ import DragDataJSON as DragDataJSON
+    from ._wire.input_ import DragInterceptedJSON as DragInterceptedJSON
+    from ._wire.input_ import TouchPointJSON as TouchPointJSON
 
 __all__ = [
     "DragData",
@@ -494,10 +498,14 @@ def synthesize_tap_gesture(
 _LAZY_NAMES: dict[str, str] = {
     "DragData": "_types",
     "DragDataItem": "_types",
+    "DragDataItemJSON": "_wire",
+    "DragDataJSON": "_wire",
     "DragIntercepted": "_events",
+    "DragInterceptedJSON": "_wire",
     "GestureSourceType": "_types",
     "MouseButton": "_types",
     "TouchPoint": "_types",
+    "TouchPointJSON": "_wire",
 }
 
 

@@ -18,6 +18,10 @@ if TYPE_CHECKING:
         TargetReloadedAfterCrash,
         WorkerScriptLoaded,
     )
+    from ._wire.inspector import DetachedJSON as DetachedJSON
+    from ._wire.inspector import TargetCrashedJSON as TargetCrashedJSON
+    from ._wire.inspector import TargetReloadedAfterCrashJSON as TargetReloadedAfterCrashJSON
+    from ._wire.inspector import WorkerScriptLoadedJSON as WorkerScriptLoadedJSON
 
 __all__ = [
     "Detached",
@@ -49,9 +53,13 @@ def enable() -> Command[None]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "Detached": "_events",
+    "DetachedJSON": "_wire",
     "TargetCrashed": "_events",
+    "TargetCrashedJSON": "_wire",
     "TargetReloadedAfterCrash": "_events",
+    "TargetReloadedAfterCrashJSON": "_wire",
     "WorkerScriptLoaded": "_events",
+    "WorkerScriptLoadedJSON": "_wire",
 }
 
 

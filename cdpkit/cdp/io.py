@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from . import runtime
     from ._results import io as _results
     from ._results.io import ReadResult, ResolveBlobResult
+    from ._wire.io import ReadResultJSON as ReadResultJSON
+    from ._wire.io import ResolveBlobResultJSON as ResolveBlobResultJSON
 
 __all__ = [
     "ReadResult",
@@ -51,7 +53,7 @@ def read(
     *,
     offset: int | None = None,
     size: int | None = None,
-) -> Command[ReadResult]:
+) -> Command[ReadResult, ReadResultJSON]:
     """Read a chunk of the stream
 
     See https://chromedevtools.github.io/devtools-protocol/tot/IO/#method-read
@@ -73,7 +75,9 @@ def read(
     return Command("IO.read", params, _results.ReadResult)
 
 
-def resolve_blob(object_id: runtime.RemoteObjectId) -> Command[ResolveBlobResult]:
+def resolve_blob(
+    object_id: runtime.RemoteObjectId,
+) -> Command[ResolveBlobResult, ResolveBlobResultJSON]:
     """**Deprecated.** Return UUID of Blob object specified by a remote object id.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/IO/#method-resolveBlob
@@ -92,7 +96,9 @@ def resolve_blob(object_id: runtime.RemoteObjectId) -> Command[ResolveBlobResult
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "ReadResult": "_results",
+    "ReadResultJSON": "_wire",
     "ResolveBlobResult": "_results",
+    "ResolveBlobResultJSON": "_wire",
 }
 
 

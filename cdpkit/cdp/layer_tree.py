@@ -32,6 +32,18 @@ if TYPE_CHECKING:
         ScrollRectType,
         StickyPositionConstraint,
     )
+    from ._wire.layer_tree import CompositingReasonsResultJSON as CompositingReasonsResultJSON
+    from ._wire.layer_tree import LayerJSON as LayerJSON
+    from ._wire.layer_tree import LayerPaintedJSON as LayerPaintedJSON
+    from ._wire.layer_tree import LayerTreeDidChangeJSON as LayerTreeDidChangeJSON
+    from ._wire.layer_tree import LoadSnapshotResultJSON as LoadSnapshotResultJSON
+    from ._wire.layer_tree import MakeSnapshotResultJSON as MakeSnapshotResultJSON
+    from ._wire.layer_tree import PictureTileJSON as PictureTileJSON
+    from ._wire.layer_tree import ProfileSnapshotResultJSON as ProfileSnapshotResultJSON
+    from ._wire.layer_tree import ReplaySnapshotResultJSON as ReplaySnapshotResultJSON
+    from ._wire.layer_tree import ScrollRectJSON as ScrollRectJSON
+    from ._wire.layer_tree import SnapshotCommandLogResultJSON as SnapshotCommandLogResultJSON
+    from ._wire.layer_tree import StickyPositionConstraintJSON as StickyPositionConstraintJSON
 
 __all__ = [
     "CompositingReasonsResult",
@@ -83,7 +95,9 @@ See https://chromedevtools.github.io/devtools-protocol/tot/LayerTree/#type-Paint
 """
 
 
-def compositing_reasons(layer_id: LayerId) -> Command[CompositingReasonsResult]:
+def compositing_reasons(
+    layer_id: LayerId,
+) -> Command[CompositingReasonsResult, CompositingReasonsResultJSON]:
     """Provides the reasons why the given layer was composited.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/LayerTree/#method-compositingReasons
@@ -114,7 +128,7 @@ def enable() -> Command[None]:
     return Command("LayerTree.enable", {})
 
 
-def load_snapshot(tiles: list[PictureTile]) -> Command[LoadSnapshotResult]:
+def load_snapshot(tiles: list[PictureTile]) -> Command[LoadSnapshotResult, LoadSnapshotResultJSON]:
     """Returns the snapshot identifier.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/LayerTree/#method-loadSnapshot
@@ -129,7 +143,7 @@ def load_snapshot(tiles: list[PictureTile]) -> Command[LoadSnapshotResult]:
     return Command("LayerTree.loadSnapshot", params, _results.LoadSnapshotResult)
 
 
-def make_snapshot(layer_id: LayerId) -> Command[MakeSnapshotResult]:
+def make_snapshot(layer_id: LayerId) -> Command[MakeSnapshotResult, MakeSnapshotResultJSON]:
     """Returns the layer snapshot identifier.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/LayerTree/#method-makeSnapshot
@@ -150,7 +164,7 @@ def profile_snapshot(
     min_repeat_count: int | None = None,
     min_duration: float | None = None,
     clip_rect: dom.Rect | None = None,
-) -> Command[ProfileSnapshotResult]:
+) -> Command[ProfileSnapshotResult, ProfileSnapshotResultJSON]:
     """Sends ``LayerTree.profileSnapshot``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/LayerTree/#method-profileSnapshot
@@ -192,7 +206,7 @@ def replay_snapshot(
     from_step: int | None = None,
     to_step: int | None = None,
     scale: float | None = None,
-) -> Command[ReplaySnapshotResult]:
+) -> Command[ReplaySnapshotResult, ReplaySnapshotResultJSON]:
     """Replays the layer snapshot and returns the resulting bitmap.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/LayerTree/#method-replaySnapshot
@@ -216,7 +230,9 @@ def replay_snapshot(
     return Command("LayerTree.replaySnapshot", params, _results.ReplaySnapshotResult)
 
 
-def snapshot_command_log(snapshot_id: SnapshotId) -> Command[SnapshotCommandLogResult]:
+def snapshot_command_log(
+    snapshot_id: SnapshotId,
+) -> Command[SnapshotCommandLogResult, SnapshotCommandLogResultJSON]:
     """Replays the layer snapshot and returns canvas log.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/LayerTree/#method-snapshotCommandLog
@@ -235,18 +251,30 @@ def snapshot_command_log(snapshot_id: SnapshotId) -> Command[SnapshotCommandLogR
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "CompositingReasonsResult": "_results",
+    "CompositingReasonsResultJSON": "_wire",
     "Layer": "_types",
+    "LayerJSON": "_wire",
     "LayerPainted": "_events",
+    "LayerPaintedJSON": "_wire",
     "LayerTreeDidChange": "_events",
+    "LayerTreeDidChangeJSON": "_wire",
     "LoadSnapshotResult": "_results",
+    "LoadSnapshotResultJSON": "_wire",
     "MakeSnapshotResult": "_results",
+    "MakeSnapshotResultJSON": "_wire",
     "PictureTile": "_types",
+    "PictureTileJSON": "_wire",
     "ProfileSnapshotResult": "_results",
+    "ProfileSnapshotResultJSON": "_wire",
     "ReplaySnapshotResult": "_results",
+    "ReplaySnapshotResultJSON": "_wire",
     "ScrollRect": "_types",
+    "ScrollRectJSON": "_wire",
     "ScrollRectType": "_types",
     "SnapshotCommandLogResult": "_results",
+    "SnapshotCommandLogResultJSON": "_wire",
     "StickyPositionConstraint": "_types",
+    "StickyPositionConstraintJSON": "_wire",
 }
 
 

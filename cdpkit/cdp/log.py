@@ -23,6 +23,9 @@ if TYPE_CHECKING:
         ViolationSetting,
         ViolationSettingName,
     )
+    from ._wire.log import EntryAddedJSON as EntryAddedJSON
+    from ._wire.log import LogEntryJSON as LogEntryJSON
+    from ._wire.log import ViolationSettingJSON as ViolationSettingJSON
 
 __all__ = [
     "EntryAdded",
@@ -89,11 +92,14 @@ def stop_violations_report() -> Command[None]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "EntryAdded": "_events",
+    "EntryAddedJSON": "_wire",
     "LogEntry": "_types",
     "LogEntryCategory": "_types",
+    "LogEntryJSON": "_wire",
     "LogEntryLevel": "_types",
     "LogEntrySource": "_types",
     "ViolationSetting": "_types",
+    "ViolationSettingJSON": "_wire",
     "ViolationSettingName": "_types",
 }
 

@@ -28,6 +28,17 @@ if TYPE_CHECKING:
         PlayerMessageLevel,
         PlayerProperty,
     )
+    from ._wire.media import PlayerCreatedJSON as PlayerCreatedJSON
+    from ._wire.media import PlayerErrorJSON as PlayerErrorJSON
+    from ._wire.media import PlayerErrorSourceLocationJSON as PlayerErrorSourceLocationJSON
+    from ._wire.media import PlayerErrorsRaisedJSON as PlayerErrorsRaisedJSON
+    from ._wire.media import PlayerEventJSON as PlayerEventJSON
+    from ._wire.media import PlayerEventsAddedJSON as PlayerEventsAddedJSON
+    from ._wire.media import PlayerJSON as PlayerJSON
+    from ._wire.media import PlayerMessageJSON as PlayerMessageJSON
+    from ._wire.media import PlayerMessagesLoggedJSON as PlayerMessagesLoggedJSON
+    from ._wire.media import PlayerPropertiesChangedJSON as PlayerPropertiesChangedJSON
+    from ._wire.media import PlayerPropertyJSON as PlayerPropertyJSON
 
 __all__ = [
     "Player",
@@ -84,16 +95,27 @@ def disable() -> Command[None]:
 _LAZY_NAMES: dict[str, str] = {
     "Player": "_types",
     "PlayerCreated": "_events",
+    "PlayerCreatedJSON": "_wire",
     "PlayerError": "_types",
+    "PlayerErrorJSON": "_wire",
     "PlayerErrorSourceLocation": "_types",
+    "PlayerErrorSourceLocationJSON": "_wire",
     "PlayerErrorsRaised": "_events",
+    "PlayerErrorsRaisedJSON": "_wire",
     "PlayerEvent": "_types",
+    "PlayerEventJSON": "_wire",
     "PlayerEventsAdded": "_events",
+    "PlayerEventsAddedJSON": "_wire",
+    "PlayerJSON": "_wire",
     "PlayerMessage": "_types",
+    "PlayerMessageJSON": "_wire",
     "PlayerMessageLevel": "_types",
     "PlayerMessagesLogged": "_events",
+    "PlayerMessagesLoggedJSON": "_wire",
     "PlayerPropertiesChanged": "_events",
+    "PlayerPropertiesChangedJSON": "_wire",
     "PlayerProperty": "_types",
+    "PlayerPropertyJSON": "_wire",
 }
 
 

@@ -27,6 +27,21 @@ if TYPE_CHECKING:
         SamplingProfile,
         SamplingProfileNode,
     )
+    from ._wire.memory import DOMCounterJSON as DOMCounterJSON
+    from ._wire.memory import (
+        GetAllTimeSamplingProfileResultJSON as GetAllTimeSamplingProfileResultJSON,
+    )
+    from ._wire.memory import (
+        GetBrowserSamplingProfileResultJSON as GetBrowserSamplingProfileResultJSON,
+    )
+    from ._wire.memory import (
+        GetDOMCountersForLeakDetectionResultJSON as GetDOMCountersForLeakDetectionResultJSON,
+    )
+    from ._wire.memory import GetDOMCountersResultJSON as GetDOMCountersResultJSON
+    from ._wire.memory import GetSamplingProfileResultJSON as GetSamplingProfileResultJSON
+    from ._wire.memory import ModuleJSON as ModuleJSON
+    from ._wire.memory import SamplingProfileJSON as SamplingProfileJSON
+    from ._wire.memory import SamplingProfileNodeJSON as SamplingProfileNodeJSON
 
 __all__ = [
     "DOMCounter",
@@ -53,7 +68,7 @@ __all__ = [
 ]
 
 
-def get_dom_counters() -> Command[GetDOMCountersResult]:
+def get_dom_counters() -> Command[GetDOMCountersResult, GetDOMCountersResultJSON]:
     """Retruns current DOM object counters.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Memory/#method-getDOMCounters
@@ -64,7 +79,8 @@ def get_dom_counters() -> Command[GetDOMCountersResult]:
     return Command("Memory.getDOMCounters", {}, _results.GetDOMCountersResult)
 
 
-def get_dom_counters_for_leak_detection() -> Command[GetDOMCountersForLeakDetectionResult]:
+def get_dom_counters_for_leak_detection(
+) -> Command[GetDOMCountersForLeakDetectionResult, GetDOMCountersForLeakDetectionResultJSON]:
     """Retruns DOM object counters after preparing renderer for leak detection.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Memory/#method-getDOMCountersForLeakDetection
@@ -147,7 +163,8 @@ def stop_sampling() -> Command[None]:
     return Command("Memory.stopSampling", {})
 
 
-def get_all_time_sampling_profile() -> Command[GetAllTimeSamplingProfileResult]:
+def get_all_time_sampling_profile(
+) -> Command[GetAllTimeSamplingProfileResult, GetAllTimeSamplingProfileResultJSON]:
     """Retrieve native memory allocations profile
     collected since renderer process startup.
 
@@ -159,7 +176,8 @@ def get_all_time_sampling_profile() -> Command[GetAllTimeSamplingProfileResult]:
     return Command("Memory.getAllTimeSamplingProfile", {}, _results.GetAllTimeSamplingProfileResult)
 
 
-def get_browser_sampling_profile() -> Command[GetBrowserSamplingProfileResult]:
+def get_browser_sampling_profile(
+) -> Command[GetBrowserSamplingProfileResult, GetBrowserSamplingProfileResultJSON]:
     """Retrieve native memory allocations profile
     collected since browser process startup.
 
@@ -171,7 +189,7 @@ def get_browser_sampling_profile() -> Command[GetBrowserSamplingProfileResult]:
     return Command("Memory.getBrowserSamplingProfile", {}, _results.GetBrowserSamplingProfileResult)
 
 
-def get_sampling_profile() -> Command[GetSamplingProfileResult]:
+def get_sampling_profile() -> Command[GetSamplingProfileResult, GetSamplingProfileResultJSON]:
     """Retrieve native memory allocations profile collected since last
     `startSampling` call.
 
@@ -187,15 +205,24 @@ def get_sampling_profile() -> Command[GetSamplingProfileResult]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "DOMCounter": "_types",
+    "DOMCounterJSON": "_wire",
     "GetAllTimeSamplingProfileResult": "_results",
+    "GetAllTimeSamplingProfileResultJSON": "_wire",
     "GetBrowserSamplingProfileResult": "_results",
+    "GetBrowserSamplingProfileResultJSON": "_wire",
     "GetDOMCountersForLeakDetectionResult": "_results",
+    "GetDOMCountersForLeakDetectionResultJSON": "_wire",
     "GetDOMCountersResult": "_results",
+    "GetDOMCountersResultJSON": "_wire",
     "GetSamplingProfileResult": "_results",
+    "GetSamplingProfileResultJSON": "_wire",
     "Module": "_types",
+    "ModuleJSON": "_wire",
     "PressureLevel": "_types",
     "SamplingProfile": "_types",
+    "SamplingProfileJSON": "_wire",
     "SamplingProfileNode": "_types",
+    "SamplingProfileNodeJSON": "_wire",
 }
 
 

@@ -174,6 +174,151 @@ if TYPE_CHECKING:
         WebSocketRequest,
         WebSocketResponse,
     )
+    from ._wire.network import AdAncestryJSON as AdAncestryJSON
+    from ._wire.network import AdProvenanceJSON as AdProvenanceJSON
+    from ._wire.network import AdScriptIdentifierJSON as AdScriptIdentifierJSON
+    from ._wire.network import AssociatedCookieJSON as AssociatedCookieJSON
+    from ._wire.network import AuthChallengeJSON as AuthChallengeJSON
+    from ._wire.network import AuthChallengeResponseJSON as AuthChallengeResponseJSON
+    from ._wire.network import BlockedSetCookieWithReasonJSON as BlockedSetCookieWithReasonJSON
+    from ._wire.network import BlockPatternJSON as BlockPatternJSON
+    from ._wire.network import CachedResourceJSON as CachedResourceJSON
+    from ._wire.network import CanClearBrowserCacheResultJSON as CanClearBrowserCacheResultJSON
+    from ._wire.network import CanClearBrowserCookiesResultJSON as CanClearBrowserCookiesResultJSON
+    from ._wire.network import (
+        CanEmulateNetworkConditionsResultJSON as CanEmulateNetworkConditionsResultJSON,
+    )
+    from ._wire.network import ChallengeEventDetailsJSON as ChallengeEventDetailsJSON
+    from ._wire.network import ClientSecurityStateJSON as ClientSecurityStateJSON
+    from ._wire.network import ConnectTimingJSON as ConnectTimingJSON
+    from ._wire.network import ContentSecurityPolicyStatusJSON as ContentSecurityPolicyStatusJSON
+    from ._wire.network import CookieJSON as CookieJSON
+    from ._wire.network import CookieParamJSON as CookieParamJSON
+    from ._wire.network import CookiePartitionKeyJSON as CookiePartitionKeyJSON
+    from ._wire.network import CorsErrorStatusJSON as CorsErrorStatusJSON
+    from ._wire.network import CreationEventDetailsJSON as CreationEventDetailsJSON
+    from ._wire.network import (
+        CrossOriginEmbedderPolicyStatusJSON as CrossOriginEmbedderPolicyStatusJSON,
+    )
+    from ._wire.network import (
+        CrossOriginOpenerPolicyStatusJSON as CrossOriginOpenerPolicyStatusJSON,
+    )
+    from ._wire.network import DataReceivedJSON as DataReceivedJSON
+    from ._wire.network import (
+        DeviceBoundSessionCookieCravingJSON as DeviceBoundSessionCookieCravingJSON,
+    )
+    from ._wire.network import (
+        DeviceBoundSessionEventOccurredJSON as DeviceBoundSessionEventOccurredJSON,
+    )
+    from ._wire.network import (
+        DeviceBoundSessionFailedRequestJSON as DeviceBoundSessionFailedRequestJSON,
+    )
+    from ._wire.network import (
+        DeviceBoundSessionInclusionRulesJSON as DeviceBoundSessionInclusionRulesJSON,
+    )
+    from ._wire.network import DeviceBoundSessionJSON as DeviceBoundSessionJSON
+    from ._wire.network import DeviceBoundSessionKeyJSON as DeviceBoundSessionKeyJSON
+    from ._wire.network import DeviceBoundSessionsAddedJSON as DeviceBoundSessionsAddedJSON
+    from ._wire.network import DeviceBoundSessionUrlRuleJSON as DeviceBoundSessionUrlRuleJSON
+    from ._wire.network import DeviceBoundSessionWithUsageJSON as DeviceBoundSessionWithUsageJSON
+    from ._wire.network import DirectTCPSocketAbortedJSON as DirectTCPSocketAbortedJSON
+    from ._wire.network import DirectTCPSocketChunkReceivedJSON as DirectTCPSocketChunkReceivedJSON
+    from ._wire.network import DirectTCPSocketChunkSentJSON as DirectTCPSocketChunkSentJSON
+    from ._wire.network import DirectTCPSocketClosedJSON as DirectTCPSocketClosedJSON
+    from ._wire.network import DirectTCPSocketCreatedJSON as DirectTCPSocketCreatedJSON
+    from ._wire.network import DirectTCPSocketOpenedJSON as DirectTCPSocketOpenedJSON
+    from ._wire.network import DirectTCPSocketOptionsJSON as DirectTCPSocketOptionsJSON
+    from ._wire.network import DirectUDPMessageJSON as DirectUDPMessageJSON
+    from ._wire.network import DirectUDPSocketAbortedJSON as DirectUDPSocketAbortedJSON
+    from ._wire.network import DirectUDPSocketChunkReceivedJSON as DirectUDPSocketChunkReceivedJSON
+    from ._wire.network import DirectUDPSocketChunkSentJSON as DirectUDPSocketChunkSentJSON
+    from ._wire.network import DirectUDPSocketClosedJSON as DirectUDPSocketClosedJSON
+    from ._wire.network import DirectUDPSocketCreatedJSON as DirectUDPSocketCreatedJSON
+    from ._wire.network import (
+        DirectUDPSocketJoinedMulticastGroupJSON as DirectUDPSocketJoinedMulticastGroupJSON,
+    )
+    from ._wire.network import (
+        DirectUDPSocketLeftMulticastGroupJSON as DirectUDPSocketLeftMulticastGroupJSON,
+    )
+    from ._wire.network import DirectUDPSocketOpenedJSON as DirectUDPSocketOpenedJSON
+    from ._wire.network import DirectUDPSocketOptionsJSON as DirectUDPSocketOptionsJSON
+    from ._wire.network import (
+        EmulateNetworkConditionsByRuleResultJSON as EmulateNetworkConditionsByRuleResultJSON,
+    )
+    from ._wire.network import EventSourceMessageReceivedJSON as EventSourceMessageReceivedJSON
+    from ._wire.network import ExemptedSetCookieWithReasonJSON as ExemptedSetCookieWithReasonJSON
+    from ._wire.network import FetchSchemefulSiteResultJSON as FetchSchemefulSiteResultJSON
+    from ._wire.network import GetAllCookiesResultJSON as GetAllCookiesResultJSON
+    from ._wire.network import GetCertificateResultJSON as GetCertificateResultJSON
+    from ._wire.network import GetCookiesResultJSON as GetCookiesResultJSON
+    from ._wire.network import GetRequestPostDataResultJSON as GetRequestPostDataResultJSON
+    from ._wire.network import GetResponseBodyResultJSON as GetResponseBodyResultJSON
+    from ._wire.network import (
+        GetSecurityIsolationStatusResultJSON as GetSecurityIsolationStatusResultJSON,
+    )
+    from ._wire.network import InitiatorJSON as InitiatorJSON
+    from ._wire.network import LoadingFailedJSON as LoadingFailedJSON
+    from ._wire.network import LoadingFinishedJSON as LoadingFinishedJSON
+    from ._wire.network import LoadNetworkResourceOptionsJSON as LoadNetworkResourceOptionsJSON
+    from ._wire.network import (
+        LoadNetworkResourcePageResultJSON as LoadNetworkResourcePageResultJSON,
+    )
+    from ._wire.network import LoadNetworkResourceResultJSON as LoadNetworkResourceResultJSON
+    from ._wire.network import NetworkConditionsJSON as NetworkConditionsJSON
+    from ._wire.network import PolicyUpdatedJSON as PolicyUpdatedJSON
+    from ._wire.network import PostDataEntryJSON as PostDataEntryJSON
+    from ._wire.network import RefreshEventDetailsJSON as RefreshEventDetailsJSON
+    from ._wire.network import ReportingApiEndpointJSON as ReportingApiEndpointJSON
+    from ._wire.network import (
+        ReportingApiEndpointsChangedForOriginJSON as ReportingApiEndpointsChangedForOriginJSON,
+    )
+    from ._wire.network import ReportingApiReportAddedJSON as ReportingApiReportAddedJSON
+    from ._wire.network import ReportingApiReportJSON as ReportingApiReportJSON
+    from ._wire.network import ReportingApiReportUpdatedJSON as ReportingApiReportUpdatedJSON
+    from ._wire.network import RequestJSON as RequestJSON
+    from ._wire.network import RequestServedFromCacheJSON as RequestServedFromCacheJSON
+    from ._wire.network import RequestWillBeSentExtraInfoJSON as RequestWillBeSentExtraInfoJSON
+    from ._wire.network import RequestWillBeSentJSON as RequestWillBeSentJSON
+    from ._wire.network import ResourceChangedPriorityJSON as ResourceChangedPriorityJSON
+    from ._wire.network import ResourceTimingJSON as ResourceTimingJSON
+    from ._wire.network import ResponseJSON as ResponseJSON
+    from ._wire.network import ResponseReceivedEarlyHintsJSON as ResponseReceivedEarlyHintsJSON
+    from ._wire.network import ResponseReceivedExtraInfoJSON as ResponseReceivedExtraInfoJSON
+    from ._wire.network import ResponseReceivedJSON as ResponseReceivedJSON
+    from ._wire.network import SearchInResponseBodyResultJSON as SearchInResponseBodyResultJSON
+    from ._wire.network import SecurityDetailsJSON as SecurityDetailsJSON
+    from ._wire.network import SecurityIsolationStatusJSON as SecurityIsolationStatusJSON
+    from ._wire.network import ServiceWorkerRouterInfoJSON as ServiceWorkerRouterInfoJSON
+    from ._wire.network import SetCookieResultJSON as SetCookieResultJSON
+    from ._wire.network import SignedCertificateTimestampJSON as SignedCertificateTimestampJSON
+    from ._wire.network import SignedExchangeErrorJSON as SignedExchangeErrorJSON
+    from ._wire.network import SignedExchangeHeaderJSON as SignedExchangeHeaderJSON
+    from ._wire.network import SignedExchangeInfoJSON as SignedExchangeInfoJSON
+    from ._wire.network import SignedExchangeReceivedJSON as SignedExchangeReceivedJSON
+    from ._wire.network import SignedExchangeSignatureJSON as SignedExchangeSignatureJSON
+    from ._wire.network import StreamResourceContentResultJSON as StreamResourceContentResultJSON
+    from ._wire.network import TerminationEventDetailsJSON as TerminationEventDetailsJSON
+    from ._wire.network import TrustTokenOperationDoneJSON as TrustTokenOperationDoneJSON
+    from ._wire.network import TrustTokenParamsJSON as TrustTokenParamsJSON
+    from ._wire.network import WebSocketClosedJSON as WebSocketClosedJSON
+    from ._wire.network import WebSocketCreatedJSON as WebSocketCreatedJSON
+    from ._wire.network import WebSocketFrameErrorJSON as WebSocketFrameErrorJSON
+    from ._wire.network import WebSocketFrameJSON as WebSocketFrameJSON
+    from ._wire.network import WebSocketFrameReceivedJSON as WebSocketFrameReceivedJSON
+    from ._wire.network import WebSocketFrameSentJSON as WebSocketFrameSentJSON
+    from ._wire.network import (
+        WebSocketHandshakeResponseReceivedJSON as WebSocketHandshakeResponseReceivedJSON,
+    )
+    from ._wire.network import WebSocketRequestJSON as WebSocketRequestJSON
+    from ._wire.network import WebSocketResponseJSON as WebSocketResponseJSON
+    from ._wire.network import (
+        WebSocketWillSendHandshakeRequestJSON as WebSocketWillSendHandshakeRequestJSON,
+    )
+    from ._wire.network import WebTransportClosedJSON as WebTransportClosedJSON
+    from ._wire.network import (
+        WebTransportConnectionEstablishedJSON as WebTransportConnectionEstablishedJSON,
+    )
+    from ._wire.network import WebTransportCreatedJSON as WebTransportCreatedJSON
 
 __all__ = [
     "AdAncestry",
@@ -423,7 +568,8 @@ See https://chromedevtools.github.io/devtools-protocol/tot/Network/#type-DeviceB
 """
 
 
-def can_clear_browser_cache() -> Command[CanClearBrowserCacheResult]:
+def can_clear_browser_cache(
+) -> Command[CanClearBrowserCacheResult, CanClearBrowserCacheResultJSON]:
     """**Deprecated.** Tells whether clearing browser cache is supported.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Network/#method-canClearBrowserCache
@@ -434,7 +580,8 @@ def can_clear_browser_cache() -> Command[CanClearBrowserCacheResult]:
     return Command("Network.canClearBrowserCache", {}, _results.CanClearBrowserCacheResult)
 
 
-def can_clear_browser_cookies() -> Command[CanClearBrowserCookiesResult]:
+def can_clear_browser_cookies(
+) -> Command[CanClearBrowserCookiesResult, CanClearBrowserCookiesResultJSON]:
     """**Deprecated.** Tells whether clearing browser cookies is supported.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Network/#method-canClearBrowserCookies
@@ -445,7 +592,8 @@ def can_clear_browser_cookies() -> Command[CanClearBrowserCookiesResult]:
     return Command("Network.canClearBrowserCookies", {}, _results.CanClearBrowserCookiesResult)
 
 
-def can_emulate_network_conditions() -> Command[CanEmulateNetworkConditionsResult]:
+def can_emulate_network_conditions(
+) -> Command[CanEmulateNetworkConditionsResult, CanEmulateNetworkConditionsResultJSON]:
     """**Deprecated.** Tells whether emulation of network conditions is supported.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Network/#method-canEmulateNetworkConditions
@@ -556,7 +704,7 @@ def emulate_network_conditions_by_rule(
     *,
     offline: bool | None = None,
     emulate_offline_service_worker: bool | None = None,
-) -> Command[EmulateNetworkConditionsByRuleResult]:
+) -> Command[EmulateNetworkConditionsByRuleResult, EmulateNetworkConditionsByRuleResultJSON]:
     """**Experimental.** Activates emulation of network conditions for individual requests using URL match patterns. Unlike the deprecated
     Network.emulateNetworkConditions this method does not affect `navigator` state. Use Network.overrideNetworkState to
     explicitly modify `navigator` behavior.
@@ -669,7 +817,7 @@ def configure_durable_messages(
     return Command("Network.configureDurableMessages", params)
 
 
-def get_all_cookies() -> Command[GetAllCookiesResult]:
+def get_all_cookies() -> Command[GetAllCookiesResult, GetAllCookiesResultJSON]:
     """**Deprecated.** Returns all browser cookies. Depending on the backend support, will return detailed cookie
     information in the `cookies` field.
     Deprecated. Use Storage.getCookies instead.
@@ -682,7 +830,7 @@ def get_all_cookies() -> Command[GetAllCookiesResult]:
     return Command("Network.getAllCookies", {}, _results.GetAllCookiesResult)
 
 
-def get_certificate(origin: str) -> Command[GetCertificateResult]:
+def get_certificate(origin: str) -> Command[GetCertificateResult, GetCertificateResultJSON]:
     """**Experimental.** Returns the DER-encoded certificate.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Network/#method-getCertificate
@@ -697,7 +845,10 @@ def get_certificate(origin: str) -> Command[GetCertificateResult]:
     return Command("Network.getCertificate", params, _results.GetCertificateResult)
 
 
-def get_cookies(*, urls: list[str] | None = None) -> Command[GetCookiesResult]:
+def get_cookies(
+    *,
+    urls: list[str] | None = None,
+) -> Command[GetCookiesResult, GetCookiesResultJSON]:
     """Returns all browser cookies for the current URL. Depending on the backend support, will return
     detailed cookie information in the `cookies` field.
 
@@ -717,7 +868,9 @@ def get_cookies(*, urls: list[str] | None = None) -> Command[GetCookiesResult]:
     return Command("Network.getCookies", params, _results.GetCookiesResult)
 
 
-def get_response_body(request_id: RequestId) -> Command[GetResponseBodyResult]:
+def get_response_body(
+    request_id: RequestId,
+) -> Command[GetResponseBodyResult, GetResponseBodyResultJSON]:
     """Returns content served for the given request.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Network/#method-getResponseBody
@@ -732,7 +885,9 @@ def get_response_body(request_id: RequestId) -> Command[GetResponseBodyResult]:
     return Command("Network.getResponseBody", params, _results.GetResponseBodyResult)
 
 
-def get_request_post_data(request_id: RequestId) -> Command[GetRequestPostDataResult]:
+def get_request_post_data(
+    request_id: RequestId,
+) -> Command[GetRequestPostDataResult, GetRequestPostDataResultJSON]:
     """Returns post data sent with the request. Returns an error when no data was sent with the request.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Network/#method-getRequestPostData
@@ -767,7 +922,7 @@ def search_in_response_body(
     *,
     case_sensitive: bool | None = None,
     is_regex: bool | None = None,
-) -> Command[SearchInResponseBodyResult]:
+) -> Command[SearchInResponseBodyResult, SearchInResponseBodyResultJSON]:
     """**Experimental.** Searches for given string in response content.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Network/#method-searchInResponseBody
@@ -850,7 +1005,7 @@ def set_cookie(
     source_scheme: CookieSourceScheme | Literal["Unset", "NonSecure", "Secure"] | None = None,
     source_port: int | None = None,
     partition_key: CookiePartitionKey | None = None,
-) -> Command[SetCookieResult]:
+) -> Command[SetCookieResult, SetCookieResultJSON]:
     """Sets a cookie with the given cookie data; may overwrite equivalent cookies if they exist.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Network/#method-setCookie
@@ -967,7 +1122,9 @@ def set_user_agent_override(
     return Command("Network.setUserAgentOverride", params)
 
 
-def stream_resource_content(request_id: RequestId) -> Command[StreamResourceContentResult]:
+def stream_resource_content(
+    request_id: RequestId,
+) -> Command[StreamResourceContentResult, StreamResourceContentResultJSON]:
     """**Experimental.** Enables streaming of the response for the given requestId.
     If enabled, the dataReceived event contains the data that was received during streaming.
 
@@ -986,7 +1143,7 @@ def stream_resource_content(request_id: RequestId) -> Command[StreamResourceCont
 def get_security_isolation_status(
     *,
     frame_id: page.FrameId | None = None,
-) -> Command[GetSecurityIsolationStatusResult]:
+) -> Command[GetSecurityIsolationStatusResult, GetSecurityIsolationStatusResultJSON]:
     """**Experimental.** Returns information about the COEP/COOP isolation status.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Network/#method-getSecurityIsolationStatus
@@ -1040,7 +1197,9 @@ def delete_device_bound_session(key: DeviceBoundSessionKey) -> Command[None]:
     return Command("Network.deleteDeviceBoundSession", params)
 
 
-def fetch_schemeful_site(origin: str) -> Command[FetchSchemefulSiteResult]:
+def fetch_schemeful_site(
+    origin: str,
+) -> Command[FetchSchemefulSiteResult, FetchSchemefulSiteResultJSON]:
     """**Experimental.** Fetches the schemeful site for a specific origin.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Network/#method-fetchSchemefulSite
@@ -1060,7 +1219,7 @@ def load_network_resource(
     options: LoadNetworkResourceOptions,
     *,
     frame_id: page.FrameId | None = None,
-) -> Command[LoadNetworkResourceResult]:
+) -> Command[LoadNetworkResourceResult, LoadNetworkResourceResultJSON]:
     """**Experimental.** Fetches the resource and returns the content.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Network/#method-loadNetworkResource
@@ -1097,156 +1256,269 @@ def set_cookie_controls(enable_third_party_cookie_restriction: bool) -> Command[
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "AdAncestry": "_types",
+    "AdAncestryJSON": "_wire",
     "AdProvenance": "_types",
+    "AdProvenanceJSON": "_wire",
     "AdScriptIdentifier": "_types",
+    "AdScriptIdentifierJSON": "_wire",
     "AlternateProtocolUsage": "_types",
     "AssociatedCookie": "_types",
+    "AssociatedCookieJSON": "_wire",
     "AuthChallenge": "_types",
+    "AuthChallengeJSON": "_wire",
     "AuthChallengeResponse": "_types",
+    "AuthChallengeResponseJSON": "_wire",
     "AuthChallengeResponseResponse": "_types",
     "AuthChallengeSource": "_types",
     "BlockPattern": "_types",
+    "BlockPatternJSON": "_wire",
     "BlockedReason": "_types",
     "BlockedSetCookieWithReason": "_types",
+    "BlockedSetCookieWithReasonJSON": "_wire",
     "CachedResource": "_types",
+    "CachedResourceJSON": "_wire",
     "CanClearBrowserCacheResult": "_results",
+    "CanClearBrowserCacheResultJSON": "_wire",
     "CanClearBrowserCookiesResult": "_results",
+    "CanClearBrowserCookiesResultJSON": "_wire",
     "CanEmulateNetworkConditionsResult": "_results",
+    "CanEmulateNetworkConditionsResultJSON": "_wire",
     "CertificateTransparencyCompliance": "_types",
     "ChallengeEventDetails": "_types",
     "ChallengeEventDetailsChallengeResult": "_types",
+    "ChallengeEventDetailsJSON": "_wire",
     "ClientSecurityState": "_types",
+    "ClientSecurityStateJSON": "_wire",
     "ConnectTiming": "_types",
+    "ConnectTimingJSON": "_wire",
     "ConnectionType": "_types",
     "ContentSecurityPolicySource": "_types",
     "ContentSecurityPolicyStatus": "_types",
+    "ContentSecurityPolicyStatusJSON": "_wire",
     "Cookie": "_types",
     "CookieBlockedReason": "_types",
     "CookieExemptionReason": "_types",
+    "CookieJSON": "_wire",
     "CookieParam": "_types",
+    "CookieParamJSON": "_wire",
     "CookiePartitionKey": "_types",
+    "CookiePartitionKeyJSON": "_wire",
     "CookiePriority": "_types",
     "CookieSameSite": "_types",
     "CookieSourceScheme": "_types",
     "CorsError": "_types",
     "CorsErrorStatus": "_types",
+    "CorsErrorStatusJSON": "_wire",
     "CreationEventDetails": "_types",
+    "CreationEventDetailsJSON": "_wire",
     "CrossOriginEmbedderPolicyStatus": "_types",
+    "CrossOriginEmbedderPolicyStatusJSON": "_wire",
     "CrossOriginEmbedderPolicyValue": "_types",
     "CrossOriginOpenerPolicyStatus": "_types",
+    "CrossOriginOpenerPolicyStatusJSON": "_wire",
     "CrossOriginOpenerPolicyValue": "_types",
     "DataReceived": "_events",
+    "DataReceivedJSON": "_wire",
     "DeviceBoundSession": "_types",
     "DeviceBoundSessionCookieCraving": "_types",
+    "DeviceBoundSessionCookieCravingJSON": "_wire",
     "DeviceBoundSessionEventOccurred": "_events",
+    "DeviceBoundSessionEventOccurredJSON": "_wire",
     "DeviceBoundSessionFailedRequest": "_types",
+    "DeviceBoundSessionFailedRequestJSON": "_wire",
     "DeviceBoundSessionFetchResult": "_types",
     "DeviceBoundSessionInclusionRules": "_types",
+    "DeviceBoundSessionInclusionRulesJSON": "_wire",
+    "DeviceBoundSessionJSON": "_wire",
     "DeviceBoundSessionKey": "_types",
+    "DeviceBoundSessionKeyJSON": "_wire",
     "DeviceBoundSessionUrlRule": "_types",
+    "DeviceBoundSessionUrlRuleJSON": "_wire",
     "DeviceBoundSessionUrlRuleRuleType": "_types",
     "DeviceBoundSessionWithUsage": "_types",
+    "DeviceBoundSessionWithUsageJSON": "_wire",
     "DeviceBoundSessionWithUsageUsage": "_types",
     "DeviceBoundSessionsAdded": "_events",
+    "DeviceBoundSessionsAddedJSON": "_wire",
     "DirectSocketDnsQueryType": "_types",
     "DirectTCPSocketAborted": "_events",
+    "DirectTCPSocketAbortedJSON": "_wire",
     "DirectTCPSocketChunkReceived": "_events",
+    "DirectTCPSocketChunkReceivedJSON": "_wire",
     "DirectTCPSocketChunkSent": "_events",
+    "DirectTCPSocketChunkSentJSON": "_wire",
     "DirectTCPSocketClosed": "_events",
+    "DirectTCPSocketClosedJSON": "_wire",
     "DirectTCPSocketCreated": "_events",
+    "DirectTCPSocketCreatedJSON": "_wire",
     "DirectTCPSocketOpened": "_events",
+    "DirectTCPSocketOpenedJSON": "_wire",
     "DirectTCPSocketOptions": "_types",
+    "DirectTCPSocketOptionsJSON": "_wire",
     "DirectUDPMessage": "_types",
+    "DirectUDPMessageJSON": "_wire",
     "DirectUDPSocketAborted": "_events",
+    "DirectUDPSocketAbortedJSON": "_wire",
     "DirectUDPSocketChunkReceived": "_events",
+    "DirectUDPSocketChunkReceivedJSON": "_wire",
     "DirectUDPSocketChunkSent": "_events",
+    "DirectUDPSocketChunkSentJSON": "_wire",
     "DirectUDPSocketClosed": "_events",
+    "DirectUDPSocketClosedJSON": "_wire",
     "DirectUDPSocketCreated": "_events",
+    "DirectUDPSocketCreatedJSON": "_wire",
     "DirectUDPSocketJoinedMulticastGroup": "_events",
+    "DirectUDPSocketJoinedMulticastGroupJSON": "_wire",
     "DirectUDPSocketLeftMulticastGroup": "_events",
+    "DirectUDPSocketLeftMulticastGroupJSON": "_wire",
     "DirectUDPSocketOpened": "_events",
+    "DirectUDPSocketOpenedJSON": "_wire",
     "DirectUDPSocketOptions": "_types",
+    "DirectUDPSocketOptionsJSON": "_wire",
     "EmulateNetworkConditionsByRuleResult": "_results",
+    "EmulateNetworkConditionsByRuleResultJSON": "_wire",
     "ErrorReason": "_types",
     "EventSourceMessageReceived": "_events",
+    "EventSourceMessageReceivedJSON": "_wire",
     "ExemptedSetCookieWithReason": "_types",
+    "ExemptedSetCookieWithReasonJSON": "_wire",
     "FetchSchemefulSiteResult": "_results",
+    "FetchSchemefulSiteResultJSON": "_wire",
     "GetAllCookiesResult": "_results",
+    "GetAllCookiesResultJSON": "_wire",
     "GetCertificateResult": "_results",
+    "GetCertificateResultJSON": "_wire",
     "GetCookiesResult": "_results",
+    "GetCookiesResultJSON": "_wire",
     "GetRequestPostDataResult": "_results",
+    "GetRequestPostDataResultJSON": "_wire",
     "GetResponseBodyResult": "_results",
+    "GetResponseBodyResultJSON": "_wire",
     "GetSecurityIsolationStatusResult": "_results",
+    "GetSecurityIsolationStatusResultJSON": "_wire",
     "IPAddressSpace": "_types",
     "Initiator": "_types",
+    "InitiatorJSON": "_wire",
     "InitiatorType": "_types",
     "LoadNetworkResourceOptions": "_types",
+    "LoadNetworkResourceOptionsJSON": "_wire",
     "LoadNetworkResourcePageResult": "_types",
+    "LoadNetworkResourcePageResultJSON": "_wire",
     "LoadNetworkResourceResult": "_results",
+    "LoadNetworkResourceResultJSON": "_wire",
     "LoadingFailed": "_events",
+    "LoadingFailedJSON": "_wire",
     "LoadingFinished": "_events",
+    "LoadingFinishedJSON": "_wire",
     "LocalNetworkAccessRequestPolicy": "_types",
     "NetworkConditions": "_types",
+    "NetworkConditionsJSON": "_wire",
     "PolicyUpdated": "_events",
+    "PolicyUpdatedJSON": "_wire",
     "PostDataEntry": "_types",
+    "PostDataEntryJSON": "_wire",
     "RefreshEventDetails": "_types",
+    "RefreshEventDetailsJSON": "_wire",
     "RefreshEventDetailsRefreshResult": "_types",
     "RenderBlockingBehavior": "_types",
     "ReportStatus": "_types",
     "ReportingApiEndpoint": "_types",
+    "ReportingApiEndpointJSON": "_wire",
     "ReportingApiEndpointsChangedForOrigin": "_events",
+    "ReportingApiEndpointsChangedForOriginJSON": "_wire",
     "ReportingApiReport": "_types",
     "ReportingApiReportAdded": "_events",
+    "ReportingApiReportAddedJSON": "_wire",
+    "ReportingApiReportJSON": "_wire",
     "ReportingApiReportUpdated": "_events",
+    "ReportingApiReportUpdatedJSON": "_wire",
     "Request": "_types",
+    "RequestJSON": "_wire",
     "RequestReferrerPolicy": "_types",
     "RequestServedFromCache": "_events",
+    "RequestServedFromCacheJSON": "_wire",
     "RequestWillBeSent": "_events",
     "RequestWillBeSentExtraInfo": "_events",
+    "RequestWillBeSentExtraInfoJSON": "_wire",
+    "RequestWillBeSentJSON": "_wire",
     "ResourceChangedPriority": "_events",
+    "ResourceChangedPriorityJSON": "_wire",
     "ResourcePriority": "_types",
     "ResourceTiming": "_types",
+    "ResourceTimingJSON": "_wire",
     "ResourceType": "_types",
     "Response": "_types",
+    "ResponseJSON": "_wire",
     "ResponseReceived": "_events",
     "ResponseReceivedEarlyHints": "_events",
+    "ResponseReceivedEarlyHintsJSON": "_wire",
     "ResponseReceivedExtraInfo": "_events",
+    "ResponseReceivedExtraInfoJSON": "_wire",
+    "ResponseReceivedJSON": "_wire",
     "SearchInResponseBodyResult": "_results",
+    "SearchInResponseBodyResultJSON": "_wire",
     "SecurityDetails": "_types",
+    "SecurityDetailsJSON": "_wire",
     "SecurityIsolationStatus": "_types",
+    "SecurityIsolationStatusJSON": "_wire",
     "ServiceWorkerResponseSource": "_types",
     "ServiceWorkerRouterInfo": "_types",
+    "ServiceWorkerRouterInfoJSON": "_wire",
     "ServiceWorkerRouterSource": "_types",
     "SetCookieBlockedReason": "_types",
     "SetCookieResult": "_results",
+    "SetCookieResultJSON": "_wire",
     "SignedCertificateTimestamp": "_types",
+    "SignedCertificateTimestampJSON": "_wire",
     "SignedExchangeError": "_types",
     "SignedExchangeErrorField": "_types",
+    "SignedExchangeErrorJSON": "_wire",
     "SignedExchangeHeader": "_types",
+    "SignedExchangeHeaderJSON": "_wire",
     "SignedExchangeInfo": "_types",
+    "SignedExchangeInfoJSON": "_wire",
     "SignedExchangeReceived": "_events",
+    "SignedExchangeReceivedJSON": "_wire",
     "SignedExchangeSignature": "_types",
+    "SignedExchangeSignatureJSON": "_wire",
     "StreamResourceContentResult": "_results",
+    "StreamResourceContentResultJSON": "_wire",
     "TerminationEventDetails": "_types",
     "TerminationEventDetailsDeletionReason": "_types",
+    "TerminationEventDetailsJSON": "_wire",
     "TrustTokenOperationDone": "_events",
+    "TrustTokenOperationDoneJSON": "_wire",
     "TrustTokenOperationDoneStatus": "_events",
     "TrustTokenOperationType": "_types",
     "TrustTokenParams": "_types",
+    "TrustTokenParamsJSON": "_wire",
     "TrustTokenParamsRefreshPolicy": "_types",
     "WebSocketClosed": "_events",
+    "WebSocketClosedJSON": "_wire",
     "WebSocketCreated": "_events",
+    "WebSocketCreatedJSON": "_wire",
     "WebSocketFrame": "_types",
     "WebSocketFrameError": "_events",
+    "WebSocketFrameErrorJSON": "_wire",
+    "WebSocketFrameJSON": "_wire",
     "WebSocketFrameReceived": "_events",
+    "WebSocketFrameReceivedJSON": "_wire",
     "WebSocketFrameSent": "_events",
+    "WebSocketFrameSentJSON": "_wire",
     "WebSocketHandshakeResponseReceived": "_events",
+    "WebSocketHandshakeResponseReceivedJSON": "_wire",
     "WebSocketRequest": "_types",
+    "WebSocketRequestJSON": "_wire",
     "WebSocketResponse": "_types",
+    "WebSocketResponseJSON": "_wire",
     "WebSocketWillSendHandshakeRequest": "_events",
+    "WebSocketWillSendHandshakeRequestJSON": "_wire",
     "WebTransportClosed": "_events",
+    "WebTransportClosedJSON": "_wire",
     "WebTransportConnectionEstablished": "_events",
+    "WebTransportConnectionEstablishedJSON": "_wire",
     "WebTransportCreated": "_events",
+    "WebTransportCreatedJSON": "_wire",
 }
 
 

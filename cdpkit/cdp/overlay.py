@@ -56,6 +56,51 @@ if TYPE_CHECKING:
         SourceOrderConfig,
         WindowControlsOverlayConfig,
     )
+    from ._wire.overlay import BoxStyleJSON as BoxStyleJSON
+    from ._wire.overlay import (
+        ContainerQueryContainerHighlightConfigJSON as ContainerQueryContainerHighlightConfigJSON,
+    )
+    from ._wire.overlay import (
+        ContainerQueryHighlightConfigJSON as ContainerQueryHighlightConfigJSON,
+    )
+    from ._wire.overlay import DisplayCutoutConfigJSON as DisplayCutoutConfigJSON
+    from ._wire.overlay import FlexContainerHighlightConfigJSON as FlexContainerHighlightConfigJSON
+    from ._wire.overlay import FlexItemHighlightConfigJSON as FlexItemHighlightConfigJSON
+    from ._wire.overlay import FlexNodeHighlightConfigJSON as FlexNodeHighlightConfigJSON
+    from ._wire.overlay import (
+        GetGridHighlightObjectsForTestResultJSON as GetGridHighlightObjectsForTestResultJSON,
+    )
+    from ._wire.overlay import (
+        GetHighlightObjectForTestResultJSON as GetHighlightObjectForTestResultJSON,
+    )
+    from ._wire.overlay import (
+        GetSourceOrderHighlightObjectForTestResultJSON as GetSourceOrderHighlightObjectForTestResultJSON,
+    )
+    from ._wire.overlay import GridHighlightConfigJSON as GridHighlightConfigJSON
+    from ._wire.overlay import GridNodeHighlightConfigJSON as GridNodeHighlightConfigJSON
+    from ._wire.overlay import HighlightConfigJSON as HighlightConfigJSON
+    from ._wire.overlay import HingeConfigJSON as HingeConfigJSON
+    from ._wire.overlay import ImcbHighlightConfigJSON as ImcbHighlightConfigJSON
+    from ._wire.overlay import InspectedElementAnchorConfigJSON as InspectedElementAnchorConfigJSON
+    from ._wire.overlay import (
+        InspectedElementWindowRestoredJSON as InspectedElementWindowRestoredJSON,
+    )
+    from ._wire.overlay import InspectModeCanceledJSON as InspectModeCanceledJSON
+    from ._wire.overlay import InspectNodeRequestedJSON as InspectNodeRequestedJSON
+    from ._wire.overlay import InspectPanelShowRequestedJSON as InspectPanelShowRequestedJSON
+    from ._wire.overlay import (
+        IsolatedElementHighlightConfigJSON as IsolatedElementHighlightConfigJSON,
+    )
+    from ._wire.overlay import IsolationModeHighlightConfigJSON as IsolationModeHighlightConfigJSON
+    from ._wire.overlay import LineStyleJSON as LineStyleJSON
+    from ._wire.overlay import NodeHighlightRequestedJSON as NodeHighlightRequestedJSON
+    from ._wire.overlay import ScreenshotRequestedJSON as ScreenshotRequestedJSON
+    from ._wire.overlay import (
+        ScrollSnapContainerHighlightConfigJSON as ScrollSnapContainerHighlightConfigJSON,
+    )
+    from ._wire.overlay import ScrollSnapHighlightConfigJSON as ScrollSnapHighlightConfigJSON
+    from ._wire.overlay import SourceOrderConfigJSON as SourceOrderConfigJSON
+    from ._wire.overlay import WindowControlsOverlayConfigJSON as WindowControlsOverlayConfigJSON
 
 __all__ = [
     "BoxStyle",
@@ -149,7 +194,7 @@ def get_highlight_object_for_test(
     include_style: bool | None = None,
     color_format: ColorFormat | Literal["rgb", "hsl", "hwb", "hex"] | None = None,
     show_accessibility_info: bool | None = None,
-) -> Command[GetHighlightObjectForTestResult]:
+) -> Command[GetHighlightObjectForTestResult, GetHighlightObjectForTestResultJSON]:
     """For testing.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Overlay/#method-getHighlightObjectForTest
@@ -178,7 +223,7 @@ def get_highlight_object_for_test(
 
 def get_grid_highlight_objects_for_test(
     node_ids: list[dom.NodeId],
-) -> Command[GetGridHighlightObjectsForTestResult]:
+) -> Command[GetGridHighlightObjectsForTestResult, GetGridHighlightObjectsForTestResultJSON]:
     """For Persistent Grid testing.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Overlay/#method-getGridHighlightObjectsForTest
@@ -195,7 +240,7 @@ def get_grid_highlight_objects_for_test(
 
 def get_source_order_highlight_object_for_test(
     node_id: dom.NodeId,
-) -> Command[GetSourceOrderHighlightObjectForTestResult]:
+) -> Command[GetSourceOrderHighlightObjectForTestResult, GetSourceOrderHighlightObjectForTestResultJSON]:
     """For Source Order Viewer testing.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Overlay/#method-getSourceOrderHighlightObjectForTest
@@ -638,39 +683,68 @@ def set_show_window_controls_overlay(
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "BoxStyle": "_types",
+    "BoxStyleJSON": "_wire",
     "ColorFormat": "_types",
     "ContainerQueryContainerHighlightConfig": "_types",
+    "ContainerQueryContainerHighlightConfigJSON": "_wire",
     "ContainerQueryHighlightConfig": "_types",
+    "ContainerQueryHighlightConfigJSON": "_wire",
     "ContrastAlgorithm": "_types",
     "DisplayCutoutConfig": "_types",
+    "DisplayCutoutConfigJSON": "_wire",
     "DisplayCutoutShape": "_types",
     "FlexContainerHighlightConfig": "_types",
+    "FlexContainerHighlightConfigJSON": "_wire",
     "FlexItemHighlightConfig": "_types",
+    "FlexItemHighlightConfigJSON": "_wire",
     "FlexNodeHighlightConfig": "_types",
+    "FlexNodeHighlightConfigJSON": "_wire",
     "GetGridHighlightObjectsForTestResult": "_results",
+    "GetGridHighlightObjectsForTestResultJSON": "_wire",
     "GetHighlightObjectForTestResult": "_results",
+    "GetHighlightObjectForTestResultJSON": "_wire",
     "GetSourceOrderHighlightObjectForTestResult": "_results",
+    "GetSourceOrderHighlightObjectForTestResultJSON": "_wire",
     "GridHighlightConfig": "_types",
+    "GridHighlightConfigJSON": "_wire",
     "GridNodeHighlightConfig": "_types",
+    "GridNodeHighlightConfigJSON": "_wire",
     "HighlightConfig": "_types",
+    "HighlightConfigJSON": "_wire",
     "HingeConfig": "_types",
+    "HingeConfigJSON": "_wire",
     "ImcbHighlightConfig": "_types",
+    "ImcbHighlightConfigJSON": "_wire",
     "InspectMode": "_types",
     "InspectModeCanceled": "_events",
+    "InspectModeCanceledJSON": "_wire",
     "InspectNodeRequested": "_events",
+    "InspectNodeRequestedJSON": "_wire",
     "InspectPanelShowRequested": "_events",
+    "InspectPanelShowRequestedJSON": "_wire",
     "InspectedElementAnchorConfig": "_types",
+    "InspectedElementAnchorConfigJSON": "_wire",
     "InspectedElementWindowRestored": "_events",
+    "InspectedElementWindowRestoredJSON": "_wire",
     "IsolatedElementHighlightConfig": "_types",
+    "IsolatedElementHighlightConfigJSON": "_wire",
     "IsolationModeHighlightConfig": "_types",
+    "IsolationModeHighlightConfigJSON": "_wire",
     "LineStyle": "_types",
+    "LineStyleJSON": "_wire",
     "LineStylePattern": "_types",
     "NodeHighlightRequested": "_events",
+    "NodeHighlightRequestedJSON": "_wire",
     "ScreenshotRequested": "_events",
+    "ScreenshotRequestedJSON": "_wire",
     "ScrollSnapContainerHighlightConfig": "_types",
+    "ScrollSnapContainerHighlightConfigJSON": "_wire",
     "ScrollSnapHighlightConfig": "_types",
+    "ScrollSnapHighlightConfigJSON": "_wire",
     "SourceOrderConfig": "_types",
+    "SourceOrderConfigJSON": "_wire",
     "WindowControlsOverlayConfig": "_types",
+    "WindowControlsOverlayConfigJSON": "_wire",
 }
 
 

@@ -138,6 +138,115 @@ if TYPE_CHECKING:
         VisualViewport,
         WebAppManifest,
     )
+    from ._wire.page import (
+        AddScriptToEvaluateOnLoadResultJSON as AddScriptToEvaluateOnLoadResultJSON,
+    )
+    from ._wire.page import (
+        AddScriptToEvaluateOnNewDocumentResultJSON as AddScriptToEvaluateOnNewDocumentResultJSON,
+    )
+    from ._wire.page import AdFrameStatusJSON as AdFrameStatusJSON
+    from ._wire.page import AppManifestErrorJSON as AppManifestErrorJSON
+    from ._wire.page import AppManifestParsedPropertiesJSON as AppManifestParsedPropertiesJSON
+    from ._wire.page import (
+        BackForwardCacheBlockingDetailsJSON as BackForwardCacheBlockingDetailsJSON,
+    )
+    from ._wire.page import (
+        BackForwardCacheNotRestoredExplanationJSON as BackForwardCacheNotRestoredExplanationJSON,
+    )
+    from ._wire.page import (
+        BackForwardCacheNotRestoredExplanationTreeJSON as BackForwardCacheNotRestoredExplanationTreeJSON,
+    )
+    from ._wire.page import BackForwardCacheNotUsedJSON as BackForwardCacheNotUsedJSON
+    from ._wire.page import CaptureScreenshotResultJSON as CaptureScreenshotResultJSON
+    from ._wire.page import CaptureSnapshotResultJSON as CaptureSnapshotResultJSON
+    from ._wire.page import CompilationCacheParamsJSON as CompilationCacheParamsJSON
+    from ._wire.page import CompilationCacheProducedJSON as CompilationCacheProducedJSON
+    from ._wire.page import CreateIsolatedWorldResultJSON as CreateIsolatedWorldResultJSON
+    from ._wire.page import DocumentOpenedJSON as DocumentOpenedJSON
+    from ._wire.page import DomContentEventFiredJSON as DomContentEventFiredJSON
+    from ._wire.page import DownloadProgressJSON as DownloadProgressJSON
+    from ._wire.page import DownloadWillBeginJSON as DownloadWillBeginJSON
+    from ._wire.page import FileChooserOpenedJSON as FileChooserOpenedJSON
+    from ._wire.page import FileFilterJSON as FileFilterJSON
+    from ._wire.page import FileHandlerJSON as FileHandlerJSON
+    from ._wire.page import FontFamiliesJSON as FontFamiliesJSON
+    from ._wire.page import FontSizesJSON as FontSizesJSON
+    from ._wire.page import FrameAttachedJSON as FrameAttachedJSON
+    from ._wire.page import (
+        FrameClearedScheduledNavigationJSON as FrameClearedScheduledNavigationJSON,
+    )
+    from ._wire.page import FrameDetachedJSON as FrameDetachedJSON
+    from ._wire.page import FrameJSON as FrameJSON
+    from ._wire.page import FrameNavigatedJSON as FrameNavigatedJSON
+    from ._wire.page import FrameRequestedNavigationJSON as FrameRequestedNavigationJSON
+    from ._wire.page import FrameResizedJSON as FrameResizedJSON
+    from ._wire.page import FrameResourceJSON as FrameResourceJSON
+    from ._wire.page import FrameResourceTreeJSON as FrameResourceTreeJSON
+    from ._wire.page import FrameScheduledNavigationJSON as FrameScheduledNavigationJSON
+    from ._wire.page import FrameStartedLoadingJSON as FrameStartedLoadingJSON
+    from ._wire.page import FrameStartedNavigatingJSON as FrameStartedNavigatingJSON
+    from ._wire.page import FrameStoppedLoadingJSON as FrameStoppedLoadingJSON
+    from ._wire.page import FrameSubtreeWillBeDetachedJSON as FrameSubtreeWillBeDetachedJSON
+    from ._wire.page import FrameTreeJSON as FrameTreeJSON
+    from ._wire.page import GetAdScriptAncestryResultJSON as GetAdScriptAncestryResultJSON
+    from ._wire.page import GetAnnotatedPageContentResultJSON as GetAnnotatedPageContentResultJSON
+    from ._wire.page import GetAppIdResultJSON as GetAppIdResultJSON
+    from ._wire.page import GetAppManifestResultJSON as GetAppManifestResultJSON
+    from ._wire.page import GetFrameTreeResultJSON as GetFrameTreeResultJSON
+    from ._wire.page import GetInstallabilityErrorsResultJSON as GetInstallabilityErrorsResultJSON
+    from ._wire.page import GetLayoutMetricsResultJSON as GetLayoutMetricsResultJSON
+    from ._wire.page import GetManifestIconsResultJSON as GetManifestIconsResultJSON
+    from ._wire.page import GetNavigationHistoryResultJSON as GetNavigationHistoryResultJSON
+    from ._wire.page import GetOriginTrialsResultJSON as GetOriginTrialsResultJSON
+    from ._wire.page import (
+        GetPermissionsPolicyStateResultJSON as GetPermissionsPolicyStateResultJSON,
+    )
+    from ._wire.page import GetResourceContentResultJSON as GetResourceContentResultJSON
+    from ._wire.page import GetResourceTreeResultJSON as GetResourceTreeResultJSON
+    from ._wire.page import GetSiblingSubAppsResultJSON as GetSiblingSubAppsResultJSON
+    from ._wire.page import (
+        GetSpellCheckCustomDictionaryResultJSON as GetSpellCheckCustomDictionaryResultJSON,
+    )
+    from ._wire.page import GetSubAppsResultJSON as GetSubAppsResultJSON
+    from ._wire.page import ImageResourceJSON as ImageResourceJSON
+    from ._wire.page import InstallabilityErrorArgumentJSON as InstallabilityErrorArgumentJSON
+    from ._wire.page import InstallabilityErrorJSON as InstallabilityErrorJSON
+    from ._wire.page import InterstitialHiddenJSON as InterstitialHiddenJSON
+    from ._wire.page import InterstitialShownJSON as InterstitialShownJSON
+    from ._wire.page import JavascriptDialogClosedJSON as JavascriptDialogClosedJSON
+    from ._wire.page import JavascriptDialogOpeningJSON as JavascriptDialogOpeningJSON
+    from ._wire.page import LaunchHandlerJSON as LaunchHandlerJSON
+    from ._wire.page import LayoutViewportJSON as LayoutViewportJSON
+    from ._wire.page import LifecycleEventJSON as LifecycleEventJSON
+    from ._wire.page import LoadEventFiredJSON as LoadEventFiredJSON
+    from ._wire.page import NavigatedWithinDocumentJSON as NavigatedWithinDocumentJSON
+    from ._wire.page import NavigateResultJSON as NavigateResultJSON
+    from ._wire.page import NavigationEntryJSON as NavigationEntryJSON
+    from ._wire.page import OriginTrialJSON as OriginTrialJSON
+    from ._wire.page import OriginTrialTokenJSON as OriginTrialTokenJSON
+    from ._wire.page import OriginTrialTokenWithStatusJSON as OriginTrialTokenWithStatusJSON
+    from ._wire.page import PermissionsPolicyBlockLocatorJSON as PermissionsPolicyBlockLocatorJSON
+    from ._wire.page import PermissionsPolicyFeatureStateJSON as PermissionsPolicyFeatureStateJSON
+    from ._wire.page import PrintToPDFResultJSON as PrintToPDFResultJSON
+    from ._wire.page import ProtocolHandlerJSON as ProtocolHandlerJSON
+    from ._wire.page import RelatedApplicationJSON as RelatedApplicationJSON
+    from ._wire.page import ScopeExtensionJSON as ScopeExtensionJSON
+    from ._wire.page import ScreencastFrameJSON as ScreencastFrameJSON
+    from ._wire.page import ScreencastFrameMetadataJSON as ScreencastFrameMetadataJSON
+    from ._wire.page import ScreencastVisibilityChangedJSON as ScreencastVisibilityChangedJSON
+    from ._wire.page import ScreenshotJSON as ScreenshotJSON
+    from ._wire.page import ScriptFontFamiliesJSON as ScriptFontFamiliesJSON
+    from ._wire.page import SearchInResourceResultJSON as SearchInResourceResultJSON
+    from ._wire.page import SecurityOriginDetailsJSON as SecurityOriginDetailsJSON
+    from ._wire.page import ShareTargetJSON as ShareTargetJSON
+    from ._wire.page import ShortcutJSON as ShortcutJSON
+    from ._wire.page import StartScreenRecordingResultJSON as StartScreenRecordingResultJSON
+    from ._wire.page import StopScreenRecordingResultJSON as StopScreenRecordingResultJSON
+    from ._wire.page import SubAppJSON as SubAppJSON
+    from ._wire.page import ViewportJSON as ViewportJSON
+    from ._wire.page import VisualViewportJSON as VisualViewportJSON
+    from ._wire.page import WebAppManifestJSON as WebAppManifestJSON
+    from ._wire.page import WindowOpenJSON as WindowOpenJSON
 
 __all__ = [
     "AdFrameExplanation",
@@ -342,7 +451,9 @@ See https://chromedevtools.github.io/devtools-protocol/tot/Page/#type-ScriptIden
 """
 
 
-def add_script_to_evaluate_on_load(script_source: str) -> Command[AddScriptToEvaluateOnLoadResult]:
+def add_script_to_evaluate_on_load(
+    script_source: str,
+) -> Command[AddScriptToEvaluateOnLoadResult, AddScriptToEvaluateOnLoadResultJSON]:
     """**Deprecated.** **Experimental.** Deprecated, please use addScriptToEvaluateOnNewDocument instead.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-addScriptToEvaluateOnLoad
@@ -363,7 +474,7 @@ def add_script_to_evaluate_on_new_document(
     world_name: str | None = None,
     include_command_line_api: bool | None = None,
     run_immediately: bool | None = None,
-) -> Command[AddScriptToEvaluateOnNewDocumentResult]:
+) -> Command[AddScriptToEvaluateOnNewDocumentResult, AddScriptToEvaluateOnNewDocumentResultJSON]:
     """Evaluates given script in every frame upon creation (before loading frame's scripts).
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-addScriptToEvaluateOnNewDocument
@@ -407,7 +518,7 @@ def capture_screenshot(
     from_surface: bool | None = None,
     capture_beyond_viewport: bool | None = None,
     optimize_for_speed: bool | None = None,
-) -> Command[CaptureScreenshotResult]:
+) -> Command[CaptureScreenshotResult, CaptureScreenshotResultJSON]:
     """Capture page screenshot.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-captureScreenshot
@@ -439,7 +550,10 @@ def capture_screenshot(
     return Command("Page.captureScreenshot", params, _results.CaptureScreenshotResult)
 
 
-def capture_snapshot(*, format: Literal["mhtml"] | None = None) -> Command[CaptureSnapshotResult]:
+def capture_snapshot(
+    *,
+    format: Literal["mhtml"] | None = None,
+) -> Command[CaptureSnapshotResult, CaptureSnapshotResultJSON]:
     """**Experimental.** Returns a snapshot of the page as a string. For MHTML format, the serialization includes
     iframes, shadow DOM, external resources, and element-inline styles.
 
@@ -493,7 +607,7 @@ def create_isolated_world(
     world_name: str | None = None,
     grant_univeral_access: bool | None = None,
     content_security_policy: str | None = None,
-) -> Command[CreateIsolatedWorldResult]:
+) -> Command[CreateIsolatedWorldResult, CreateIsolatedWorldResultJSON]:
     """Creates an isolated world for the given frame.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-createIsolatedWorld
@@ -561,7 +675,10 @@ def enable(*, enable_file_chooser_opened_event: bool | None = None) -> Command[N
     return Command("Page.enable", params)
 
 
-def get_app_manifest(*, manifest_id: str | None = None) -> Command[GetAppManifestResult]:
+def get_app_manifest(
+    *,
+    manifest_id: str | None = None,
+) -> Command[GetAppManifestResult, GetAppManifestResultJSON]:
     """Gets the processed manifest for this current document.
       This API always waits for the manifest to be loaded.
       If manifestId is provided, and it does not match the manifest of the
@@ -582,7 +699,8 @@ def get_app_manifest(*, manifest_id: str | None = None) -> Command[GetAppManifes
     return Command("Page.getAppManifest", params, _results.GetAppManifestResult)
 
 
-def get_installability_errors() -> Command[GetInstallabilityErrorsResult]:
+def get_installability_errors(
+) -> Command[GetInstallabilityErrorsResult, GetInstallabilityErrorsResultJSON]:
     """**Experimental.** Sends ``Page.getInstallabilityErrors``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-getInstallabilityErrors
@@ -593,7 +711,7 @@ def get_installability_errors() -> Command[GetInstallabilityErrorsResult]:
     return Command("Page.getInstallabilityErrors", {}, _results.GetInstallabilityErrorsResult)
 
 
-def get_manifest_icons() -> Command[GetManifestIconsResult]:
+def get_manifest_icons() -> Command[GetManifestIconsResult, GetManifestIconsResultJSON]:
     """**Deprecated.** **Experimental.** Deprecated because it's not guaranteed that the returned icon is in fact the one used for PWA installation.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-getManifestIcons
@@ -604,7 +722,7 @@ def get_manifest_icons() -> Command[GetManifestIconsResult]:
     return Command("Page.getManifestIcons", {}, _results.GetManifestIconsResult)
 
 
-def get_app_id() -> Command[GetAppIdResult]:
+def get_app_id() -> Command[GetAppIdResult, GetAppIdResultJSON]:
     """**Experimental.** Returns the unique (PWA) app id, along with IWA bundle ID and parent app info.
     Only returns values if the feature flag 'WebAppEnableManifestId' is enabled
 
@@ -616,7 +734,7 @@ def get_app_id() -> Command[GetAppIdResult]:
     return Command("Page.getAppId", {}, _results.GetAppIdResult)
 
 
-def get_sub_apps() -> Command[GetSubAppsResult]:
+def get_sub_apps() -> Command[GetSubAppsResult, GetSubAppsResultJSON]:
     """**Experimental.** Returns the list of installed child Sub-Apps for the inspected parent app.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-getSubApps
@@ -627,7 +745,7 @@ def get_sub_apps() -> Command[GetSubAppsResult]:
     return Command("Page.getSubApps", {}, _results.GetSubAppsResult)
 
 
-def get_sibling_sub_apps() -> Command[GetSiblingSubAppsResult]:
+def get_sibling_sub_apps() -> Command[GetSiblingSubAppsResult, GetSiblingSubAppsResultJSON]:
     """**Experimental.** Returns the list of sibling Sub-Apps sharing the same parent app if the inspected context is a Sub-App.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-getSiblingSubApps
@@ -638,7 +756,9 @@ def get_sibling_sub_apps() -> Command[GetSiblingSubAppsResult]:
     return Command("Page.getSiblingSubApps", {}, _results.GetSiblingSubAppsResult)
 
 
-def get_ad_script_ancestry(frame_id: FrameId) -> Command[GetAdScriptAncestryResult]:
+def get_ad_script_ancestry(
+    frame_id: FrameId,
+) -> Command[GetAdScriptAncestryResult, GetAdScriptAncestryResultJSON]:
     """**Experimental.** Sends ``Page.getAdScriptAncestry``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-getAdScriptAncestry
@@ -655,7 +775,7 @@ def get_ad_script_ancestry(frame_id: FrameId) -> Command[GetAdScriptAncestryResu
 
 def get_spell_check_custom_dictionary(
     frame_id: FrameId,
-) -> Command[GetSpellCheckCustomDictionaryResult]:
+) -> Command[GetSpellCheckCustomDictionaryResult, GetSpellCheckCustomDictionaryResultJSON]:
     """**Experimental.** Returns the words that the frame's document added to its spell check custom
     dictionary with `document.spellCheckCustomDictionary.addWords()`, sorted.
     Page script cannot read the dictionary back; this lets developers inspect
@@ -673,7 +793,7 @@ def get_spell_check_custom_dictionary(
     return Command("Page.getSpellCheckCustomDictionary", params, _results.GetSpellCheckCustomDictionaryResult)
 
 
-def get_frame_tree() -> Command[GetFrameTreeResult]:
+def get_frame_tree() -> Command[GetFrameTreeResult, GetFrameTreeResultJSON]:
     """Returns present frame tree structure.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-getFrameTree
@@ -684,7 +804,7 @@ def get_frame_tree() -> Command[GetFrameTreeResult]:
     return Command("Page.getFrameTree", {}, _results.GetFrameTreeResult)
 
 
-def get_layout_metrics() -> Command[GetLayoutMetricsResult]:
+def get_layout_metrics() -> Command[GetLayoutMetricsResult, GetLayoutMetricsResultJSON]:
     """Returns metrics relating to the layouting of the page, such as viewport bounds/scale.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-getLayoutMetrics
@@ -695,7 +815,7 @@ def get_layout_metrics() -> Command[GetLayoutMetricsResult]:
     return Command("Page.getLayoutMetrics", {}, _results.GetLayoutMetricsResult)
 
 
-def get_navigation_history() -> Command[GetNavigationHistoryResult]:
+def get_navigation_history() -> Command[GetNavigationHistoryResult, GetNavigationHistoryResultJSON]:
     """Returns navigation history for the current page.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-getNavigationHistory
@@ -714,7 +834,10 @@ def reset_navigation_history() -> Command[None]:
     return Command("Page.resetNavigationHistory", {})
 
 
-def get_resource_content(frame_id: FrameId, url: str) -> Command[GetResourceContentResult]:
+def get_resource_content(
+    frame_id: FrameId,
+    url: str,
+) -> Command[GetResourceContentResult, GetResourceContentResultJSON]:
     """**Experimental.** Returns content of the given resource.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-getResourceContent
@@ -730,7 +853,7 @@ def get_resource_content(frame_id: FrameId, url: str) -> Command[GetResourceCont
     return Command("Page.getResourceContent", params, _results.GetResourceContentResult)
 
 
-def get_resource_tree() -> Command[GetResourceTreeResult]:
+def get_resource_tree() -> Command[GetResourceTreeResult, GetResourceTreeResultJSON]:
     """**Experimental.** Returns present frame / resource tree structure.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-getResourceTree
@@ -764,7 +887,7 @@ def navigate(
     transition_type: TransitionType | Literal["link", "typed", "address_bar", "auto_bookmark", "auto_subframe", "manual_subframe", "generated", "auto_toplevel", "form_submit", "reload", "keyword", "keyword_generated", "other"] | None = None,
     frame_id: FrameId | None = None,
     referrer_policy: ReferrerPolicy | Literal["noReferrer", "noReferrerWhenDowngrade", "origin", "originWhenCrossOrigin", "sameOrigin", "strictOrigin", "strictOriginWhenCrossOrigin", "unsafeUrl"] | None = None,
-) -> Command[NavigateResult]:
+) -> Command[NavigateResult, NavigateResultJSON]:
     """Navigates current page to the given URL.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-navigate
@@ -822,7 +945,7 @@ def print_to_pdf(
     transfer_mode: Literal["ReturnAsBase64", "ReturnAsStream"] | None = None,
     generate_tagged_pdf: bool | None = None,
     generate_document_outline: bool | None = None,
-) -> Command[PrintToPDFResult]:
+) -> Command[PrintToPDFResult, PrintToPDFResultJSON]:
     """Print page as PDF.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-printToPDF
@@ -974,7 +1097,7 @@ def search_in_resource(
     *,
     case_sensitive: bool | None = None,
     is_regex: bool | None = None,
-) -> Command[SearchInResourceResult]:
+) -> Command[SearchInResourceResult, SearchInResourceResultJSON]:
     """**Experimental.** Searches for given string in resource content.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-searchInResource
@@ -1021,7 +1144,9 @@ def set_bypass_csp(enabled: bool) -> Command[None]:
     return Command("Page.setBypassCSP", params)
 
 
-def get_permissions_policy_state(frame_id: FrameId) -> Command[GetPermissionsPolicyStateResult]:
+def get_permissions_policy_state(
+    frame_id: FrameId,
+) -> Command[GetPermissionsPolicyStateResult, GetPermissionsPolicyStateResultJSON]:
     """**Experimental.** Get Permissions Policy state on given frame.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-getPermissionsPolicyState
@@ -1036,7 +1161,9 @@ def get_permissions_policy_state(frame_id: FrameId) -> Command[GetPermissionsPol
     return Command("Page.getPermissionsPolicyState", params, _results.GetPermissionsPolicyStateResult)
 
 
-def get_origin_trials(frame_id: FrameId) -> Command[GetOriginTrialsResult]:
+def get_origin_trials(
+    frame_id: FrameId,
+) -> Command[GetOriginTrialsResult, GetOriginTrialsResultJSON]:
     """**Experimental.** Get Origin Trials on given frame.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-getOriginTrials
@@ -1302,7 +1429,7 @@ def start_screen_recording(
     max_height: int | None = None,
     frame_rate: int | None = None,
     capture_area: Literal["target", "browserWindow"] | None = None,
-) -> Command[StartScreenRecordingResult]:
+) -> Command[StartScreenRecordingResult, StartScreenRecordingResultJSON]:
     """**Experimental.** Starts screencast video recording.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-startScreenRecording
@@ -1331,7 +1458,7 @@ def start_screen_recording(
     return Command("Page.startScreenRecording", params, _results.StartScreenRecordingResult)
 
 
-def stop_screen_recording() -> Command[StopScreenRecordingResult]:
+def stop_screen_recording() -> Command[StopScreenRecordingResult, StopScreenRecordingResultJSON]:
     """**Experimental.** Stops screencast video recording.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-stopScreenRecording
@@ -1522,7 +1649,7 @@ def set_prerendering_allowed(is_allowed: bool) -> Command[None]:
 def get_annotated_page_content(
     *,
     include_actionable_information: bool | None = None,
-) -> Command[GetAnnotatedPageContentResult]:
+) -> Command[GetAnnotatedPageContentResult, GetAnnotatedPageContentResultJSON]:
     """**Experimental.** Get the annotated page content for the main frame.
     This is an experimental command that is subject to change.
 
@@ -1559,120 +1686,213 @@ def set_input_visualization(*, clicks: bool | None = None) -> Command[None]:
 _LAZY_NAMES: dict[str, str] = {
     "AdFrameExplanation": "_types",
     "AdFrameStatus": "_types",
+    "AdFrameStatusJSON": "_wire",
     "AdFrameType": "_types",
     "AddScriptToEvaluateOnLoadResult": "_results",
+    "AddScriptToEvaluateOnLoadResultJSON": "_wire",
     "AddScriptToEvaluateOnNewDocumentResult": "_results",
+    "AddScriptToEvaluateOnNewDocumentResultJSON": "_wire",
     "AppManifestError": "_types",
+    "AppManifestErrorJSON": "_wire",
     "AppManifestParsedProperties": "_types",
+    "AppManifestParsedPropertiesJSON": "_wire",
     "BackForwardCacheBlockingDetails": "_types",
+    "BackForwardCacheBlockingDetailsJSON": "_wire",
     "BackForwardCacheNotRestoredExplanation": "_types",
+    "BackForwardCacheNotRestoredExplanationJSON": "_wire",
     "BackForwardCacheNotRestoredExplanationTree": "_types",
+    "BackForwardCacheNotRestoredExplanationTreeJSON": "_wire",
     "BackForwardCacheNotRestoredReason": "_types",
     "BackForwardCacheNotRestoredReasonType": "_types",
     "BackForwardCacheNotUsed": "_events",
+    "BackForwardCacheNotUsedJSON": "_wire",
     "CaptureScreenshotResult": "_results",
+    "CaptureScreenshotResultJSON": "_wire",
     "CaptureSnapshotResult": "_results",
+    "CaptureSnapshotResultJSON": "_wire",
     "ClientNavigationDisposition": "_types",
     "ClientNavigationReason": "_types",
     "CompilationCacheParams": "_types",
+    "CompilationCacheParamsJSON": "_wire",
     "CompilationCacheProduced": "_events",
+    "CompilationCacheProducedJSON": "_wire",
     "CreateIsolatedWorldResult": "_results",
+    "CreateIsolatedWorldResultJSON": "_wire",
     "CrossOriginIsolatedContextType": "_types",
     "DialogType": "_types",
     "DocumentOpened": "_events",
+    "DocumentOpenedJSON": "_wire",
     "DomContentEventFired": "_events",
+    "DomContentEventFiredJSON": "_wire",
     "DownloadProgress": "_events",
+    "DownloadProgressJSON": "_wire",
     "DownloadProgressState": "_events",
     "DownloadWillBegin": "_events",
+    "DownloadWillBeginJSON": "_wire",
     "FileChooserOpened": "_events",
+    "FileChooserOpenedJSON": "_wire",
     "FileChooserOpenedMode": "_events",
     "FileFilter": "_types",
+    "FileFilterJSON": "_wire",
     "FileHandler": "_types",
+    "FileHandlerJSON": "_wire",
     "FontFamilies": "_types",
+    "FontFamiliesJSON": "_wire",
     "FontSizes": "_types",
+    "FontSizesJSON": "_wire",
     "Frame": "_types",
     "FrameAttached": "_events",
+    "FrameAttachedJSON": "_wire",
     "FrameClearedScheduledNavigation": "_events",
+    "FrameClearedScheduledNavigationJSON": "_wire",
     "FrameDetached": "_events",
+    "FrameDetachedJSON": "_wire",
     "FrameDetachedReason": "_events",
+    "FrameJSON": "_wire",
     "FrameNavigated": "_events",
+    "FrameNavigatedJSON": "_wire",
     "FrameRequestedNavigation": "_events",
+    "FrameRequestedNavigationJSON": "_wire",
     "FrameResized": "_events",
+    "FrameResizedJSON": "_wire",
     "FrameResource": "_types",
+    "FrameResourceJSON": "_wire",
     "FrameResourceTree": "_types",
+    "FrameResourceTreeJSON": "_wire",
     "FrameScheduledNavigation": "_events",
+    "FrameScheduledNavigationJSON": "_wire",
     "FrameStartedLoading": "_events",
+    "FrameStartedLoadingJSON": "_wire",
     "FrameStartedNavigating": "_events",
+    "FrameStartedNavigatingJSON": "_wire",
     "FrameStartedNavigatingNavigationType": "_events",
     "FrameStoppedLoading": "_events",
+    "FrameStoppedLoadingJSON": "_wire",
     "FrameSubtreeWillBeDetached": "_events",
+    "FrameSubtreeWillBeDetachedJSON": "_wire",
     "FrameTree": "_types",
+    "FrameTreeJSON": "_wire",
     "GatedAPIFeatures": "_types",
     "GetAdScriptAncestryResult": "_results",
+    "GetAdScriptAncestryResultJSON": "_wire",
     "GetAnnotatedPageContentResult": "_results",
+    "GetAnnotatedPageContentResultJSON": "_wire",
     "GetAppIdResult": "_results",
+    "GetAppIdResultJSON": "_wire",
     "GetAppManifestResult": "_results",
+    "GetAppManifestResultJSON": "_wire",
     "GetFrameTreeResult": "_results",
+    "GetFrameTreeResultJSON": "_wire",
     "GetInstallabilityErrorsResult": "_results",
+    "GetInstallabilityErrorsResultJSON": "_wire",
     "GetLayoutMetricsResult": "_results",
+    "GetLayoutMetricsResultJSON": "_wire",
     "GetManifestIconsResult": "_results",
+    "GetManifestIconsResultJSON": "_wire",
     "GetNavigationHistoryResult": "_results",
+    "GetNavigationHistoryResultJSON": "_wire",
     "GetOriginTrialsResult": "_results",
+    "GetOriginTrialsResultJSON": "_wire",
     "GetPermissionsPolicyStateResult": "_results",
+    "GetPermissionsPolicyStateResultJSON": "_wire",
     "GetResourceContentResult": "_results",
+    "GetResourceContentResultJSON": "_wire",
     "GetResourceTreeResult": "_results",
+    "GetResourceTreeResultJSON": "_wire",
     "GetSiblingSubAppsResult": "_results",
+    "GetSiblingSubAppsResultJSON": "_wire",
     "GetSpellCheckCustomDictionaryResult": "_results",
+    "GetSpellCheckCustomDictionaryResultJSON": "_wire",
     "GetSubAppsResult": "_results",
+    "GetSubAppsResultJSON": "_wire",
     "ImageResource": "_types",
+    "ImageResourceJSON": "_wire",
     "InstallabilityError": "_types",
     "InstallabilityErrorArgument": "_types",
+    "InstallabilityErrorArgumentJSON": "_wire",
+    "InstallabilityErrorJSON": "_wire",
     "InterstitialHidden": "_events",
+    "InterstitialHiddenJSON": "_wire",
     "InterstitialShown": "_events",
+    "InterstitialShownJSON": "_wire",
     "JavascriptDialogClosed": "_events",
+    "JavascriptDialogClosedJSON": "_wire",
     "JavascriptDialogOpening": "_events",
+    "JavascriptDialogOpeningJSON": "_wire",
     "LaunchHandler": "_types",
+    "LaunchHandlerJSON": "_wire",
     "LayoutViewport": "_types",
+    "LayoutViewportJSON": "_wire",
     "LifecycleEvent": "_events",
+    "LifecycleEventJSON": "_wire",
     "LoadEventFired": "_events",
+    "LoadEventFiredJSON": "_wire",
     "NavigateResult": "_results",
+    "NavigateResultJSON": "_wire",
     "NavigatedWithinDocument": "_events",
+    "NavigatedWithinDocumentJSON": "_wire",
     "NavigatedWithinDocumentNavigationType": "_events",
     "NavigationEntry": "_types",
+    "NavigationEntryJSON": "_wire",
     "NavigationType": "_types",
     "OriginTrial": "_types",
+    "OriginTrialJSON": "_wire",
     "OriginTrialStatus": "_types",
     "OriginTrialToken": "_types",
+    "OriginTrialTokenJSON": "_wire",
     "OriginTrialTokenStatus": "_types",
     "OriginTrialTokenWithStatus": "_types",
+    "OriginTrialTokenWithStatusJSON": "_wire",
     "OriginTrialUsageRestriction": "_types",
     "PermissionsPolicyBlockLocator": "_types",
+    "PermissionsPolicyBlockLocatorJSON": "_wire",
     "PermissionsPolicyBlockReason": "_types",
     "PermissionsPolicyFeature": "_types",
     "PermissionsPolicyFeatureState": "_types",
+    "PermissionsPolicyFeatureStateJSON": "_wire",
     "PrintToPDFResult": "_results",
+    "PrintToPDFResultJSON": "_wire",
     "ProtocolHandler": "_types",
+    "ProtocolHandlerJSON": "_wire",
     "ReferrerPolicy": "_types",
     "RelatedApplication": "_types",
+    "RelatedApplicationJSON": "_wire",
     "ScopeExtension": "_types",
+    "ScopeExtensionJSON": "_wire",
     "ScreencastFrame": "_events",
+    "ScreencastFrameJSON": "_wire",
     "ScreencastFrameMetadata": "_types",
+    "ScreencastFrameMetadataJSON": "_wire",
     "ScreencastVisibilityChanged": "_events",
+    "ScreencastVisibilityChangedJSON": "_wire",
     "Screenshot": "_types",
+    "ScreenshotJSON": "_wire",
     "ScriptFontFamilies": "_types",
+    "ScriptFontFamiliesJSON": "_wire",
     "SearchInResourceResult": "_results",
+    "SearchInResourceResultJSON": "_wire",
     "SecureContextType": "_types",
     "SecurityOriginDetails": "_types",
+    "SecurityOriginDetailsJSON": "_wire",
     "ShareTarget": "_types",
+    "ShareTargetJSON": "_wire",
     "Shortcut": "_types",
+    "ShortcutJSON": "_wire",
     "StartScreenRecordingResult": "_results",
+    "StartScreenRecordingResultJSON": "_wire",
     "StopScreenRecordingResult": "_results",
+    "StopScreenRecordingResultJSON": "_wire",
     "SubApp": "_types",
+    "SubAppJSON": "_wire",
     "TransitionType": "_types",
     "Viewport": "_types",
+    "ViewportJSON": "_wire",
     "VisualViewport": "_types",
+    "VisualViewportJSON": "_wire",
     "WebAppManifest": "_types",
+    "WebAppManifestJSON": "_wire",
     "WindowOpen": "_events",
+    "WindowOpenJSON": "_wire",
 }
 
 

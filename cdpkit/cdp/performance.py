@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from ._results import performance as _results
     from ._results.performance import GetMetricsResult
     from ._types.performance import Metric
+    from ._wire.performance import GetMetricsResultJSON as GetMetricsResultJSON
+    from ._wire.performance import MetricJSON as MetricJSON
+    from ._wire.performance import MetricsJSON as MetricsJSON
 
 __all__ = [
     "GetMetricsResult",
@@ -64,7 +67,7 @@ def set_time_domain(time_domain: Literal["timeTicks", "threadTicks"]) -> Command
     return Command("Performance.setTimeDomain", params)
 
 
-def get_metrics() -> Command[GetMetricsResult]:
+def get_metrics() -> Command[GetMetricsResult, GetMetricsResultJSON]:
     """Retrieve current values of run-time metrics.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Performance/#method-getMetrics
@@ -79,8 +82,11 @@ def get_metrics() -> Command[GetMetricsResult]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "GetMetricsResult": "_results",
+    "GetMetricsResultJSON": "_wire",
     "Metric": "_types",
+    "MetricJSON": "_wire",
     "Metrics": "_events",
+    "MetricsJSON": "_wire",
 }
 
 

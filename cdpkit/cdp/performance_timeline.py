@@ -22,6 +22,11 @@ if TYPE_CHECKING:
         LayoutShiftAttribution,
         TimelineEvent,
     )
+    from ._wire.performance_timeline import LargestContentfulPaintJSON as LargestContentfulPaintJSON
+    from ._wire.performance_timeline import LayoutShiftAttributionJSON as LayoutShiftAttributionJSON
+    from ._wire.performance_timeline import LayoutShiftJSON as LayoutShiftJSON
+    from ._wire.performance_timeline import TimelineEventAddedJSON as TimelineEventAddedJSON
+    from ._wire.performance_timeline import TimelineEventJSON as TimelineEventJSON
 
 __all__ = [
     "LargestContentfulPaint",
@@ -54,10 +59,15 @@ def enable(event_types: list[str]) -> Command[None]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "LargestContentfulPaint": "_types",
+    "LargestContentfulPaintJSON": "_wire",
     "LayoutShift": "_types",
     "LayoutShiftAttribution": "_types",
+    "LayoutShiftAttributionJSON": "_wire",
+    "LayoutShiftJSON": "_wire",
     "TimelineEvent": "_types",
     "TimelineEventAdded": "_events",
+    "TimelineEventAddedJSON": "_wire",
+    "TimelineEventJSON": "_wire",
 }
 
 

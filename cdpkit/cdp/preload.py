@@ -32,6 +32,18 @@ if TYPE_CHECKING:
         SpeculationAction,
         SpeculationTargetHint,
     )
+    from ._wire.preload import PrefetchStatusUpdatedJSON as PrefetchStatusUpdatedJSON
+    from ._wire.preload import PreloadEnabledStateUpdatedJSON as PreloadEnabledStateUpdatedJSON
+    from ._wire.preload import PreloadingAttemptKeyJSON as PreloadingAttemptKeyJSON
+    from ._wire.preload import PreloadingAttemptSourceJSON as PreloadingAttemptSourceJSON
+    from ._wire.preload import (
+        PreloadingAttemptSourcesUpdatedJSON as PreloadingAttemptSourcesUpdatedJSON,
+    )
+    from ._wire.preload import PrerenderMismatchedHeadersJSON as PrerenderMismatchedHeadersJSON
+    from ._wire.preload import PrerenderStatusUpdatedJSON as PrerenderStatusUpdatedJSON
+    from ._wire.preload import RuleSetJSON as RuleSetJSON
+    from ._wire.preload import RuleSetRemovedJSON as RuleSetRemovedJSON
+    from ._wire.preload import RuleSetUpdatedJSON as RuleSetUpdatedJSON
 
 __all__ = [
     "PrefetchStatus",
@@ -98,18 +110,28 @@ def disable() -> Command[None]:
 _LAZY_NAMES: dict[str, str] = {
     "PrefetchStatus": "_types",
     "PrefetchStatusUpdated": "_events",
+    "PrefetchStatusUpdatedJSON": "_wire",
     "PreloadEnabledStateUpdated": "_events",
+    "PreloadEnabledStateUpdatedJSON": "_wire",
     "PreloadingAttemptKey": "_types",
+    "PreloadingAttemptKeyJSON": "_wire",
     "PreloadingAttemptSource": "_types",
+    "PreloadingAttemptSourceJSON": "_wire",
     "PreloadingAttemptSourcesUpdated": "_events",
+    "PreloadingAttemptSourcesUpdatedJSON": "_wire",
     "PreloadingStatus": "_types",
     "PrerenderFinalStatus": "_types",
     "PrerenderMismatchedHeaders": "_types",
+    "PrerenderMismatchedHeadersJSON": "_wire",
     "PrerenderStatusUpdated": "_events",
+    "PrerenderStatusUpdatedJSON": "_wire",
     "RuleSet": "_types",
     "RuleSetErrorType": "_types",
+    "RuleSetJSON": "_wire",
     "RuleSetRemoved": "_events",
+    "RuleSetRemovedJSON": "_wire",
     "RuleSetUpdated": "_events",
+    "RuleSetUpdatedJSON": "_wire",
     "SpeculationAction": "_types",
     "SpeculationTargetHint": "_types",
 }

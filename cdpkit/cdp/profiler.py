@@ -34,6 +34,19 @@ if TYPE_CHECKING:
         ProfileNode,
         ScriptCoverage,
     )
+    from ._wire.profiler import ConsoleProfileFinishedJSON as ConsoleProfileFinishedJSON
+    from ._wire.profiler import ConsoleProfileStartedJSON as ConsoleProfileStartedJSON
+    from ._wire.profiler import CoverageRangeJSON as CoverageRangeJSON
+    from ._wire.profiler import FunctionCoverageJSON as FunctionCoverageJSON
+    from ._wire.profiler import GetBestEffortCoverageResultJSON as GetBestEffortCoverageResultJSON
+    from ._wire.profiler import PositionTickInfoJSON as PositionTickInfoJSON
+    from ._wire.profiler import PreciseCoverageDeltaUpdateJSON as PreciseCoverageDeltaUpdateJSON
+    from ._wire.profiler import ProfileJSON as ProfileJSON
+    from ._wire.profiler import ProfileNodeJSON as ProfileNodeJSON
+    from ._wire.profiler import ScriptCoverageJSON as ScriptCoverageJSON
+    from ._wire.profiler import StartPreciseCoverageResultJSON as StartPreciseCoverageResultJSON
+    from ._wire.profiler import StopResultJSON as StopResultJSON
+    from ._wire.profiler import TakePreciseCoverageResultJSON as TakePreciseCoverageResultJSON
 
 __all__ = [
     "ConsoleProfileFinished",
@@ -77,7 +90,8 @@ def enable() -> Command[None]:
     return Command("Profiler.enable", {})
 
 
-def get_best_effort_coverage() -> Command[GetBestEffortCoverageResult]:
+def get_best_effort_coverage(
+) -> Command[GetBestEffortCoverageResult, GetBestEffortCoverageResultJSON]:
     """Collect coverage data for the current isolate. The coverage data may be incomplete due to
     garbage collection.
 
@@ -114,7 +128,7 @@ def start_precise_coverage(
     call_count: bool | None = None,
     detailed: bool | None = None,
     allow_triggered_updates: bool | None = None,
-) -> Command[StartPreciseCoverageResult]:
+) -> Command[StartPreciseCoverageResult, StartPreciseCoverageResultJSON]:
     """Enable precise code coverage. Coverage data for JavaScript executed before enabling precise code
     coverage may be incomplete. Enabling prevents running optimized code and resets execution
     counters.
@@ -139,7 +153,7 @@ def start_precise_coverage(
     return Command("Profiler.startPreciseCoverage", params, _results.StartPreciseCoverageResult)
 
 
-def stop() -> Command[StopResult]:
+def stop() -> Command[StopResult, StopResultJSON]:
     """Sends ``Profiler.stop``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Profiler/#method-stop
@@ -159,7 +173,7 @@ def stop_precise_coverage() -> Command[None]:
     return Command("Profiler.stopPreciseCoverage", {})
 
 
-def take_precise_coverage() -> Command[TakePreciseCoverageResult]:
+def take_precise_coverage() -> Command[TakePreciseCoverageResult, TakePreciseCoverageResultJSON]:
     """Collect coverage data for the current isolate, and resets execution counters. Precise code
     coverage needs to have started.
 
@@ -175,18 +189,31 @@ def take_precise_coverage() -> Command[TakePreciseCoverageResult]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "ConsoleProfileFinished": "_events",
+    "ConsoleProfileFinishedJSON": "_wire",
     "ConsoleProfileStarted": "_events",
+    "ConsoleProfileStartedJSON": "_wire",
     "CoverageRange": "_types",
+    "CoverageRangeJSON": "_wire",
     "FunctionCoverage": "_types",
+    "FunctionCoverageJSON": "_wire",
     "GetBestEffortCoverageResult": "_results",
+    "GetBestEffortCoverageResultJSON": "_wire",
     "PositionTickInfo": "_types",
+    "PositionTickInfoJSON": "_wire",
     "PreciseCoverageDeltaUpdate": "_events",
+    "PreciseCoverageDeltaUpdateJSON": "_wire",
     "Profile": "_types",
+    "ProfileJSON": "_wire",
     "ProfileNode": "_types",
+    "ProfileNodeJSON": "_wire",
     "ScriptCoverage": "_types",
+    "ScriptCoverageJSON": "_wire",
     "StartPreciseCoverageResult": "_results",
+    "StartPreciseCoverageResultJSON": "_wire",
     "StopResult": "_results",
+    "StopResultJSON": "_wire",
     "TakePreciseCoverageResult": "_results",
+    "TakePreciseCoverageResultJSON": "_wire",
 }
 
 

@@ -15,6 +15,11 @@ if TYPE_CHECKING:
     from ._results import pwa as _results
     from ._results.pwa import GetOsAppStateResult, LaunchFilesInAppResult, LaunchResult
     from ._types.pwa import DisplayMode, FileHandler, FileHandlerAccept
+    from ._wire.pwa import FileHandlerAcceptJSON as FileHandlerAcceptJSON
+    from ._wire.pwa import FileHandlerJSON as FileHandlerJSON
+    from ._wire.pwa import GetOsAppStateResultJSON as GetOsAppStateResultJSON
+    from ._wire.pwa import LaunchFilesInAppResultJSON as LaunchFilesInAppResultJSON
+    from ._wire.pwa import LaunchResultJSON as LaunchResultJSON
 
 __all__ = [
     "DisplayMode",
@@ -33,7 +38,7 @@ __all__ = [
 ]
 
 
-def get_os_app_state(manifest_id: str) -> Command[GetOsAppStateResult]:
+def get_os_app_state(manifest_id: str) -> Command[GetOsAppStateResult, GetOsAppStateResultJSON]:
     """Returns the following OS state for the given manifest id.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/PWA/#method-getOsAppState
@@ -103,7 +108,7 @@ def uninstall(manifest_id: str) -> Command[None]:
     return Command("PWA.uninstall", params)
 
 
-def launch(manifest_id: str, *, url: str | None = None) -> Command[LaunchResult]:
+def launch(manifest_id: str, *, url: str | None = None) -> Command[LaunchResult, LaunchResultJSON]:
     """Launches the installed web app, or an url in the same web app instead of the
     default start url if it is provided. Returns a page Target.TargetID which
     can be used to attach to via Target.attachToTarget or similar APIs.
@@ -123,7 +128,10 @@ def launch(manifest_id: str, *, url: str | None = None) -> Command[LaunchResult]
     return Command("PWA.launch", params, _results.LaunchResult)
 
 
-def launch_files_in_app(manifest_id: str, files: list[str]) -> Command[LaunchFilesInAppResult]:
+def launch_files_in_app(
+    manifest_id: str,
+    files: list[str],
+) -> Command[LaunchFilesInAppResult, LaunchFilesInAppResultJSON]:
     """Opens one or more local files from an installed web app identified by its
     manifestId. The web app needs to have file handlers registered to process
     the files. The API returns one or more page Target.TargetIDs which can be
@@ -212,9 +220,14 @@ _LAZY_NAMES: dict[str, str] = {
     "DisplayMode": "_types",
     "FileHandler": "_types",
     "FileHandlerAccept": "_types",
+    "FileHandlerAcceptJSON": "_wire",
+    "FileHandlerJSON": "_wire",
     "GetOsAppStateResult": "_results",
+    "GetOsAppStateResultJSON": "_wire",
     "LaunchFilesInAppResult": "_results",
+    "LaunchFilesInAppResultJSON": "_wire",
     "LaunchResult": "_results",
+    "LaunchResultJSON": "_wire",
 }
 
 

@@ -67,6 +67,43 @@ if TYPE_CHECKING:
         StackTrace,
         StackTraceId,
     )
+    from ._wire.runtime import AwaitPromiseResultJSON as AwaitPromiseResultJSON
+    from ._wire.runtime import BindingCalledJSON as BindingCalledJSON
+    from ._wire.runtime import CallArgumentJSON as CallArgumentJSON
+    from ._wire.runtime import CallFrameJSON as CallFrameJSON
+    from ._wire.runtime import CallFunctionOnResultJSON as CallFunctionOnResultJSON
+    from ._wire.runtime import CompileScriptResultJSON as CompileScriptResultJSON
+    from ._wire.runtime import ConsoleAPICalledJSON as ConsoleAPICalledJSON
+    from ._wire.runtime import CustomPreviewJSON as CustomPreviewJSON
+    from ._wire.runtime import DeepSerializedValueJSON as DeepSerializedValueJSON
+    from ._wire.runtime import EntryPreviewJSON as EntryPreviewJSON
+    from ._wire.runtime import EvaluateResultJSON as EvaluateResultJSON
+    from ._wire.runtime import ExceptionDetailsJSON as ExceptionDetailsJSON
+    from ._wire.runtime import ExceptionRevokedJSON as ExceptionRevokedJSON
+    from ._wire.runtime import ExceptionThrownJSON as ExceptionThrownJSON
+    from ._wire.runtime import ExecutionContextCreatedJSON as ExecutionContextCreatedJSON
+    from ._wire.runtime import ExecutionContextDescriptionJSON as ExecutionContextDescriptionJSON
+    from ._wire.runtime import ExecutionContextDestroyedJSON as ExecutionContextDestroyedJSON
+    from ._wire.runtime import ExecutionContextsClearedJSON as ExecutionContextsClearedJSON
+    from ._wire.runtime import GetExceptionDetailsResultJSON as GetExceptionDetailsResultJSON
+    from ._wire.runtime import GetHeapUsageResultJSON as GetHeapUsageResultJSON
+    from ._wire.runtime import GetIsolateIdResultJSON as GetIsolateIdResultJSON
+    from ._wire.runtime import GetPropertiesResultJSON as GetPropertiesResultJSON
+    from ._wire.runtime import (
+        GlobalLexicalScopeNamesResultJSON as GlobalLexicalScopeNamesResultJSON,
+    )
+    from ._wire.runtime import InspectRequestedJSON as InspectRequestedJSON
+    from ._wire.runtime import InternalPropertyDescriptorJSON as InternalPropertyDescriptorJSON
+    from ._wire.runtime import ObjectPreviewJSON as ObjectPreviewJSON
+    from ._wire.runtime import PrivatePropertyDescriptorJSON as PrivatePropertyDescriptorJSON
+    from ._wire.runtime import PropertyDescriptorJSON as PropertyDescriptorJSON
+    from ._wire.runtime import PropertyPreviewJSON as PropertyPreviewJSON
+    from ._wire.runtime import QueryObjectsResultJSON as QueryObjectsResultJSON
+    from ._wire.runtime import RemoteObjectJSON as RemoteObjectJSON
+    from ._wire.runtime import RunScriptResultJSON as RunScriptResultJSON
+    from ._wire.runtime import SerializationOptionsJSON as SerializationOptionsJSON
+    from ._wire.runtime import StackTraceIdJSON as StackTraceIdJSON
+    from ._wire.runtime import StackTraceJSON as StackTraceJSON
 
 __all__ = [
     "AwaitPromiseResult",
@@ -201,7 +238,7 @@ def await_promise(
     *,
     return_by_value: bool | None = None,
     generate_preview: bool | None = None,
-) -> Command[AwaitPromiseResult]:
+) -> Command[AwaitPromiseResult, AwaitPromiseResultJSON]:
     """Add handler to promise with given promise object id.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Runtime/#method-awaitPromise
@@ -237,7 +274,7 @@ def call_function_on(
     throw_on_side_effect: bool | None = None,
     unique_context_id: str | None = None,
     serialization_options: SerializationOptions | None = None,
-) -> Command[CallFunctionOnResult]:
+) -> Command[CallFunctionOnResult, CallFunctionOnResultJSON]:
     """Calls function with given declaration on the given object. Object group of the result is
     inherited from the target object.
 
@@ -308,7 +345,7 @@ def compile_script(
     persist_script: bool,
     *,
     execution_context_id: ExecutionContextId | None = None,
-) -> Command[CompileScriptResult]:
+) -> Command[CompileScriptResult, CompileScriptResultJSON]:
     """Compiles expression.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Runtime/#method-compileScript
@@ -373,7 +410,7 @@ def evaluate(
     allow_unsafe_eval_blocked_by_csp: bool | None = None,
     unique_context_id: str | None = None,
     serialization_options: SerializationOptions | None = None,
-) -> Command[EvaluateResult]:
+) -> Command[EvaluateResult, EvaluateResultJSON]:
     """Evaluates expression on global object.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Runtime/#method-evaluate
@@ -451,7 +488,7 @@ def evaluate(
     return Command("Runtime.evaluate", params, _results.EvaluateResult)
 
 
-def get_isolate_id() -> Command[GetIsolateIdResult]:
+def get_isolate_id() -> Command[GetIsolateIdResult, GetIsolateIdResultJSON]:
     """**Experimental.** Returns the isolate id.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Runtime/#method-getIsolateId
@@ -462,7 +499,7 @@ def get_isolate_id() -> Command[GetIsolateIdResult]:
     return Command("Runtime.getIsolateId", {}, _results.GetIsolateIdResult)
 
 
-def get_heap_usage() -> Command[GetHeapUsageResult]:
+def get_heap_usage() -> Command[GetHeapUsageResult, GetHeapUsageResultJSON]:
     """**Experimental.** Returns the JavaScript heap usage.
     It is the total usage of the corresponding isolate not scoped to a particular Runtime.
 
@@ -481,7 +518,7 @@ def get_properties(
     accessor_properties_only: bool | None = None,
     generate_preview: bool | None = None,
     non_indexed_properties_only: bool | None = None,
-) -> Command[GetPropertiesResult]:
+) -> Command[GetPropertiesResult, GetPropertiesResultJSON]:
     """Returns properties of a given object. Object group of the result is inherited from the target
     object.
 
@@ -514,7 +551,7 @@ def get_properties(
 def global_lexical_scope_names(
     *,
     execution_context_id: ExecutionContextId | None = None,
-) -> Command[GlobalLexicalScopeNamesResult]:
+) -> Command[GlobalLexicalScopeNamesResult, GlobalLexicalScopeNamesResultJSON]:
     """Returns all let, const and class variables from global scope.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Runtime/#method-globalLexicalScopeNames
@@ -535,7 +572,7 @@ def query_objects(
     prototype_object_id: RemoteObjectId,
     *,
     object_group: str | None = None,
-) -> Command[QueryObjectsResult]:
+) -> Command[QueryObjectsResult, QueryObjectsResultJSON]:
     """Sends ``Runtime.queryObjects``.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Runtime/#method-queryObjects
@@ -595,7 +632,7 @@ def run_script(
     return_by_value: bool | None = None,
     generate_preview: bool | None = None,
     await_promise: bool | None = None,
-) -> Command[RunScriptResult]:
+) -> Command[RunScriptResult, RunScriptResultJSON]:
     """Runs script with given id in a given context.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Runtime/#method-runScript
@@ -733,7 +770,9 @@ def remove_binding(name: str) -> Command[None]:
     return Command("Runtime.removeBinding", params)
 
 
-def get_exception_details(error_object_id: RemoteObjectId) -> Command[GetExceptionDetailsResult]:
+def get_exception_details(
+    error_object_id: RemoteObjectId,
+) -> Command[GetExceptionDetailsResult, GetExceptionDetailsResultJSON]:
     """**Experimental.** This method tries to lookup and populate exception details for a
     JavaScript Error object.
     Note that the stackTrace portion of the resulting exceptionDetails will
@@ -756,49 +795,84 @@ def get_exception_details(error_object_id: RemoteObjectId) -> Command[GetExcepti
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "AwaitPromiseResult": "_results",
+    "AwaitPromiseResultJSON": "_wire",
     "BindingCalled": "_events",
+    "BindingCalledJSON": "_wire",
     "CallArgument": "_types",
+    "CallArgumentJSON": "_wire",
     "CallFrame": "_types",
+    "CallFrameJSON": "_wire",
     "CallFunctionOnResult": "_results",
+    "CallFunctionOnResultJSON": "_wire",
     "CompileScriptResult": "_results",
+    "CompileScriptResultJSON": "_wire",
     "ConsoleAPICalled": "_events",
+    "ConsoleAPICalledJSON": "_wire",
     "ConsoleAPICalledType": "_events",
     "CustomPreview": "_types",
+    "CustomPreviewJSON": "_wire",
     "DeepSerializedValue": "_types",
+    "DeepSerializedValueJSON": "_wire",
     "DeepSerializedValueType": "_types",
     "EntryPreview": "_types",
+    "EntryPreviewJSON": "_wire",
     "EvaluateResult": "_results",
+    "EvaluateResultJSON": "_wire",
     "ExceptionDetails": "_types",
+    "ExceptionDetailsJSON": "_wire",
     "ExceptionRevoked": "_events",
+    "ExceptionRevokedJSON": "_wire",
     "ExceptionThrown": "_events",
+    "ExceptionThrownJSON": "_wire",
     "ExecutionContextCreated": "_events",
+    "ExecutionContextCreatedJSON": "_wire",
     "ExecutionContextDescription": "_types",
+    "ExecutionContextDescriptionJSON": "_wire",
     "ExecutionContextDestroyed": "_events",
+    "ExecutionContextDestroyedJSON": "_wire",
     "ExecutionContextsCleared": "_events",
+    "ExecutionContextsClearedJSON": "_wire",
     "GetExceptionDetailsResult": "_results",
+    "GetExceptionDetailsResultJSON": "_wire",
     "GetHeapUsageResult": "_results",
+    "GetHeapUsageResultJSON": "_wire",
     "GetIsolateIdResult": "_results",
+    "GetIsolateIdResultJSON": "_wire",
     "GetPropertiesResult": "_results",
+    "GetPropertiesResultJSON": "_wire",
     "GlobalLexicalScopeNamesResult": "_results",
+    "GlobalLexicalScopeNamesResultJSON": "_wire",
     "InspectRequested": "_events",
+    "InspectRequestedJSON": "_wire",
     "InternalPropertyDescriptor": "_types",
+    "InternalPropertyDescriptorJSON": "_wire",
     "ObjectPreview": "_types",
+    "ObjectPreviewJSON": "_wire",
     "ObjectPreviewSubtype": "_types",
     "ObjectPreviewType": "_types",
     "PrivatePropertyDescriptor": "_types",
+    "PrivatePropertyDescriptorJSON": "_wire",
     "PropertyDescriptor": "_types",
+    "PropertyDescriptorJSON": "_wire",
     "PropertyPreview": "_types",
+    "PropertyPreviewJSON": "_wire",
     "PropertyPreviewSubtype": "_types",
     "PropertyPreviewType": "_types",
     "QueryObjectsResult": "_results",
+    "QueryObjectsResultJSON": "_wire",
     "RemoteObject": "_types",
+    "RemoteObjectJSON": "_wire",
     "RemoteObjectSubtype": "_types",
     "RemoteObjectType": "_types",
     "RunScriptResult": "_results",
+    "RunScriptResultJSON": "_wire",
     "SerializationOptions": "_types",
+    "SerializationOptionsJSON": "_wire",
     "SerializationOptionsSerialization": "_types",
     "StackTrace": "_types",
     "StackTraceId": "_types",
+    "StackTraceIdJSON": "_wire",
+    "StackTraceJSON": "_wire",
 }
 
 

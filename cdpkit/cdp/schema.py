@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from ._results import schema as _results
     from ._results.schema import GetDomainsResult
     from ._types.schema import Domain
+    from ._wire.schema import DomainJSON as DomainJSON
+    from ._wire.schema import GetDomainsResultJSON as GetDomainsResultJSON
 
 __all__ = [
     "Domain",
@@ -23,7 +25,7 @@ __all__ = [
 ]
 
 
-def get_domains() -> Command[GetDomainsResult]:
+def get_domains() -> Command[GetDomainsResult, GetDomainsResultJSON]:
     """Returns supported domains.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Schema/#method-getDomains
@@ -38,7 +40,9 @@ def get_domains() -> Command[GetDomainsResult]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "Domain": "_types",
+    "DomainJSON": "_wire",
     "GetDomainsResult": "_results",
+    "GetDomainsResultJSON": "_wire",
 }
 
 

@@ -28,6 +28,14 @@ if TYPE_CHECKING:
         SecurityStateExplanation,
         VisibleSecurityState,
     )
+    from ._wire.security import CertificateErrorJSON as CertificateErrorJSON
+    from ._wire.security import CertificateSecurityStateJSON as CertificateSecurityStateJSON
+    from ._wire.security import InsecureContentStatusJSON as InsecureContentStatusJSON
+    from ._wire.security import SafetyTipInfoJSON as SafetyTipInfoJSON
+    from ._wire.security import SecurityStateChangedJSON as SecurityStateChangedJSON
+    from ._wire.security import SecurityStateExplanationJSON as SecurityStateExplanationJSON
+    from ._wire.security import VisibleSecurityStateChangedJSON as VisibleSecurityStateChangedJSON
+    from ._wire.security import VisibleSecurityStateJSON as VisibleSecurityStateJSON
 
 __all__ = [
     "CertificateError",
@@ -120,16 +128,24 @@ def set_override_certificate_errors(override: bool) -> Command[None]:
 _LAZY_NAMES: dict[str, str] = {
     "CertificateError": "_events",
     "CertificateErrorAction": "_types",
+    "CertificateErrorJSON": "_wire",
     "CertificateSecurityState": "_types",
+    "CertificateSecurityStateJSON": "_wire",
     "InsecureContentStatus": "_types",
+    "InsecureContentStatusJSON": "_wire",
     "MixedContentType": "_types",
     "SafetyTipInfo": "_types",
+    "SafetyTipInfoJSON": "_wire",
     "SafetyTipStatus": "_types",
     "SecurityState": "_types",
     "SecurityStateChanged": "_events",
+    "SecurityStateChangedJSON": "_wire",
     "SecurityStateExplanation": "_types",
+    "SecurityStateExplanationJSON": "_wire",
     "VisibleSecurityState": "_types",
     "VisibleSecurityStateChanged": "_events",
+    "VisibleSecurityStateChangedJSON": "_wire",
+    "VisibleSecurityStateJSON": "_wire",
 }
 
 

@@ -31,6 +31,20 @@ if TYPE_CHECKING:
         ServiceWorkerVersionRunningStatus,
         ServiceWorkerVersionStatus,
     )
+    from ._wire.service_worker import ServiceWorkerErrorMessageJSON as ServiceWorkerErrorMessageJSON
+    from ._wire.service_worker import ServiceWorkerRegistrationJSON as ServiceWorkerRegistrationJSON
+    from ._wire.service_worker import (
+        ServiceWorkerRouterConditionJSON as ServiceWorkerRouterConditionJSON,
+    )
+    from ._wire.service_worker import ServiceWorkerRouterRuleJSON as ServiceWorkerRouterRuleJSON
+    from ._wire.service_worker import (
+        ServiceWorkerRouterSourceDictJSON as ServiceWorkerRouterSourceDictJSON,
+    )
+    from ._wire.service_worker import ServiceWorkerRouterSourceJSON as ServiceWorkerRouterSourceJSON
+    from ._wire.service_worker import ServiceWorkerVersionJSON as ServiceWorkerVersionJSON
+    from ._wire.service_worker import WorkerErrorReportedJSON as WorkerErrorReportedJSON
+    from ._wire.service_worker import WorkerRegistrationUpdatedJSON as WorkerRegistrationUpdatedJSON
+    from ._wire.service_worker import WorkerVersionUpdatedJSON as WorkerVersionUpdatedJSON
 
 __all__ = [
     "RegistrationID",
@@ -221,18 +235,28 @@ def update_registration(scope_url: str) -> Command[None]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "ServiceWorkerErrorMessage": "_types",
+    "ServiceWorkerErrorMessageJSON": "_wire",
     "ServiceWorkerRegistration": "_types",
+    "ServiceWorkerRegistrationJSON": "_wire",
     "ServiceWorkerRouterCondition": "_types",
+    "ServiceWorkerRouterConditionJSON": "_wire",
     "ServiceWorkerRouterRule": "_types",
+    "ServiceWorkerRouterRuleJSON": "_wire",
     "ServiceWorkerRouterSource": "_types",
     "ServiceWorkerRouterSourceDict": "_types",
+    "ServiceWorkerRouterSourceDictJSON": "_wire",
+    "ServiceWorkerRouterSourceJSON": "_wire",
     "ServiceWorkerRouterSourceType": "_types",
     "ServiceWorkerVersion": "_types",
+    "ServiceWorkerVersionJSON": "_wire",
     "ServiceWorkerVersionRunningStatus": "_types",
     "ServiceWorkerVersionStatus": "_types",
     "WorkerErrorReported": "_events",
+    "WorkerErrorReportedJSON": "_wire",
     "WorkerRegistrationUpdated": "_events",
+    "WorkerRegistrationUpdatedJSON": "_wire",
     "WorkerVersionUpdated": "_events",
+    "WorkerVersionUpdatedJSON": "_wire",
 }
 
 

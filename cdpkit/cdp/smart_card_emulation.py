@@ -39,6 +39,34 @@ if TYPE_CHECKING:
         ResultCode,
         ShareMode,
     )
+    from ._wire.smart_card_emulation import (
+        BeginTransactionRequestedJSON as BeginTransactionRequestedJSON,
+    )
+    from ._wire.smart_card_emulation import CancelRequestedJSON as CancelRequestedJSON
+    from ._wire.smart_card_emulation import ConnectRequestedJSON as ConnectRequestedJSON
+    from ._wire.smart_card_emulation import ControlRequestedJSON as ControlRequestedJSON
+    from ._wire.smart_card_emulation import DisconnectRequestedJSON as DisconnectRequestedJSON
+    from ._wire.smart_card_emulation import (
+        EndTransactionRequestedJSON as EndTransactionRequestedJSON,
+    )
+    from ._wire.smart_card_emulation import (
+        EstablishContextRequestedJSON as EstablishContextRequestedJSON,
+    )
+    from ._wire.smart_card_emulation import GetAttribRequestedJSON as GetAttribRequestedJSON
+    from ._wire.smart_card_emulation import (
+        GetStatusChangeRequestedJSON as GetStatusChangeRequestedJSON,
+    )
+    from ._wire.smart_card_emulation import ListReadersRequestedJSON as ListReadersRequestedJSON
+    from ._wire.smart_card_emulation import ProtocolSetJSON as ProtocolSetJSON
+    from ._wire.smart_card_emulation import ReaderStateFlagsJSON as ReaderStateFlagsJSON
+    from ._wire.smart_card_emulation import ReaderStateInJSON as ReaderStateInJSON
+    from ._wire.smart_card_emulation import ReaderStateOutJSON as ReaderStateOutJSON
+    from ._wire.smart_card_emulation import (
+        ReleaseContextRequestedJSON as ReleaseContextRequestedJSON,
+    )
+    from ._wire.smart_card_emulation import SetAttribRequestedJSON as SetAttribRequestedJSON
+    from ._wire.smart_card_emulation import StatusRequestedJSON as StatusRequestedJSON
+    from ._wire.smart_card_emulation import TransmitRequestedJSON as TransmitRequestedJSON
 
 __all__ = [
     "BeginTransactionRequested",
@@ -314,28 +342,46 @@ def report_error(
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "BeginTransactionRequested": "_events",
+    "BeginTransactionRequestedJSON": "_wire",
     "CancelRequested": "_events",
+    "CancelRequestedJSON": "_wire",
     "ConnectRequested": "_events",
+    "ConnectRequestedJSON": "_wire",
     "ConnectionState": "_types",
     "ControlRequested": "_events",
+    "ControlRequestedJSON": "_wire",
     "DisconnectRequested": "_events",
+    "DisconnectRequestedJSON": "_wire",
     "Disposition": "_types",
     "EndTransactionRequested": "_events",
+    "EndTransactionRequestedJSON": "_wire",
     "EstablishContextRequested": "_events",
+    "EstablishContextRequestedJSON": "_wire",
     "GetAttribRequested": "_events",
+    "GetAttribRequestedJSON": "_wire",
     "GetStatusChangeRequested": "_events",
+    "GetStatusChangeRequestedJSON": "_wire",
     "ListReadersRequested": "_events",
+    "ListReadersRequestedJSON": "_wire",
     "Protocol": "_types",
     "ProtocolSet": "_types",
+    "ProtocolSetJSON": "_wire",
     "ReaderStateFlags": "_types",
+    "ReaderStateFlagsJSON": "_wire",
     "ReaderStateIn": "_types",
+    "ReaderStateInJSON": "_wire",
     "ReaderStateOut": "_types",
+    "ReaderStateOutJSON": "_wire",
     "ReleaseContextRequested": "_events",
+    "ReleaseContextRequestedJSON": "_wire",
     "ResultCode": "_types",
     "SetAttribRequested": "_events",
+    "SetAttribRequestedJSON": "_wire",
     "ShareMode": "_types",
     "StatusRequested": "_events",
+    "StatusRequestedJSON": "_wire",
     "TransmitRequested": "_events",
+    "TransmitRequestedJSON": "_wire",
 }
 
 

@@ -46,6 +46,40 @@ if TYPE_CHECKING:
         TrustTokens,
         UsageForType,
     )
+    from ._wire.storage import CacheStorageContentUpdatedJSON as CacheStorageContentUpdatedJSON
+    from ._wire.storage import CacheStorageListUpdatedJSON as CacheStorageListUpdatedJSON
+    from ._wire.storage import ClearTrustTokensResultJSON as ClearTrustTokensResultJSON
+    from ._wire.storage import GetCookiesResultJSON as GetCookiesResultJSON
+    from ._wire.storage import (
+        GetPrivateVerificationTokensIssuerConfigsResultJSON as GetPrivateVerificationTokensIssuerConfigsResultJSON,
+    )
+    from ._wire.storage import (
+        GetPrivateVerificationTokensResultJSON as GetPrivateVerificationTokensResultJSON,
+    )
+    from ._wire.storage import GetStorageKeyForFrameResultJSON as GetStorageKeyForFrameResultJSON
+    from ._wire.storage import GetStorageKeyResultJSON as GetStorageKeyResultJSON
+    from ._wire.storage import GetTrustTokensResultJSON as GetTrustTokensResultJSON
+    from ._wire.storage import GetUsageAndQuotaResultJSON as GetUsageAndQuotaResultJSON
+    from ._wire.storage import IndexedDBContentUpdatedJSON as IndexedDBContentUpdatedJSON
+    from ._wire.storage import IndexedDBListUpdatedJSON as IndexedDBListUpdatedJSON
+    from ._wire.storage import PrivateVerificationTokenJSON as PrivateVerificationTokenJSON
+    from ._wire.storage import (
+        PrivateVerificationTokensIssuerConfigJSON as PrivateVerificationTokensIssuerConfigJSON,
+    )
+    from ._wire.storage import (
+        PrivateVerificationTokensUpdatedJSON as PrivateVerificationTokensUpdatedJSON,
+    )
+    from ._wire.storage import (
+        RunBounceTrackingMitigationsResultJSON as RunBounceTrackingMitigationsResultJSON,
+    )
+    from ._wire.storage import (
+        StorageBucketCreatedOrUpdatedJSON as StorageBucketCreatedOrUpdatedJSON,
+    )
+    from ._wire.storage import StorageBucketDeletedJSON as StorageBucketDeletedJSON
+    from ._wire.storage import StorageBucketInfoJSON as StorageBucketInfoJSON
+    from ._wire.storage import StorageBucketJSON as StorageBucketJSON
+    from ._wire.storage import TrustTokensJSON as TrustTokensJSON
+    from ._wire.storage import UsageForTypeJSON as UsageForTypeJSON
 
 __all__ = [
     "CacheStorageContentUpdated",
@@ -110,7 +144,9 @@ See https://chromedevtools.github.io/devtools-protocol/tot/Storage/#type-Seriali
 """
 
 
-def get_storage_key_for_frame(frame_id: page.FrameId) -> Command[GetStorageKeyForFrameResult]:
+def get_storage_key_for_frame(
+    frame_id: page.FrameId,
+) -> Command[GetStorageKeyForFrameResult, GetStorageKeyForFrameResultJSON]:
     """**Deprecated.** Returns a storage key given a frame id.
     Deprecated. Please use Storage.getStorageKey instead.
 
@@ -126,7 +162,10 @@ def get_storage_key_for_frame(frame_id: page.FrameId) -> Command[GetStorageKeyFo
     return Command("Storage.getStorageKeyForFrame", params, _results.GetStorageKeyForFrameResult)
 
 
-def get_storage_key(*, frame_id: page.FrameId | None = None) -> Command[GetStorageKeyResult]:
+def get_storage_key(
+    *,
+    frame_id: page.FrameId | None = None,
+) -> Command[GetStorageKeyResult, GetStorageKeyResultJSON]:
     """**Experimental.** Returns storage key for the given frame. If no frame ID is provided,
     the storage key of the target executing this command is returned.
 
@@ -173,7 +212,7 @@ def clear_data_for_storage_key(storage_key: str, storage_types: str) -> Command[
 def get_cookies(
     *,
     browser_context_id: browser.BrowserContextID | None = None,
-) -> Command[GetCookiesResult]:
+) -> Command[GetCookiesResult, GetCookiesResultJSON]:
     """Returns all browser cookies.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Storage/#method-getCookies
@@ -223,7 +262,7 @@ def clear_cookies(*, browser_context_id: browser.BrowserContextID | None = None)
     return Command("Storage.clearCookies", params)
 
 
-def get_usage_and_quota(origin: str) -> Command[GetUsageAndQuotaResult]:
+def get_usage_and_quota(origin: str) -> Command[GetUsageAndQuotaResult, GetUsageAndQuotaResultJSON]:
     """Returns usage and quota in bytes.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Storage/#method-getUsageAndQuota
@@ -355,7 +394,7 @@ def untrack_indexed_db_for_storage_key(storage_key: str) -> Command[None]:
     return Command("Storage.untrackIndexedDBForStorageKey", params)
 
 
-def get_trust_tokens() -> Command[GetTrustTokensResult]:
+def get_trust_tokens() -> Command[GetTrustTokensResult, GetTrustTokensResultJSON]:
     """**Experimental.** Returns the number of stored Trust Tokens per issuer for the
     current browsing context.
 
@@ -367,7 +406,9 @@ def get_trust_tokens() -> Command[GetTrustTokensResult]:
     return Command("Storage.getTrustTokens", {}, _results.GetTrustTokensResult)
 
 
-def clear_trust_tokens(issuer_origin: str) -> Command[ClearTrustTokensResult]:
+def clear_trust_tokens(
+    issuer_origin: str,
+) -> Command[ClearTrustTokensResult, ClearTrustTokensResultJSON]:
     """**Experimental.** Removes all Trust Tokens issued by the provided issuerOrigin.
     Leaves other stored data, including the issuer's Redemption Records, intact.
 
@@ -383,7 +424,8 @@ def clear_trust_tokens(issuer_origin: str) -> Command[ClearTrustTokensResult]:
     return Command("Storage.clearTrustTokens", params, _results.ClearTrustTokensResult)
 
 
-def get_private_verification_tokens() -> Command[GetPrivateVerificationTokensResult]:
+def get_private_verification_tokens(
+) -> Command[GetPrivateVerificationTokensResult, GetPrivateVerificationTokensResultJSON]:
     """**Experimental.** Returns all stored Private Verification Tokens for the current browsing
     context.
 
@@ -396,7 +438,7 @@ def get_private_verification_tokens() -> Command[GetPrivateVerificationTokensRes
 
 
 def get_private_verification_tokens_issuer_configs(
-) -> Command[GetPrivateVerificationTokensIssuerConfigsResult]:
+) -> Command[GetPrivateVerificationTokensIssuerConfigsResult, GetPrivateVerificationTokensIssuerConfigsResultJSON]:
     """**Experimental.** Returns the configured Private Verification Tokens issuers and their redeemer
     origins.
 
@@ -469,7 +511,8 @@ def delete_storage_bucket(bucket: StorageBucket) -> Command[None]:
     return Command("Storage.deleteStorageBucket", params)
 
 
-def run_bounce_tracking_mitigations() -> Command[RunBounceTrackingMitigationsResult]:
+def run_bounce_tracking_mitigations(
+) -> Command[RunBounceTrackingMitigationsResult, RunBounceTrackingMitigationsResultJSON]:
     """**Experimental.** Deletes state for sites identified as potential bounce trackers, immediately.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Storage/#method-runBounceTrackingMitigations
@@ -484,29 +527,51 @@ def run_bounce_tracking_mitigations() -> Command[RunBounceTrackingMitigationsRes
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "CacheStorageContentUpdated": "_events",
+    "CacheStorageContentUpdatedJSON": "_wire",
     "CacheStorageListUpdated": "_events",
+    "CacheStorageListUpdatedJSON": "_wire",
     "ClearTrustTokensResult": "_results",
+    "ClearTrustTokensResultJSON": "_wire",
     "GetCookiesResult": "_results",
+    "GetCookiesResultJSON": "_wire",
     "GetPrivateVerificationTokensIssuerConfigsResult": "_results",
+    "GetPrivateVerificationTokensIssuerConfigsResultJSON": "_wire",
     "GetPrivateVerificationTokensResult": "_results",
+    "GetPrivateVerificationTokensResultJSON": "_wire",
     "GetStorageKeyForFrameResult": "_results",
+    "GetStorageKeyForFrameResultJSON": "_wire",
     "GetStorageKeyResult": "_results",
+    "GetStorageKeyResultJSON": "_wire",
     "GetTrustTokensResult": "_results",
+    "GetTrustTokensResultJSON": "_wire",
     "GetUsageAndQuotaResult": "_results",
+    "GetUsageAndQuotaResultJSON": "_wire",
     "IndexedDBContentUpdated": "_events",
+    "IndexedDBContentUpdatedJSON": "_wire",
     "IndexedDBListUpdated": "_events",
+    "IndexedDBListUpdatedJSON": "_wire",
     "PrivateVerificationToken": "_types",
+    "PrivateVerificationTokenJSON": "_wire",
     "PrivateVerificationTokensIssuerConfig": "_types",
+    "PrivateVerificationTokensIssuerConfigJSON": "_wire",
     "PrivateVerificationTokensUpdated": "_events",
+    "PrivateVerificationTokensUpdatedJSON": "_wire",
     "RunBounceTrackingMitigationsResult": "_results",
+    "RunBounceTrackingMitigationsResultJSON": "_wire",
     "StorageBucket": "_types",
     "StorageBucketCreatedOrUpdated": "_events",
+    "StorageBucketCreatedOrUpdatedJSON": "_wire",
     "StorageBucketDeleted": "_events",
+    "StorageBucketDeletedJSON": "_wire",
     "StorageBucketInfo": "_types",
+    "StorageBucketInfoJSON": "_wire",
+    "StorageBucketJSON": "_wire",
     "StorageBucketsDurability": "_types",
     "StorageType": "_types",
     "TrustTokens": "_types",
+    "TrustTokensJSON": "_wire",
     "UsageForType": "_types",
+    "UsageForTypeJSON": "_wire",
 }
 
 

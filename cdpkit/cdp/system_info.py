@@ -24,6 +24,19 @@ if TYPE_CHECKING:
         VideoDecodeAcceleratorCapability,
         VideoEncodeAcceleratorCapability,
     )
+    from ._wire.system_info import GetFeatureStateResultJSON as GetFeatureStateResultJSON
+    from ._wire.system_info import GetInfoResultJSON as GetInfoResultJSON
+    from ._wire.system_info import GetProcessInfoResultJSON as GetProcessInfoResultJSON
+    from ._wire.system_info import GPUDeviceJSON as GPUDeviceJSON
+    from ._wire.system_info import GPUInfoJSON as GPUInfoJSON
+    from ._wire.system_info import ProcessInfoJSON as ProcessInfoJSON
+    from ._wire.system_info import SizeJSON as SizeJSON
+    from ._wire.system_info import (
+        VideoDecodeAcceleratorCapabilityJSON as VideoDecodeAcceleratorCapabilityJSON,
+    )
+    from ._wire.system_info import (
+        VideoEncodeAcceleratorCapabilityJSON as VideoEncodeAcceleratorCapabilityJSON,
+    )
 
 __all__ = [
     "GPUDevice",
@@ -43,7 +56,7 @@ __all__ = [
 ]
 
 
-def get_info() -> Command[GetInfoResult]:
+def get_info() -> Command[GetInfoResult, GetInfoResultJSON]:
     """Returns information about the system.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/SystemInfo/#method-getInfo
@@ -54,7 +67,9 @@ def get_info() -> Command[GetInfoResult]:
     return Command("SystemInfo.getInfo", {}, _results.GetInfoResult)
 
 
-def get_feature_state(feature_state: str) -> Command[GetFeatureStateResult]:
+def get_feature_state(
+    feature_state: str,
+) -> Command[GetFeatureStateResult, GetFeatureStateResultJSON]:
     """Returns information about the feature state.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/SystemInfo/#method-getFeatureState
@@ -69,7 +84,7 @@ def get_feature_state(feature_state: str) -> Command[GetFeatureStateResult]:
     return Command("SystemInfo.getFeatureState", params, _results.GetFeatureStateResult)
 
 
-def get_process_info() -> Command[GetProcessInfoResult]:
+def get_process_info() -> Command[GetProcessInfoResult, GetProcessInfoResultJSON]:
     """Returns information about all running processes.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/SystemInfo/#method-getProcessInfo
@@ -84,16 +99,25 @@ def get_process_info() -> Command[GetProcessInfoResult]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "GPUDevice": "_types",
+    "GPUDeviceJSON": "_wire",
     "GPUInfo": "_types",
+    "GPUInfoJSON": "_wire",
     "GetFeatureStateResult": "_results",
+    "GetFeatureStateResultJSON": "_wire",
     "GetInfoResult": "_results",
+    "GetInfoResultJSON": "_wire",
     "GetProcessInfoResult": "_results",
+    "GetProcessInfoResultJSON": "_wire",
     "ImageType": "_types",
     "ProcessInfo": "_types",
+    "ProcessInfoJSON": "_wire",
     "Size": "_types",
+    "SizeJSON": "_wire",
     "SubsamplingFormat": "_types",
     "VideoDecodeAcceleratorCapability": "_types",
+    "VideoDecodeAcceleratorCapabilityJSON": "_wire",
     "VideoEncodeAcceleratorCapability": "_types",
+    "VideoEncodeAcceleratorCapabilityJSON": "_wire",
 }
 
 

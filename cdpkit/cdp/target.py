@@ -36,6 +36,26 @@ if TYPE_CHECKING:
         OpenDevToolsResult,
     )
     from ._types.target import FilterEntry, RemoteLocation, TargetFilter, TargetInfo, WindowState
+    from ._wire.target import AttachedToTargetJSON as AttachedToTargetJSON
+    from ._wire.target import AttachToBrowserTargetResultJSON as AttachToBrowserTargetResultJSON
+    from ._wire.target import AttachToTargetResultJSON as AttachToTargetResultJSON
+    from ._wire.target import CloseTargetResultJSON as CloseTargetResultJSON
+    from ._wire.target import CreateBrowserContextResultJSON as CreateBrowserContextResultJSON
+    from ._wire.target import CreateTargetResultJSON as CreateTargetResultJSON
+    from ._wire.target import DetachedFromTargetJSON as DetachedFromTargetJSON
+    from ._wire.target import FilterEntryJSON as FilterEntryJSON
+    from ._wire.target import GetBrowserContextsResultJSON as GetBrowserContextsResultJSON
+    from ._wire.target import GetDevToolsTargetResultJSON as GetDevToolsTargetResultJSON
+    from ._wire.target import GetTargetInfoResultJSON as GetTargetInfoResultJSON
+    from ._wire.target import GetTargetsResultJSON as GetTargetsResultJSON
+    from ._wire.target import OpenDevToolsResultJSON as OpenDevToolsResultJSON
+    from ._wire.target import ReceivedMessageFromTargetJSON as ReceivedMessageFromTargetJSON
+    from ._wire.target import RemoteLocationJSON as RemoteLocationJSON
+    from ._wire.target import TargetCrashedJSON as TargetCrashedJSON
+    from ._wire.target import TargetCreatedJSON as TargetCreatedJSON
+    from ._wire.target import TargetDestroyedJSON as TargetDestroyedJSON
+    from ._wire.target import TargetInfoChangedJSON as TargetInfoChangedJSON
+    from ._wire.target import TargetInfoJSON as TargetInfoJSON
 
 __all__ = [
     "AttachToBrowserTargetResult",
@@ -114,7 +134,7 @@ def attach_to_target(
     target_id: TargetID,
     *,
     flatten: bool | None = None,
-) -> Command[AttachToTargetResult]:
+) -> Command[AttachToTargetResult, AttachToTargetResultJSON]:
     """Attaches to the target with given id.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Target/#method-attachToTarget
@@ -134,7 +154,8 @@ def attach_to_target(
     return Command("Target.attachToTarget", params, _results.AttachToTargetResult)
 
 
-def attach_to_browser_target() -> Command[AttachToBrowserTargetResult]:
+def attach_to_browser_target(
+) -> Command[AttachToBrowserTargetResult, AttachToBrowserTargetResultJSON]:
     """**Experimental.** Attaches to the browser target, only uses flat sessionId mode.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Target/#method-attachToBrowserTarget
@@ -145,7 +166,7 @@ def attach_to_browser_target() -> Command[AttachToBrowserTargetResult]:
     return Command("Target.attachToBrowserTarget", {}, _results.AttachToBrowserTargetResult)
 
 
-def close_target(target_id: TargetID) -> Command[CloseTargetResult]:
+def close_target(target_id: TargetID) -> Command[CloseTargetResult, CloseTargetResultJSON]:
     """Closes the target. If the target is a page that gets closed too.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Target/#method-closeTarget
@@ -196,7 +217,7 @@ def create_browser_context(
     proxy_server: str | None = None,
     proxy_bypass_list: str | None = None,
     origins_with_universal_network_access: list[str] | None = None,
-) -> Command[CreateBrowserContextResult]:
+) -> Command[CreateBrowserContextResult, CreateBrowserContextResultJSON]:
     """Creates a new empty BrowserContext. Similar to an incognito profile but you can have more than
     one.
 
@@ -224,7 +245,7 @@ def create_browser_context(
     return Command("Target.createBrowserContext", params, _results.CreateBrowserContextResult)
 
 
-def get_browser_contexts() -> Command[GetBrowserContextsResult]:
+def get_browser_contexts() -> Command[GetBrowserContextsResult, GetBrowserContextsResultJSON]:
     """Returns all browser contexts created with `Target.createBrowserContext` method.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Target/#method-getBrowserContexts
@@ -250,7 +271,7 @@ def create_target(
     for_tab: bool | None = None,
     hidden: bool | None = None,
     focus: bool | None = None,
-) -> Command[CreateTargetResult]:
+) -> Command[CreateTargetResult, CreateTargetResultJSON]:
     """Creates a new page.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Target/#method-createTarget
@@ -344,7 +365,10 @@ def dispose_browser_context(browser_context_id: browser.BrowserContextID) -> Com
     return Command("Target.disposeBrowserContext", params)
 
 
-def get_target_info(*, target_id: TargetID | None = None) -> Command[GetTargetInfoResult]:
+def get_target_info(
+    *,
+    target_id: TargetID | None = None,
+) -> Command[GetTargetInfoResult, GetTargetInfoResultJSON]:
     """**Experimental.** Returns information about a target.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Target/#method-getTargetInfo
@@ -361,7 +385,10 @@ def get_target_info(*, target_id: TargetID | None = None) -> Command[GetTargetIn
     return Command("Target.getTargetInfo", params, _results.GetTargetInfoResult)
 
 
-def get_targets(*, filter: TargetFilter | None = None) -> Command[GetTargetsResult]:
+def get_targets(
+    *,
+    filter: TargetFilter | None = None,
+) -> Command[GetTargetsResult, GetTargetsResultJSON]:
     """Retrieves a list of available targets.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Target/#method-getTargets
@@ -496,7 +523,9 @@ def set_remote_locations(locations: list[RemoteLocation]) -> Command[None]:
     return Command("Target.setRemoteLocations", params)
 
 
-def get_dev_tools_target(target_id: TargetID) -> Command[GetDevToolsTargetResult]:
+def get_dev_tools_target(
+    target_id: TargetID,
+) -> Command[GetDevToolsTargetResult, GetDevToolsTargetResultJSON]:
     """**Experimental.** Gets the targetId of the DevTools page target opened for the given target
     (if any).
 
@@ -516,7 +545,7 @@ def open_dev_tools(
     target_id: TargetID,
     *,
     panel_id: str | None = None,
-) -> Command[OpenDevToolsResult]:
+) -> Command[OpenDevToolsResult, OpenDevToolsResultJSON]:
     """**Experimental.** Opens a DevTools window for the target.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Target/#method-openDevTools
@@ -540,26 +569,46 @@ def open_dev_tools(
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "AttachToBrowserTargetResult": "_results",
+    "AttachToBrowserTargetResultJSON": "_wire",
     "AttachToTargetResult": "_results",
+    "AttachToTargetResultJSON": "_wire",
     "AttachedToTarget": "_events",
+    "AttachedToTargetJSON": "_wire",
     "CloseTargetResult": "_results",
+    "CloseTargetResultJSON": "_wire",
     "CreateBrowserContextResult": "_results",
+    "CreateBrowserContextResultJSON": "_wire",
     "CreateTargetResult": "_results",
+    "CreateTargetResultJSON": "_wire",
     "DetachedFromTarget": "_events",
+    "DetachedFromTargetJSON": "_wire",
     "FilterEntry": "_types",
+    "FilterEntryJSON": "_wire",
     "GetBrowserContextsResult": "_results",
+    "GetBrowserContextsResultJSON": "_wire",
     "GetDevToolsTargetResult": "_results",
+    "GetDevToolsTargetResultJSON": "_wire",
     "GetTargetInfoResult": "_results",
+    "GetTargetInfoResultJSON": "_wire",
     "GetTargetsResult": "_results",
+    "GetTargetsResultJSON": "_wire",
     "OpenDevToolsResult": "_results",
+    "OpenDevToolsResultJSON": "_wire",
     "ReceivedMessageFromTarget": "_events",
+    "ReceivedMessageFromTargetJSON": "_wire",
     "RemoteLocation": "_types",
+    "RemoteLocationJSON": "_wire",
     "TargetCrashed": "_events",
+    "TargetCrashedJSON": "_wire",
     "TargetCreated": "_events",
+    "TargetCreatedJSON": "_wire",
     "TargetDestroyed": "_events",
+    "TargetDestroyedJSON": "_wire",
     "TargetFilter": "_types",
     "TargetInfo": "_types",
     "TargetInfoChanged": "_events",
+    "TargetInfoChangedJSON": "_wire",
+    "TargetInfoJSON": "_wire",
     "WindowState": "_types",
 }
 

@@ -13,6 +13,7 @@ from cdpkit._model import Command
 
 if TYPE_CHECKING:
     from ._events.tethering import Accepted
+    from ._wire.tethering import AcceptedJSON as AcceptedJSON
 
 __all__ = [
     "Accepted",
@@ -49,6 +50,7 @@ def unbind(port: int) -> Command[None]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "Accepted": "_events",
+    "AcceptedJSON": "_wire",
 }
 
 

@@ -29,6 +29,15 @@ if TYPE_CHECKING:
         TraceConfigRecordMode,
         TracingBackend,
     )
+    from ._wire.tracing import BufferUsageJSON as BufferUsageJSON
+    from ._wire.tracing import DataCollectedJSON as DataCollectedJSON
+    from ._wire.tracing import GetCategoriesResultJSON as GetCategoriesResultJSON
+    from ._wire.tracing import (
+        GetTrackEventDescriptorResultJSON as GetTrackEventDescriptorResultJSON,
+    )
+    from ._wire.tracing import RequestMemoryDumpResultJSON as RequestMemoryDumpResultJSON
+    from ._wire.tracing import TraceConfigJSON as TraceConfigJSON
+    from ._wire.tracing import TracingCompleteJSON as TracingCompleteJSON
 
 __all__ = [
     "BufferUsage",
@@ -68,7 +77,7 @@ def end() -> Command[None]:
     return Command("Tracing.end", {})
 
 
-def get_categories() -> Command[GetCategoriesResult]:
+def get_categories() -> Command[GetCategoriesResult, GetCategoriesResultJSON]:
     """**Experimental.** Gets supported tracing categories.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Tracing/#method-getCategories
@@ -79,7 +88,8 @@ def get_categories() -> Command[GetCategoriesResult]:
     return Command("Tracing.getCategories", {}, _results.GetCategoriesResult)
 
 
-def get_track_event_descriptor() -> Command[GetTrackEventDescriptorResult]:
+def get_track_event_descriptor(
+) -> Command[GetTrackEventDescriptorResult, GetTrackEventDescriptorResultJSON]:
     """**Experimental.** Return a descriptor for all available tracing categories.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Tracing/#method-getTrackEventDescriptor
@@ -106,7 +116,7 @@ def request_memory_dump(
     *,
     deterministic: bool | None = None,
     level_of_detail: MemoryDumpLevelOfDetail | Literal["background", "light", "detailed"] | None = None,
-) -> Command[RequestMemoryDumpResult]:
+) -> Command[RequestMemoryDumpResult, RequestMemoryDumpResultJSON]:
     """**Experimental.** Request a global memory dump.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/Tracing/#method-requestMemoryDump
@@ -199,17 +209,24 @@ def start(
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "BufferUsage": "_events",
+    "BufferUsageJSON": "_wire",
     "DataCollected": "_events",
+    "DataCollectedJSON": "_wire",
     "GetCategoriesResult": "_results",
+    "GetCategoriesResultJSON": "_wire",
     "GetTrackEventDescriptorResult": "_results",
+    "GetTrackEventDescriptorResultJSON": "_wire",
     "MemoryDumpLevelOfDetail": "_types",
     "RequestMemoryDumpResult": "_results",
+    "RequestMemoryDumpResultJSON": "_wire",
     "StreamCompression": "_types",
     "StreamFormat": "_types",
     "TraceConfig": "_types",
+    "TraceConfigJSON": "_wire",
     "TraceConfigRecordMode": "_types",
     "TracingBackend": "_types",
     "TracingComplete": "_events",
+    "TracingCompleteJSON": "_wire",
 }
 
 

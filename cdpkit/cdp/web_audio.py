@@ -42,6 +42,27 @@ if TYPE_CHECKING:
         ContextState,
         ContextType,
     )
+    from ._wire.web_audio import AudioListenerCreatedJSON as AudioListenerCreatedJSON
+    from ._wire.web_audio import AudioListenerJSON as AudioListenerJSON
+    from ._wire.web_audio import (
+        AudioListenerWillBeDestroyedJSON as AudioListenerWillBeDestroyedJSON,
+    )
+    from ._wire.web_audio import AudioNodeCreatedJSON as AudioNodeCreatedJSON
+    from ._wire.web_audio import AudioNodeJSON as AudioNodeJSON
+    from ._wire.web_audio import AudioNodeWillBeDestroyedJSON as AudioNodeWillBeDestroyedJSON
+    from ._wire.web_audio import AudioParamCreatedJSON as AudioParamCreatedJSON
+    from ._wire.web_audio import AudioParamJSON as AudioParamJSON
+    from ._wire.web_audio import AudioParamWillBeDestroyedJSON as AudioParamWillBeDestroyedJSON
+    from ._wire.web_audio import BaseAudioContextJSON as BaseAudioContextJSON
+    from ._wire.web_audio import ContextChangedJSON as ContextChangedJSON
+    from ._wire.web_audio import ContextCreatedJSON as ContextCreatedJSON
+    from ._wire.web_audio import ContextRealtimeDataJSON as ContextRealtimeDataJSON
+    from ._wire.web_audio import ContextWillBeDestroyedJSON as ContextWillBeDestroyedJSON
+    from ._wire.web_audio import GetRealtimeDataResultJSON as GetRealtimeDataResultJSON
+    from ._wire.web_audio import NodeParamConnectedJSON as NodeParamConnectedJSON
+    from ._wire.web_audio import NodeParamDisconnectedJSON as NodeParamDisconnectedJSON
+    from ._wire.web_audio import NodesConnectedJSON as NodesConnectedJSON
+    from ._wire.web_audio import NodesDisconnectedJSON as NodesDisconnectedJSON
 
 __all__ = [
     "AudioListener",
@@ -114,7 +135,9 @@ def disable() -> Command[None]:
     return Command("WebAudio.disable", {})
 
 
-def get_realtime_data(context_id: GraphObjectId) -> Command[GetRealtimeDataResult]:
+def get_realtime_data(
+    context_id: GraphObjectId,
+) -> Command[GetRealtimeDataResult, GetRealtimeDataResultJSON]:
     """Fetch the realtime data from the registered contexts.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/WebAudio/#method-getRealtimeData
@@ -134,28 +157,47 @@ def get_realtime_data(context_id: GraphObjectId) -> Command[GetRealtimeDataResul
 _LAZY_NAMES: dict[str, str] = {
     "AudioListener": "_types",
     "AudioListenerCreated": "_events",
+    "AudioListenerCreatedJSON": "_wire",
+    "AudioListenerJSON": "_wire",
     "AudioListenerWillBeDestroyed": "_events",
+    "AudioListenerWillBeDestroyedJSON": "_wire",
     "AudioNode": "_types",
     "AudioNodeCreated": "_events",
+    "AudioNodeCreatedJSON": "_wire",
+    "AudioNodeJSON": "_wire",
     "AudioNodeWillBeDestroyed": "_events",
+    "AudioNodeWillBeDestroyedJSON": "_wire",
     "AudioParam": "_types",
     "AudioParamCreated": "_events",
+    "AudioParamCreatedJSON": "_wire",
+    "AudioParamJSON": "_wire",
     "AudioParamWillBeDestroyed": "_events",
+    "AudioParamWillBeDestroyedJSON": "_wire",
     "AutomationRate": "_types",
     "BaseAudioContext": "_types",
+    "BaseAudioContextJSON": "_wire",
     "ChannelCountMode": "_types",
     "ChannelInterpretation": "_types",
     "ContextChanged": "_events",
+    "ContextChangedJSON": "_wire",
     "ContextCreated": "_events",
+    "ContextCreatedJSON": "_wire",
     "ContextRealtimeData": "_types",
+    "ContextRealtimeDataJSON": "_wire",
     "ContextState": "_types",
     "ContextType": "_types",
     "ContextWillBeDestroyed": "_events",
+    "ContextWillBeDestroyedJSON": "_wire",
     "GetRealtimeDataResult": "_results",
+    "GetRealtimeDataResultJSON": "_wire",
     "NodeParamConnected": "_events",
+    "NodeParamConnectedJSON": "_wire",
     "NodeParamDisconnected": "_events",
+    "NodeParamDisconnectedJSON": "_wire",
     "NodesConnected": "_events",
+    "NodesConnectedJSON": "_wire",
     "NodesDisconnected": "_events",
+    "NodesDisconnectedJSON": "_wire",
 }
 
 

@@ -32,6 +32,17 @@ if TYPE_CHECKING:
         Ctap2Version,
         VirtualAuthenticatorOptions,
     )
+    from ._wire.web_authn import (
+        AddVirtualAuthenticatorResultJSON as AddVirtualAuthenticatorResultJSON,
+    )
+    from ._wire.web_authn import CredentialAddedJSON as CredentialAddedJSON
+    from ._wire.web_authn import CredentialAssertedJSON as CredentialAssertedJSON
+    from ._wire.web_authn import CredentialDeletedJSON as CredentialDeletedJSON
+    from ._wire.web_authn import CredentialJSON as CredentialJSON
+    from ._wire.web_authn import CredentialUpdatedJSON as CredentialUpdatedJSON
+    from ._wire.web_authn import GetCredentialResultJSON as GetCredentialResultJSON
+    from ._wire.web_authn import GetCredentialsResultJSON as GetCredentialsResultJSON
+    from ._wire.web_authn import VirtualAuthenticatorOptionsJSON as VirtualAuthenticatorOptionsJSON
 
 __all__ = [
     "AddVirtualAuthenticatorResult",
@@ -99,7 +110,7 @@ def disable() -> Command[None]:
 
 def add_virtual_authenticator(
     options: VirtualAuthenticatorOptions,
-) -> Command[AddVirtualAuthenticatorResult]:
+) -> Command[AddVirtualAuthenticatorResult, AddVirtualAuthenticatorResultJSON]:
     """Creates and adds a virtual authenticator.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/WebAuthn/#method-addVirtualAuthenticator
@@ -172,7 +183,7 @@ def add_credential(authenticator_id: AuthenticatorId, credential: Credential) ->
 def get_credential(
     authenticator_id: AuthenticatorId,
     credential_id: str,
-) -> Command[GetCredentialResult]:
+) -> Command[GetCredentialResult, GetCredentialResultJSON]:
     """Returns a single credential stored in the given virtual authenticator that
     matches the credential ID.
 
@@ -189,7 +200,9 @@ def get_credential(
     return Command("WebAuthn.getCredential", params, _results.GetCredentialResult)
 
 
-def get_credentials(authenticator_id: AuthenticatorId) -> Command[GetCredentialsResult]:
+def get_credentials(
+    authenticator_id: AuthenticatorId,
+) -> Command[GetCredentialsResult, GetCredentialsResultJSON]:
     """Returns all the credentials stored in the given virtual authenticator.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/WebAuthn/#method-getCredentials
@@ -305,17 +318,26 @@ def set_credential_properties(
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "AddVirtualAuthenticatorResult": "_results",
+    "AddVirtualAuthenticatorResultJSON": "_wire",
     "AuthenticatorProtocol": "_types",
     "AuthenticatorTransport": "_types",
     "Credential": "_types",
     "CredentialAdded": "_events",
+    "CredentialAddedJSON": "_wire",
     "CredentialAsserted": "_events",
+    "CredentialAssertedJSON": "_wire",
     "CredentialDeleted": "_events",
+    "CredentialDeletedJSON": "_wire",
+    "CredentialJSON": "_wire",
     "CredentialUpdated": "_events",
+    "CredentialUpdatedJSON": "_wire",
     "Ctap2Version": "_types",
     "GetCredentialResult": "_results",
+    "GetCredentialResultJSON": "_wire",
     "GetCredentialsResult": "_results",
+    "GetCredentialsResultJSON": "_wire",
     "VirtualAuthenticatorOptions": "_types",
+    "VirtualAuthenticatorOptionsJSON": "_wire",
 }
 
 

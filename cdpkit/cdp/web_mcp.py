@@ -19,6 +19,14 @@ if TYPE_CHECKING:
     from ._results import web_mcp as _results
     from ._results.web_mcp import InvokeToolResult
     from ._types.web_mcp import Annotation, InvocationStatus, RemovedTool, Tool
+    from ._wire.web_mcp import AnnotationJSON as AnnotationJSON
+    from ._wire.web_mcp import InvokeToolResultJSON as InvokeToolResultJSON
+    from ._wire.web_mcp import RemovedToolJSON as RemovedToolJSON
+    from ._wire.web_mcp import ToolInvokedJSON as ToolInvokedJSON
+    from ._wire.web_mcp import ToolJSON as ToolJSON
+    from ._wire.web_mcp import ToolRespondedJSON as ToolRespondedJSON
+    from ._wire.web_mcp import ToolsAddedJSON as ToolsAddedJSON
+    from ._wire.web_mcp import ToolsRemovedJSON as ToolsRemovedJSON
 
 __all__ = [
     "Annotation",
@@ -68,7 +76,7 @@ def invoke_tool(
     frame_id: page.FrameId,
     tool_name: str,
     input: dict[str, Any],
-) -> Command[InvokeToolResult]:
+) -> Command[InvokeToolResult, InvokeToolResultJSON]:
     """Invokes a registered tool.
 
     See https://chromedevtools.github.io/devtools-protocol/tot/WebMCP/#method-invokeTool
@@ -101,14 +109,22 @@ def cancel_invocation(invocation_id: str) -> Command[None]:
 # the first time it is looked up on this module; see cdpkit/codegen/layout.py.
 _LAZY_NAMES: dict[str, str] = {
     "Annotation": "_types",
+    "AnnotationJSON": "_wire",
     "InvocationStatus": "_types",
     "InvokeToolResult": "_results",
+    "InvokeToolResultJSON": "_wire",
     "RemovedTool": "_types",
+    "RemovedToolJSON": "_wire",
     "Tool": "_types",
     "ToolInvoked": "_events",
+    "ToolInvokedJSON": "_wire",
+    "ToolJSON": "_wire",
     "ToolResponded": "_events",
+    "ToolRespondedJSON": "_wire",
     "ToolsAdded": "_events",
+    "ToolsAddedJSON": "_wire",
     "ToolsRemoved": "_events",
+    "ToolsRemovedJSON": "_wire",
 }
 
 

@@ -1,4 +1,10 @@
-"""``cdpkit mcp``: serve the browser tools to an AI agent over the Model Context Protocol."""
+"""``cdpkit mcp``: serve the browser tools to an AI agent over the Model Context Protocol.
+
+The options are those of ``python -m cdpkit.mcp_server``: their help comes from
+:data:`cdpkit.mcp_server.HELP`, and their values are checked and turned into the server's
+options by the same :func:`cdpkit.mcp_server.server_options`, so both entry points accept
+and refuse the same values with the same words.
+"""
 
 from __future__ import annotations
 
@@ -6,75 +12,62 @@ from typing import Annotated
 
 import typer
 
+from ..mcp_server import HELP, run_server, server_options  # imports no `mcp`: safe here
+
 
 def mcp(
-    http: Annotated[
-        str | None,
-        typer.Option(
-            "--http",
-            metavar="HOST:PORT",
-            help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (a bare PORT binds 127.0.0.1).",
-        ),
-    ] = None,
-    headful: Annotated[bool, typer.Option("--headful", help="Show the browser window.")] = False,
+    http: Annotated[str | None, typer.Option("--http", metavar="HOST:PORT", help=HELP["http"])] = None,
+    headful: Annotated[bool, typer.Option("--headful", help=HELP["headful"])] = False,
     connect: Annotated[
-        str | None,
-        typer.Option("--connect", metavar="ENDPOINT", help="Drive a running browser instead of launching one."),
+        str | None, typer.Option("--connect", metavar="ENDPOINT", help=HELP["connect"])
     ] = None,
-    profile: Annotated[
-        str | None, typer.Option("--profile", metavar="NAME", help="Launch on this persistent profile.")
+    profile: Annotated[str | None, typer.Option("--profile", metavar="NAME", help=HELP["profile"])] = None,
+    chrome: Annotated[str | None, typer.Option("--chrome", metavar="PATH", help=HELP["chrome"])] = None,
+    chrome_arg: Annotated[
+        list[str] | None, typer.Option("--chrome-arg", metavar="FLAG", help=HELP["chrome_arg"])
+    ] = None,
+    viewport: Annotated[
+        str | None, typer.Option("--viewport", metavar="WxH", help=HELP["viewport"], show_default=False)
+    ] = None,
+    timeout: Annotated[
+        str | None, typer.Option("--timeout", metavar="SECONDS", help=HELP["timeout"], show_default=False)
     ] = None,
     downloads: Annotated[
-        str | None, typer.Option("--downloads", metavar="DIR", help="Where browser_download saves files.")
+        str | None, typer.Option("--downloads", metavar="DIR", help=HELP["downloads"])
     ] = None,
-    allow_js: Annotated[
-        bool, typer.Option("--allow-js", help="Offer browser_execute_js (runs any JavaScript the agent sends).")
-    ] = False,
+    allow_js: Annotated[bool, typer.Option("--allow-js", help=HELP["allow_js"])] = False,
     allow_file_urls: Annotated[
         bool,
-        typer.Option(
-            "--allow-file-urls",
-            "--allow-unrestricted-file-access",
-            help="Let the agent open file: URLs (the local disk) and the browser's own pages (chrome://...), "
-            "and upload any local file; by default it cannot, and uploads only files from the download directory.",
-        ),
+        typer.Option("--allow-file-urls", "--allow-unrestricted-file-access", help=HELP["allow_file_urls"]),
     ] = False,
     allowed_origins: Annotated[
         list[str] | None,
-        typer.Option(
-            "--allowed-origins",
-            metavar="ORIGINS",
-            help="Only web pages of these origins may be loaded, read or downloaded (default: any); "
-            "separated by ';' or ',', or repeat the option. An entry: https://example.com (that scheme, "
-            "host and port), http://localhost:* (any port), example.com (http or https, any port), "
-            "*.example.com (its subdomains).",
-        ),
+        typer.Option("--allowed-origins", metavar="ORIGINS", help=HELP["allowed_origins"]),
     ] = None,
     blocked_origins: Annotated[
         list[str] | None,
-        typer.Option(
-            "--blocked-origins",
-            metavar="ORIGINS",
-            help="Refuse web pages of these origins, even if allowed (same forms as --allowed-origins).",
-        ),
+        typer.Option("--blocked-origins", metavar="ORIGINS", help=HELP["blocked_origins"]),
     ] = None,
 ) -> None:
     """Serve the browser tools to an AI agent over the Model Context Protocol (needs the
     `mcp` extra: pip install 'cdpkit-browser[mcp]'). The browser starts on the first tool
     call and closes when the client disconnects. The same options as `python -m cdpkit.mcp_server`."""
-    from .. import mcp_server  # optional extra: imported only here
-
-    try:
-        mcp_server.serve(
+    status = run_server(
+        lambda: server_options(
             http=http,
             headful=headful,
             connect=connect,
             profile=profile,
+            chrome=chrome,
+            chrome_arg=chrome_arg,
+            viewport=viewport,
+            timeout=timeout,
             downloads=downloads,
             allow_js=allow_js,
             allow_file_urls=allow_file_urls,
             allowed_origins=allowed_origins,
             blocked_origins=blocked_origins,
         )
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
+    )
+    if status:
+        raise typer.Exit(status)

@@ -13,7 +13,9 @@ The pipeline, one module per step:
 5. :mod:`~cdpkit.codegen.emit` writes the Python source: :mod:`~cdpkit.codegen.layout`
    decides which file holds what (and why the classes live in private modules),
    :mod:`~cdpkit.codegen.spelling` how annotations are written, :mod:`~cdpkit.codegen.docs`
-   the docstrings, :mod:`~cdpkit.codegen.pysource` the formatting;
+   the docstrings, :mod:`~cdpkit.codegen.wire` the wire TypedDicts (the JSON of types,
+   results and events, for ``Session.send_json``), :mod:`~cdpkit.codegen.pysource` the
+   formatting;
 6. :mod:`~cdpkit.codegen.output` writes the files, or compares them with what is on disk.
 
 The same input always gives byte-identical files.

@@ -12,6 +12,7 @@ from .layout import class_types, inline_enums, lazy_names, scalar_types
 from .naming import enum_member_name
 from .protocol import Domain, InlineEnum, Property, Protocol
 from .spelling import Spelling, names_in
+from .wire import wire_names
 
 __all__ = ["name_problems"]
 
@@ -20,6 +21,7 @@ HELPER_NAMES = frozenset(
     {
         # typing, pydantic, cdpkit._model
         "TYPE_CHECKING", "Any", "ClassVar", "Literal", "NewType", "TypeAlias", "Field",
+        "NotRequired", "TypedDict",
         "CDPEnum", "CDPModel", "Command", "Event", "LazyModule",
         # the public module's own machinery
         "importlib", "_LAZY_NAMES", "_results", "__getattr__", "__dir__", "__all__",
@@ -89,6 +91,7 @@ def _domain_names(protocol: Protocol, domain: Domain) -> list[str]:
     names = list(HELPER_NAMES)
     names += [typedef.python_name for typedef in scalar_types(protocol, domain)]
     names += list(lazy_names(protocol, domain))
+    names += wire_names(domain)
     names += [command.function_name for command in domain.commands]
     names += [d.module for d in protocol.domains if d is not domain]
     names += list(domain.module_aliases.values())

@@ -30,6 +30,7 @@ from .layout import (
     PRIVATE_PACKAGES,
     RESULTS,
     TYPES,
+    WIRE,
     class_types,
     inline_enums,
     is_newtype,
@@ -47,8 +48,9 @@ from .protocol import (
     ProtocolError,
     TypeDef,
 )
-from .pysource import all_sort_key, function_signature, import_from, list_assignment
+from .pysource import all_sort_key, function_signature, import_from, list_assignment, reexport_from
 from .spelling import PRIMITIVE_ANNOTATIONS, Spelling
+from .wire import command_wire_name, wire_names, wire_typed_dicts
 
 __all__ = [
     "DEFAULT_PACKAGE",
@@ -59,6 +61,7 @@ __all__ = [
     "emit_registry",
     "emit_results_module",
     "emit_types_module",
+    "emit_wire_module",
     "header",
 ]
 
@@ -96,6 +99,7 @@ def emit_package(protocol: Protocol, package: str = DEFAULT_PACKAGE) -> dict[str
             (TYPES, emit_types_module),
             (RESULTS, emit_results_module),
             (EVENTS, emit_events_module),
+            (WIRE, emit_wire_module),
         ):
             source = emit(protocol, domain, package)
             if source is not None:
@@ -126,6 +130,7 @@ def emit_domain_module(protocol: Protocol, domain: Domain, package: str) -> str:
     if any(command.parameters for command in domain.commands):
         imports.typing.add("Any")  # params: dict[str, Any]
     lazy = lazy_names(protocol, domain)
+    wired = wire_names(domain)
     scalars = scalar_types(protocol, domain)
 
     body: list[str] = []
@@ -133,9 +138,9 @@ def emit_domain_module(protocol: Protocol, domain: Domain, package: str) -> str:
         body += _blank(_scalar(spelling, typedef))
     for command in domain.commands:
         body += _blank(_command_function(spelling, command))
-    if lazy:
+    if lazy or wired:
         imports.typing.add("Any")
-        body += _blank(_lazy_access(domain, lazy, package))
+        body += _blank(_lazy_access(domain, {**lazy, **dict.fromkeys(wired, WIRE)}, package))
     has_results = any(command.result_class for command in domain.commands)
     if has_results:
         imports.model.add("LazyModule")
@@ -154,13 +159,15 @@ def emit_domain_module(protocol: Protocol, domain: Domain, package: str) -> str:
         if kind == RESULTS:
             checking.append(f"    from .{RESULTS} import {domain.module} as _results")
         checking += import_from(f".{kind}.{domain.module}", by_kind[kind], indent="    ")
+    # For type checkers only, and kept out of __all__ (see cdpkit/codegen/wire.py).
+    checking += reexport_from(f".{WIRE}.{domain.module}", wired, indent="    ")
     if checking:
         imports.typing.add("TYPE_CHECKING")
     exported = (
         [t.python_name for t in scalars] + list(lazy) + [c.function_name for c in domain.commands]
     )
 
-    standard = ["import importlib"] if lazy else []
+    standard = ["import importlib"] if lazy or wired else []
     if imports.typing:
         standard += import_from("typing", imports.typing)
     groups = [
@@ -222,9 +229,10 @@ def _command_function(spelling: Spelling, command: Command) -> list[str]:
         params += [
             f"{p.python_name}: {spelling.property_type(p, param=True)} = None" for p in optional
         ]
-    lines = function_signature(
-        command.function_name, params, f"Command[{command.result_class or 'None'}]"
-    )
+    # Commands that return nothing keep the default wire type, Mapping[str, Any] (always {}).
+    wire = command_wire_name(command)
+    returns = f"Command[{command.result_class}, {wire}]" if wire else "Command[None]"
+    lines = function_signature(command.function_name, params, returns)
 
     lines += docstring(
         command_summary(command),
@@ -291,29 +299,40 @@ def _module_imports(spelling: Spelling, package: str) -> list[str]:
 # --------------------------------------------------------------------------- private modules
 
 
+_PRIVATE_MODULE_NOTES = {
+    WIRE: "For type checkers: cdpkit never imports this module at run time. See\n"
+    "``Session.send_json`` and cdpkit/codegen/wire.py.\n",
+}
+
+
 def _private_module(
     protocol: Protocol, domain: Domain, kind: str, spelling: Spelling, body: list[str], package: str
 ) -> str:
-    """A ``_types`` / ``_results`` / ``_events`` module: imports, classes, lazy module names."""
+    """A ``_types`` / ``_results`` / ``_events`` / ``_wire`` module: imports, classes, lazy
+    module names."""
     imports = spelling.imports
     modules = sorted(imports.modules)
     if modules:
         imports.typing.add("TYPE_CHECKING")
         imports.model.add("LazyModule")
+    note = _PRIVATE_MODULE_NOTES.get(
+        kind, "Imported on first use of one of them, so that importing the domain creates no class.\n"
+    )
     doc = (
         f'"""The {PRIVATE_PACKAGES[kind]} of the {domain.name} domain; use them through '
-        f":mod:`{package}.{domain.module}`.\n\n"
-        "Imported on first use of one of them, so that importing the domain creates no class.\n"
+        f":mod:`{package}.{domain.module}`.\n\n{note}"
         '"""'
     )
-    lines = [header(protocol.source), doc, ""]
-    if imports.typing:
-        lines += [*import_from("typing", imports.typing), ""]
-    if imports.pydantic:
-        lines += [*import_from("pydantic", imports.pydantic), ""]
-    lines += import_from("cdpkit._model", imports.model)
-    if modules:
-        lines += ["", "if TYPE_CHECKING:", *_module_imports(spelling, "..")]
+    groups = [
+        import_from("typing", imports.typing) if imports.typing else [],
+        import_from("pydantic", imports.pydantic) if imports.pydantic else [],
+        import_from("cdpkit._model", imports.model) if imports.model else [],
+        ["if TYPE_CHECKING:", *_module_imports(spelling, "..")] if modules else [],
+    ]
+    lines = [header(protocol.source), doc]
+    for group in groups:
+        if group:
+            lines += ["", *group]
     lines += body
     if modules:
         lines += _blank(["if not TYPE_CHECKING:"])
@@ -416,6 +435,17 @@ def emit_events_module(protocol: Protocol, domain: Domain, package: str) -> str 
     return _private_module(protocol, domain, EVENTS, spelling, body, package)
 
 
+def emit_wire_module(protocol: Protocol, domain: Domain, package: str) -> str | None:
+    """``_wire/<domain>.py``: the TypedDicts of the domain's JSON (cdpkit/codegen/wire.py)."""
+    if not wire_names(domain):
+        return None
+    spelling = Spelling(protocol, domain)
+    body: list[str] = []
+    for typed_dict_lines in wire_typed_dicts(spelling, f"{package}.{domain.module}"):
+        body += _blank(typed_dict_lines)
+    return _private_module(protocol, domain, WIRE, spelling, body, package)
+
+
 def _enum_class(spelling: Spelling, name: str, doc: list[str], values: Sequence[str]) -> list[str]:
     spelling.imports.model.add("CDPEnum")
     spelling.bound.add(name)
@@ -476,10 +506,10 @@ def _model_class(
 
 def emit_private_package_init(protocol: Protocol, package: str, kind: str) -> str:
     """``_types/__init__.py`` etc.: a docstring only."""
+    how = "re-export\nthem for type checkers" if kind == WIRE else "import\nthem on first use"
     doc = (
         f'"""The {PRIVATE_PACKAGES[kind]} of every domain, one module per domain.\n\n'
-        f"Private: use them through the public domain modules of :mod:`{package}`, which import\n"
-        "them on first use.\n"
+        f"Private: use them through the public domain modules of :mod:`{package}`, which {how}.\n"
         '"""'
     )
     return _join([header(protocol.source), doc])

@@ -10,6 +10,8 @@ Importing a domain module must stay cheap, and creating a pydantic or enum class
 * ``_types/<domain>.py``: the enums and object types (and aliases built from them).
 * ``_results/<domain>.py``: one ``<Command>Result`` model per command that returns values.
 * ``_events/<domain>.py``: one model per event.
+* ``_wire/<domain>.py``: the wire TypedDicts of the domain's JSON, for type checkers only
+  (:mod:`cdpkit.codegen.wire`); cdpkit never imports them at run time.
 
 Cross-domain references to scalars (``network.LoaderId``) thus cost only the other domain's
 public module, and a result or event costs its own file plus the types it really uses.
@@ -26,6 +28,7 @@ __all__ = [
     "PRIVATE_PACKAGES",
     "RESULTS",
     "TYPES",
+    "WIRE",
     "class_types",
     "inline_enums",
     "is_newtype",
@@ -35,13 +38,14 @@ __all__ = [
     "scalar_types",
 ]
 
-TYPES, RESULTS, EVENTS = "_types", "_results", "_events"
+TYPES, RESULTS, EVENTS, WIRE = "_types", "_results", "_events", "_wire"
 
 # Private package -> what its modules hold, for their docstrings.
 PRIVATE_PACKAGES = {
     TYPES: "enums and object types",
     RESULTS: "command results",
     EVENTS: "events",
+    WIRE: "wire TypedDicts (the JSON of types, results and events)",
 }
 
 

@@ -12,6 +12,7 @@ __all__ = [
     "function_signature",
     "import_from",
     "list_assignment",
+    "reexport_from",
 ]
 
 LINE_LENGTH = 100
@@ -54,6 +55,19 @@ def import_from(module: str, names: Iterable[str], indent: str = "") -> list[str
         *(f"{indent}    {name}," for name in ordered),
         f"{indent})",
     ]
+
+
+def reexport_from(module: str, names: Iterable[str], indent: str = "") -> list[str]:
+    """``from module import X as X``, one statement per name in ruff's order: an explicit
+    re-export for type checkers that leaves the names out of ``__all__``."""
+    ordered = sorted(set(names), key=_import_sort_key)
+    lines = []
+    for name in ordered:
+        line = f"{indent}from {module} import {name} as {name}"
+        if len(line) > LINE_LENGTH:
+            line = f"{indent}from {module} import (\n{indent}    {name} as {name},\n{indent})"
+        lines.append(line)
+    return lines
 
 
 def list_assignment(target: str, items: Iterable[str]) -> list[str]:

@@ -12,17 +12,18 @@ navigation         navigate, go_back, go_forward, reload, wait, wait_for, wait_f
 input              click, hover, type_text, press_key, drag, select_option, upload_file,
                    handle_dialog; low level: mouse_move, mouse_down, mouse_up, mouse_wheel,
                    key_down, key_up (held keys and buttons apply to later input)
-information        snapshot, screenshot, console_logs, evaluate, pdf
+information        snapshot (the latest kept in ``page.state(SnapshotState)``), screenshot,
+                   console_logs, evaluate, pdf
 DOM exploration    query_dom, visible_text, computed_styles, check_visibility, get_attributes,
                    count_elements, page_metadata, find_by_text, form_values, element_state,
                    dom_tree
 tabs               list_tabs, new_tab, switch_tab, close_tab, active_tab
-files              download, expect_download, scrape
+files              download, expect_download, resource_url, scrape
 =================  ==========================================================================
 """
 
 from ._targeting import Box
-from .accessibility import Snapshot, SnapshotNode, snapshot
+from .accessibility import Snapshot, SnapshotNode, SnapshotState, snapshot
 from .dom import (
     DomElement,
     ElementState,
@@ -42,7 +43,7 @@ from .dom import (
     query_dom,
     visible_text,
 )
-from .files import DownloadResult, PendingDownload, download, expect_download
+from .files import DownloadResult, PendingDownload, download, expect_download, resource_url
 from .forms import handle_dialog, select_option, upload_file
 from .information import ConsoleMessage, console_logs, evaluate, pdf, screenshot
 from .keyboard import key_down, key_up, press_key, type_text
@@ -74,6 +75,7 @@ __all__ = [
     "SmartWait",
     "Snapshot",
     "SnapshotNode",
+    "SnapshotState",
     "Tab",
     "TextMatch",
     "Visibility",
@@ -111,6 +113,7 @@ __all__ = [
     "press_key",
     "query_dom",
     "reload",
+    "resource_url",
     "scrape",
     "screenshot",
     "select_option",

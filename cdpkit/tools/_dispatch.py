@@ -5,32 +5,22 @@ dialog blocking it)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Literal
 
-from ..errors import ConnectionClosedError, TargetClosedError
-from ..page import Dialog, Page
+from .. import cdp
+from .._model import Command
+from ..page import Page
 from ._input_state import _input_state
-from ._keys import _Key, _key_params
+from ._keys import _Key, _key_event
 from ._targeting import Point
 
-
-def _open_dialog(page: Page) -> Dialog | None:
-    dialog = page._open_dialog
-    return dialog if dialog is not None and dialog.accepted is None else None
-
-
-def _closed_error(page: Page) -> ConnectionClosedError:
-    """The error calls on the closed ``page`` raise (target closed, crashed...)."""
-    error = page._closed_error
-    if error is None:
-        return TargetClosedError("The page is closed")
-    return type(error)(error.reason)
+_MouseEventType = Literal["mousePressed", "mouseReleased", "mouseMoved", "mouseWheel"]
+_Button = Literal["none", "left", "middle", "right", "back", "forward"]
 
 
 def _check_no_dialog(page: Page) -> None:
-    if page.closed:
-        raise _closed_error(page)
-    dialog = _open_dialog(page)
+    page.raise_if_closed()
+    dialog = page.open_dialog
     if dialog is not None:
         raise RuntimeError(
             f"A JavaScript {dialog.type} dialog is open ({dialog.message!r}) and blocks the "
@@ -46,21 +36,21 @@ def _forget(task: asyncio.Future[Any]) -> None:
         task.exception()  # retrieved: never logged as unhandled
 
 
-async def _dispatch(page: Page, method: str, params: dict[str, Any]) -> None:
+async def _dispatch(page: Page, command: Command[None]) -> None:
     """Send an ``Input.*`` command; stop waiting for it if it opens a dialog left open.
 
     Chrome answers an input event only once the page has handled it, and a page stopped
     at ``alert()`` handles nothing until the dialog is answered.
     """
     _check_no_dialog(page)
-    call = asyncio.ensure_future(page.call(method, params))
+    call = asyncio.ensure_future(page.send(command))
     try:
         while True:
             done, _ = await asyncio.wait({call}, timeout=_DIALOG_POLL)
             if done:
                 call.result()
                 return
-            if _open_dialog(page) is not None:
+            if page.open_dialog is not None:
                 call.add_done_callback(_forget)
                 return
     except asyncio.CancelledError:
@@ -70,44 +60,41 @@ async def _dispatch(page: Page, method: str, params: dict[str, Any]) -> None:
 
 async def _mouse(
     page: Page,
-    kind: str,
+    kind: _MouseEventType,
     point: Point,
     *,
-    button: str = "none",
+    button: _Button = "none",
     buttons: int = 0,
     click_count: int = 0,
     modifiers: int = 0,
-    **extra: Any,
+    delta_x: float | None = None,
+    delta_y: float | None = None,
 ) -> None:
     """Send one mouse event; the modifiers and buttons held with the low-level tools are
     added, and the mouse position is remembered."""
     state = _input_state(page)
     if kind == "mouseMoved":
         buttons |= state.buttons  # moving with a button held down is dragging
-    params: dict[str, Any] = {
-        "type": kind,
-        "x": point.x,
-        "y": point.y,
-        "modifiers": modifiers | state.modifiers,
-        "button": button,
-        "buttons": buttons,
-    }
-    if click_count:
-        params["clickCount"] = click_count
-    params.update(extra)
     state.mouse = point
-    await _dispatch(page, "Input.dispatchMouseEvent", params)
+    await _dispatch(
+        page,
+        cdp.input_.dispatch_mouse_event(
+            kind,
+            point.x,
+            point.y,
+            modifiers=modifiers | state.modifiers,
+            button=button,
+            buttons=buttons,
+            click_count=click_count or None,
+            delta_x=delta_x,
+            delta_y=delta_y,
+        ),
+    )
 
 
 async def _key_down(page: Page, key: _Key, shifted: bool, mask: int) -> None:
-    params = _key_params(key, shifted, mask)
-    params["type"] = "keyDown" if "text" in params else "rawKeyDown"
-    await _dispatch(page, "Input.dispatchKeyEvent", params)
+    await _dispatch(page, _key_event(key, shifted, mask))
 
 
 async def _key_up(page: Page, key: _Key, shifted: bool, mask: int) -> None:
-    params = _key_params(key, shifted, mask)
-    params.pop("text", None)
-    params.pop("unmodifiedText", None)
-    params["type"] = "keyUp"
-    await _dispatch(page, "Input.dispatchKeyEvent", params)
+    await _dispatch(page, _key_event(key, shifted, mask, up=True))

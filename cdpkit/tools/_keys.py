@@ -6,8 +6,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
+from .._model import Command
+from ..cdp.input_ import dispatch_key_event as _dispatch_key_event
 from ._input_state import _MODIFIER_BITS
 
 _MODIFIER_ALIASES = {
@@ -216,7 +217,11 @@ def _modifier_mask(modifiers: Iterable[str]) -> int:
     return mask
 
 
-def _key_params(key: _Key, shifted: bool, mask: int) -> dict[str, Any]:
+def _key_event(
+    key: _Key, shifted: bool, mask: int, *, up: bool = False, auto_repeat: bool = False
+) -> Command[None]:
+    """The ``Input.dispatchKeyEvent`` pressing (or with ``up``, releasing) ``key`` with the
+    modifier bits ``mask`` held; ``shifted``: the key's Shift variant is meant."""
     name = (
         key.shift_key if shifted or (mask & _MODIFIER_BITS["Shift"] and key.shift_key) else key.key
     )
@@ -224,20 +229,19 @@ def _key_params(key: _Key, shifted: bool, mask: int) -> dict[str, Any]:
     if key.shift_key and name == key.shift_key:
         text = key.shift_key
     # With Control, Alt or Meta held a key types nothing (it is a shortcut).
-    if mask & ~_MODIFIER_BITS["Shift"]:
+    if up or mask & ~_MODIFIER_BITS["Shift"]:
         text = ""
-    params: dict[str, Any] = {
-        "key": name,
-        "code": key.code,
-        "windowsVirtualKeyCode": key.key_code,
-        "nativeVirtualKeyCode": key.key_code,
-        "modifiers": mask,
-    }
-    if text:
-        params["text"] = text
-        params["unmodifiedText"] = text
-    if key.location:
-        params["location"] = key.location
-        if key.location == 3:
-            params["isKeypad"] = True
-    return params
+    location = key.location
+    return _dispatch_key_event(
+        "keyUp" if up else "keyDown" if text else "rawKeyDown",
+        modifiers=mask,
+        text=text or None,
+        unmodified_text=text or None,
+        code=key.code,
+        key=name,
+        windows_virtual_key_code=key.key_code,
+        native_virtual_key_code=key.key_code,
+        auto_repeat=True if auto_repeat else None,
+        is_keypad=True if location == 3 else None,
+        location=location or None,
+    )

@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+from .. import cdp
+from .._frames import content_origin
 from ..errors import ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
 from ._dispatch import _check_no_dialog
 from ._scripts import Script, evaluate
 from ._targeting import Element, Point, check_one_target, resolve_element
-from .accessibility import session_origin
 
 # -- where to click ---------------------------------------------------------------------------
 
@@ -45,7 +46,11 @@ async def _frame_ids(page: Page, element: Element) -> tuple[str, str]:
         raise _frame_gone(element)
     try:
         # A document element's node carries the id of its frame.
-        node = (await session.call("DOM.describeNode", {"objectId": document.object_id}))["node"]
+        node = (
+            await session.send(
+                cdp.dom.describe_node(object_id=cdp.runtime.RemoteObjectId(document.object_id))
+            )
+        ).node
     except ProtocolError:
         raise _frame_gone(element) from None
     finally:
@@ -53,8 +58,8 @@ async def _frame_ids(page: Page, element: Element) -> tuple[str, str]:
     if session is page:
         root_id = page.target_id  # a page's main frame id is its target id
     else:
-        root_id = (await session.call("Page.getFrameTree"))["frameTree"]["frame"]["id"]
-    return str(node.get("frameId") or root_id), root_id
+        root_id = str((await session.send(cdp.page.get_frame_tree())).frame_tree.frame.id)
+    return str(node.frame_id or root_id), root_id
 
 
 async def _scroll_frame_into_view(page: Page, element: Element) -> None:
@@ -65,10 +70,15 @@ async def _scroll_frame_into_view(page: Page, element: Element) -> None:
     # The owner is in the element's own process, or for the root frame of an
     # out-of-process frame's session, in the page's (the usual case: one level deep).
     session: Session = element.session if frame_id != root_id else page
-    with contextlib.suppress(ProtocolError, KeyError):
-        owner = await session.call("DOM.getFrameOwner", {"frameId": frame_id})
-        resolved = await session.call("DOM.resolveNode", {"backendNodeId": owner["backendNodeId"]})
-        iframe = Element(session, resolved["object"]["objectId"], element.description)
+    with contextlib.suppress(ProtocolError):
+        owner = await session.send(cdp.dom.get_frame_owner(cdp.page.FrameId(frame_id)))
+        resolved = await session.send(
+            cdp.dom.resolve_node(backend_node_id=owner.backend_node_id)
+        )
+        object_id = resolved.object.object_id
+        if object_id is None:
+            return
+        iframe = Element(session, object_id, element.description)
         try:
             await iframe.call(_SCROLL_INTO_VIEW)
         finally:
@@ -86,15 +96,16 @@ async def _frame_origin(page: Page, element: Element) -> Point:
     x = y = 0.0
     if frame_id != root_id:
         try:
-            owner = await session.call("DOM.getFrameOwner", {"frameId": frame_id})
-            box = await session.call("DOM.getBoxModel", {"backendNodeId": owner["backendNodeId"]})
+            owner = await session.send(cdp.dom.get_frame_owner(cdp.page.FrameId(frame_id)))
         except ProtocolError:
             raise gone from None
         # Box models of a process's nested frames are in its root frame's viewport.
-        content = box["model"]["content"]
-        x, y = float(content[0]), float(content[1])
+        content = await content_origin(session, owner.backend_node_id)
+        if content is None:
+            raise gone
+        x, y = content
     if session is not page:
-        origin = await session_origin(page, session)
+        origin = await page.frame_origin(session)
         x, y = x + origin[0], y + origin[1]
     return Point(x, y)
 
@@ -178,11 +189,9 @@ async def _top_hit(page: Page, point: Point) -> str | None:
 
 
 async def _in_viewport(page: Page, point: Point) -> bool:
-    metrics = await page.call("Page.getLayoutMetrics")
-    viewport = metrics.get("cssVisualViewport") or metrics["cssLayoutViewport"]
-    return bool(
-        0 <= point.x < viewport["clientWidth"] and 0 <= point.y < viewport["clientHeight"]
-    )
+    metrics = await page.send(cdp.page.get_layout_metrics())
+    viewport = metrics.css_visual_viewport
+    return 0 <= point.x < viewport.client_width and 0 <= point.y < viewport.client_height
 
 
 async def _release(*elements: Element | None) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import cdp
 from ..cdp.runtime import RemoteObjectId
@@ -28,7 +28,17 @@ from ..page import Page
 from ..session import Session
 from ._scripts import Script, call_function, evaluate_handle
 
-__all__ = ["Box", "Element", "Point", "check_one_target", "resolve_element"]
+if TYPE_CHECKING:
+    from .accessibility import Snapshot, SnapshotNode
+
+__all__ = [
+    "Box",
+    "Element",
+    "Point",
+    "SnapshotState",
+    "check_one_target",
+    "resolve_element",
+]
 
 TARGET_HELP = "Provide one of: selector, index, or x/y"
 
@@ -163,30 +173,55 @@ async def _by_point(page: Page, x: float, y: float) -> Element:
     return Element(page, remote.object_id, f"point ({x:g}, {y:g})")
 
 
+@dataclass(slots=True)
+class SnapshotState:
+    """The latest :func:`~cdpkit.tools.snapshot` of a page, which ``index=`` targets.
+
+    Kept with the page: read it with ``page.state(SnapshotState)``. Each snapshot of the
+    page replaces the previous one, so indices always mean the lines of the latest.
+
+    Attributes:
+        snapshot: The latest snapshot, ``None`` before the first.
+    """
+
+    snapshot: Snapshot | None = None
+
+    def node(self, index: int) -> SnapshotNode:
+        """The node on line ``[index]`` of the latest snapshot.
+
+        Raises:
+            ElementNotFoundError: No snapshot was taken yet, or ``index`` is out of range
+                (the message says how many lines there are).
+        """
+        snapshot = self.snapshot
+        if snapshot is None:
+            raise ElementNotFoundError(
+                f"Element index {index}: no snapshot of this page yet; take one with snapshot()"
+            )
+        nodes = snapshot.nodes
+        if not 0 <= index < len(nodes):
+            raise ElementNotFoundError(
+                f"Element index {index} out of range (snapshot has {len(nodes)})"
+            )
+        return nodes[index]
+
+
 async def _by_index(page: Page, index: int) -> Element:
-    snapshot = page.tool_state.get("snapshot")
-    if snapshot is None:
-        raise ElementNotFoundError(
-            f"Element index {index}: no snapshot of this page yet; take one with snapshot()"
-        )
-    nodes = snapshot.nodes
-    if not 0 <= index < len(nodes):
-        raise ElementNotFoundError(
-            f"Element index {index} out of range (snapshot has {len(nodes)})"
-        )
-    node = nodes[index]
+    node = page.state(SnapshotState).node(index)
     stale = ElementNotFoundError(f"Element index {index} is stale; take a new snapshot")
-    backend_id = getattr(node, "backend_node_id", None)
-    session: Session = getattr(node, "session", None) or page
+    backend_id = node.backend_node_id
+    session = node.session
     if backend_id is None:
         raise ElementNotFoundError(
             f"Element index {index} ({node.role} {node.name!r}) is not a DOM element"
         )
     try:
-        resolved = await session.call("DOM.resolveNode", {"backendNodeId": backend_id})
+        resolved = await session.send(
+            cdp.dom.resolve_node(backend_node_id=cdp.dom.BackendNodeId(backend_id))
+        )
     except ProtocolError:
         raise stale from None
-    object_id = resolved.get("object", {}).get("objectId")
+    object_id = resolved.object.object_id
     if object_id is None:
         raise stale
     element = Element(session, object_id, f"index {index}")

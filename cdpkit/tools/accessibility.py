@@ -5,8 +5,11 @@ One ``Accessibility.getFullAXTree`` per document gives roles, names, values and 
 the same round trip: it is sent first, so Python parses it while Chrome builds the (much
 larger) accessibility tree.
 Frames are stitched under their ``<iframe>``: same-process ones (same site) through their
-frame id, out-of-process ones (another site) through their own session, which this module
-attaches with ``Target.setAutoAttach`` the first time a page is snapshotted.
+frame id, out-of-process ones (another site) through their own session, which the page
+attaches the first time it is snapshotted (:meth:`cdpkit.Page.frame_sessions`).
+
+The latest snapshot of a page is kept in ``page.state(SnapshotState)``: ``index=``
+targeting reads its nodes.
 
 Boxes are in CSS pixels of the page's viewport (like ``getBoundingClientRect()`` in the
 top document), so the centre of a box is a point ``x=``/``y=`` targeting can use.
@@ -19,14 +22,23 @@ import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ..errors import ConnectionClosedError, ElementNotFoundError, ProtocolError
+from .. import cdp
+from .._frames import content_origin
+from ..errors import ConnectionClosedError, ProtocolError
 from ..page import Page
 from ..session import Session
-from ._targeting import Box, resolve_element
+from ._targeting import Box, SnapshotState, resolve_element
 
-__all__ = ["Box", "Snapshot", "SnapshotNode", "session_origin", "snapshot"]
+if TYPE_CHECKING:
+    # The raw JSON shapes of the two big results, checked by the type checker only: the
+    # snapshot reads them through Session.send_json, the typed fast path (building the
+    # models of 19,000 AX nodes would cost more than the call; see send_json).
+    from ..cdp.accessibility import AXNodeJSON, AXPropertyJSON
+    from ..cdp.dom_snapshot import CaptureSnapshotResultJSON, DocumentSnapshotJSON
+
+__all__ = ["Box", "Snapshot", "SnapshotNode", "SnapshotState", "snapshot"]
 
 # Roles that are controls a user operates.
 INTERACTIVE_ROLES = frozenset({
@@ -111,7 +123,7 @@ class _Tree:
 
     session: Session
     frame_id: str | None
-    nodes: list[dict[str, Any]]
+    nodes: list[AXNodeJSON]
     boxes: dict[int, list[float]]  # backend node id -> [x, y, w, h] in document coordinates
     offset: tuple[float, float] | None  # document -> viewport; None when not on screen
 
@@ -123,124 +135,18 @@ class _Collected:
     children: dict[tuple[int, int], _Tree] = field(default_factory=dict)
 
 
-_AUTO_ATTACHED = "snapshot.auto_attached"  # ids of sessions with auto-attach on
-_FRAME_SESSIONS = "snapshot.frame_sessions"  # session id -> {frame id: child Session}
-_FRAME_PARENTS = "snapshot.frame_parents"  # child session id -> (parent Session, frame id)
+def _documents(capture: CaptureSnapshotResultJSON) -> list[DocumentSnapshotJSON]:
+    return capture.get("documents") or []
 
 
-async def _auto_attach(page: Page, session: Session) -> None:
-    """Have out-of-process iframes of ``session`` attached as sessions, once per session."""
-    done: set[str] = page.tool_state.setdefault(_AUTO_ATTACHED, set())
-    key = session.session_id or ""
-    if key in done:
-        return
-    done.add(key)
-    children: dict[str, Session] = {}
-    page.tool_state.setdefault(_FRAME_SESSIONS, {})[key] = children
-    parents: dict[str, tuple[Session, str]] = page.tool_state.setdefault(_FRAME_PARENTS, {})
-    connection = page._connection
-
-    def attached(params: dict[str, Any]) -> None:
-        info = params.get("targetInfo") or {}
-        session_id = str(params.get("sessionId"))
-        child = connection.session(session_id)
-        if info.get("type") == "iframe" and child is not None:
-            frame_id = str(info.get("targetId"))
-            children[frame_id] = child
-            parents[session_id] = (session, frame_id)
-
-    def detached(params: dict[str, Any]) -> None:
-        session_id = str(params.get("sessionId"))
-        parents.pop(session_id, None)
-        done.discard(session_id)
-        page.tool_state.get(_FRAME_SESSIONS, {}).pop(session_id, None)
-        for frame_id, child in list(children.items()):
-            if child.session_id == session_id:
-                del children[frame_id]
-
-    session._on("Target.attachedToTarget", attached)
-    session._on("Target.detachedFromTarget", detached)
-    try:
-        # Existing out-of-process frames are attached before this answers.
-        await session.call(
-            "Target.setAutoAttach",
-            {
-                "autoAttach": True,
-                "waitForDebuggerOnStart": False,
-                "flatten": True,
-                "filter": [{"type": "iframe", "exclude": False}],
-            },
-        )
-    except BaseException:
-        done.discard(key)
-        raise
-
-
-async def session_origin(page: Page, session: Session) -> tuple[float, float]:
-    """Where the viewport of ``session`` (the page itself, or an out-of-process iframe
-    found by :func:`snapshot`) lies in the page's viewport, in CSS pixels.
-
-    Add it to coordinates measured in the frame's session (``DOM.getBoxModel``) to get
-    viewport coordinates of the page.
-
-    Raises:
-        ElementNotFoundError: A frame on the way is not rendered, or ``session`` is not a
-            frame of this page.
-    """
-    x = y = 0.0
-    current = session
-    parents: dict[str, tuple[Session, str]] = page.tool_state.get(_FRAME_PARENTS, {})
-    while current is not page:
-        link = parents.get(current.session_id or "")
-        gone = ElementNotFoundError("The element's frame is no longer part of the page")
-        if link is None:
-            raise gone
-        parent, frame_id = link
-        try:
-            owner = await parent.call("DOM.getFrameOwner", {"frameId": frame_id})
-        except ProtocolError:
-            raise gone from None
-        origin = _content_origin(await _box_model(parent, owner["backendNodeId"]))
-        if origin is None:
-            raise ElementNotFoundError("The element is inside a frame that is not rendered")
-        x += origin[0]
-        y += origin[1]
-        current = parent
-    return (x, y)
-
-
-def _frame_sessions(page: Page, session: Session) -> list[tuple[str, Session]]:
-    children = page.tool_state.get(_FRAME_SESSIONS, {}).get(session.session_id or "", {})
-    return [(frame_id, child) for frame_id, child in children.items() if not child.closed]
-
-
-def _documents(capture: dict[str, Any]) -> list[dict[str, Any]]:
-    documents: list[dict[str, Any]] = capture.get("documents") or []
-    return documents
-
-
-def _layout_boxes(document: dict[str, Any]) -> dict[int, list[float]]:
+def _layout_boxes(document: DocumentSnapshotJSON) -> dict[int, list[float]]:
     backend = document["nodes"]["backendNodeId"]
     layout = document["layout"]
     return dict(zip(map(backend.__getitem__, layout["nodeIndex"]), layout["bounds"], strict=False))
 
 
-def _scroll(document: dict[str, Any]) -> tuple[float, float]:
+def _scroll(document: DocumentSnapshotJSON) -> tuple[float, float]:
     return (float(document.get("scrollOffsetX", 0)), float(document.get("scrollOffsetY", 0)))
-
-
-def _content_origin(model: dict[str, Any] | None) -> tuple[float, float] | None:
-    if model is None:
-        return None
-    quad = model["model"]["content"]
-    return (float(quad[0]), float(quad[1]))
-
-
-async def _box_model(session: Session, backend_id: int) -> dict[str, Any] | None:
-    try:
-        return await session.call("DOM.getBoxModel", {"backendNodeId": backend_id})
-    except ProtocolError:
-        return None  # not rendered (display: none...)
 
 
 async def _collect_session(
@@ -252,26 +158,26 @@ async def _collect_session(
 ) -> None:
     """Collect the documents of ``session`` (and, recursively, of its out-of-process
     frames). ``origin``: where the session's viewport is in the page's viewport."""
-    attach = asyncio.ensure_future(_auto_attach(page, session))
+    attach = asyncio.ensure_future(page.frame_sessions(session))
     try:
         # The capture first: Python parses it while Chrome builds the accessibility tree.
         capture, ax = await asyncio.gather(
-            session.call("DOMSnapshot.captureSnapshot", {"computedStyles": []}),
-            session.call("Accessibility.getFullAXTree"),
+            session.send_json(cdp.dom_snapshot.capture_snapshot(computed_styles=[])),
+            session.send_json(cdp.accessibility.get_full_ax_tree()),
         )
-        await attach
+        frames = await attach
     except BaseException:
         attach.cancel()
         await asyncio.gather(attach, return_exceptions=True)
         raise
     documents = _documents(capture)
-    strings: list[str] = capture.get("strings") or []
+    strings = capture.get("strings") or []
     if not documents:
         return
     session_key = id(session)
 
     def offset(
-        document: dict[str, Any], at: tuple[float, float] | None
+        document: DocumentSnapshotJSON, at: tuple[float, float] | None
     ) -> tuple[float, float] | None:
         if at is None:
             return None
@@ -296,18 +202,19 @@ async def _collect_session(
             for node_index, document_index in zip(content["index"], content["value"], strict=False):
                 owners[document_index] = backend[node_index]
 
-    async def child_document(index: int, document: dict[str, Any]) -> None:
+    async def child_document(index: int, document: DocumentSnapshotJSON) -> None:
         backend_id = owners.get(index)
         frame_index = document.get("frameId")
         if backend_id is None or frame_index is None:
             return
         frame_id = strings[frame_index]
         with contextlib.suppress(ProtocolError):
-            child_ax, model = await asyncio.gather(
-                session.call("Accessibility.getFullAXTree", {"frameId": frame_id}),
-                _box_model(session, backend_id),
+            child_ax, at = await asyncio.gather(
+                session.send_json(
+                    cdp.accessibility.get_full_ax_tree(frame_id=cdp.page.FrameId(frame_id))
+                ),
+                content_origin(session, cdp.dom.BackendNodeId(backend_id)),
             )
-            at = _content_origin(model)
             if at is not None and origin is not None:
                 at = (at[0] + origin[0], at[1] + origin[1])
             else:
@@ -318,10 +225,9 @@ async def _collect_session(
 
     async def out_of_process(frame_id: str, child: Session) -> None:
         try:
-            owner_id = (await session.call("DOM.getFrameOwner", {"frameId": frame_id}))[
-                "backendNodeId"
-            ]
-            at = _content_origin(await _box_model(session, owner_id))
+            owner = await session.send(cdp.dom.get_frame_owner(cdp.page.FrameId(frame_id)))
+            owner_id = owner.backend_node_id
+            at = await content_origin(session, owner_id)
             if at is not None and origin is not None:
                 at = (at[0] + origin[0], at[1] + origin[1])
             else:
@@ -332,11 +238,11 @@ async def _collect_session(
 
     await asyncio.gather(
         *(child_document(i, d) for i, d in enumerate(documents) if i > 0),
-        *(out_of_process(f, s) for f, s in _frame_sessions(page, session)),
+        *(out_of_process(f, s) for f, s in frames),
     )
 
 
-def _frame_of(nodes: list[dict[str, Any]]) -> str | None:
+def _frame_of(nodes: list[AXNodeJSON]) -> str | None:
     if nodes:
         frame_id = nodes[0].get("frameId")
         if isinstance(frame_id, str):
@@ -362,7 +268,7 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _states(role: str, properties: list[dict[str, Any]]) -> tuple[str, ...]:
+def _states(role: str, properties: list[AXPropertyJSON]) -> tuple[str, ...]:
     states: list[str] = []
     for prop in properties:
         name = prop["name"]
@@ -387,7 +293,7 @@ def _states(role: str, properties: list[dict[str, Any]]) -> tuple[str, ...]:
     return tuple(states) if states else ()
 
 
-def _value(node: dict[str, Any]) -> str | None:
+def _value(node: AXNodeJSON) -> str | None:
     value = node.get("value")
     if value is None:
         return None
@@ -397,7 +303,7 @@ def _value(node: dict[str, Any]) -> str | None:
     return str(raw)
 
 
-def _focusable(properties: list[dict[str, Any]] | None) -> bool:
+def _focusable(properties: list[AXPropertyJSON] | None) -> bool:
     for prop in properties or ():
         if prop["name"] == "focusable":
             return bool(prop["value"].get("value"))
@@ -418,7 +324,7 @@ class _Filters:
 
 
 def _matches(
-    filters: _Filters, role: str, name: str, properties: list[dict[str, Any]] | None
+    filters: _Filters, role: str, name: str, properties: list[AXPropertyJSON] | None
 ) -> bool:
     if filters.roles is not None and role.lower() not in filters.roles:
         return False
@@ -448,8 +354,8 @@ def _build(collected: _Collected, filters: _Filters) -> Snapshot:
     )
     # An explicit stack of (node, context); siblings share their context:
     # (tree, nodes by id, tree depth, display depth, parent's text, inside the selection).
-    Context = tuple[_Tree, dict[str, dict[str, Any]], int, int, str, bool]
-    stack: list[tuple[dict[str, Any], Context]] = []
+    Context = tuple[_Tree, dict[str, "AXNodeJSON"], int, int, str, bool]
+    stack: list[tuple[AXNodeJSON, Context]] = []
     push = stack.append
     pop = stack.pop
     extend = stack.extend
@@ -485,7 +391,7 @@ def _build(collected: _Collected, filters: _Filters) -> Snapshot:
             name = node["name"]["value"] if "name" in node else ""
             if type(name) is not str:
                 name = str(name)
-            properties: list[dict[str, Any]] | None = node.get("properties")
+            properties = node.get("properties")
             if role in text_roles:
                 if name == "" or name.isspace() or name.strip() in parent_text:
                     continue
@@ -547,8 +453,8 @@ def _build(collected: _Collected, filters: _Filters) -> Snapshot:
     return Snapshot("\n".join(lines), nodes)
 
 
-def _node_id(node: dict[str, Any]) -> str:
-    return node["nodeId"]  # type: ignore[no-any-return]
+def _node_id(node: AXNodeJSON) -> str:
+    return node["nodeId"]
 
 
 async def snapshot(
@@ -604,12 +510,12 @@ async def snapshot(
     if selector is not None:
         element = await resolve_element(page, selector=selector)
         try:
-            described = await element.session.call(
-                "DOM.describeNode", {"objectId": element.object_id}
+            described = await element.session.send(
+                cdp.dom.describe_node(object_id=cdp.runtime.RemoteObjectId(element.object_id))
             )
         finally:
             await element.release()
-        root = (id(element.session), int(described["node"]["backendNodeId"]))
+        root = (id(element.session), int(described.node.backend_node_id))
     filters = _Filters(
         roles=_lower(roles),
         name=name.lower() if name else None,
@@ -620,7 +526,7 @@ async def snapshot(
     collected = _Collected()
     await _collect_session(page, page, (0.0, 0.0), collected, None)
     result = _build(collected, filters)
-    page.tool_state["snapshot"] = result
+    page.state(SnapshotState).snapshot = result
     return result
 
 

@@ -24,15 +24,11 @@ import base64
 import contextlib
 import email.message
 import email.utils
-import http.client
 import mimetypes
 import os
 import re
 import shutil
-import socket
-import ssl
 import tempfile
-import threading
 import time
 import urllib.error
 import urllib.parse
@@ -40,26 +36,28 @@ import urllib.request
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import IO, Any
 
 import anyio
 import platformdirs
 
+from .. import cdp
+from .._model import Event, RawEvent
 from ..errors import CDPError, DownloadError
 from ..page import Page
-from ._scripts import Script, evaluate
+from ..session import EventStream
+from ._fetching import (
+    PartFile,
+    fetch_directly,
+    fetch_in_page,
+)
+from ._scripts import Script
 from ._targeting import resolve_element
 
-__all__ = ["DownloadResult", "PendingDownload", "download", "expect_download"]
+__all__ = ["DownloadResult", "PendingDownload", "download", "expect_download", "resource_url"]
 
-# Measured: 256 KiB reads stream as fast as any size and keep memory flat (4 MiB: half speed).
-CHUNK_SIZE = 256 * 1024
 MAX_NAME_BYTES = 255
 
 _RESOURCE_URL = Script("resource_url")
-_RESOURCE_URL_JS = _RESOURCE_URL  # the name _mcp_tools imports
-_PAGE_FETCH = Script("page_fetch")
-_USER_AGENT = Script("user_agent")
 
 # Extensions a URL may end in that say nothing about the content (server scripts).
 
@@ -165,31 +163,27 @@ def _publish(part: Path, directory: Path, filename: str | None, extension: str) 
     raise DownloadError(f"No free file name left in {directory}")
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)  # reading the umask means setting it; put it straight back
-    os.umask(mask)
-    return mask
+async def resource_url(
+    page: Page, *, selector: str | None = None, index: int | None = None
+) -> str:
+    """The absolute URL :func:`download` would fetch for an element: a link's ``href``,
+    an image's, video's or audio's current source, an ``<object>``'s data...
 
-
-class _PartFile:
-    """A hidden temporary file in the download directory, removed unless published."""
-
-    def __init__(self, directory: Path) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(dir=directory, prefix=".cdpkit-", suffix=".part")
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it 0600; a download is an ordinary file
-        self.path = Path(name)
-        self.file: IO[bytes] = os.fdopen(fd, "wb")
-        self.size = 0
-
-    async def write(self, data: bytes) -> None:
-        await anyio.to_thread.run_sync(self.file.write, data)
-        self.size += len(data)
-
-    def discard(self) -> None:
-        self.file.close()
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+    Raises:
+        ValueError: Not exactly one of ``selector`` and ``index``.
+        ElementNotFoundError: Nothing matches.
+        DownloadError: The element has no downloadable resource.
+    """
+    if (selector is None) == (index is None):
+        raise ValueError("Provide one of: selector or index")
+    element = await resolve_element(page, selector=selector, index=index)
+    try:
+        url = await element.call(_RESOURCE_URL)
+    finally:
+        await element.release()
+    if not url:
+        raise DownloadError("Element has no downloadable resource")
+    return str(url)
 
 
 def _check_one_source(url: str | None, selector: str | None, index: int | None) -> None:
@@ -245,13 +239,7 @@ async def download(
     """
     _check_one_source(url, selector, index)
     if url is None:
-        element = await resolve_element(page, selector=selector, index=index)
-        try:
-            url = await element.call(_RESOURCE_URL)
-        finally:
-            await element.release()
-        if not url:
-            raise DownloadError("Element has no downloadable resource")
+        url = await resource_url(page, selector=selector, index=index)
     else:
         url = urllib.parse.urljoin(page.url, url) if page.url.startswith("http") else url
     url = urllib.parse.urldefrag(url)[0]
@@ -264,9 +252,9 @@ async def download(
     try:
         async with asyncio.timeout(timeout):
             async with lock:
-                fetched = await _fetch_in_page(page, url, directory, initiation_timeout)
+                fetched = await fetch_in_page(page, url, directory, initiation_timeout)
             if fetched is None:
-                fetched = await _fetch_directly(page, url, directory)
+                fetched = await fetch_directly(page, url, directory)
     except TimeoutError:
         raise DownloadError(f"Download of {url} timed out after {timeout:g} s") from None
     suggested = _content_disposition_filename(fetched.headers.get("content-disposition"))
@@ -309,281 +297,11 @@ def _url_filename(url: str) -> str | None:
     return sanitize_filename(segment) or None
 
 
-@dataclass
-class _Fetched:
-    """A complete body in its ``.part`` file, the response's headers (lower-case
-    names) and the URL that answered (after redirects)."""
-
-    part: _PartFile
-    headers: dict[str, str]
-    url: str
-
-
-def _fetch_pattern(url: str) -> str:
-    # Fetch URL patterns treat * and ? as wildcards; backslash escapes them.
-    return re.sub(r"([*?\\])", r"\\\1", url)
-
-
-_MAX_REDIRECTS = 20
-_REDIRECT_STATUSES = (301, 302, 303, 307, 308)
-
-
-async def _fetch_in_page(
-    page: Page, url: str, directory: Path, initiation_timeout: float
-) -> _Fetched | None:
-    """Stream ``url`` through requests the page makes itself, following redirects;
-    ``None`` if the direct request must do it (see :func:`_page_request`)."""
-    target = url
-    for _ in range(_MAX_REDIRECTS + 1):
-        outcome = await _page_request(page, target, directory, initiation_timeout)
-        if not isinstance(outcome, str):
-            return outcome
-        target = outcome
-    raise DownloadError(f"Download of {url} failed: more than {_MAX_REDIRECTS} redirects")
-
-
-async def _cancel_and_wait(*tasks: asyncio.Future[Any]) -> None:
-    """Cancel ``tasks`` and wait for them, so none outlives the caller or leaves an
-    exception nobody retrieves."""
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-
-
-async def _page_request(
-    page: Page, url: str, directory: Path, initiation_timeout: float
-) -> _Fetched | str | None:
-    """Make the page fetch ``url`` and take the response body at the network level.
-
-    The fetch uses ``mode: 'cors'``: a ``no-cors`` response to another origin (or from
-    ``about:blank``) is opaque, and Chrome's Opaque Response Blocking empties its headers
-    and body before the ``Fetch`` domain sees it (a 0-byte "download"). In ``cors`` mode
-    the paused response is the real one; the page's own CORS check never runs because
-    the request is aborted once its body is taken. That check would reject a redirect to
-    another origin, so a redirect is answered by returning its target for a new request
-    (the page's Referer stays, as across any redirect).
-
-    Returns:
-        The fetched body; a redirect's absolute target URL; or ``None`` when the direct
-        request must fetch ``url``: the page could not load it (a CSP, a network error)
-        or the body is chunked, whose terminating chunk Chrome does not report through
-        ``IO.read`` (a cut chunked body reads to a clean end of file).
-    """
-    async with page.listen("Fetch.requestPaused", raw=True) as paused:
-        await page.call(
-            "Fetch.enable", {"patterns": [{"urlPattern": _fetch_pattern(url), "requestStage": "Response"}]}
-        )
-        attempt = asyncio.ensure_future(
-            evaluate(page, _PAGE_FETCH, url, await_promise=True)
-        )
-        next_pause: asyncio.Future[Any] | None = None
-        try:
-            try:
-                async with asyncio.timeout(initiation_timeout):
-                    while True:
-                        next_pause = asyncio.ensure_future(anext(paused))
-                        done, _ = await asyncio.wait(
-                            {next_pause, attempt}, return_when=asyncio.FIRST_COMPLETED
-                        )
-                        if next_pause not in done:
-                            return None  # the page's fetch settled without reaching a response
-                        params = next_pause.result().params
-                        next_pause = None
-                        request = params.get("request", {})
-                        if request.get("url") == url and params.get("resourceType") in ("XHR", "Fetch"):
-                            break
-                        await page.call("Fetch.continueRequest", {"requestId": params["requestId"]})
-            except TimeoutError:
-                raise DownloadError(
-                    f"Download of {url} did not start within {initiation_timeout:g} s"
-                ) from None
-            headers = {h["name"].lower(): h["value"] for h in params.get("responseHeaders") or []}
-            status = params.get("responseStatusCode")
-            location = headers.get("location")
-            if status in _REDIRECT_STATUSES and location:
-                await _abort(page, params["requestId"])
-                return str(urllib.parse.urldefrag(urllib.parse.urljoin(url, location))[0])
-            if (
-                not params.get("responseErrorReason")
-                and status is not None
-                and status < 400
-                and "chunked" in headers.get("transfer-encoding", "").lower()
-            ):
-                await _abort(page, params["requestId"])
-                return None
-            part = await _take_body(page, params, headers, url, directory)
-            return _Fetched(part, headers, url)
-        finally:
-            await _cancel_and_wait(attempt, *([next_pause] if next_pause is not None else []))
-            if not page.closed:
-                with contextlib.suppress(CDPError):
-                    await page.call("Fetch.disable")
-
-
-async def _abort(page: Page, request_id: str) -> None:
-    with contextlib.suppress(CDPError):
-        await page.call("Fetch.failRequest", {"requestId": request_id, "errorReason": "Aborted"})
-
-
-def _short_body_error(url: str, size: int, headers: dict[str, str]) -> DownloadError | None:
-    """The error for a body shorter than its ``Content-Length`` (checkable only when
-    the body is not re-encoded), else ``None``."""
-    expected = headers.get("content-length", "").strip()
-    encoded = headers.get("content-encoding", "identity").strip().lower() != "identity"
-    if expected.isdigit() and not encoded and size != int(expected):
-        return DownloadError(
-            f"Download of {url} failed: the connection closed after {size} of the "
-            f"{expected} bytes the server announced (Content-Length)"
-        )
-    return None
-
-
-async def _take_body(
-    page: Page, params: dict[str, Any], headers: dict[str, str], url: str, directory: Path
-) -> _PartFile:
-    request_id = params["requestId"]
-    status = params.get("responseStatusCode")
-    error = params.get("responseErrorReason")
-    if error or not status or status >= 400:
-        await _abort(page, request_id)
-        if error:
-            raise DownloadError(f"Network request failed for {url}: {error}")
-        raise DownloadError(f"Resource fetch failed: {status} for {url}")
-    stream: str | None = None
-    part = _PartFile(directory)
-    try:
-        stream = (await page.call("Fetch.takeResponseBodyAsStream", {"requestId": request_id}))["stream"]
-        while True:
-            chunk = await page.call("IO.read", {"handle": stream, "size": CHUNK_SIZE})
-            data = chunk.get("data", "")
-            await part.write(base64.b64decode(data) if chunk.get("base64Encoded") else data.encode())
-            if chunk.get("eof"):
-                break
-        part.file.close()
-        short = _short_body_error(url, part.size, headers)
-        if short is not None:
-            raise short
-    except BaseException:
-        part.discard()
-        raise
-    finally:
-        if stream is not None:
-            with contextlib.suppress(CDPError):
-                await page.call("IO.close", {"handle": stream})
-        await _abort(page, request_id)
-    return part
-
-
-async def _fetch_directly(page: Page, url: str, directory: Path) -> _Fetched:
-    """The fallback: a direct request with the page's cookies for ``url`` and the page's
-    URL as Referer, streamed to disk from a worker thread.
-
-    A body shorter than its ``Content-Length`` or a chunked body without its terminating
-    chunk raises :class:`DownloadError`. If the call is cancelled (a timeout), the
-    connection is shut down so the worker thread ends too."""
-    cookies = await page.call("Network.getCookies", {"urls": [url]})
-    cookie_header = "; ".join(f"{c['name']}={c['value']}" for c in cookies.get("cookies", []))
-    user_agent = await evaluate(page, _USER_AGENT)
-    request_headers = {"User-Agent": str(user_agent or "cdpkit")}
-    if page.url.startswith("http"):
-        request_headers["Referer"] = page.url
-    if cookie_header:
-        request_headers["Cookie"] = cookie_header
-    part = _PartFile(directory)
-    cancelled = threading.Event()
-    sockets: list[socket.socket] = []
-
-    opener = _tracking_opener(sockets, cancelled)
-
-    def fetch() -> tuple[dict[str, str], str]:
-        request = urllib.request.Request(url, headers=request_headers)
-        with opener.open(request, timeout=30) as response:
-            while data := response.read(CHUNK_SIZE):
-                if cancelled.is_set():
-                    raise TimeoutError
-                part.file.write(data)
-                part.size += len(data)
-            part.file.close()
-            headers = {name.lower(): value for name, value in response.headers.items()}
-            return headers, str(response.geturl())
-
-    future = asyncio.get_running_loop().run_in_executor(None, fetch)
-    try:
-        headers, final_url = await asyncio.shield(future)
-        short = _short_body_error(url, part.size, headers)
-        if short is not None:
-            raise short
-    except asyncio.CancelledError:
-        cancelled.set()
-        for sock in sockets:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-        # Give the thread a moment to see the shutdown; it cannot be interrupted while
-        # still connecting, and then ends within the connect timeout, writing nothing.
-        await asyncio.wait({future}, timeout=1)
-        if future.done():
-            future.exception()  # retrieved: the cancellation is what the caller sees
-        else:
-            future.add_done_callback(lambda f: f.cancelled() or f.exception())
-        part.discard()
-        raise
-    except urllib.error.HTTPError as exc:
-        part.discard()
-        raise DownloadError(f"Resource fetch failed: {exc.code} for {url}") from None
-    except http.client.IncompleteRead as exc:
-        part.discard()
-        raise DownloadError(
-            f"Download of {url} failed: the connection closed after {part.size + len(exc.partial)} "
-            "bytes, before the end of the body (a chunked body without its last chunk, or "
-            "fewer bytes than Content-Length)"
-        ) from None
-    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-        part.discard()
-        reason = getattr(exc, "reason", None) or exc or type(exc).__name__
-        raise DownloadError(f"Network request failed for {url}: {reason}") from None
-    except BaseException:
-        part.discard()
-        raise
-    return _Fetched(part, headers, final_url)
-
-
-def _tracking_opener(sockets: list[socket.socket], cancelled: threading.Event) -> urllib.request.OpenerDirector:
-    """A urllib opener whose connections add their sockets to ``sockets`` once connected
-    (and give up if ``cancelled`` is set), so a cancelled download can shut them down
-    from another thread, even while the request still waits for the response."""
-
-    def track(sock: socket.socket | None) -> None:
-        if sock is not None:
-            sockets.append(sock)
-        if cancelled.is_set():
-            raise TimeoutError("the download was cancelled")
-
-    class Connection(http.client.HTTPConnection):
-        def connect(self) -> None:
-            super().connect()
-            track(self.sock)
-
-    class TLSConnection(http.client.HTTPSConnection):
-        def connect(self) -> None:
-            super().connect()
-            track(self.sock)
-
-    class Handler(urllib.request.HTTPHandler):
-        def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-            return self.do_open(Connection, req)
-
-    class TLSHandler(urllib.request.HTTPSHandler):
-        def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-            return self.do_open(TLSConnection, req, context=ssl.create_default_context())
-
-    return urllib.request.build_opener(Handler(), TLSHandler())
-
-
 async def _save_data_url(url: str, directory: Path, filename: str | None) -> DownloadResult:
     header, _, payload = url.partition(",")
     mime_type = header[5:].split(";")[0] or "text/plain"
     data = base64.b64decode(payload) if header.endswith(";base64") else urllib.parse.unquote_to_bytes(payload)
-    part = _PartFile(directory)
+    part = PartFile(directory)
     try:
         await part.write(data)
         part.file.close()
@@ -635,18 +353,24 @@ async def expect_download(
     directory.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=directory, prefix=".cdpkit-downloads-"))
     browser = page.browser
-    context_params = {"browserContextId": page.context.id} if page.context is not None else {}
+    context_id = (
+        cdp.browser.BrowserContextID(page.context.id) if page.context is not None else None
+    )
     pending = PendingDownload()
     try:
         # The page's responses give the download's real MIME type (Browser events do not).
         async with page.enabled("Network"), page.listen(
-            "Network.responseReceived", raw=True
+            cdp.network.ResponseReceived
         ) as responses, browser.listen(
-            "Browser.downloadWillBegin", "Browser.downloadProgress", raw=True
+            cdp.browser.DownloadWillBegin, cdp.browser.DownloadProgress
         ) as events:
-            await browser.call(
-                "Browser.setDownloadBehavior",
-                {"behavior": "allowAndName", "downloadPath": str(staging), "eventsEnabled": True, **context_params},
+            await browser.send(
+                cdp.browser.set_download_behavior(
+                    "allowAndName",
+                    browser_context_id=context_id,
+                    download_path=str(staging),
+                    events_enabled=True,
+                )
             )
             yield pending
             frames = await _frame_ids(page)
@@ -656,87 +380,91 @@ async def expect_download(
     finally:
         if not browser.closed:
             with contextlib.suppress(CDPError):
-                await browser.call("Browser.setDownloadBehavior", {"behavior": "default", **context_params})
+                await browser.send(
+                    cdp.browser.set_download_behavior("default", browser_context_id=context_id)
+                )
         await anyio.to_thread.run_sync(lambda: shutil.rmtree(staging, ignore_errors=True))
 
 
 async def _frame_ids(page: Page) -> set[str]:
     ids = {page.target_id}
     with contextlib.suppress(CDPError):
-        tree = await page.call("Page.getFrameTree")
-        stack = [tree["frameTree"]]
+        tree = await page.send(cdp.page.get_frame_tree())
+        stack = [tree.frame_tree]
         while stack:
             node = stack.pop()
-            ids.add(node["frame"]["id"])
-            stack.extend(node.get("childFrames", []))
+            ids.add(node.frame.id)
+            stack.extend(node.child_frames or [])
     return ids
 
 
-async def _response_type(responses: Any, url: str) -> str | None:
+async def _response_type(
+    responses: EventStream[cdp.network.ResponseReceived], url: str
+) -> str | None:
     """The Content-Type of the page's last response for ``url`` among the buffered
     ``Network.responseReceived`` events (the stream is closed, so this never waits)."""
     await responses.aclose()
     mime_type: str | None = None
     async for event in responses:
-        response = event.params.get("response", {})
-        if response.get("url") == url:
-            headers = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
-            mime_type = headers.get("content-type") or response.get("mimeType") or mime_type
+        response = event.response
+        if response.url == url:
+            headers = {k.lower(): v for k, v in response.headers.items()}
+            mime_type = headers.get("content-type") or response.mime_type or mime_type
     return mime_type
 
 
 async def _await_download(
-    events: Any,
-    responses: Any,
+    events: EventStream[Event | RawEvent],
+    responses: EventStream[cdp.network.ResponseReceived],
     frames: set[str],
     staging: Path,
     directory: Path,
     timeout: float,
     initiation_timeout: float,
 ) -> DownloadResult:
-    began: dict[str, Any] | None = None
-    progress: dict[str, Any] = {}
+    began: cdp.browser.DownloadWillBegin | None = None
+    progress: cdp.browser.DownloadProgress | None = None
     try:
         async with asyncio.timeout(initiation_timeout) as deadline:
             async for event in events:
-                params = event.params
                 if began is None:
-                    if event.method == "Browser.downloadWillBegin" and params.get("frameId") in frames:
-                        began = params
+                    if isinstance(event, cdp.browser.DownloadWillBegin) and event.frame_id in frames:
+                        began = event
                         deadline.reschedule(asyncio.get_running_loop().time() + timeout)
                     continue
-                if params.get("guid") != began["guid"] or event.method != "Browser.downloadProgress":
+                if not isinstance(event, cdp.browser.DownloadProgress) or event.guid != began.guid:
                     continue
-                state = params.get("state")
-                if state == "completed":
-                    progress = params
+                if event.state == "completed":
+                    progress = event
                     break
-                if state == "canceled":
+                if event.state == "canceled":
                     raise DownloadError(
-                        f"Download of {began.get('url')} failed: the browser canceled it (blocked, "
-                        f"or the connection broke off after {params.get('receivedBytes', 0):g} "
-                        f"of {params.get('totalBytes', 0):g} bytes)"
+                        f"Download of {began.url} failed: the browser canceled it (blocked, "
+                        f"or the connection broke off after {event.received_bytes:g} "
+                        f"of {event.total_bytes:g} bytes)"
                     )
     except TimeoutError:
         if began is None:
             raise DownloadError(f"No download began within {initiation_timeout:g} s") from None
-        raise DownloadError(f"Download of {began.get('url')} did not complete within {timeout:g} s") from None
+        raise DownloadError(f"Download of {began.url} did not complete within {timeout:g} s") from None
     assert began is not None
-    source = staging / began["guid"]
+    if progress is None:
+        raise DownloadError(f"Download of {began.url} failed: the browser stopped reporting it")
+    source = staging / began.guid
     # Chrome may call a body "completed" that is shorter than announced: check it.
-    received, total = int(progress.get("receivedBytes", 0)), int(progress.get("totalBytes", 0))
+    received, total = int(progress.received_bytes), int(progress.total_bytes)
     on_disk = source.stat().st_size if source.exists() else -1
     if (total > 0 and received != total) or on_disk != received:
         raise DownloadError(
-            f"Download of {began.get('url')} failed: incomplete ({max(on_disk, 0)} bytes on "
+            f"Download of {began.url} failed: incomplete ({max(on_disk, 0)} bytes on "
             f"disk, {received} received of {total} announced)"
         )
-    suggested = began.get("suggestedFilename") or None
+    suggested = began.suggested_filename or None
     name = sanitize_filename(suggested) if suggested else None
-    mime_type = await _response_type(responses, began.get("url", "")) or mimetypes.guess_type(
-        suggested or began.get("url", "")
+    mime_type = await _response_type(responses, began.url) or mimetypes.guess_type(
+        suggested or began.url
     )[0]
-    final = _publish(source, directory, name, _extension(began.get("url", ""), mime_type))
+    final = _publish(source, directory, name, _extension(began.url, mime_type))
     return DownloadResult(
-        True, final.name, str(final), final.stat().st_size, mime_type, began.get("url", ""), suggested
+        True, final.name, str(final), final.stat().st_size, mime_type, began.url, suggested
     )

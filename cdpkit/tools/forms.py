@@ -8,9 +8,10 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from .. import cdp
 from ..errors import ElementNotFoundError, TargetClosedError, WaitTimeoutError
 from ..page import Dialog, Page
-from ._dispatch import _check_no_dialog, _closed_error, _open_dialog
+from ._dispatch import _check_no_dialog
 from ._pointing import _release
 from ._scripts import Script
 from ._targeting import Element, check_one_target, resolve_element
@@ -174,8 +175,10 @@ async def _set_files(element: Element, files: list[str]) -> None:
     field = await element.call_for_element(_FIND_FILE_INPUT)
     assert field is not None
     try:
-        await field.session.call(
-            "DOM.setFileInputFiles", {"files": files, "objectId": field.object_id}
+        await field.session.send(
+            cdp.dom.set_file_input_files(
+                files, object_id=cdp.runtime.RemoteObjectId(field.object_id)
+            )
         )
     finally:
         await _release(field)
@@ -212,17 +215,13 @@ async def handle_dialog(
         WaitTimeoutError: No dialog opened within ``timeout``.
         TargetClosedError: The page is closed (or closed while waiting).
     """
-    if page.closed:
-        raise _closed_error(page)
-    dialog = _open_dialog(page)
+    page.raise_if_closed()
+    dialog = page.open_dialog
     if dialog is None:
         dialog = await _next_dialog(page, timeout)
-    params: dict[str, Any] = {"accept": accept}
-    if prompt_text is not None:
-        params["promptText"] = prompt_text
     dialog.accepted = accept
     dialog.prompt_text = prompt_text if accept else None
-    await page.call("Page.handleJavaScriptDialog", params)
+    await page.send(cdp.page.handle_java_script_dialog(accept, prompt_text=prompt_text))
     return dialog
 
 
@@ -239,7 +238,7 @@ async def _next_dialog(page: Page, timeout: float) -> Dialog:
         return None  # leave it open: the caller answers it
 
     page.dialog_policy = take
-    closed: asyncio.Future[Any] = asyncio.ensure_future(page._closed_event.wait())
+    closed: asyncio.Future[Any] = asyncio.ensure_future(page.wait_closed())
     try:
         done, _ = await asyncio.wait(
             {arrived, closed}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED

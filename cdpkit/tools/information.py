@@ -21,7 +21,6 @@ from ..page import Page
 from ..session import Session
 from ._scripts import Script, call_function
 from ._targeting import Element, resolve_element
-from .accessibility import session_origin
 
 __all__ = [
     "ConsoleLevel",
@@ -39,12 +38,6 @@ ConsoleLevel = Literal["debug", "log", "info", "warning", "error"]
 # Largest side each format can encode (Chrome returns no data beyond it); PNG has no
 # practical limit (Chromium 156 captures 120,000 px tall pages whole).
 _MAX_SIDE = {"jpeg": 65_535, "webp": 16_383}
-
-
-def _check_open(page: Page) -> None:
-    error = page._closed_error
-    if error is not None:
-        raise type(error)(error.reason)
 
 
 # -- screenshot -------------------------------------------------------------------------------
@@ -95,12 +88,9 @@ async def screenshot(
         raise ValueError(
             "full_page captures the whole page: do not combine it with selector or index"
         )
-    _check_open(page)
-    params: dict[str, Any] = {"format": format}
-    if quality is not None:
-        params["quality"] = quality
-    front = page.call("Page.bringToFront")
-    clip: dict[str, float] | None = None
+    page.raise_if_closed()
+    front = page.send(cdp.page.bring_to_front())
+    clip: tuple[float, float, float, float] | None = None  # x, y, width, height
     if element_wanted:
         await front
         element = await resolve_element(page, selector=selector, index=index)
@@ -109,26 +99,27 @@ async def screenshot(
         finally:
             await element.release()
     elif full_page:
-        metrics: dict[str, Any] = (
-            await asyncio.gather(front, page.call("Page.getLayoutMetrics"))
-        )[1]
-        size = metrics["cssContentSize"]
-        clip = {
-            "x": float(size.get("x", 0)),
-            "y": float(size.get("y", 0)),
-            "width": float(size["width"]),
-            "height": float(size["height"]),
-        }
+        metrics = (await asyncio.gather(front, page.send(cdp.page.get_layout_metrics())))[1]
+        size = metrics.css_content_size
+        clip = (size.x, size.y, size.width, size.height)
     else:
         await front
+    viewport: cdp.page.Viewport | None = None
     if clip is not None:
-        longest = max(clip["width"], clip["height"])
+        x, y, width, height = clip
+        longest = max(width, height)
         limit = _MAX_SIDE.get(format)
-        clip["scale"] = min(1.0, limit / longest) if limit is not None and longest > 0 else 1.0
-        params["clip"] = clip
-        params["captureBeyondViewport"] = True
-    result = await page.call("Page.captureScreenshot", params)
-    data = base64.b64decode(result.get("data", ""))
+        scale = min(1.0, limit / longest) if limit is not None and longest > 0 else 1.0
+        viewport = cdp.page.Viewport(x=x, y=y, width=width, height=height, scale=scale)
+    result = await page.send(
+        cdp.page.capture_screenshot(
+            format=format,
+            quality=quality,
+            clip=viewport,
+            capture_beyond_viewport=True if viewport is not None else None,
+        )
+    )
+    data = base64.b64decode(result.data)
     if not data:
         raise CDPError(
             f"Chrome returned an empty {format} image (the area may be too large to encode)"
@@ -136,15 +127,18 @@ async def screenshot(
     return data
 
 
-async def _element_clip(page: Page, element: Element) -> dict[str, float]:
-    """The element's border box in page (document) coordinates of the top frame."""
+async def _element_clip(page: Page, element: Element) -> tuple[float, float, float, float]:
+    """The element's border box (x, y, width, height) in page (document) coordinates of
+    the top frame."""
     try:
-        model = await element.session.call("DOM.getBoxModel", {"objectId": element.object_id})
+        model = await element.session.send(
+            cdp.dom.get_box_model(object_id=cdp.runtime.RemoteObjectId(element.object_id))
+        )
     except ProtocolError:
         raise ElementNotFoundError(
             f"Element {element.description} is not rendered (no layout box to capture)"
         ) from None
-    quad = model["model"]["border"]
+    quad = model.model.border
     xs, ys = quad[0::2], quad[1::2]
     x, y = min(xs), min(ys)
     width, height = max(xs) - x, max(ys) - y
@@ -152,15 +146,9 @@ async def _element_clip(page: Page, element: Element) -> dict[str, float]:
         raise ElementNotFoundError(
             f"Element {element.description} has an empty box ({width:g}x{height:g} px)"
         )
-    origin_x, origin_y = await session_origin(page, element.session)
-    metrics = await page.call("Page.getLayoutMetrics")
-    viewport = metrics.get("cssVisualViewport", {})
-    return {
-        "x": x + origin_x + float(viewport.get("pageX", 0)),
-        "y": y + origin_y + float(viewport.get("pageY", 0)),
-        "width": width,
-        "height": height,
-    }
+    origin_x, origin_y = await page.frame_origin(element.session)
+    viewport = (await page.send(cdp.page.get_layout_metrics())).css_visual_viewport
+    return (x + origin_x + viewport.page_x, y + origin_y + viewport.page_y, width, height)
 
 
 # -- console ----------------------------------------------------------------------------------
@@ -230,14 +218,14 @@ async def console_logs(
         raise ValueError(
             f"level must be one of debug, log, info, warning, error; got {level!r}"
         )
-    _check_open(page)
+    page.raise_if_closed()
     minimum = _SEVERITY[level] if level is not None else 0
-    entries = list(page._console)
+    entries = page.console_entries()
     if clear:
-        page._console.clear()
+        page.clear_console()
         # Chrome keeps the logged objects alive for replay: let it drop them too.
         with contextlib.suppress(CDPError):
-            await page.call("Runtime.discardConsoleEntries")
+            await page.send(cdp.runtime.discard_console_entries())
     messages: list[ConsoleMessage] = []
     for kind, params in entries:
         message = _message(kind, params)
@@ -559,6 +547,6 @@ async def pdf(page: Page) -> bytes:
     Raises:
         TargetClosedError: The page is closed.
     """
-    _check_open(page)
-    result = await page.call("Page.printToPDF", {"printBackground": True})
-    return base64.b64decode(result["data"])
+    page.raise_if_closed()
+    result = await page.send(cdp.page.print_to_pdf(print_background=True))
+    return base64.b64decode(result.data)

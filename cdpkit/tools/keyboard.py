@@ -8,13 +8,14 @@ Keys go through ``Input.dispatchKeyEvent``, so the page receives trusted events
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
+from .. import cdp
+from .._model import Command
 from ..errors import ElementNotFoundError
 from ..page import Page
 from ._dispatch import _check_no_dialog, _dispatch, _key_down, _key_up, _mouse
 from ._input_state import _MODIFIER_BITS, _input_state
-from ._keys import _KEYS, _key_params, _lookup_key, _parse_combo, _utf16_length
+from ._keys import _KEYS, _key_event, _lookup_key, _parse_combo, _utf16_length
 from ._pointing import _DESCRIBE, _release, _target
 from ._scripts import Script, evaluate_handle
 from ._targeting import Element
@@ -45,7 +46,7 @@ async def _press_combo(page: Page, combo: str) -> None:
     if not key.code and _utf16_length(key.text) > 2 and not mask & ~_MODIFIER_BITS["Shift"]:
         # Key events carry at most two UTF-16 units of text (one emoji); a longer
         # character (a flag, a skin tone, a family) arrives as text input.
-        await _dispatch(page, "Input.insertText", {"text": key.text})
+        await _dispatch(page, cdp.input_.insert_text(key.text))
         return
     await _key_down(page, key, shifted, mask)
     await _key_up(page, key, shifted, mask)
@@ -79,12 +80,9 @@ async def key_down(page: Page, key: str) -> None:
     state = _input_state(page)
     if found.key in _MODIFIER_BITS:
         state.modifiers |= _MODIFIER_BITS[found.key]
-    params = _key_params(found, shifted, state.modifiers)
-    params["type"] = "keyDown" if "text" in params else "rawKeyDown"
-    if found.key in state.keys:
-        params["autoRepeat"] = True
+    command = _key_event(found, shifted, state.modifiers, auto_repeat=found.key in state.keys)
     state.keys.add(found.key)
-    await _dispatch(page, "Input.dispatchKeyEvent", params)
+    await _dispatch(page, command)
 
 
 async def key_up(page: Page, key: str) -> None:
@@ -120,13 +118,13 @@ _TYPE_BATCH = 64
 
 async def _type_characters(page: Page, text: str) -> None:
     """Type ``text`` key by key; characters without a key are inserted as text input."""
-    calls: list[tuple[str, dict[str, Any]]] = []
+    calls: list[Command[None]] = []
     pending_text = ""
 
     def flush_text() -> None:
         nonlocal pending_text
         if pending_text:
-            calls.append(("Input.insertText", {"text": pending_text}))
+            calls.append(cdp.input_.insert_text(pending_text))
             pending_text = ""
 
     held = _input_state(page).modifiers  # Shift held with key_down types capitals
@@ -138,17 +136,13 @@ async def _type_characters(page: Page, text: str) -> None:
             continue
         flush_text()
         shifted = bool(key.shift_key) and name == key.shift_key
-        down = _key_params(key, shifted, held)
-        down["type"] = "keyDown" if "text" in down else "rawKeyDown"
-        up = {k: v for k, v in down.items() if k not in ("text", "unmodifiedText")}
-        up["type"] = "keyUp"
-        calls.append(("Input.dispatchKeyEvent", down))
-        calls.append(("Input.dispatchKeyEvent", up))
+        calls.append(_key_event(key, shifted, held))
+        calls.append(_key_event(key, shifted, held, up=True))
     flush_text()
     # Pipelined in batches: Chrome handles one session's commands in order.
     for start in range(0, len(calls), _TYPE_BATCH):
         batch = calls[start : start + _TYPE_BATCH]
-        await asyncio.gather(*(_dispatch(page, method, params) for method, params in batch))
+        await asyncio.gather(*(_dispatch(page, command) for command in batch))
 
 
 async def _focused_element(page: Page) -> Element | None:

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from .. import cdp
 from .._navigation import (
     _LIFECYCLE,
     _STAGE,
@@ -74,19 +75,21 @@ async def _history_move(
 ) -> NavigationResult | None:
     try:
         async with asyncio.timeout(timeout):
-            history = await _retrying(page, "Page.getNavigationHistory")
+            command = cdp.page.get_navigation_history()
+            # Parsed here: _retrying is the raw call that survives a renderer swap.
+            history = command.parse(await _retrying(page, command.method, command.params))
     except TimeoutError:
         raise _timed_out("the page's history", timeout, function) from None
-    target = history["currentIndex"] + step
-    if not 0 <= target < len(history["entries"]):
+    target = history.current_index + step
+    if not 0 <= target < len(history.entries):
         return None
-    entry = history["entries"][target]
+    entry = history.entries[target]
     return await _wait_navigation(
         page,
-        lambda: page.call("Page.navigateToHistoryEntry", {"entryId": entry["id"]}),
+        lambda: page.send(cdp.page.navigate_to_history_entry(entry.id)),
         wait_until,
         timeout,
-        what=f"the history navigation to {entry.get('url', '')}",
+        what=f"the history navigation to {entry.url}",
         function=function,
     )
 
@@ -109,28 +112,28 @@ async def _wait_navigation(
     landed: str | None = None
     try:
         async with asyncio.timeout(timeout), page.listen(
-            "Page.frameNavigated", "Page.navigatedWithinDocument", "Page.lifecycleEvent", raw=True
+            cdp.page.FrameNavigated, cdp.page.NavigatedWithinDocument, cdp.page.LifecycleEvent
         ) as events:
             await start()
             loader_id: str | None = None
             async for event in events:
-                params = event.params
-                if event.method == "Page.navigatedWithinDocument":
-                    if params.get("frameId") == main_frame:
-                        landed = str(params.get("url", "")) or None
+                if isinstance(event, cdp.page.NavigatedWithinDocument):
+                    if event.frame_id == main_frame:
+                        landed = event.url or None
                         break
-                elif event.method == "Page.frameNavigated":
-                    frame = params.get("frame", {})
-                    if frame.get("id") != main_frame:
+                elif isinstance(event, cdp.page.FrameNavigated):
+                    frame = event.frame
+                    if frame.id != main_frame:
                         continue
-                    if params.get("type") == "BackForwardCacheRestore" or lifecycle is None:
-                        landed = str(frame.get("url", "")) + str(frame.get("urlFragment", ""))
+                    if event.type == "BackForwardCacheRestore" or lifecycle is None:
+                        landed = frame.url + (frame.url_fragment or "")
                         break
-                    loader_id = frame.get("loaderId")
+                    loader_id = frame.loader_id
                 elif (
-                    loader_id is not None
-                    and params.get("loaderId") == loader_id
-                    and params.get("name") == lifecycle
+                    isinstance(event, cdp.page.LifecycleEvent)
+                    and loader_id is not None
+                    and event.loader_id == loader_id
+                    and event.name == lifecycle
                 ):
                     break
             return await _current(page, url=landed)
@@ -165,7 +168,7 @@ async def reload(
     _check_wait_until(wait_until)
     return await _wait_navigation(
         page,
-        lambda: page.call("Page.reload"),
+        lambda: page.send(cdp.page.reload()),
         wait_until,
         timeout,
         what=f"the reload of {page.url}",
@@ -236,18 +239,16 @@ async def wait_for_network_idle(page: Page, idle_time: float = 0.5) -> None:
     Requests are counted from the moment this is called; cancel it to give up.
     """
     in_flight: set[str] = set()
-    async with page.listen("Network.*", raw=True) as events, page.enabled("Network"):
+    async with page.listen(
+        cdp.network.RequestWillBeSent, cdp.network.LoadingFinished, cdp.network.LoadingFailed
+    ) as events, page.enabled("Network"):
         while True:
             try:
                 async with asyncio.timeout(idle_time if not in_flight else None):
                     event = await anext(events)
             except TimeoutError:
                 return
-            params = event.params
-            request_id = params.get("requestId")
-            if not isinstance(request_id, str):
-                continue
-            if event.method == "Network.requestWillBeSent":
-                in_flight.add(request_id)
-            elif event.method in ("Network.loadingFinished", "Network.loadingFailed"):
-                in_flight.discard(request_id)
+            if isinstance(event, cdp.network.RequestWillBeSent):
+                in_flight.add(event.request_id)
+            elif isinstance(event, cdp.network.LoadingFinished | cdp.network.LoadingFailed):
+                in_flight.discard(event.request_id)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
-from .._model import RawEvent
+from .. import cdp
 from ..errors import CDPError
 from ..page import Page
 from ._dispatch import _check_no_dialog, _dispatch, _key_down, _key_up, _mouse
@@ -277,7 +277,7 @@ async def mouse_wheel(
         TargetClosedError: The page is closed.
     """
     _check_no_dialog(page)
-    await _mouse(page, "mouseWheel", Point(x, y), deltaX=delta_x, deltaY=delta_y)
+    await _mouse(page, "mouseWheel", Point(x, y), delta_x=delta_x, delta_y=delta_y)
 
 
 # -- drag and drop ----------------------------------------------------------------------------
@@ -340,18 +340,12 @@ async def drag(
         await _release(destination)
     if data is not None:
         # An HTML5 drag started: play its end through the drag events Chrome intercepted.
-        for kind in ("dragEnter", "dragOver", "drop"):
-            await _dispatch(
-                page,
-                "Input.dispatchDragEvent",
-                {"type": kind, "x": end.x, "y": end.y, "data": data},
-            )
+        kinds: tuple[Literal["dragEnter", "dragOver", "drop"], ...] = (
+            "dragEnter", "dragOver", "drop"
+        )
+        for kind in kinds:
+            await _dispatch(page, cdp.input_.dispatch_drag_event(kind, end.x, end.y, data))
     await _mouse(page, "mouseReleased", end, button="left", click_count=1)
-
-
-def _drag_data(event: RawEvent) -> dict[str, Any]:
-    """The ``data`` of an ``Input.dragIntercepted`` event, as JSON."""
-    return dict(event.params["data"])
 
 
 async def _drag_moves(
@@ -360,13 +354,13 @@ async def _drag_moves(
     destination: Element | None,
     to_x: float | None,
     to_y: float | None,
-) -> tuple[Point, dict[str, Any] | None]:
+) -> tuple[Point, cdp.input_.DragData | None]:
     """Press at ``start`` and move to the destination; the end point, and the drag data
     if an HTML5 drag started (Chrome intercepted it), else ``None``."""
-    data: dict[str, Any] | None = None
-    await page.call("Input.setInterceptDrags", {"enabled": True})
+    data: cdp.input_.DragData | None = None
+    await page.send(cdp.input_.set_intercept_drags(True))
     try:
-        async with page.listen("Input.dragIntercepted", raw=True) as intercepted:
+        async with page.listen(cdp.input_.DragIntercepted) as intercepted:
             await _mouse(page, "mouseMoved", start)
             await _mouse(page, "mousePressed", start, button="left", buttons=1, click_count=1)
             # Past Chrome's few-pixel threshold a drag starts; only then scroll to the
@@ -385,10 +379,9 @@ async def _drag_moves(
                 # Let go: no drag half done, no button left pressed.
                 with contextlib.suppress(CDPError, TimeoutError):
                     async with asyncio.timeout(_DRAG_START_WAIT):
-                        started = _drag_data(await anext(intercepted))
-                    await page.call(
-                        "Input.dispatchDragEvent",
-                        {"type": "dragCancel", "x": nudge.x, "y": nudge.y, "data": started},
+                        started = (await anext(intercepted)).data
+                    await page.send(
+                        cdp.input_.dispatch_drag_event("dragCancel", nudge.x, nudge.y, started)
                     )
                 with contextlib.suppress(CDPError):
                     await _mouse(page, "mouseReleased", nudge, button="left", click_count=1)
@@ -401,7 +394,7 @@ async def _drag_moves(
                     nudge.x + (end.x - nudge.x) * fraction, nudge.y + (end.y - nudge.y) * fraction
                 )
                 await _mouse(page, "mouseMoved", point, button="left", buttons=1)
-            event: Any = None
+            event: cdp.input_.DragIntercepted | None = None
             if len(intercepted):
                 event = await anext(intercepted)
             else:
@@ -410,8 +403,8 @@ async def _drag_moves(
                     async with asyncio.timeout(_DRAG_START_WAIT):
                         event = await anext(intercepted)
             if event is not None:
-                data = _drag_data(event)
+                data = event.data
     finally:
         with contextlib.suppress(CDPError):
-            await page.call("Input.setInterceptDrags", {"enabled": False})
+            await page.send(cdp.input_.set_intercept_drags(False))
     return end, data

@@ -21,6 +21,7 @@ from typing import Any, Literal, get_args
 
 import anyio
 
+from .. import cdp
 from ..errors import CDPError, ElementNotFoundError, NavigationError
 from ..page import Page
 from ._scripts import Script, evaluate
@@ -320,8 +321,8 @@ async def _probe_media(page: Page, url: str) -> tuple[bytes, str, str] | _NotAPa
         return None
     headers: dict[str, str] = {}
     with contextlib.suppress(CDPError):
-        cookies = await page.call("Network.getCookies", {"urls": [url]})
-        jar = "; ".join(f"{c['name']}={c['value']}" for c in cookies.get("cookies", []))
+        cookies = (await page.send(cdp.network.get_cookies(urls=[url]))).cookies
+        jar = "; ".join(f"{c.name}={c.value}" for c in cookies)
         if jar:
             headers["Cookie"] = jar
 

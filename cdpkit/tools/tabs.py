@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any
 
+from .. import cdp
 from ..browser import Browser
 from ..errors import CDPError
 from ..page import Page
@@ -80,10 +80,8 @@ async def list_tabs(browser: Browser) -> list[Tab]:
     Raises:
         ConnectionClosedError: The browser is gone.
     """
-    result = await browser.call("Target.getTargets")
-    infos: dict[str, dict[str, Any]] = {
-        info["targetId"]: info for info in result.get("targetInfos", [])
-    }
+    result = await browser.send(cdp.target.get_targets())
+    infos: dict[str, cdp.target.TargetInfo] = {i.target_id: i for i in result.target_infos}
     active = active_tab(browser)
     tabs = []
     for page in browser.pages:
@@ -93,8 +91,8 @@ async def list_tabs(browser: Browser) -> list[Tab]:
         tabs.append(
             Tab(
                 id=page.target_id,
-                title=str(info.get("title", "")),
-                url=str(info.get("url", "")),
+                title=info.title,
+                url=info.url,
                 active=page is active,
             )
         )
@@ -123,7 +121,7 @@ async def new_tab(browser: Browser, url: str | None = None) -> Page:
     page = await (context.new_page() if context is not None else browser.new_page())
     _activate(browser, page)
     with contextlib.suppress(CDPError):
-        await page.call("Page.bringToFront")
+        await page.send(cdp.page.bring_to_front())
     if url is not None:
         await navigate(page, url)
     return page
@@ -151,7 +149,7 @@ async def switch_tab(browser: Browser, tab_id: str) -> Page:
         ValueError: No open tab has this id (the message lists the open ones).
     """
     page = _page(browser, tab_id)
-    await page.call("Page.bringToFront")
+    await page.send(cdp.page.bring_to_front())
     _activate(browser, page)
     return page
 

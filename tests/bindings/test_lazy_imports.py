@@ -110,3 +110,43 @@ def test_first_validation_ignores_the_callers_local_names() -> None:
         assert box.width == 1
     """
     loaded_after(code)  # raises CalledProcessError (with the traceback) if it failed
+
+
+def test_send_json_and_using_a_domain_load_no_wire_module() -> None:
+    """The wire TypedDicts are for type checkers: the fast path never imports them."""
+    loaded = loaded_after(
+        """
+        import asyncio, json
+        from cdpkit import cdp
+        from cdpkit.session import Session
+
+        class Loopback:  # answers every command at once with a small AX tree
+            max_command_size = 2**20
+            session = None
+            def next_id(self):
+                return 1
+            async def send_text(self, text):
+                message = json.loads(text)
+                answer = {"id": 1, "result": {"nodes": [{"nodeId": "1", "ignored": False}]}}
+                asyncio.get_running_loop().call_soon(self.session._resolve, message["id"], answer)
+
+        async def main():
+            connection = Loopback()
+            connection.session = session = Session(connection, "S")
+            tree = await session.send_json(cdp.accessibility.get_full_ax_tree(depth=2))
+            assert tree == {"nodes": [{"nodeId": "1", "ignored": False}]}, tree
+            await session.send_json(cdp.accessibility.enable())
+            cdp.dom.get_box_model(backend_node_id=cdp.dom.BackendNodeId(1))
+
+        asyncio.run(main())
+        """
+    )
+    assert not [name for name in loaded if "._wire" in name], loaded
+    # Building a command names its result model (for send); no other module comes in.
+    assert loaded == [
+        "cdpkit.cdp._results",
+        "cdpkit.cdp._results.accessibility",
+        "cdpkit.cdp._results.dom",
+        "cdpkit.cdp.accessibility",
+        "cdpkit.cdp.dom",
+    ]

@@ -313,3 +313,33 @@ async def test_listen_raw_delivers_json_without_parsing(page: cdpkit.Page) -> No
     assert isinstance(event, cdpkit.RawEvent)
     assert event.method == "Runtime.consoleAPICalled"
     assert [arg["value"] for arg in event.params["args"]] == ["plain", 1]
+
+
+async def test_send_json_returns_the_json_call_returns(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    async with page.expect(cdp.page.LoadEventFired):
+        await page.send(cdp.page.navigate(server.url("/snapshot/form.html")))
+    typed = await page.send_json(cdp.accessibility.get_full_ax_tree())
+    raw = await page.call("Accessibility.getFullAXTree")
+    assert typed == raw
+    assert type(typed) is dict and type(typed["nodes"][0]) is dict  # no model was built
+    roles = {node["role"]["value"] for node in typed["nodes"] if "role" in node}
+    assert {"RootWebArea", "textbox", "button"} <= roles, roles
+    # A command that returns nothing gives the empty result object, as call() does.
+    assert await page.send_json(cdp.accessibility.enable()) == {}
+
+
+async def test_send_json_fails_and_times_out_like_send(page: cdpkit.Page) -> None:
+    with pytest.raises(cdpkit.ProtocolError) as info:
+        await page.send_json(cdp.dom.get_box_model(node_id=cdp.dom.NodeId(987654)))
+    assert info.value.method == "DOM.getBoxModel"
+    started = time.monotonic()
+    with pytest.raises(cdpkit.CommandTimeoutError, match=r"Runtime\.evaluate.*0\.2"):
+        await page.send_json(
+            cdp.runtime.evaluate("new Promise(() => {})", await_promise=True), timeout=0.2
+        )
+    assert time.monotonic() - started < 0.2 + 2
+    assert not page._pending
+    answer = await page.send_json(cdp.runtime.evaluate("6 * 7", return_by_value=True))
+    assert answer["result"]["value"] == 42

@@ -297,3 +297,18 @@ async def test_downloaded_files_get_ordinary_permissions(
     umask = os.umask(0o022)
     os.umask(umask)
     assert Path(result.path).stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+async def test_resource_url_names_what_download_would_fetch(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await cdpkit.tools.navigate(page, gallery(server))
+    resource_url = cdpkit.tools.resource_url
+    assert await resource_url(page, selector="#photo") == server.url("/protected/photo")
+    assert await resource_url(page, selector="#clip") == server.url("/media/clip.mp4")
+    assert await resource_url(page, selector="#doc") == server.url("/files/report.pdf")
+    assert await resource_url(page, selector="#hero") == server.url("/media/hero.webp")
+    with pytest.raises(cdpkit.DownloadError, match="Element has no downloadable resource"):
+        await resource_url(page, selector="#plain")
+    with pytest.raises(ValueError, match="Provide one of: selector or index"):
+        await resource_url(page)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cdpkit import _mcp_tools, tools
+from cdpkit import _mcp_render, _mcp_tools, tools
 from cdpkit._mcp_tools import (
     BrowserSession,
     Image,
@@ -169,12 +169,12 @@ def test_large_downloads_are_reported_by_path(
     image = tmp_path / "a.png"
     image.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 100)
     result = tools.DownloadResult(True, "a.png", str(image), 108, "image/png", "http://x/a.png")
-    parts = _mcp_tools._render_download(result, session)
+    parts = _mcp_tools.render_download(result, session)
     assert json.loads(parts[0].text)["path"] == str(image)  # type: ignore[union-attr]
     assert parts[1] == Image(image.read_bytes(), "image/png")
 
-    monkeypatch.setattr(_mcp_tools, "MAX_INLINE_BYTES", 100)
-    parts = _mcp_tools._render_download(result, session)
+    monkeypatch.setattr(_mcp_render, "MAX_INLINE_BYTES", 100)
+    parts = _mcp_tools.render_download(result, session)
     assert len(parts) == 2 and isinstance(parts[1], Text)
     assert f"saved at {image}" in parts[1].text
 

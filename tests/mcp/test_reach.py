@@ -284,7 +284,7 @@ async def test_no_tool_reads_a_tab_at_a_blocked_url(
             f"Navigation to {redirect} was redirected to {url}, which is blocked: {blocked}. "
             f"The tab was sent to about:blank."
         )
-        assert await _mcp_tools._location(tab) == "about:blank"
+        assert await _mcp_tools.location(tab) == "about:blank"
     finally:
         await tab.close()
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import cdpkit
-from cdpkit.tools import Box
+from cdpkit.tools import Box, SnapshotState
 from cdpkit.tools._targeting import resolve_element
 from cdpkit.tools.accessibility import Snapshot, SnapshotNode, snapshot
 from cdpkit.tools.navigation import navigate
@@ -66,7 +66,7 @@ async def test_button_line_has_index_role_name_and_real_box(
     assert '"x":40,"y":30,"width":120,"height":40' in rect
     assert snap.text.splitlines()[0].startswith('[0] RootWebArea "Snapshot form" @(0,0,')
     assert [n.index for n in snap.nodes] == list(range(len(snap.nodes)))
-    assert page.tool_state["snapshot"] is snap
+    assert page.state(SnapshotState).snapshot is snap
 
 
 async def test_states_values_and_hidden_elements(page: cdpkit.Page, server: FixtureServer) -> None:

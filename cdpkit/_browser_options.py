@@ -1,0 +1,305 @@
+"""Browser options -> a running browser, and failures reported in a person's words: what
+the ``cdpkit`` commands, the REPL and the MCP server share.
+
+One :class:`BrowserOptions` is built from the command-line values by :func:`browser_options`
+(which checks them and raises one :class:`CLIError` naming the option), and
+:func:`start_browser` launches or attaches as it says: ``--connect`` (a URL, ``host:port``
+or a bare port), ``--headful`` (refused without a display), ``--profile``,
+``--chrome PATH``, ``--chrome-arg``, ``--viewport WxH``, ``--pipe``, ``--timeout``.
+:func:`error_line` words any failure as one line naming those options, not the library's
+arguments. Nothing here imports typer or the MCP SDK.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import traceback
+import urllib.parse
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import CDPError, CommandTimeoutError, LaunchError
+
+if TYPE_CHECKING:
+    from .browser import Browser
+    from .page import Page
+
+__all__ = [
+    "BrowserOptions",
+    "CLIError",
+    "browser_options",
+    "connect_endpoint",
+    "error_line",
+    "first_page",
+    "open_browser",
+    "open_page",
+    "parse_viewport",
+    "report_error",
+    "start_browser",
+]
+
+
+class CLIError(Exception):
+    """A failure reported as one line on stderr, with an exit status.
+
+    Attributes:
+        exit_code: The process exit status (1 for failures, 2 for bad input).
+    """
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass(frozen=True, slots=True)
+class BrowserOptions:
+    """How a command gets its browser: launched (headless unless ``headful``) or attached.
+
+    Attributes:
+        connect: Attach to this endpoint instead of launching.
+        headful: Launch with a window.
+        profile: Launch on this persistent profile.
+        chrome_args: Extra Chrome flags for a launched browser.
+        timeout: Seconds to start, load, and answer each command.
+        pipe: Talk to a launched browser over ``--remote-debugging-pipe``.
+        viewport: The page size of a launched browser, ``None`` for cdpkit's default.
+        chrome: The Chrome executable to launch, ``None`` to find one (``CDPKIT_CHROME``,
+            then the usual names and places).
+    """
+
+    connect: str | None = None
+    headful: bool = False
+    profile: str | None = None
+    chrome_args: tuple[str, ...] = field(default_factory=tuple)
+    timeout: float = 30.0
+    pipe: bool = False
+    viewport: tuple[int, int] | None = None
+    chrome: str | None = None
+
+    def check(self) -> None:
+        """Reject combinations that make no sense.
+
+        Raises:
+            CLIError: Launch-only options given with ``--connect``, or a ``timeout`` that
+                is not a positive number of seconds (exit status 2).
+        """
+        if not self.timeout > 0:
+            raise CLIError(f"Invalid --timeout {self.timeout:g}: give a positive number of seconds", 2)
+        if self.connect is None:
+            return
+        given = [
+            name
+            for name, value in (
+                ("--headful", self.headful),
+                ("--profile", self.profile),
+                ("--chrome", self.chrome),
+                ("--chrome-arg", self.chrome_args),
+                ("--pipe", self.pipe),
+                ("--viewport", self.viewport),
+            )
+            if value
+        ]
+        if given:
+            raise CLIError(f"{', '.join(given)} only apply to a launched browser, not with --connect", 2)
+
+
+def browser_options(
+    connect: str | None = None,
+    headful: bool = False,
+    profile: str | None = None,
+    chrome_arg: list[str] | tuple[str, ...] | None = None,
+    timeout: float = 30.0,
+    pipe: bool = False,
+    *,
+    viewport: str | None = None,
+    chrome: str | None = None,
+) -> BrowserOptions:
+    """The :class:`BrowserOptions` the command-line values say, checked.
+
+    Raises:
+        CLIError: A value or a combination that makes no sense, named by its option
+            (exit status 2).
+    """
+    endpoint = connect_endpoint(connect) if connect is not None else None
+    options = BrowserOptions(
+        endpoint,
+        headful,
+        profile,
+        tuple(chrome_arg or ()),
+        timeout,
+        pipe,
+        parse_viewport(viewport) if viewport is not None else None,
+        chrome,
+    )
+    options.check()
+    if chrome is not None and not _is_executable(Path(chrome).expanduser()):
+        raise CLIError(f"Invalid --chrome {chrome!r}: no such executable file", 2)
+    return options
+
+
+def _is_executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def parse_viewport(value: str) -> tuple[int, int]:
+    """``--viewport WxH`` as ``(width, height)``.
+
+    Raises:
+        CLIError: Not two positive whole numbers joined by ``x`` (exit status 2).
+    """
+    match = re.fullmatch(r"\s*(\d{1,5})\s*[xX]\s*(\d{1,5})\s*", value)
+    if match is None or 0 in (width := int(match[1]), height := int(match[2])):
+        raise CLIError(f"Invalid --viewport {value!r}: expected WIDTHxHEIGHT, e.g. 1280x720", 2)
+    return width, height
+
+
+HOST_PORT_RE = re.compile(r"^[^/:]+:\d+(/|$)")  # localhost:8000/x has no scheme
+
+
+def connect_endpoint(value: str) -> str:
+    """The endpoint ``--connect`` means: a bare port (``9222``) is
+    ``http://127.0.0.1:9222``, ``host:port`` is ``http://host:port``; a URL stays as it is.
+
+    Raises:
+        CLIError: A port out of range (exit status 2).
+    """
+    text = value.strip()
+    if text.isdigit():
+        text = f"127.0.0.1:{text}"
+    if HOST_PORT_RE.match(text) and "://" not in text:
+        text = f"http://{text}"
+    try:
+        port = urllib.parse.urlsplit(text).port
+    except ValueError:
+        port = 0
+    if port == 0:
+        raise CLIError(f"Invalid --connect {value!r}: the port is not in 1-65535", 2)
+    return text
+
+
+def has_display(chrome_args: tuple[str, ...]) -> bool:
+    """Whether a headful Chrome can show a window here (always on macOS and Windows)."""
+    if sys.platform in ("darwin", "win32"):
+        return True
+    if any(arg.startswith("--ozone-platform=") for arg in chrome_args):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+async def start_browser(options: BrowserOptions) -> Browser:
+    """Launch or attach to a browser as ``options`` say (``await browser.close()`` when done).
+
+    Raises:
+        CLIError: ``--headful`` without a display, or ``--connect`` to an endpoint that
+            does not answer within ``--timeout``.
+    """
+    import cdpkit
+
+    if options.connect is not None:
+        try:
+            return await cdpkit.connect(
+                options.connect, timeout=options.timeout, command_timeout=options.timeout
+            )
+        except TimeoutError as exc:  # a silent port; ConnectError or not, it is a timeout
+            raise CLIError(
+                f"{options.connect} did not answer within {options.timeout:g} s: is it the "
+                "DevTools endpoint of a running browser? (--timeout SECONDS sets how long "
+                "to wait)"
+            ) from exc
+    if options.headful and not has_display(options.chrome_args):
+        raise CLIError(
+            "--headful needs a display to show a window, and neither $DISPLAY nor "
+            "$WAYLAND_DISPLAY is set (leave out --headful, or run it on your desktop or "
+            "over ssh -X)"
+        )
+    return await cdpkit.launch(
+        headless=not options.headful,
+        executable_path=options.chrome,
+        profile=options.profile,
+        args=options.chrome_args,
+        pipe=options.pipe,
+        timeout=options.timeout,
+        command_timeout=options.timeout,
+        lock_timeout=options.timeout,
+        viewport=options.viewport,
+    )
+
+
+@contextlib.asynccontextmanager
+async def open_browser(options: BrowserOptions) -> AsyncIterator[Browser]:
+    """Launch or attach to a browser as ``options`` say; close or detach on exit."""
+    browser = await start_browser(options)
+    try:
+        yield browser
+    finally:
+        await browser.close()
+
+
+async def first_page(browser: Browser, *, launched: bool) -> Page:
+    """The page a command works on: the tab a launched browser opened with, or a new tab
+    in an attached browser (closed when cdpkit detaches)."""
+    if launched and browser.pages:
+        return browser.pages[0]  # set up by launch() before it returned
+    return await browser.new_page()
+
+
+@contextlib.asynccontextmanager
+async def open_page(options: BrowserOptions) -> AsyncIterator[Page]:
+    """A browser as :func:`open_browser` gives, and the page to work on."""
+    async with open_browser(options) as browser:
+        yield await first_page(browser, launched=options.connect is None)
+
+
+# -- reporting failures -----------------------------------------------------------------------
+
+
+def debug_wanted(debug: bool) -> bool:
+    """Whether to print whole tracebacks: ``--debug``, or ``CDPKIT_DEBUG`` set."""
+    return debug or os.environ.get("CDPKIT_DEBUG", "") not in ("", "0")
+
+
+# A hint naming a library setting, e.g. "(launch(lock_timeout=...) sets how long)" or
+# "(pass timeout= to send(), or command_timeout= to launch()/connect())".
+_LIBRARY_HINT_RE = re.compile(
+    r"\s*\((?:[^()]|\([^()]*\))*?\b(?:launch|connect|send)\([^()]*\)(?:[^()]|\([^()]*\))*\)"
+)
+_TIMEOUT_HINT = "(--timeout SECONDS sets how long)"
+
+
+def _in_cli_words(exc: BaseException) -> str:
+    """The message of ``exc`` with the library's settings (``send(timeout=)``,
+    ``launch(lock_timeout=)``...) named by the option that sets them here: every time
+    limit of a command is its ``--timeout``."""
+    if isinstance(exc, CommandTimeoutError):
+        return f"{exc.method} got no answer within {exc.timeout:g} s {_TIMEOUT_HINT}"
+    text = str(exc)
+    if isinstance(exc, TimeoutError | LaunchError):
+        text, hints = _LIBRARY_HINT_RE.subn(" " + _TIMEOUT_HINT, text)
+        if not hints and isinstance(exc, TimeoutError):
+            text = f"{text or 'Timed out'} {_TIMEOUT_HINT}"
+    return text
+
+
+def error_line(exc: BaseException) -> str:
+    """``exc`` as one line the command line prints: in the CLI's own words (its options,
+    not the library's arguments), the exception's type only where the message needs it."""
+    text = " ".join(part.strip() for part in _in_cli_words(exc).splitlines() if part.strip())
+    if not isinstance(exc, CDPError | CLIError | ValueError | OSError | TimeoutError):
+        text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    elif not text:
+        text = type(exc).__name__
+    return text if len(text) <= 2000 else text[:2000] + "..."
+
+
+def report_error(exc: BaseException, *, debug: bool) -> None:
+    """Print ``exc`` the way the command line reports failures: one line on stderr, or the
+    whole traceback with ``debug``."""
+    if debug_wanted(debug):
+        traceback.print_exception(exc)
+    else:
+        print(f"error: {error_line(exc)}", file=sys.stderr)

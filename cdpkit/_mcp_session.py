@@ -1,0 +1,234 @@
+"""The browser the MCP tools run against: :class:`ServerOptions` (how the server gets its
+browser, what it allows), :class:`BrowserSession` (started on the first tool call through
+the shared :func:`cdpkit._browser_options.start_browser`, restarted if it died, closed at
+the end) and the :class:`RequestGuard` that keeps a browser from loading blocked origins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import dataclasses
+import logging
+from pathlib import Path
+from typing import Any
+
+from . import tools
+from ._browser_options import BrowserOptions, CLIError, error_line, start_browser
+from ._mcp_urls import UrlPolicy
+from ._model import RawEvent
+from .browser import Browser
+from .errors import CDPError, ConnectionClosedError
+from .page import Page
+from .session import EventStream
+from .tools.files import default_download_dir
+from .tools.tabs import active_tab
+
+log = logging.getLogger("cdpkit.mcp")
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ServerOptions:
+    """How the server gets its browser, what it allows and where it listens.
+
+    Attributes:
+        browser: How the browser is launched or attached (``--connect``, ``--headful``,
+            ``--profile``, ``--chrome``, ``--chrome-arg``, ``--viewport``, ``--timeout``),
+            started by :func:`cdpkit._browser_options.start_browser` as the CLI's are.
+        downloads: Where ``browser_download`` saves files; default ``~/Downloads``.
+        allow_js: List ``browser_execute_js``.
+        url_policy: Which URLs the tools may load, read and download
+            (``--allow-file-urls``, ``--allowed-origins``, ``--blocked-origins``).
+        http: Serve streamable HTTP on this ``(host, port)``; ``None`` for stdio.
+    """
+
+    browser: BrowserOptions = dataclasses.field(default_factory=BrowserOptions)
+    downloads: Path | None = None
+    allow_js: bool = False
+    url_policy: UrlPolicy = dataclasses.field(default_factory=UrlPolicy)
+    http: tuple[str, int] | None = None
+
+    @property
+    def download_dir(self) -> Path:
+        return self.downloads if self.downloads is not None else default_download_dir()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class BlockedRequest:
+    """A document request the :class:`RequestGuard` refused.
+
+    Attributes:
+        number: Its place in the guard's count (1 for the first refused).
+        url: The URL requested.
+        reason: Why it is blocked (see :meth:`UrlPolicy.refusal`).
+    """
+
+    number: int
+    url: str
+    reason: str
+
+
+class RequestGuard:
+    """Refuses, browser-wide, every document request to a blocked origin before it is
+    sent: a tab's or a frame's, each hop of a redirect included. So a blocked page never
+    loads, whatever led there (a link, a script, a redirect, an iframe); the tab shows
+    Chrome's error page (``net::ERR_BLOCKED_BY_CLIENT``) instead.
+
+    Only documents are paused (``Fetch.enable`` on the browser target with
+    ``resourceType: Document``): one round trip per page or frame load; the pages' other
+    requests are untouched, and so are the tools' own ``Fetch.enable`` on a page
+    (downloads), which intercept separately. ``file:`` URLs never reach the network: the
+    tools refuse them themselves. On a browser the server attached to (``--connect``),
+    this holds for all its tabs while the server is attached.
+    """
+
+    def __init__(self, policy: UrlPolicy) -> None:
+        self.policy = policy
+        self.count = 0
+        self.recent: collections.deque[BlockedRequest] = collections.deque(maxlen=20)
+        self._reported = 0
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self, browser: Browser) -> None:
+        """Start answering ``browser``'s paused document requests.
+
+        Raises:
+            CDPError: The browser does not let its requests be intercepted.
+        """
+        paused = browser.listen("Fetch.requestPaused", raw=True)  # subscribed before enabling
+        try:
+            await browser.call(
+                "Fetch.enable",
+                {
+                    "patterns": [
+                        {"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}
+                    ]
+                },
+            )
+        except BaseException:
+            await paused.aclose()
+            raise
+        self._task = asyncio.create_task(self._answer(browser, paused))
+
+    def since(self, count: int) -> list[BlockedRequest]:
+        """The requests refused after the guard's :attr:`count` was ``count``."""
+        return [blocked for blocked in self.recent if blocked.number > count]
+
+    def take_unreported(self) -> list[BlockedRequest]:
+        """The requests refused since the last call (up to the last 20): a link clicked
+        at the end of one tool call is refused during the next one."""
+        fresh = self.since(self._reported)
+        self._reported = self.count
+        return fresh
+
+    async def _answer(self, browser: Browser, paused: EventStream[RawEvent]) -> None:
+        async with paused:
+            try:
+                async for event in paused:
+                    try:
+                        await self._decide(browser, event.params)
+                    except Exception:  # a bug here must not stop the guard: pages would hang
+                        log.exception("The request guard failed on %s", event.params)
+            except ConnectionClosedError:
+                pass  # the browser is gone: nothing is waiting any more
+
+    async def _decide(self, browser: Browser, params: dict[str, Any]) -> None:
+        url = str(params.get("request", {}).get("url", ""))
+        try:
+            reason = self.policy.refusal(url)
+        except Exception:  # never leave a request paused: the page would hang
+            reason = "the URL could not be checked"
+        command: dict[str, Any] = {"requestId": params.get("requestId")}
+        if reason is None:
+            method = "Fetch.continueRequest"
+        else:
+            method = "Fetch.failRequest"
+            command["errorReason"] = "BlockedByClient"
+            self.count += 1
+            self.recent.append(BlockedRequest(self.count, url, reason))
+        with contextlib.suppress(CDPError, TimeoutError):  # the request may be gone already
+            await browser.call(method, command, timeout=10)
+
+    async def stop(self) -> None:
+        """Stop answering (the browser closes, or closed)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+class BrowserSession:
+    """The browser the tools run against: started on first use, restarted if it died,
+    closed by :meth:`close`. When the URL policy lists origins, a :class:`RequestGuard`
+    keeps the browser from loading blocked pages at all.
+
+    Tool calls are serialized with :attr:`lock` (one agent, one page at a time).
+    """
+
+    def __init__(self, options: ServerOptions) -> None:
+        self.options = options
+        self.lock = asyncio.Lock()
+        self.guard = RequestGuard(options.url_policy)
+        self._browser: Browser | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether a browser is running (or attached) now."""
+        return self._browser is not None and not self._browser.closed
+
+    @property
+    def current(self) -> Browser | None:
+        """The browser if it is running, without starting one."""
+        return self._browser if self.started else None
+
+    async def browser(self) -> Browser:
+        """The browser, launched (or attached) now if it is not running.
+
+        Raises:
+            CLIError: It could not be started or reached; the message names the server's
+                option to change (``--timeout``, ``--connect``, ``--headful``...).
+        """
+        if self._browser is not None and not self._browser.closed:
+            return self._browser
+        if self._browser is not None:
+            await self.guard.stop()
+            await self._browser.close()  # it died: clean up what is left of it
+            self._browser = None
+        options = self.options
+        try:
+            browser = await start_browser(options.browser)
+        except (CDPError, TimeoutError, OSError) as exc:
+            # Worded as the command line words it: the server's options, not launch()'s.
+            raise CLIError(error_line(exc)) from exc
+        if options.url_policy.restricts:
+            try:
+                await self.guard.start(browser)
+            except BaseException:
+                await browser.close()  # no browser without its guard
+                raise
+        self._browser = browser
+        return browser
+
+    async def page(self) -> Page:
+        """The active tab (see :func:`cdpkit.tools.tabs.active_tab`), opened if none is."""
+        browser = await self.browser()
+        page = active_tab(browser)
+        if page is None:
+            page = await tools.new_tab(browser)
+        return page
+
+    async def close(self) -> None:
+        """Close the browser (a connected one keeps running: only what the server opened
+        is closed). Idempotent."""
+        browser = self._browser
+        if browser is None:
+            return
+        try:
+            await self.guard.stop()
+            await browser.close()  # a second caller waits for the same close
+        finally:
+            if self._browser is browser:
+                self._browser = None
+
+

@@ -12,12 +12,11 @@ answer in the background and deletes the session it brings.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import urllib.parse
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -107,7 +106,6 @@ class GridBrowser:
         self.cdp_url: str | None = None
         self.capabilities: dict[str, Any] = {}
         self._browser: Browser | None = None
-        self._watch: asyncio.Task[None] | None = None
 
     # -- the WebDriver session ----------------------------------------------------------------
 
@@ -176,8 +174,22 @@ class GridBrowser:
         except BaseException:
             await self._delete(self.session_id)
             raise
-        self._watch = asyncio.ensure_future(self._watch_session(self._browser, self.session_id))
-        return self._browser
+        browser = self._browser
+        session_id = self.session_id
+        watch = asyncio.ensure_future(self._watch_session(browser, session_id))
+
+        async def end_session() -> None:
+            watch.cancel()
+            await asyncio.gather(watch, return_exceptions=True)
+            await self._delete(session_id)
+
+        # Closing the browser, however it is closed, ends the WebDriver session.
+        browser._after_close.append(end_session)
+        return browser
+
+    def __await__(self) -> Generator[Any, None, Browser]:
+        """``browser = await cdpkit.grid(url)``: the session lives until ``browser.close()``."""
+        return self.__aenter__().__await__()
 
     async def _watch_session(self, browser: Browser, session_id: str) -> None:
         """Close the connection with the grid's reason once the session's browser is gone."""
@@ -220,17 +232,8 @@ class GridBrowser:
         tb: TracebackType | None,
     ) -> None:
         browser, self._browser = self._browser, None
-        if self._watch is not None:
-            self._watch.cancel()
-            await asyncio.gather(self._watch, return_exceptions=True)
-            self._watch = None
-        try:
-            if browser is not None:
-                with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
-                    await browser.close()
-        finally:
-            if self.session_id is not None:
-                await self._delete(self.session_id)
+        if browser is not None:
+            await browser.close()  # also deletes the session (see __aenter__)
 
 
 def _abandon(request: asyncio.Future[tuple[str, str, dict[str, Any]]], owner: GridBrowser) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Coroutine, Generator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -79,6 +79,8 @@ class Browser(Session):
         self._closing: asyncio.Task[None] | None = None
         self._exit_watch: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Future[None]] = set()
+        # Run once the connection is closed (cdpkit.grid deletes its WebDriver session).
+        self._after_close: list[Callable[[], Awaitable[None]]] = []
         connection.session_factory = self._make_session
         self._on("Target.targetCreated", self._target_changed)
         self._on("Target.targetInfoChanged", self._target_changed)
@@ -272,6 +274,8 @@ class Browser(Session):
         await connection.close()
         if self._exit_watch is not None:
             self._exit_watch.cancel()
+        for cleanup in self._after_close:  # e.g. deleting the grid session it came from
+            await cleanup()
 
     async def __aenter__(self) -> Browser:
         return self

@@ -123,6 +123,17 @@ async def test_the_session_is_deleted_on_exception_and_on_cancellation(
     assert await busy(standalone_grid) == 0
 
 
+async def test_an_awaited_grid_browser_ends_its_session_when_closed(standalone_grid: str) -> None:
+    browser = await cdpkit.grid(standalone_grid, args=NODE_ARGS)
+    try:
+        assert await busy(standalone_grid) == 1
+        page = await browser.new_page()
+        assert (await page.send(cdp.runtime.evaluate("1 + 2"))).result.value == 3
+    finally:
+        await browser.close()
+    assert await busy(standalone_grid) == 0
+
+
 async def test_a_full_grid_queues_then_reports_no_capacity_and_leaves_no_orphan(
     standalone_grid: str, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import cdp
+from ._grid import GridBrowser, grid
 from ._model import Command, Event, RawEvent
 from ._pool import Pool, pool
 from .browser import Browser, BrowserContext, connect, launch
@@ -29,6 +30,8 @@ from .errors import (
     DownloadError,
     ElementNotFoundError,
     EvaluationError,
+    GridCapacityError,
+    GridError,
     LaunchError,
     NavigationError,
     PageCrashedError,
@@ -62,6 +65,9 @@ __all__ = [
     "Event",
     "EventStream",
     "Expectation",
+    "GridBrowser",
+    "GridCapacityError",
+    "GridError",
     "LaunchError",
     "NavigationError",
     "Page",
@@ -76,6 +82,7 @@ __all__ = [
     "__version__",
     "cdp",
     "connect",
+    "grid",
     "launch",
     "pool",
     "tools",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections import deque
+from collections.abc import Mapping
 from typing import Protocol
 
 import websockets
@@ -49,8 +50,11 @@ class Transport(Protocol):
 
 
 class WebSocketTransport:
-    """CDP over a WebSocket, with compression off (it triples the cost of large messages)
-    and no keepalive pings (an idle but healthy browser must not be dropped)."""
+    """CDP over a WebSocket, with compression off (it triples the cost of large messages).
+
+    Keepalive pings are off for a local browser; :func:`cdpkit.connect` turns them on for
+    proxies in front of a remote one, without a pong deadline (an idle or busy but healthy
+    browser must never be dropped for a late pong)."""
 
     max_command_size = WEBSOCKET_MAX_COMMAND_SIZE
 
@@ -58,12 +62,21 @@ class WebSocketTransport:
         self._ws = ws
 
     @classmethod
-    async def connect(cls, url: str, *, timeout: float | None) -> WebSocketTransport:
+    async def connect(
+        cls,
+        url: str,
+        *,
+        timeout: float | None,
+        headers: Mapping[str, str] | None = None,
+        ping_interval: float | None = None,
+    ) -> WebSocketTransport:
         ws = await websockets.connect(
             url,
+            additional_headers=dict(headers) if headers else None,
             compression=None,
             max_size=MAX_MESSAGE_SIZE,
-            ping_interval=None,
+            ping_interval=ping_interval,
+            ping_timeout=None,
             open_timeout=timeout,
             close_timeout=2,
             user_agent_header=None,

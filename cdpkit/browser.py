@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
-import urllib.parse
-from collections.abc import Coroutine, Generator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import websockets
 
 from . import cdp
+from ._endpoint import browser_ws_url, check_headers, redact
 from ._profiles import ProfileLock, profile_dir
 from ._transport import PipeTransport, Transport, WebSocketTransport
 from .connection import Connection
@@ -78,6 +78,8 @@ class Browser(Session):
         self._closing: asyncio.Task[None] | None = None
         self._exit_watch: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Future[None]] = set()
+        # Run once the connection is closed (cdpkit.grid deletes its WebDriver session).
+        self._after_close: list[Callable[[], Awaitable[None]]] = []
         connection.session_factory = self._make_session
         self._on("Target.targetCreated", self._target_changed)
         self._on("Target.targetInfoChanged", self._target_changed)
@@ -273,6 +275,8 @@ class Browser(Session):
         await connection.close()
         if self._exit_watch is not None:
             self._exit_watch.cancel()
+        for cleanup in self._after_close:  # e.g. deleting the grid session it came from
+            await cleanup()
 
     async def __aenter__(self) -> Browser:
         return self
@@ -492,40 +496,71 @@ async def _abandon(
 def connect(
     endpoint: str,
     *,
+    headers: Mapping[str, str] | None = None,
     timeout: float = 30,
     command_timeout: float = 30,
+    keepalive: float | None = 20,
 ) -> _BrowserStarter:
     """Attach to a running browser: ``async with cdpkit.connect("http://127.0.0.1:9222")``.
 
     Args:
-        endpoint: ``http://host:port`` (read through ``/json/version``) or the browser's
-            ``ws://`` URL.
+        endpoint: ``http(s)://host:port`` (read through ``/json/version``) or the browser's
+            ``ws(s)://`` URL, e.g. a hosted fleet's ``wss://host/?token=...`` or a Selenium
+            Grid session's ``se:cdp`` URL. A token in the query is sent on the lookup and
+            on the WebSocket; ``user:password@`` in an http(s) URL becomes Basic auth.
+        headers: HTTP headers sent on the ``/json/version`` lookup and on the WebSocket
+            upgrade (e.g. ``{"Authorization": "Bearer ..."}``). Never shown in errors.
+        timeout: Seconds for the whole attach.
+        command_timeout: Default timeout of every command on the browser and its pages.
+        keepalive: Seconds between WebSocket pings, so that proxies and load balancers in
+            front of a remote browser do not drop an idle connection; ``None`` sends none.
+            A missing answer to a ping never closes the connection (a busy browser is not
+            a dead one); a dead one is noticed when the socket fails.
 
     Raises:
         ConnectError: Nothing listens there, it is not a DevTools endpoint (the message
-            quotes what it sent), or it gives no ``webSocketDebuggerUrl``.
+            quotes what it sent), it wants credentials (401/403), or it gives no
+            ``webSocketDebuggerUrl``. Messages show the endpoint with its password and
+            query values masked (``?token=***``).
         ConnectTimeoutError: No complete answer within ``timeout`` (a silent port, a
             WebSocket that never completes its handshake); also a ``TimeoutError``.
 
     Closing detaches: the browser keeps running (pages cdpkit opened are closed).
     """
+    sent_headers = check_headers(headers)
+    if keepalive is not None and keepalive <= 0:
+        raise ValueError(f"keepalive must be a positive number of seconds or None, got {keepalive}")
 
     async def start() -> Browser:
         # One deadline for the whole attach; each step says what it was waiting for.
-        stage = f"{endpoint} to answer"
+        stage = f"{redact(endpoint)} to answer"
         try:
             async with asyncio.timeout(timeout):
-                url = await _browser_ws_url(endpoint)
-                stage = f"the WebSocket handshake with {url}"
+                url = await browser_ws_url(endpoint, sent_headers)
+                shown = redact(url)
+                stage = f"the WebSocket handshake with {shown}"
                 try:
-                    transport = await WebSocketTransport.connect(url, timeout=None)
+                    transport = await WebSocketTransport.connect(
+                        url, timeout=None, headers=sent_headers, ping_interval=keepalive
+                    )
                 except OSError as exc:
-                    raise ConnectError(f"Could not connect to {url}: {exc}") from exc
-                except Exception as exc:  # websockets' handshake errors
+                    raise ConnectError(f"Could not connect to {shown}: {exc}") from None
+                except websockets.InvalidStatus as exc:
+                    status = exc.response.status_code
+                    hint = (
+                        ": the endpoint wants credentials (connect(headers={...}) or a token "
+                        "in the URL)"
+                        if status in (401, 403)
+                        else ""
+                    )
                     raise ConnectError(
-                        f"{url} is not a DevTools WebSocket endpoint: {exc}"
-                    ) from exc
-                stage = f"the browser at {url} to answer Browser.getVersion"
+                        f"{shown} refused the WebSocket upgrade with HTTP {status}{hint}"
+                    ) from None
+                except Exception as exc:  # websockets' other handshake errors
+                    raise ConnectError(
+                        f"{shown} is not a DevTools WebSocket endpoint: {exc}"
+                    ) from None
+                stage = f"the browser at {shown} to answer Browser.getVersion"
                 connection = Connection(transport)
                 browser = Browser(connection, process=None, command_timeout=command_timeout)
                 connection.start(browser)
@@ -542,124 +577,3 @@ def connect(
             ) from None
 
     return _BrowserStarter(start)
-
-
-async def _browser_ws_url(endpoint: str) -> str:
-    """The browser's WebSocket URL: ``endpoint`` itself, or read from its ``/json/version``.
-
-    Raises:
-        ConnectError: The endpoint is not a URL, refuses, closes, or answers something that
-            is not a DevTools ``/json/version``; the message names it and what was seen.
-    """
-    parsed = urllib.parse.urlparse(endpoint)
-    if parsed.scheme in ("ws", "wss"):
-        return endpoint
-    if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise ConnectError(
-            f"Not a browser endpoint: {endpoint!r} (expected http://host:port or ws://...)"
-        )
-    version_url = f"{parsed.scheme}://{parsed.netloc}/json/version"
-    status, body = await _http_get(version_url, parsed)
-    if status != 200:
-        raise ConnectError(f"{version_url} answered {status}: not a Chrome DevTools endpoint")
-    try:
-        info = json.loads(body)
-    except ValueError:
-        raise ConnectError(
-            f"{version_url} did not answer JSON: not a DevTools endpoint "
-            f"(it sent {body[:80]!r})"
-        ) from None
-    url = info.get("webSocketDebuggerUrl") if isinstance(info, dict) else None
-    if not isinstance(url, str) or not url:
-        raise ConnectError(f"{version_url} gives no webSocketDebuggerUrl")
-    return url
-
-
-_MAX_VERSION_RESPONSE = 1024 * 1024
-
-
-async def _http_get(url: str, parsed: urllib.parse.ParseResult) -> tuple[int, bytes]:
-    """A minimal HTTP/1.1 GET with ``Connection: close`` on asyncio streams, so the caller's
-    deadline cancels it at any point (a thread blocked in ``urlopen`` cannot be).
-
-    Returns:
-        The status code and the body.
-
-    Raises:
-        ConnectError: Refused, closed early, or not an HTTP answer (quotes what came).
-    """
-    port = parsed.port or (443 if parsed.scheme == "https" else 80)
-    host = parsed.hostname or ""
-    try:
-        reader, writer = await asyncio.open_connection(
-            host, port, ssl=True if parsed.scheme == "https" else None
-        )
-    except OSError as exc:
-        raise ConnectError(
-            f"Could not reach {url}: {exc.strerror or exc}. Is Chrome running with "
-            "--remote-debugging-port?"
-        ) from None
-    try:
-        path = urllib.parse.urlparse(url).path
-        writer.write(
-            f"GET {path} HTTP/1.1\r\nHost: {parsed.netloc}\r\nAccept: application/json\r\n"
-            "Connection: close\r\n\r\n".encode()
-        )
-        try:
-            return await _read_http_response(reader, url)
-        except (OSError, asyncio.IncompleteReadError) as exc:
-            raise ConnectError(f"{url}: the connection failed while reading: {exc}") from None
-    finally:
-        writer.close()
-
-
-async def _read_http_response(reader: asyncio.StreamReader, url: str) -> tuple[int, bytes]:
-    # Bytes are checked as they come: a peer speaking another protocol is reported at
-    # once, not when the deadline expires.
-    data = b""
-    while b"\r\n\r\n" not in data:
-        more = await reader.read(65536)
-        data += more
-        if not b"HTTP/".startswith(data[:5]) or not more or len(data) > _MAX_VERSION_RESPONSE:
-            seen = repr(data[:80]) if data else "nothing (it closed the connection)"
-            raise ConnectError(
-                f"{url} did not answer HTTP: it sent {seen}. Not a DevTools endpoint"
-            )
-    head, _, body = data.partition(b"\r\n\r\n")
-    status_line, _, header_text = head.partition(b"\r\n")
-    parts = status_line.split(None, 2)
-    if len(parts) < 2 or not parts[1].isdigit():
-        raise ConnectError(f"{url} sent a malformed HTTP status line: {status_line[:80]!r}")
-    headers = {}
-    for line in header_text.split(b"\r\n"):
-        name, _, value = line.partition(b":")
-        headers[name.strip().lower()] = value.strip()
-    length = headers.get(b"content-length", b"")
-    if length.isdigit() and int(length) <= _MAX_VERSION_RESPONSE:
-        if len(body) < int(length):
-            body += await reader.readexactly(int(length) - len(body))
-        body = body[: int(length)]
-    else:  # chunked or close-delimited: the server closes after it (we asked it to)
-        body += await reader.read(_MAX_VERSION_RESPONSE)
-        while more := await reader.read(_MAX_VERSION_RESPONSE):
-            body += more
-            if len(body) > _MAX_VERSION_RESPONSE:
-                break
-        if headers.get(b"transfer-encoding", b"").lower() == b"chunked":
-            body = _dechunk(body)
-    return int(parts[1]), body
-
-
-def _dechunk(body: bytes) -> bytes:
-    pieces = []
-    while body:
-        size_line, _, rest = body.partition(b"\r\n")
-        try:
-            size = int(size_line.split(b";")[0], 16)
-        except ValueError:
-            break
-        if size == 0:
-            break
-        pieces.append(rest[:size])
-        body = rest[size + 2 :]
-    return b"".join(pieces)

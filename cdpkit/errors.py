@@ -11,7 +11,9 @@
     ├── LaunchError              Chrome could not be found, started or reached
     │   └── ProfileLockedError   a persistent profile is in use by another process
     ├── ConnectError             cdpkit.connect() could not attach to a running browser
-    │   └── ConnectTimeoutError  the endpoint did not answer in time (also a TimeoutError)
+    │   ├── ConnectTimeoutError  the endpoint did not answer in time (also a TimeoutError)
+    │   └── GridError            a Selenium Grid could not create a browser session
+    │       └── GridCapacityError  no free slot within session_timeout (also a TimeoutError)
     ├── NavigationError          the page did not load (carries Chrome's net::ERR_* text)
     ├── EvaluationError          JavaScript threw (message, line, column)
     ├── ElementNotFoundError     a selector, index or point matched no element
@@ -33,6 +35,8 @@ __all__ = [
     "DownloadError",
     "ElementNotFoundError",
     "EvaluationError",
+    "GridCapacityError",
+    "GridError",
     "LaunchError",
     "NavigationError",
     "PageCrashedError",
@@ -156,6 +160,15 @@ class ConnectError(CDPError):
 class ConnectTimeoutError(ConnectError, TimeoutError):
     """The endpoint accepted the connection (or stayed silent) but did not answer within
     ``connect(timeout=...)``."""
+
+
+class GridError(ConnectError):
+    """A Selenium Grid refused or failed to create a browser session; the message quotes
+    the grid's reason."""
+
+
+class GridCapacityError(GridError, TimeoutError):
+    """The grid had no free slot for a session within ``grid(session_timeout=...)``."""
 
 
 class NavigationError(CDPError):

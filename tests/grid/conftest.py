@@ -1,0 +1,161 @@
+"""A real Selenium Grid 4 on 127.0.0.1: the standalone server, or a hub with two nodes.
+
+The server jar comes from `scripts/setup.sh` (npm package @nightwatch/selenium-server,
+kept in .venv/selenium/), Java and ChromeDriver from Debian. Each process is started here
+and stopped by its PID.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+JAR = Path(os.environ.get("CDPKIT_SELENIUM_JAR", REPO / ".venv" / "selenium" / "selenium-server.jar"))
+# Chrome runs as root here (CI and this machine): without --no-sandbox it exits at once.
+NODE_ARGS = ["--no-sandbox"] if os.geteuid() == 0 else []
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def grid_status(url: str) -> dict[str, Any]:
+    with urllib.request.urlopen(f"{url}/status", timeout=5) as response:
+        status: dict[str, Any] = json.loads(response.read())["value"]
+        return status
+
+
+def busy_slots(url: str) -> int:
+    return sum(
+        1 for node in grid_status(url)["nodes"] for slot in node["slots"] if slot["session"]
+    )
+
+
+def wait_until(check: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if check():
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.1)
+
+
+class GridProcesses:
+    """Java processes of one grid, each in its own process group; stopped by PID."""
+
+    def __init__(self, logs: Path) -> None:
+        self.logs = logs
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def start(self, name: str, *args: str) -> None:
+        log = open(self.logs / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
+        self.processes.append(
+            subprocess.Popen(
+                ["java", "-jar", str(JAR), *args],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
+
+    def stop(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in self.processes:
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+    def output(self) -> str:
+        return "\n".join(
+            f"--- {path.name}\n{path.read_text(errors='replace')[-3000:]}"
+            for path in sorted(self.logs.glob("*.log"))
+        )
+
+
+def _require_components() -> None:
+    if shutil.which("java") is None or shutil.which("chromedriver") is None:
+        pytest.skip(
+            "SELENIUM GRID TESTS NOT RUN: Java or ChromeDriver is missing; "
+            "`bash scripts/setup.sh` installs openjdk-17-jre-headless and chromium-driver"
+        )
+    if not JAR.is_file():
+        pytest.fail(f"No Selenium server jar at {JAR}: run `bash scripts/setup.sh`")
+
+
+def _wait_ready(url: str, grid: GridProcesses, nodes: int) -> None:
+    def ready() -> bool:
+        status = grid_status(url)
+        return bool(status["ready"]) and len(status.get("nodes", [])) >= nodes
+
+    try:
+        wait_until(ready, 90, f"the grid at {url} to be ready with {nodes} node(s)")
+    except AssertionError as exc:
+        grid.stop()
+        raise AssertionError(f"{exc}\n{grid.output()}") from None
+
+
+@pytest.fixture(scope="session")
+def standalone_grid(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A standalone grid with two Chrome slots; its URL."""
+    _require_components()
+    port = free_port()
+    grid = GridProcesses(tmp_path_factory.mktemp("grid-standalone"))
+    grid.start(
+        "standalone", "standalone", "--host", "127.0.0.1", "--port", str(port),
+        "--max-sessions", "2", "--selenium-manager", "false",
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_ready(url, grid, 1)
+        yield url
+    finally:
+        grid.stop()
+
+
+@pytest.fixture(scope="session")
+def hub_and_two_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A hub with two nodes of one Chrome slot each; the hub's URL."""
+    _require_components()
+    port, publish, subscribe = free_port(), free_port(), free_port()
+    grid = GridProcesses(tmp_path_factory.mktemp("grid-hub"))
+    grid.start(
+        "hub", "hub", "--host", "127.0.0.1", "--port", str(port),
+        "--publish-events", f"tcp://127.0.0.1:{publish}",
+        "--subscribe-events", f"tcp://127.0.0.1:{subscribe}",
+    )
+    for n in (1, 2):
+        grid.start(
+            f"node{n}", "node", "--host", "127.0.0.1", "--port", str(free_port()),
+            "--publish-events", f"tcp://127.0.0.1:{publish}",
+            "--subscribe-events", f"tcp://127.0.0.1:{subscribe}",
+            "--max-sessions", "1", "--selenium-manager", "false",
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_ready(url, grid, 2)
+        yield url
+    finally:
+        grid.stop()

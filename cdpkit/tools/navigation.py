@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .. import cdp
 from .._navigation import (
@@ -32,6 +32,16 @@ __all__ = [
     "wait",
     "wait_for",
 ]
+
+if TYPE_CHECKING:
+    from ..cdp.page import FrameNavigatedJSON, LifecycleEventJSON, NavigatedWithinDocumentJSON
+
+# The events the waits read raw, by wire name.
+_FRAME_NAVIGATED = cdp.page.FrameNavigated.method
+_WITHIN_DOCUMENT = cdp.page.NavigatedWithinDocument.method
+_LIFECYCLE_EVENT = cdp.page.LifecycleEvent.method
+_REQUEST_SENT = cdp.network.RequestWillBeSent.method
+
 
 async def navigate(
     page: Page,
@@ -111,31 +121,37 @@ async def _wait_navigation(
     main_frame = page.target_id  # a page's main frame id is its target id
     landed: str | None = None
     try:
+        # Raw events read through their generated JSON shapes: the fast path. Only a few
+        # keys are read, a newer Chrome's changes elsewhere in these events cannot break
+        # the wait, and no model schema is built on a process's first navigation.
         async with asyncio.timeout(timeout), page.listen(
-            cdp.page.FrameNavigated, cdp.page.NavigatedWithinDocument, cdp.page.LifecycleEvent
+            cdp.page.FrameNavigated,
+            cdp.page.NavigatedWithinDocument,
+            cdp.page.LifecycleEvent,
+            raw=True,
         ) as events:
             await start()
             loader_id: str | None = None
             async for event in events:
-                if isinstance(event, cdp.page.NavigatedWithinDocument):
-                    if event.frame_id == main_frame:
-                        landed = event.url or None
+                method = event.method
+                if method == _WITHIN_DOCUMENT:
+                    moved = cast("NavigatedWithinDocumentJSON", event.params)
+                    if moved["frameId"] == main_frame:
+                        landed = moved.get("url") or None
                         break
-                elif isinstance(event, cdp.page.FrameNavigated):
-                    frame = event.frame
-                    if frame.id != main_frame:
+                elif method == _FRAME_NAVIGATED:
+                    navigated = cast("FrameNavigatedJSON", event.params)
+                    frame = navigated["frame"]
+                    if frame["id"] != main_frame:
                         continue
-                    if event.type == "BackForwardCacheRestore" or lifecycle is None:
-                        landed = frame.url + (frame.url_fragment or "")
+                    if navigated.get("type") == "BackForwardCacheRestore" or lifecycle is None:
+                        landed = frame["url"] + frame.get("urlFragment", "")
                         break
-                    loader_id = frame.loader_id
-                elif (
-                    isinstance(event, cdp.page.LifecycleEvent)
-                    and loader_id is not None
-                    and event.loader_id == loader_id
-                    and event.name == lifecycle
-                ):
-                    break
+                    loader_id = frame["loaderId"]
+                elif method == _LIFECYCLE_EVENT and loader_id is not None:
+                    stage = cast("LifecycleEventJSON", event.params)
+                    if stage["loaderId"] == loader_id and stage["name"] == lifecycle:
+                        break
             return await _current(page, url=landed)
     except TimeoutError:
         raise _timed_out(f"{what} to reach {_STAGE[wait_until]}", timeout, function) from None
@@ -239,8 +255,13 @@ async def wait_for_network_idle(page: Page, idle_time: float = 0.5) -> None:
     Requests are counted from the moment this is called; cancel it to give up.
     """
     in_flight: set[str] = set()
+    # Raw events: only the request id is read (building RequestWillBeSent's model costs
+    # tens of ms on first use, and a page can send thousands).
     async with page.listen(
-        cdp.network.RequestWillBeSent, cdp.network.LoadingFinished, cdp.network.LoadingFailed
+        cdp.network.RequestWillBeSent,
+        cdp.network.LoadingFinished,
+        cdp.network.LoadingFailed,
+        raw=True,
     ) as events, page.enabled("Network"):
         while True:
             try:
@@ -248,7 +269,8 @@ async def wait_for_network_idle(page: Page, idle_time: float = 0.5) -> None:
                     event = await anext(events)
             except TimeoutError:
                 return
-            if isinstance(event, cdp.network.RequestWillBeSent):
-                in_flight.add(event.request_id)
-            elif isinstance(event, cdp.network.LoadingFinished | cdp.network.LoadingFailed):
-                in_flight.discard(event.request_id)
+            request_id = str(event.params.get("requestId"))
+            if event.method == _REQUEST_SENT:
+                in_flight.add(request_id)
+            else:
+                in_flight.discard(request_id)

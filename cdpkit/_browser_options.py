@@ -4,7 +4,8 @@ the ``cdpkit`` commands, the REPL and the MCP server share.
 One :class:`BrowserOptions` is built from the command-line values by :func:`browser_options`
 (which checks them and raises one :class:`CLIError` naming the option), and
 :func:`start_browser` launches or attaches as it says: ``--connect`` (a URL, ``host:port``
-or a bare port), ``--headful`` (refused without a display), ``--profile``,
+or a bare port, with ``--header``), ``--grid`` (a Selenium Grid 4 session),
+``--headful`` (refused without a display), ``--profile``,
 ``--chrome PATH``, ``--chrome-arg``, ``--viewport WxH``, ``--pipe``, ``--timeout``.
 :func:`error_line` words any failure as one line naming those options, not the library's
 arguments. Nothing here imports typer or the MCP SDK.
@@ -23,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import CDPError, CommandTimeoutError, LaunchError
+from .errors import CDPError, CommandTimeoutError, GridCapacityError, LaunchError
+from .launcher import window_size_arg
 
 if TYPE_CHECKING:
     from .browser import Browser
@@ -36,8 +38,10 @@ __all__ = [
     "connect_endpoint",
     "error_line",
     "first_page",
+    "grid_url",
     "open_browser",
     "open_page",
+    "parse_header",
     "parse_viewport",
     "report_error",
     "start_browser",
@@ -70,6 +74,8 @@ class BrowserOptions:
         viewport: The page size of a launched browser, ``None`` for cdpkit's default.
         chrome: The Chrome executable to launch, ``None`` to find one (``CDPKIT_CHROME``,
             then the usual names and places).
+        grid: Lease the browser from this Selenium Grid 4 instead of launching.
+        headers: HTTP headers ``(name, value)`` for ``connect`` or ``grid``.
     """
 
     connect: str | None = None
@@ -80,6 +86,8 @@ class BrowserOptions:
     pipe: bool = False
     viewport: tuple[int, int] | None = None
     chrome: str | None = None
+    grid: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
 
     def check(self) -> None:
         """Reject combinations that make no sense.
@@ -90,6 +98,23 @@ class BrowserOptions:
         """
         if not self.timeout > 0:
             raise CLIError(f"Invalid --timeout {self.timeout:g}: give a positive number of seconds", 2)
+        if self.connect is not None and self.grid is not None:
+            raise CLIError("--connect and --grid both say where the browser is: give one", 2)
+        if self.headers and self.connect is None and self.grid is None:
+            raise CLIError("--header only applies with --connect or --grid", 2)
+        if self.grid is not None:
+            given = [
+                name
+                for name, value in (
+                    ("--profile", self.profile),
+                    ("--chrome", self.chrome),
+                    ("--pipe", self.pipe),
+                )
+                if value
+            ]
+            if given:
+                raise CLIError(f"{', '.join(given)} do not apply with --grid (the grid's node "
+                               "starts Chrome)", 2)
         if self.connect is None:
             return
         given = [
@@ -118,6 +143,8 @@ def browser_options(
     *,
     viewport: str | None = None,
     chrome: str | None = None,
+    grid: str | None = None,
+    header: list[str] | tuple[str, ...] | None = None,
 ) -> BrowserOptions:
     """The :class:`BrowserOptions` the command-line values say, checked.
 
@@ -135,11 +162,48 @@ def browser_options(
         pipe,
         parse_viewport(viewport) if viewport is not None else None,
         chrome,
+        grid_url(grid) if grid is not None else None,
+        tuple(parse_header(value) for value in header or ()),
     )
     options.check()
     if chrome is not None and not _is_executable(Path(chrome).expanduser()):
         raise CLIError(f"Invalid --chrome {chrome!r}: no such executable file", 2)
     return options
+
+
+def parse_header(value: str) -> tuple[str, str]:
+    """``--header 'Name: value'`` as ``(name, value)``.
+
+    Raises:
+        CLIError: No ``:``, an empty or spaced name, or a line break (exit status 2).
+    """
+    name, colon, text = value.partition(":")
+    name = name.strip()
+    if not colon or not name or " " in name or "\n" in value or "\r" in value:
+        raise CLIError(f"Invalid --header {_masked(value)!r}: expected 'Name: value'", 2)
+    return name, text.strip()
+
+
+def _masked(header: str) -> str:
+    """A header as it may be shown: its name only (a value is often a secret)."""
+    name, colon, _ = header.partition(":")
+    return f"{name}: ***" if colon else "***"
+
+
+def grid_url(value: str) -> str:
+    """``--grid`` as a URL: ``host:port`` (or a bare port) gets ``http://``.
+
+    Raises:
+        CLIError: Not an http(s) URL with a host (exit status 2).
+    """
+    text = value.strip()
+    if text.isdigit() or (HOST_PORT_RE.match(text) and "://" not in text):
+        text = f"http://{'127.0.0.1:' if text.isdigit() else ''}{text}"
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise CLIError(f"Invalid --grid {value!r}: expected a Selenium Grid URL such as "
+                       "http://grid:4444", 2)
+    return text
 
 
 def _is_executable(path: Path) -> bool:
@@ -200,10 +264,34 @@ async def start_browser(options: BrowserOptions) -> Browser:
     """
     import cdpkit
 
+    headers = dict(options.headers)
+    if options.grid is not None:
+        args = list(options.chrome_args)
+        if options.viewport is not None:
+            args.append(window_size_arg(options.viewport))
+        try:
+            # --timeout bounds the wait for a free slot too: a full grid is said at once.
+            return await cdpkit.grid(
+                options.grid,
+                headers=headers,
+                headless=not options.headful,
+                args=args,
+                session_timeout=options.timeout,
+                timeout=options.timeout,
+                command_timeout=options.timeout,
+            )
+        except GridCapacityError as exc:
+            raise CLIError(
+                f"The grid at {options.grid} had no free slot within {options.timeout:g} s "
+                "(--timeout SECONDS sets how long to wait)"
+            ) from exc
     if options.connect is not None:
         try:
             return await cdpkit.connect(
-                options.connect, timeout=options.timeout, command_timeout=options.timeout
+                options.connect,
+                headers=headers,
+                timeout=options.timeout,
+                command_timeout=options.timeout,
             )
         except TimeoutError as exc:  # a silent port; ConnectError or not, it is a timeout
             raise CLIError(

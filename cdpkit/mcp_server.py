@@ -88,6 +88,10 @@ HELP = {
     "headful": "Show the browser window.",
     "connect": "Drive a running browser instead of launching one (http://127.0.0.1:PORT, "
     "just PORT, or its ws:// URL); only the tabs the server opened are closed.",
+    "grid": "Lease the browser from a Selenium Grid 4 (http://grid:4444) instead of launching "
+    "one; its session is deleted when the server stops.",
+    "header": "An HTTP header for --connect or --grid ('Name: value', e.g. an Authorization "
+    "token), repeatable; never printed.",
     "profile": "Launch on this persistent profile (see `cdpkit open-browser --profile NAME`).",
     "chrome": "The Chrome or Chromium executable to launch (default: $CDPKIT_CHROME, then "
     "the usual names and places).",
@@ -147,6 +151,8 @@ def server_options(
     http: str | None = None,
     headful: bool = False,
     connect: str | None = None,
+    grid: str | None = None,
+    header: Sequence[str] | None = None,
     profile: str | None = None,
     chrome: str | None = None,
     chrome_arg: Sequence[str] | None = None,
@@ -169,6 +175,8 @@ def server_options(
         connect: Attach to a running browser (``http://host:port``, ``host:port``, a bare
             port on 127.0.0.1, or ``ws://...``) instead of launching one; on exit only the
             tabs the server opened are closed.
+        grid: Lease the browser from this Selenium Grid 4 instead of launching one.
+        header: ``'Name: value'`` HTTP headers for ``connect`` or ``grid``.
         profile: Launch with this named persistent profile (see ``cdpkit open-browser``).
         chrome: The Chrome executable to launch (default: found as :func:`cdpkit.launch`
             finds it).
@@ -215,6 +223,8 @@ def server_options(
         _seconds(timeout),
         viewport=viewport,
         chrome=chrome,
+        grid=grid,
+        header=tuple(header or ()),
     )
     return ServerOptions(
         browser=browser,
@@ -316,6 +326,8 @@ def build_parser() -> argparse.ArgumentParser:
     add("--http", metavar="HOST:PORT", help=HELP["http"])
     add("--headful", action="store_true", help=HELP["headful"])
     add("--connect", metavar="ENDPOINT", help=HELP["connect"])
+    add("--grid", metavar="URL", help=HELP["grid"])
+    add("--header", metavar="'NAME: VALUE'", action="append", help=HELP["header"])
     add("--profile", metavar="NAME", help=HELP["profile"])
     add("--chrome", metavar="PATH", help=HELP["chrome"])
     add("--chrome-arg", metavar="FLAG", action="append", help=HELP["chrome_arg"])

@@ -25,6 +25,8 @@ from ._params import (
     ChromeArgOption,
     ConnectOption,
     DebugOption,
+    GridOption,
+    HeaderOption,
     TimeoutOption,
 )
 
@@ -116,6 +118,8 @@ def _fetch_json(url: str, timeout: float) -> Any:
 
 def doctor(
     connect: ConnectOption = None,
+    grid: GridOption = None,
+    header: HeaderOption = None,
     chrome_arg: ChromeArgOption = None,
     timeout: TimeoutOption = 30.0,
     full: Annotated[bool, typer.Option("--full", help="List every protocol difference.")] = False,
@@ -130,7 +134,9 @@ def doctor(
     from .._profiles import profiles_root
     from ..cdp import _registry
 
-    options = _options(connect, False, None, chrome_arg, timeout)
+    options = _options(
+        connect, False, None, chrome_arg, timeout, grid=grid, header=header
+    )
 
     async def work() -> None:
         print(

@@ -25,6 +25,8 @@ from ._params import (
     ChromeArgOption,
     ConnectOption,
     DebugOption,
+    GridOption,
+    HeaderOption,
     HeadfulOption,
     ProfileOption,
     TimeoutOption,
@@ -156,6 +158,8 @@ def download(
         ),
     ] = None,
     connect: ConnectOption = None,
+    grid: GridOption = None,
+    header: HeaderOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
@@ -170,7 +174,9 @@ def download(
     the URL's last path segment, sanitized; an existing file is never overwritten: the
     new one becomes name-1.ext, name-2.ext... It is saved only when complete (a body
     cut short is an error and leaves no file)."""
-    options = _options(connect, headful, profile, chrome_arg, timeout, viewport=viewport)
+    options = _options(
+        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
+    )
     target = normalize_url(url)
     page_url = normalize_url(from_page) if from_page is not None else None
     if selector is not None and page_url is not None:

@@ -21,6 +21,10 @@ def mcp(
     connect: Annotated[
         str | None, typer.Option("--connect", metavar="ENDPOINT", help=HELP["connect"])
     ] = None,
+    grid: Annotated[str | None, typer.Option("--grid", metavar="URL", help=HELP["grid"])] = None,
+    header: Annotated[
+        list[str] | None, typer.Option("--header", metavar="'NAME: VALUE'", help=HELP["header"])
+    ] = None,
     profile: Annotated[str | None, typer.Option("--profile", metavar="NAME", help=HELP["profile"])] = None,
     chrome: Annotated[str | None, typer.Option("--chrome", metavar="PATH", help=HELP["chrome"])] = None,
     chrome_arg: Annotated[
@@ -57,6 +61,8 @@ def mcp(
             http=http,
             headful=headful,
             connect=connect,
+            grid=grid,
+            header=header,
             profile=profile,
             chrome=chrome,
             chrome_arg=chrome_arg,

@@ -27,6 +27,8 @@ from ._params import (
     ChromeArgOption,
     ConnectOption,
     DebugOption,
+    GridOption,
+    HeaderOption,
     HeadfulOption,
     ProfileOption,
     TimeoutOption,
@@ -44,6 +46,8 @@ def repl(
         typer.Argument(metavar="URL", help="Open this page first.", show_default=False),
     ] = None,
     connect: ConnectOption = None,
+    grid: GridOption = None,
+    header: HeaderOption = None,
     headful: HeadfulOption = False,
     pipe: Annotated[
         bool, typer.Option("--pipe", help="Talk to the launched browser over a pipe, not a port.")
@@ -61,7 +65,9 @@ def repl(
     first, and by `:tab new URL` or `:goto URL`, is waited on as --wait says."""
     from .. import repl as repl_module
 
-    options = _options(connect, headful, profile, chrome_arg, timeout, pipe, viewport=viewport)
+    options = _options(
+        connect, headful, profile, chrome_arg, timeout, pipe, viewport=viewport, grid=grid, header=header
+    )
     start_url = normalize_url(url) if url is not None else None
     raise typer.Exit(
         repl_module.run(options, start_url, wait_ms=wait_ms, debug=_debug_wanted(debug))
@@ -113,6 +119,8 @@ def screenshot(
     ] = None,
     wait_ms: WaitOption = None,
     connect: ConnectOption = None,
+    grid: GridOption = None,
+    header: HeaderOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
@@ -121,7 +129,9 @@ def screenshot(
     debug: DebugOption = False,
 ) -> None:
     """Save a screenshot of a page, once its content has settled."""
-    options = _options(connect, headful, profile, chrome_arg, timeout, viewport=viewport)
+    options = _options(
+        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
+    )
     target = normalize_url(url)
     named = check_output_file(output, _EXTENSION_FORMATS, what="screenshot") if output else None
     if image_format is not None and named is not None and named != image_format.value:
@@ -153,6 +163,8 @@ def pdf(
     ] = "page.pdf",
     wait_ms: WaitOption = None,
     connect: ConnectOption = None,
+    grid: GridOption = None,
+    header: HeaderOption = None,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
     viewport: ViewportOption = None,
@@ -161,7 +173,9 @@ def pdf(
 ) -> None:
     """Save a page as PDF (as printed, with its print styles), once its content has
     settled. Headless only: Chrome prints to PDF without a window."""
-    options = _options(connect, False, profile, chrome_arg, timeout, viewport=viewport)
+    options = _options(
+        connect, False, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
+    )
     target = normalize_url(url)
     check_output_file(output, {".pdf": "pdf"}, what="PDF")
 
@@ -193,6 +207,8 @@ def snapshot(
     ] = None,
     wait_ms: WaitOption = None,
     connect: ConnectOption = None,
+    grid: GridOption = None,
+    header: HeaderOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
@@ -202,7 +218,9 @@ def snapshot(
 ) -> None:
     """Print a page's accessibility snapshot once its content has settled: one line per
     node, `[index] role "name" @(x,y,w,h)`."""
-    options = _options(connect, headful, profile, chrome_arg, timeout, viewport=viewport)
+    options = _options(
+        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
+    )
     target = normalize_url(url)
 
     async def work() -> None:
@@ -246,6 +264,8 @@ def scrape(
         typer.Option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout."),
     ] = None,
     connect: ConnectOption = None,
+    grid: GridOption = None,
+    header: HeaderOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
@@ -256,7 +276,9 @@ def scrape(
     """Print a page's content as markdown, its links, or its text, once it has settled. A
     URL that is a media file (image, video, audio, PDF) is saved with -o instead; other
     files (CSV, ZIP...) are for `cdpkit download`."""
-    options = _options(connect, headful, profile, chrome_arg, timeout, viewport=viewport)
+    options = _options(
+        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
+    )
     target = normalize_url(url)
     if output is not None:
         check_output_file(output)
@@ -320,6 +342,8 @@ def eval_(
     ],
     wait_ms: WaitOption = None,
     connect: ConnectOption = None,
+    grid: GridOption = None,
+    header: HeaderOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
@@ -329,7 +353,9 @@ def eval_(
 ) -> None:
     """Evaluate JavaScript in a page once its content has settled and print the result
     (strings as they are, anything else as JSON)."""
-    options = _options(connect, headful, profile, chrome_arg, timeout, viewport=viewport)
+    options = _options(
+        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
+    )
     target = normalize_url(url)
 
     async def work() -> None:

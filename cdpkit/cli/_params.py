@@ -22,6 +22,29 @@ ConnectOption = Annotated[
         "instead of launching one; it is left running.",
     ),
 ]
+GridOption = Annotated[
+    str | None,
+    typer.Option(
+        "--grid",
+        metavar="URL",
+        help="Lease the browser from a Selenium Grid 4 (http://grid:4444) instead of launching "
+        "one; its session is deleted when the command ends. --timeout also bounds the wait "
+        "for a free slot.",
+        show_default=False,
+    ),
+]
+
+HeaderOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--header",
+        metavar="'NAME: VALUE'",
+        help="An HTTP header for --connect or --grid (e.g. an Authorization token), "
+        "repeatable; never printed.",
+        show_default=False,
+    ),
+]
+
 HeadfulOption = Annotated[
     bool, typer.Option("--headful", help="Launch the browser with a window (default headless).")
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sys
 import urllib.parse
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -197,3 +198,25 @@ async def test_keepalive_pings_keep_an_idle_connection_through_a_proxy(chrome_ws
             with contextlib.suppress(Exception):
                 await browser.close()
 
+
+
+async def test_the_cli_sends_header_to_the_endpoint_and_never_prints_it(chrome_ws: str) -> None:
+    async with auth_proxy(chrome_ws, header=True) as endpoint:
+
+        async def snapshot(*extra: str) -> tuple[int, str, str]:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "cdpkit", "eval", "data:text/html,<title>t</title>",
+                "6*7", "--connect", endpoint, "--timeout", "20", *extra,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            )
+            out, err = await asyncio.wait_for(process.communicate(), 120)
+            assert process.returncode is not None
+            return process.returncode, out.decode(), err.decode()
+
+        code, out, err = await snapshot("--header", f"Authorization: Bearer {TOKEN}")
+        assert code == 0, err
+        assert out.strip() == "42"
+        code, out, err = await snapshot()
+        assert code == 1 and "401" in err and "credentials" in err
+        code, out, err = await snapshot("--header", "Authorization: Bearer wrong")
+        assert code == 1 and "wrong" not in err and TOKEN not in err

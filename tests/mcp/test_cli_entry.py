@@ -109,6 +109,11 @@ async def test_a_silent_endpoint_fails_the_tool_within_timeout_naming_the_option
         ),
         (["--chrome", "/no/such/chrome"], "Invalid --chrome '/no/such/chrome': no such executable file"),
         (["--http", "nohost:port"], "--http takes HOST:PORT (e.g. 127.0.0.1:8931); got 'nohost:port'"),
+        (["--grid", "ftp://x"], "Invalid --grid 'ftp://x': expected a Selenium Grid URL such as http://grid:4444"),
+        (["--grid", "4444", "--connect", "9222"], "--connect and --grid both say where the browser is: give one"),
+        (["--grid", "4444", "--profile", "work"], "--profile do not apply with --grid (the grid's node starts Chrome)"),
+        (["--header", "X-Token: s3cret"], "--header only applies with --connect or --grid"),
+        (["--connect", "9222", "--header", "Bearer s3cret"], "Invalid --header '***': expected 'Name: value'"),
     ],
 )
 def test_a_bad_option_gets_the_same_one_line_error_from_both_entry_points(
@@ -130,6 +135,7 @@ def test_help_lists_the_browser_options(entry: tuple[str, ...]) -> None:
     assert out.returncode == 0, out.stderr
     for option in (
         "--viewport", "--chrome ", "--chrome-arg", "--timeout", "--connect", "--headful",
+        "--grid", "--header",
         "--profile", "--http", "--downloads", "--allow-js", "--allow-file-urls",
         "--allow-unrestricted-file-access", "--allowed-origins", "--blocked-origins",
     ):  # fmt: skip

@@ -44,6 +44,7 @@ FLOORS: dict[str, int] = {
     "__init__": 2,
     "tools.": 3,
     "_browser_options": 4,
+    "pytest_plugin": 4,
     "_cli_common": 4,
     "_protocol_docs": 4,
     "cli": 4,

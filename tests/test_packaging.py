@@ -4,6 +4,7 @@ install hints that name it."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -11,6 +12,10 @@ import tomllib
 import zipfile
 from importlib.metadata import distribution
 from pathlib import Path
+
+import pytest
+
+import cdpkit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -99,27 +104,37 @@ def test_users_mypy_strict_sees_the_wire_types_of_send_json(tmp_path: Path) -> N
     assert out.returncode == 1, report
 
 
-def test_wheel_ships_py_typed_under_the_new_name(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel and sdist a release would upload (``python -m build``; offline: the build
+    backend comes from the dev dependencies)."""
+    out = tmp_path_factory.mktemp("dist")
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "-q",
-            "--no-deps",
-            "--no-build-isolation",
-            "--disable-pip-version-check",
-            "-w",
-            str(tmp_path),
-            str(ROOT),
-        ],
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
         check=True,
         capture_output=True,
-        timeout=300,
+        timeout=600,
     )
-    (wheel,) = tmp_path.glob("*.whl")
-    assert wheel.name.startswith("cdpkit_browser-")
+    return out
+
+
+def test_wheel_and_sdist_build_and_pass_twine_check(built: Path) -> None:
+    (wheel,) = built.glob("*.whl")
+    (sdist,) = built.glob("*.tar.gz")
+    assert wheel.name == f"cdpkit_browser-{cdpkit.__version__}-py3-none-any.whl"
+    assert sdist.name == f"cdpkit_browser-{cdpkit.__version__}.tar.gz"
+    check = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", str(wheel), str(sdist)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert check.stdout.count("PASSED") == 2, check.stdout
+
+
+def test_wheel_holds_the_package_and_nothing_else(built: Path) -> None:
+    (wheel,) = built.glob("*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         assert "cdpkit/py.typed" in names
@@ -130,10 +145,55 @@ def test_wheel_ships_py_typed_under_the_new_name(tmp_path: Path) -> None:
         }
         assert "cdpkit/tools/_js/find.js" in scripts
         assert scripts <= names, sorted(scripts - names)
+        # No tests, no protocol JSON (the bindings are generated), nothing outside cdpkit/.
+        top = {name.split("/", 1)[0] for name in names}
+        assert top == {"cdpkit", f"cdpkit_browser-{cdpkit.__version__}.dist-info"}, top
+        assert not [name for name in names if name.endswith("_protocol.json")]
         (metadata,) = (name for name in names if name.endswith(".dist-info/METADATA"))
-        assert f"\nName: {DISTRIBUTION}\n" in archive.read(metadata).decode()
+        text = archive.read(metadata).decode()
+        assert f"\nName: {DISTRIBUTION}\n" in text
+        assert f"\nVersion: {cdpkit.__version__}\n" in text
         (entry_points,) = (name for name in names if name.endswith("entry_points.txt"))
-        assert "cdpkit = cdpkit.cli:main" in archive.read(entry_points).decode()
+        points = archive.read(entry_points).decode()
+        assert "cdpkit = cdpkit.cli:main" in points
+        assert "[pytest11]\ncdpkit = cdpkit.pytest_plugin" in points
+
+
+def test_the_wheel_installs_into_a_fresh_venv_and_runs(built: Path, tmp_path: Path) -> None:
+    """What a user gets from ``pip install``: the command, doctor and the quickstart work
+    from outside the checkout."""
+    (wheel,) = built.glob("*.whl")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert install.returncode == 0, install.stdout + install.stderr
+    command = venv / "bin" / "cdpkit"
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(args, cwd=work, capture_output=True, text=True, timeout=180)
+
+    version = run(str(command), "--version")
+    assert version.returncode == 0 and cdpkit.__version__ in version.stdout, version
+    doctor = run(str(command), "doctor")
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    shutil.copytree(ROOT / "examples" / "pages", work / "pages")
+    shutil.copy(ROOT / "examples" / "quickstart.py", work / "quickstart.py")
+    quickstart = run(str(python), "quickstart.py")
+    assert quickstart.returncode == 0, quickstart.stdout + quickstart.stderr
+    assert "Title: " in quickstart.stdout and "Heading: " in quickstart.stdout, quickstart.stdout
+    imported = run(str(python), "-c", "import cdpkit, sys; print(cdpkit.__file__)")
+    assert str(venv) in imported.stdout, imported  # the installed copy, not the checkout
+    # Regenerating without the checkout's protocol JSON says how to do it instead.
+    gen = run(str(command), "gen", "--check")
+    assert gen.returncode != 0 and "--from-browser" in gen.stdout + gen.stderr, gen
 
 
 def test_every_install_hint_names_the_distribution() -> None:

@@ -31,6 +31,13 @@ def read_pin_version(protocol_dir: Path = PROTOCOL_DIR) -> str:
 
 def load_vendored_protocol(protocol_dir: Path = PROTOCOL_DIR) -> tuple[list[dict[str, Any]], str]:
     """The pinned protocol documents and their label (``devtools-protocol 0.0.1734725``)."""
+    if not (protocol_dir / PROTOCOL_FILES[0]).is_file():
+        # An installed wheel ships the generated bindings, not the protocol JSON.
+        raise ProtocolError(
+            f"the pinned protocol JSON is not here ({protocol_dir}): it ships with a source "
+            "checkout, not with the installed package; generate from a running browser with "
+            "--from-browser http://127.0.0.1:9222 --out DIR"
+        )
     documents = [
         json.loads((protocol_dir / name).read_text(encoding="utf-8")) for name in PROTOCOL_FILES
     ]

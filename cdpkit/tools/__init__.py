@@ -19,6 +19,7 @@ DOM exploration    query_dom, visible_text, computed_styles, check_visibility, g
                    dom_tree
 tabs               list_tabs, new_tab, switch_tab, close_tab, active_tab
 files              download, expect_download, resource_url, scrape
+state              save_storage_state, load_storage_state (Playwright's storage_state format)
 =================  ==========================================================================
 """
 
@@ -58,6 +59,7 @@ from .navigation import (
 )
 from .pointer import click, drag, hover, mouse_down, mouse_move, mouse_up, mouse_wheel
 from .scraping import Link, ScrapeResult, SmartWait, scrape, wait_for_content
+from .storage import StorageState, load_storage_state, save_storage_state
 from .tabs import Tab, active_tab, close_tab, list_tabs, new_tab, switch_tab
 
 __all__ = [
@@ -76,6 +78,7 @@ __all__ = [
     "Snapshot",
     "SnapshotNode",
     "SnapshotState",
+    "StorageState",
     "Tab",
     "TextMatch",
     "Visibility",
@@ -102,6 +105,7 @@ __all__ = [
     "key_down",
     "key_up",
     "list_tabs",
+    "load_storage_state",
     "mouse_down",
     "mouse_move",
     "mouse_up",
@@ -114,6 +118,7 @@ __all__ = [
     "query_dom",
     "reload",
     "resource_url",
+    "save_storage_state",
     "scrape",
     "screenshot",
     "select_option",

@@ -227,12 +227,15 @@ HOST_PORT_RE = re.compile(r"^[^/:]+:\d+(/|$)")  # localhost:8000/x has no scheme
 
 def connect_endpoint(value: str) -> str:
     """The endpoint ``--connect`` means: a bare port (``9222``) is
-    ``http://127.0.0.1:9222``, ``host:port`` is ``http://host:port``; a URL stays as it is.
+    ``http://127.0.0.1:9222``, ``host:port`` is ``http://host:port``; a URL stays as it is;
+    ``auto`` finds the person's own running Chrome.
 
     Raises:
         CLIError: A port out of range (exit status 2).
     """
     text = value.strip()
+    if text.lower() == "auto":
+        return "auto"  # the person's own running Chrome (cdpkit.connect("auto"))
     if text.isdigit():
         text = f"127.0.0.1:{text}"
     if HOST_PORT_RE.match(text) and "://" not in text:

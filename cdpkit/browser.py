@@ -18,6 +18,7 @@ import anyio
 import websockets
 
 from . import cdp
+from ._autoconnect import AUTO, find_running_chrome
 from ._endpoint import browser_ws_url, check_headers, redact
 from ._profiles import ProfileLock, profile_dir
 from ._transport import PipeTransport, Transport, WebSocketTransport
@@ -506,7 +507,11 @@ def connect(
     Args:
         endpoint: ``http(s)://host:port`` (read through ``/json/version``) or the browser's
             ``ws(s)://`` URL, e.g. a hosted fleet's ``wss://host/?token=...`` or a Selenium
-            Grid session's ``se:cdp`` URL. A token in the query is sent on the lookup and
+            Grid session's ``se:cdp`` URL; or ``"auto"``: the person's own running Chrome
+            (stable, beta, dev, canary or Chromium, found through the ``DevToolsActivePort``
+            of its default profile; Chrome 144+ writes it when remote debugging is turned on
+            at ``chrome://inspect/#remote-debugging``, and asks the user to allow the
+            connection). A token in the query is sent on the lookup and
             on the WebSocket; ``user:password@`` in an http(s) URL becomes Basic auth.
         headers: HTTP headers sent on the ``/json/version`` lookup and on the WebSocket
             upgrade (e.g. ``{"Authorization": "Bearer ..."}``). Never shown in errors.
@@ -536,7 +541,11 @@ def connect(
         stage = f"{redact(endpoint)} to answer"
         try:
             async with asyncio.timeout(timeout):
-                url = await browser_ws_url(endpoint, sent_headers)
+                if endpoint.strip().lower() == AUTO:
+                    stage = "the person's running Chrome to be found"
+                    url = await anyio.to_thread.run_sync(find_running_chrome)
+                else:
+                    url = await browser_ws_url(endpoint, sent_headers)
                 shown = redact(url)
                 stage = f"the WebSocket handshake with {shown}"
                 try:

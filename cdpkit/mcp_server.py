@@ -87,7 +87,8 @@ HELP = {
     "binds 127.0.0.1).",
     "headful": "Show the browser window.",
     "connect": "Drive a running browser instead of launching one (http://127.0.0.1:PORT, "
-    "just PORT, or its ws:// URL); only the tabs the server opened are closed.",
+    "just PORT, its ws:// URL, or 'auto' for your own Chrome with remote debugging on); only "
+    "the tabs the server opened are closed.",
     "grid": "Lease the browser from a Selenium Grid 4 (http://grid:4444) instead of launching "
     "one; its session is deleted when the server stops.",
     "header": "An HTTP header for --connect or --grid ('Name: value', e.g. an Authorization "

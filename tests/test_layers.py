@@ -33,6 +33,7 @@ FLOORS: dict[str, int] = {
     "launcher": 1,
     "_profiles": 1,
     "_endpoint": 1,
+    "_autoconnect": 1,
     "_navigation": 2,
     "_frames": 2,
     "page": 2,

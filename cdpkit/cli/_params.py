@@ -18,8 +18,9 @@ ConnectOption = Annotated[
     typer.Option(
         "--connect",
         metavar="ENDPOINT",
-        help="Attach to a running browser (http://127.0.0.1:PORT, just PORT, or its ws:// URL) "
-        "instead of launching one; it is left running.",
+        help="Attach to a running browser (http://127.0.0.1:PORT, just PORT, its ws:// URL, or "
+        "'auto' for your own Chrome with remote debugging on) instead of launching one; it is "
+        "left running.",
     ),
 ]
 GridOption = Annotated[

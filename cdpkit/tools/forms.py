@@ -4,13 +4,15 @@ answer JavaScript dialogs (``alert``, ``confirm``, ``prompt``, ``beforeunload``)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Sequence
 from typing import Any
 
 from .. import cdp
-from ..errors import ElementNotFoundError, TargetClosedError, WaitTimeoutError
+from ..errors import CDPError, ElementNotFoundError, TargetClosedError, WaitTimeoutError
 from ..page import Dialog, Page
+from ..session import Session
 from ._dispatch import _check_no_dialog
 from ._pointing import _release
 from ._scripts import Script
@@ -103,6 +105,8 @@ async def select_option(
 
 
 _CHECK_FILE_INPUT = Script("check_file_input")
+# How long a clicked upload button has to open its file chooser.
+_CHOOSER_WAIT = 3.0
 _FIND_FILE_INPUT = Script("find_file_input")
 
 
@@ -120,7 +124,9 @@ async def upload_file(
     The input's ``files`` list is replaced and the page gets ``input`` and ``change``
     events. The files are read by the browser, so paths are on the machine where the
     browser runs. A ``<label>`` of the input, or an element wrapping it (a styled upload
-    button), can be the target.
+    button), can be the target. So can a button that opens the file chooser from script
+    (``input.click()`` on a hidden or unattached input): it is clicked with file choosers
+    intercepted, and the files go to the input behind the chooser.
 
     Args:
         page: The page.
@@ -138,7 +144,8 @@ async def upload_file(
         FileNotFoundError: A path is not an existing file (the message names it).
         ValueError: Several files for an input without ``multiple``; a disabled input;
             an invalid selector.
-        ElementNotFoundError: No such element, or it is not (and holds no) file input.
+        ElementNotFoundError: No such element, or it is not (and holds no) file input and
+            clicking it opened no file chooser.
         TargetClosedError: The page is closed.
     """
     if isinstance(paths, str | os.PathLike):
@@ -151,20 +158,73 @@ async def upload_file(
     _check_no_dialog(page)
     element = await resolve_element(page, selector=selector, index=index, x=x, y=y)
     try:
-        await _set_files(element, files)
+        chooser = await _set_files(element, files)
     finally:
         await _release(element)
+    if chooser is not None:
+        # No file input there: a button that opens the file chooser from script.
+        await _upload_through_chooser(page, element.session, files, chooser, selector, index, x, y)
     return files
 
 
-async def _set_files(element: Element, files: list[str]) -> None:
+async def _upload_through_chooser(
+    page: Page,
+    session: Session,
+    files: list[str],
+    described: str,
+    selector: str | None,
+    index: int | None,
+    x: float | None,
+    y: float | None,
+) -> None:
+    """Click the element with file choosers intercepted, and give the files to the input
+    behind the chooser it opens (an ``<input type=file>`` made or clicked by script)."""
+    from .pointer import click
+
+    await session.send(cdp.page.set_intercept_file_chooser_dialog(True))
+    try:
+        async with session.listen(cdp.page.FileChooserOpened) as opened:
+            await click(page, selector=selector, index=index, x=x, y=y)
+            try:
+                async with asyncio.timeout(_CHOOSER_WAIT):
+                    event = await anext(aiter(opened))
+            except TimeoutError:
+                raise ElementNotFoundError(
+                    f"{described}, and clicking it opened no file chooser within "
+                    f"{_CHOOSER_WAIT:g} s"
+                ) from None
+        if event.backend_node_id is None:
+            raise ValueError(
+                f"Clicking {described.split(' is a ', 1)[0].removeprefix('Element ')} opened a "
+                "file picker that is not an <input type=file> (the File System Access API): "
+                "it cannot be given files"
+            )
+        if event.mode == cdp.page.FileChooserOpenedMode.SELECT_SINGLE and len(files) > 1:
+            raise ValueError(f"The file chooser it opened takes one file; got {len(files)}")
+        await session.send(
+            cdp.dom.set_file_input_files(files, backend_node_id=event.backend_node_id)
+        )
+    finally:
+        with contextlib.suppress(CDPError):
+            await session.send(cdp.page.set_intercept_file_chooser_dialog(False))
+
+
+async def _set_files(element: Element, files: list[str]) -> str | None:
+    """Give ``files`` to the file input the element is or holds; when it is none, return
+    how to describe the element (the caller then tries a file chooser)."""
     check = await element.call(_CHECK_FILE_INPUT, len(files))
     error = check.get("error")
     if error == "not-file":
-        raise ElementNotFoundError(
+        described = (
             f"Element {element.description} is a <{check['tag']}>, not a file input "
-            f"(<input type=file>), and holds none"
+            f"(<input type=file>), holds none"
         )
+        if not check.get("clickable"):
+            raise ElementNotFoundError(
+                f"{described}, and it is not a button that could open a file chooser (a form "
+                "field, a submit button or a link is never clicked for that)"
+            )
+        return described
     if error == "disabled":
         raise ValueError(f"The file input {element.description} is disabled")
     if error == "single":
@@ -182,6 +242,7 @@ async def _set_files(element: Element, files: list[str]) -> None:
         )
     finally:
         await _release(field)
+    return None
 
 
 # -- dialogs ----------------------------------------------------------------------------------

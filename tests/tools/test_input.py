@@ -924,3 +924,48 @@ async def test_click_lands_on_the_element_whatever_its_boxes(
     [fixed] = [node for node in snap.nodes if node.name == "Fixed in a frame"]
     await click(page, index=fixed.index)
     assert await js(page, "window.fixedClicked") is True
+
+
+# -- upload_file through a file chooser ------------------------------------------------------
+
+
+async def wait_until(page: cdpkit.Page, condition: str) -> None:
+    """The chooser's change handler reads the files asynchronously."""
+    for _ in range(100):
+        if await js(page, condition):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"never true: {condition}")
+
+
+async def test_upload_through_a_button_that_opens_the_file_chooser(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    await open_page(page, server, "/input/chooser.html")
+    one = tmp_path / "one.txt"
+    one.write_text("first")
+    two = tmp_path / "two.txt"
+    two.write_text("second")
+    assert await upload_file(page, one, selector="#pick") == [str(one)]
+    await wait_until(page, "window.picked.length === 1")
+    assert await js(page, "window.picked") == ["one.txt:first"]
+    await upload_file(page, [one, two], selector="#pick-many")
+    await wait_until(page, "window.picked.length === 3")
+    assert await js(page, "window.picked.slice(1)") == ["one.txt:first", "two.txt:second"]
+    with pytest.raises(ValueError, match="takes one file; got 2"):
+        await upload_file(page, [one, two], selector="#pick")
+
+
+async def test_upload_to_a_button_that_opens_nothing_or_would_submit_says_so(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    await open_page(page, server, "/input/chooser.html")
+    one = tmp_path / "one.txt"
+    one.write_text("first")
+    with pytest.raises(cdpkit.ElementNotFoundError, match="opened no file chooser within 3 s"):
+        await upload_file(page, one, selector="#nothing")
+    with pytest.raises(cdpkit.ElementNotFoundError, match="a submit button or a link is never clicked"):
+        await upload_file(page, one, selector="#submit")
+    assert await js(page, "window.submitted === undefined")
+    # The chooser is no longer intercepted: the page's own file inputs behave as before.
+    assert await js(page, "window.picked.length") == 0

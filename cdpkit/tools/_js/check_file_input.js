@@ -6,7 +6,15 @@ function(count) {
   if (!isFile(el)) {
     const inner = el.localName === 'label' ? el.control : null;
     const found = isFile(inner) ? inner : el.querySelector('input[type=file]');
-    if (!isFile(found)) return {error: 'not-file', tag: el.localName};
+    if (!isFile(found)) {
+      // Clicking it to open a file chooser must not submit a form or follow a link.
+      const submits = !!el.form && ['submit', 'image'].includes(el.type) &&
+          ['button', 'input'].includes(el.localName);
+      const navigates = !!el.closest('a[href]');
+      const field = ['textarea', 'select'].includes(el.localName) ||
+          (el.localName === 'input' && el.type !== 'button');
+      return {error: 'not-file', tag: el.localName, clickable: !submits && !navigates && !field};
+    }
     el = found;
   }
   if (el.disabled) return {error: 'disabled'};

@@ -12,6 +12,8 @@ navigation         navigate, go_back, go_forward, reload, wait, wait_for, wait_f
 input              click, hover, type_text, press_key, drag, select_option, upload_file,
                    handle_dialog; low level: mouse_move, mouse_down, mouse_up, mouse_wheel,
                    key_down, key_up (held keys and buttons apply to later input)
+emulation          emulate: a device (tools.emulation.DEVICES), viewport, user agent, locale,
+                   timezone, geolocation, color scheme, offline, CPU and network throttling
 information        snapshot (the latest kept in ``page.state(SnapshotState)``), screenshot,
                    console_logs, evaluate, pdf
 DOM exploration    query_dom, visible_text, computed_styles, check_visibility, get_attributes,
@@ -44,6 +46,7 @@ from .dom import (
     query_dom,
     visible_text,
 )
+from .emulation import Device, NetworkConditions, emulate
 from .files import DownloadResult, PendingDownload, download, expect_download, resource_url
 from .forms import handle_dialog, select_option, upload_file
 from .information import ConsoleMessage, console_logs, evaluate, pdf, screenshot
@@ -65,12 +68,14 @@ from .tabs import Tab, active_tab, close_tab, list_tabs, new_tab, switch_tab
 __all__ = [
     "Box",
     "ConsoleMessage",
+    "Device",
     "DomElement",
     "DownloadResult",
     "ElementState",
     "FormField",
     "Link",
     "NavigationResult",
+    "NetworkConditions",
     "PageMetadata",
     "PendingDownload",
     "ScrapeResult",
@@ -93,6 +98,7 @@ __all__ = [
     "download",
     "drag",
     "element_state",
+    "emulate",
     "evaluate",
     "expect_download",
     "find_by_text",

@@ -21,6 +21,7 @@ from .._cli_common import (
     report_error,
     run,
 )
+from .._settings import BrowserSettings
 from ..errors import CDPError
 from ._params import (
     ChromeArgOption,
@@ -112,10 +113,13 @@ def launch(
     viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
+    settings: BrowserSettings | None = None,
 ) -> None:
     """Start a browser, print its endpoint (http://127.0.0.1:PORT) on stdout, and keep it
     running until Ctrl-C. Other commands attach to it with --connect ENDPOINT."""
-    options = _options(None, headful, profile, chrome_arg, timeout, viewport=viewport)
+    options = _options(
+        None, headful, profile, chrome_arg, timeout, viewport=viewport, settings=settings
+    )
 
     async def work() -> None:
         async with open_browser(options) as browser:
@@ -154,13 +158,16 @@ def open_browser_command(
     viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
+    settings: BrowserSettings | None = None,
 ) -> None:
     """Open a browser window on a persistent profile for a manual login. It holds the
     profile's lock while open and exits when the window is closed; later runs with
     --profile NAME (or launch(profile="NAME")) start logged in."""
     from .._profiles import profile_dir
 
-    options = _options(None, True, profile, chrome_arg, timeout, viewport=viewport)
+    options = _options(
+        None, True, profile, chrome_arg, timeout, viewport=viewport, settings=settings
+    )
     try:
         directory = profile_dir(profile)
     except ValueError as exc:

@@ -82,6 +82,8 @@ class BrowserOptions:
         grid: Lease the browser from this Selenium Grid 4 instead of launching.
         headers: HTTP headers ``(name, value)`` for ``connect`` or ``grid``.
         settings: The browser's identity and network settings, ``None`` for Chrome's own.
+        lock_timeout: Seconds to wait for a ``profile`` another process uses; ``None``:
+            ``timeout``.
     """
 
     connect: str | None = None
@@ -95,6 +97,7 @@ class BrowserOptions:
     grid: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
     settings: BrowserSettings | None = None
+    lock_timeout: float | None = None
 
     def check(self) -> None:
         """Reject combinations that make no sense.
@@ -393,7 +396,7 @@ async def start_browser(options: BrowserOptions) -> Browser:
         pipe=options.pipe,
         timeout=options.timeout,
         command_timeout=options.timeout,
-        lock_timeout=options.timeout,
+        lock_timeout=options.timeout if options.lock_timeout is None else options.lock_timeout,
         viewport=options.viewport,
         settings=settings,
     )

@@ -4,6 +4,8 @@ both MCP entry points: they reach the pages' requests; secrets never reach the o
 from __future__ import annotations
 
 import json
+import time
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +103,26 @@ async def test_mcp_pages_send_the_identity(server: FixtureServer) -> None:
         assert "cdpkit-mcp-agent/3" in text and "claude" in text
     finally:
         await session.stop()
+
+
+def test_open_browser_waits_lock_timeout_for_a_busy_profile(cli: CLI, server: FixtureServer) -> None:
+    import asyncio
+
+    from cdpkit._profiles import ProfileLock
+
+    directory = Path(cli.env["CDPKIT_PROFILES"]) / "busy"
+    lock = ProfileLock(directory)
+    asyncio.run(lock.acquire(1))
+    try:
+        started = time.monotonic()
+        result = cli.run(
+            "open-browser", "--profile", "busy", server.url("/status?code=200"),
+            "--lock-timeout", "0.5", "--chrome-arg=--ozone-platform=headless",
+        )  # fmt: skip
+        elapsed = time.monotonic() - started
+    finally:
+        lock.release()
+    assert result.returncode == 1, result.stderr
+    assert "is in use" in result.stderr and "waited 0.5 s" in result.stderr
+    assert "(--lock-timeout SECONDS sets how long)" in result.stderr
+    assert elapsed < 30  # not the 30 s --timeout

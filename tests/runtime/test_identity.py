@@ -66,7 +66,8 @@ async def test_popups_and_new_tabs_opened_by_the_page_get_the_same_identity(
     ) as context:
         page = await context.new_page(server.url("/runtime/identity.html"))
         await tools.click(page, selector="#blank")
-        await tools.click(page, selector="#open")
+        # (tools.click on the window.open button works too, but waits ~5 s after it.)
+        await tools.evaluate(page, "void document.getElementById('open').click()")
         await until(lambda: len(context.pages) == 3)
         for popup in context.pages[1:]:
             await until(lambda: "identity.html?popup=" in popup.url)  # noqa: B023
@@ -173,3 +174,20 @@ async def test_ignore_default_args_reach_chrome() -> None:
         command_line = Path(f"/proc/{browser.process.pid}/cmdline").read_text().split("\0")
     assert "--disable-extensions" not in command_line
     assert "--disable-sync" in command_line
+
+
+async def test_connect_applies_settings_to_the_pages_it_opens_not_to_open_tabs(
+    browser: cdpkit.Browser, server: FixtureServer, page: cdpkit.Page
+) -> None:
+    await tools.navigate(page, server.url("/runtime/identity.html"))  # a tab already open
+    assert browser.process is not None
+    port = (browser.process.user_data_dir / "DevToolsActivePort").read_text().split()[0]
+    async with cdpkit.connect(f"http://127.0.0.1:{port}", user_agent=CHROME_UA, timezone="Asia/Tokyo") as attached:
+        opened = await attached.new_page()
+        seen = await read_identity(opened, server.url("/runtime/identity.html"))
+        assert (seen["userAgent"], seen["timezone"]) == (CHROME_UA, "Asia/Tokyo")
+        async with await attached.new_context() as context:
+            other = await read_identity(await context.new_page(), server.url("/runtime/identity.html"))
+        assert other["headers"]["User-Agent"] == CHROME_UA
+    untouched = await read_identity(page, server.url("/runtime/identity.html"))
+    assert untouched["userAgent"] == browser.version.user_agent

@@ -30,11 +30,18 @@ from types import TracebackType
 from typing import Any
 
 from . import _grid
+from ._settings import BrowserSettings, resolve_settings
 from .browser import Browser, BrowserContext, launch
 from .errors import CDPError, WaitTimeoutError
 from .page import Page
 
 __all__ = ["Pool", "pool"]
+
+# pool()'s keywords that are browser settings (see cdpkit.BrowserSettings).
+_SETTINGS_KEYS = (
+    "settings", "user_agent", "user_agents", "accept_language", "locale", "timezone",
+    "extra_headers", "proxy", "stealth", "send_dnt",
+)
 
 
 class _Lease:
@@ -92,6 +99,13 @@ class Pool:
                 "pool(profile=...) serves one caller at a time: every page shares the "
                 f"profile's cookies and storage; max_size must be 1, got {size}"
             )
+        self._grid_settings: BrowserSettings | None = None
+        if grid_url is not None:
+            # The settings apply to grid sessions too (flags for the node's Chrome, the rest
+            # to every page); other launch options do not.
+            given = {name: launch_options.pop(name) for name in _SETTINGS_KEYS
+                     if name in launch_options}
+            self._grid_settings = resolve_settings(given.pop("settings", None), given)
         if grid_url is not None and launch_options:
             raise ValueError(
                 f"pool(grid=...) launches nothing: launch options {sorted(launch_options)} do "
@@ -198,8 +212,12 @@ class Pool:
         assert self._grid_url is not None
         self._creating += 1
         try:
-            session = _grid.grid(self._grid_url, **self._grid_options)
+            options = dict(self._grid_options)
+            if self._grid_settings is not None:
+                options["args"] = [*options.get("args", ()), *self._grid_settings.launch_args()]
+            session = _grid.grid(self._grid_url, **options)
             browser = await session.__aenter__()
+            browser.settings = self._grid_settings  # the pages' contexts get them
             lease = _Lease(session, browser)
             self._leases.add(lease)
             self.launches += 1
@@ -406,7 +424,7 @@ def pool(
             ``headers``, ``args``, ``session_timeout``...).
         launch_options: Passed to :func:`cdpkit.launch` (headless, executable_path,
             ``settings=`` and its shortcuts such as ``user_agents=[...]``, rotated over
-            the pages' contexts...); not with ``grid``. ``profile="NAME"`` is the
+            the pages' contexts...); with ``grid`` only the settings. ``profile="NAME"`` is the
             master-profile mode: every page in the profile's own context (its cookies and
             storage), one caller at a time.
 

@@ -13,6 +13,8 @@ import pytest
 
 import cdpkit
 from cdpkit import tools
+from tests.grid.conftest import NODE_ARGS
+from tests.grid.conftest import standalone_grid as standalone_grid  # the fixture
 from tests.runtime.conftest import until
 from tests.server import FixtureServer
 
@@ -138,3 +140,18 @@ async def test_pool_workers_rotate_user_agents_and_keep_settings_when_replaced(
         assert pool.launches == 2
     assert sorted(seen) == agents
     assert zone == "Asia/Tokyo" and agent in agents
+
+
+async def test_a_grid_pool_gives_its_pages_the_settings(
+    standalone_grid: str, server: FixtureServer
+) -> None:
+    grid_pool = cdpkit.pool(
+        max_size=1, grid=standalone_grid, grid_options={"args": NODE_ARGS},
+        user_agent="grid-agent/1", extra_headers={"X-Grid": "yes"},
+    )  # fmt: skip
+    async with grid_pool as pool, pool.page() as page:
+        await tools.navigate(page, server.url("/echo/headers"))
+        headers = await tools.evaluate(page, "JSON.parse(document.body.innerText)")
+    assert headers["User-Agent"] == "grid-agent/1" and headers["X-Grid"] == "yes"
+    with pytest.raises(ValueError, match="launch options"):
+        cdpkit.pool(grid=standalone_grid, ignore_default_args=True)

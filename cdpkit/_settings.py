@@ -255,12 +255,16 @@ class BrowserSettings:
             set_("stealth", path)
 
     def __repr__(self) -> str:
+        """The settings given (not the defaults), header values and the proxy's password
+        masked."""
         shown = []
         for item in dataclasses.fields(self):
             value = getattr(self, item.name)
             if value != item.default and not (
                 item.default_factory is not dataclasses.MISSING and value == item.default_factory()
             ):
+                if item.name == "extra_headers":  # values are often tokens: names only
+                    value = {name: "***" for name in value}
                 shown.append(f"{item.name}={value!r}")
         return f"BrowserSettings({', '.join(shown)})"
 

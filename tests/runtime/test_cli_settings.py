@@ -126,3 +126,22 @@ def test_open_browser_waits_lock_timeout_for_a_busy_profile(cli: CLI, server: Fi
     assert "is in use" in result.stderr and "waited 0.5 s" in result.stderr
     assert "(--lock-timeout SECONDS sets how long)" in result.stderr
     assert elapsed < 30  # not the 30 s --timeout
+
+
+async def test_mcp_with_an_origin_list_and_an_authenticating_proxy(
+    server: FixtureServer, auth_proxy: ProxyServer
+) -> None:
+    # The origin list pauses documents on the browser session (_mcp_session) while the
+    # page answers its proxy's challenges: both work together.
+    proxy = f"http://{PROXY_USER}:{PROXY_PASSWORD}@{auth_proxy.url.removeprefix('http://')}"
+    session = await McpSession(
+        ["--proxy", proxy, "--allowed-origins", server.origin]
+    ).start()
+    try:
+        await session.call("browser_navigate", {"url": server.url("/echo/headers")})
+        result = await session.call("browser_get_visible_text", {})
+        assert not result.is_error, text_of(result)
+        assert "cdpkit-test-proxy" in text_of(result)
+        assert auth_proxy.forwarded("/echo/headers")
+    finally:
+        await session.stop()

@@ -58,6 +58,8 @@ async def test_proxy_credentials_are_answered_and_never_shown(
     assert not [text for text in shown if PROXY_PASSWORD in text]
     assert PROXY_PASSWORD not in caplog.text
     assert "password='***'" in repr(settings.proxy)
+    token = cdpkit.BrowserSettings(extra_headers={"Authorization": "Bearer t0ken"})
+    assert "t0ken" not in repr(token) and "'Authorization': '***'" in repr(token)
 
 
 async def test_wrong_proxy_credentials_end_in_the_proxys_refusal(

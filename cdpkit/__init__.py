@@ -19,6 +19,7 @@ from . import cdp
 from ._grid import GridBrowser, grid
 from ._model import Command, Event, RawEvent
 from ._pool import Pool, pool
+from ._settings import BrowserSettings, Proxy
 from .browser import Browser, BrowserContext, connect, launch
 from .errors import (
     CDPError,
@@ -51,6 +52,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Browser",
     "BrowserContext",
+    "BrowserSettings",
     "CDPError",
     "Command",
     "CommandTimeoutError",
@@ -75,6 +77,7 @@ __all__ = [
     "Pool",
     "ProfileLockedError",
     "ProtocolError",
+    "Proxy",
     "RawEvent",
     "Session",
     "TargetClosedError",

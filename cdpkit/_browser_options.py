@@ -6,7 +6,9 @@ One :class:`BrowserOptions` is built from the command-line values by :func:`brow
 :func:`start_browser` launches or attaches as it says: ``--connect`` (a URL, ``host:port``
 or a bare port, with ``--header``), ``--grid`` (a Selenium Grid 4 session),
 ``--headful`` (refused without a display), ``--profile``,
-``--chrome PATH``, ``--chrome-arg``, ``--viewport WxH``, ``--pipe``, ``--timeout``.
+``--chrome PATH``, ``--chrome-arg``, ``--viewport WxH``, ``--pipe``, ``--timeout``, and the
+browser's identity (:func:`browser_settings`: ``--user-agent``, ``--locale``, ``--timezone``,
+``--proxy``, ``--stealth``, ``--extra-header``).
 :func:`error_line` words any failure as one line naming those options, not the library's
 arguments. Nothing here imports typer or the MCP SDK.
 """
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ._settings import BrowserSettings, Proxy
 from .errors import CDPError, CommandTimeoutError, GridCapacityError, LaunchError
 from .launcher import window_size_arg
 
@@ -32,9 +35,11 @@ if TYPE_CHECKING:
     from .page import Page
 
 __all__ = [
+    "SETTINGS_HELP",
     "BrowserOptions",
     "CLIError",
     "browser_options",
+    "browser_settings",
     "connect_endpoint",
     "error_line",
     "first_page",
@@ -76,6 +81,9 @@ class BrowserOptions:
             then the usual names and places).
         grid: Lease the browser from this Selenium Grid 4 instead of launching.
         headers: HTTP headers ``(name, value)`` for ``connect`` or ``grid``.
+        settings: The browser's identity and network settings, ``None`` for Chrome's own.
+        lock_timeout: Seconds to wait for a ``profile`` another process uses; ``None``:
+            ``timeout``.
     """
 
     connect: str | None = None
@@ -88,6 +96,8 @@ class BrowserOptions:
     chrome: str | None = None
     grid: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
+    settings: BrowserSettings | None = None
+    lock_timeout: float | None = None
 
     def check(self) -> None:
         """Reject combinations that make no sense.
@@ -101,7 +111,14 @@ class BrowserOptions:
         if self.connect is not None and self.grid is not None:
             raise CLIError("--connect and --grid both say where the browser is: give one", 2)
         if self.headers and self.connect is None and self.grid is None:
-            raise CLIError("--header only applies with --connect or --grid", 2)
+            raise CLIError(
+                "--header only applies with --connect or --grid (it is sent to the endpoint); "
+                "--extra-header 'Name: value' sends a header with the page's requests",
+                2,
+            )
+        if self.connect is not None and self.settings is not None and self.settings.proxy:
+            raise CLIError("--proxy only applies to a launched or grid browser, not with "
+                           "--connect (the running browser keeps its own proxy)", 2)
         if self.grid is not None:
             given = [
                 name
@@ -145,8 +162,10 @@ def browser_options(
     chrome: str | None = None,
     grid: str | None = None,
     header: list[str] | tuple[str, ...] | None = None,
+    settings: BrowserSettings | None = None,
 ) -> BrowserOptions:
-    """The :class:`BrowserOptions` the command-line values say, checked.
+    """The :class:`BrowserOptions` the command-line values say, checked (``settings``:
+    from :func:`browser_settings`).
 
     Raises:
         CLIError: A value or a combination that makes no sense, named by its option
@@ -164,6 +183,7 @@ def browser_options(
         chrome,
         grid_url(grid) if grid is not None else None,
         tuple(parse_header(value) for value in header or ()),
+        settings,
     )
     options.check()
     if chrome is not None and not _is_executable(Path(chrome).expanduser()):
@@ -171,8 +191,8 @@ def browser_options(
     return options
 
 
-def parse_header(value: str) -> tuple[str, str]:
-    """``--header 'Name: value'`` as ``(name, value)``.
+def parse_header(value: str, option: str = "--header") -> tuple[str, str]:
+    """``--header 'Name: value'`` (or ``option``) as ``(name, value)``.
 
     Raises:
         CLIError: No ``:``, an empty or spaced name, or a line break (exit status 2).
@@ -180,8 +200,65 @@ def parse_header(value: str) -> tuple[str, str]:
     name, colon, text = value.partition(":")
     name = name.strip()
     if not colon or not name or " " in name or "\n" in value or "\r" in value:
-        raise CLIError(f"Invalid --header {_masked(value)!r}: expected 'Name: value'", 2)
+        raise CLIError(f"Invalid {option} {_masked(value)!r}: expected 'Name: value'", 2)
     return name, text.strip()
+
+
+# The help of the identity options, written once for the CLI (typer) and the MCP server
+# (argparse and typer), keyed by parameter name.
+SETTINGS_HELP = {
+    "user_agent": "The User-Agent the pages send and report (default: Chrome's own).",
+    "locale": "The pages' locale and languages, e.g. fr-FR (Accept-Language, "
+    "navigator.language, Intl).",
+    "timezone": "The pages' time zone, e.g. Europe/Paris.",
+    "proxy": "Send the browser's requests through this proxy (http://host:port, "
+    "socks5://...; user:password@ is accepted and never printed).",
+    "stealth": "Hide that the browser is headless and automated (default: it says so).",
+    "extra_header": "A header sent with every request the pages make ('Name: value'), "
+    "repeatable (not --header, which goes to a --connect/--grid endpoint only).",
+}
+
+
+def browser_settings(
+    *,
+    user_agent: str | None = None,
+    locale: str | None = None,
+    timezone: str | None = None,
+    proxy: str | None = None,
+    stealth: bool = False,
+    extra_header: list[str] | tuple[str, ...] | None = None,
+) -> BrowserSettings | None:
+    """The :class:`~cdpkit.BrowserSettings` the identity options say (``None`` when none
+    is given), checked.
+
+    ``--proxy scheme://user:password@host:port`` is accepted: the credentials are moved
+    out of the URL into the proxy's credentials, and never printed.
+
+    Raises:
+        CLIError: A value Chrome would refuse, named by its option (exit status 2).
+    """
+    headers = dict(parse_header(value, "--extra-header") for value in extra_header or ())
+    try:
+        proxy_setting = Proxy.from_url(proxy) if proxy is not None else None
+    except ValueError as exc:
+        raise CLIError(str(exc).replace("Invalid proxy=", "Invalid --proxy "), 2) from None
+    given = any(value is not None for value in (user_agent, locale, timezone))
+    if not (given or headers or proxy_setting or stealth):
+        return None
+    try:
+        return BrowserSettings(
+            user_agent=user_agent,
+            locale=locale,
+            timezone=timezone,
+            extra_headers=headers,
+            proxy=proxy_setting,
+            stealth=stealth,
+        )
+    except ValueError as exc:
+        text = str(exc)
+        for option in ("user_agent", "locale", "timezone", "extra_headers"):
+            text = text.replace(f"Invalid {option}=", f"Invalid --{option.replace('_', '-')} ")
+        raise CLIError(text.replace("--extra-headers", "--extra-header"), 2) from None
 
 
 def _masked(header: str) -> str:
@@ -268,13 +345,16 @@ async def start_browser(options: BrowserOptions) -> Browser:
     import cdpkit
 
     headers = dict(options.headers)
+    settings = options.settings
     if options.grid is not None:
         args = list(options.chrome_args)
         if options.viewport is not None:
             args.append(window_size_arg(options.viewport))
+        if settings is not None:
+            args += settings.launch_args()
         try:
             # --timeout bounds the wait for a free slot too: a full grid is said at once.
-            return await cdpkit.grid(
+            browser = await cdpkit.grid(
                 options.grid,
                 headers=headers,
                 headless=not options.headful,
@@ -283,6 +363,8 @@ async def start_browser(options: BrowserOptions) -> Browser:
                 timeout=options.timeout,
                 command_timeout=options.timeout,
             )
+            browser.settings = settings  # for the pages opened from now on
+            return browser
         except GridCapacityError as exc:
             raise CLIError(
                 f"The grid at {options.grid} had no free slot within {options.timeout:g} s "
@@ -295,6 +377,7 @@ async def start_browser(options: BrowserOptions) -> Browser:
                 headers=headers,
                 timeout=options.timeout,
                 command_timeout=options.timeout,
+                settings=settings,
             )
         except TimeoutError as exc:  # a silent port; ConnectError or not, it is a timeout
             raise CLIError(
@@ -316,8 +399,9 @@ async def start_browser(options: BrowserOptions) -> Browser:
         pipe=options.pipe,
         timeout=options.timeout,
         command_timeout=options.timeout,
-        lock_timeout=options.timeout,
+        lock_timeout=options.timeout if options.lock_timeout is None else options.lock_timeout,
         viewport=options.viewport,
+        settings=settings,
     )
 
 
@@ -333,7 +417,10 @@ async def open_browser(options: BrowserOptions) -> AsyncIterator[Browser]:
 
 async def first_page(browser: Browser, *, launched: bool) -> Page:
     """The page a command works on: the tab a launched browser opened with, or a new tab
-    in an attached browser (closed when cdpkit detaches)."""
+    in an attached browser (closed when cdpkit detaches). A grid browser with settings
+    gets a new tab too: the one it started with predates them."""
+    if browser.process is None and browser.settings is not None:
+        launched = False
     if launched and browser.pages:
         return browser.pages[0]  # set up by launch() before it returned
     return await browser.new_page()

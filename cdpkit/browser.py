@@ -21,6 +21,7 @@ from . import cdp
 from ._autoconnect import AUTO, find_running_chrome
 from ._endpoint import browser_ws_url, check_headers, redact
 from ._profiles import ProfileLock, profile_dir
+from ._settings import BrowserSettings, PageSetup, Proxy, page_setup, resolve_settings
 from ._transport import PipeTransport, Transport, WebSocketTransport
 from .connection import Connection
 from .errors import (
@@ -33,7 +34,13 @@ from .errors import (
     PageCrashedError,
     TargetClosedError,
 )
-from .launcher import ChromeProcess, check_user_data_dir, check_viewport, start_chrome
+from .launcher import (
+    DEFAULT_ARGS,
+    ChromeProcess,
+    check_user_data_dir,
+    check_viewport,
+    start_chrome,
+)
 from .page import Page
 from .session import Session
 
@@ -67,9 +74,14 @@ class Browser(Session):
         *,
         process: ChromeProcess | None,
         command_timeout: float,
+        settings: BrowserSettings | None = None,
     ) -> None:
         super().__init__(connection, None, command_timeout=command_timeout)
         self.process = process
+        self.settings = settings
+        self._started = False  # pages attached before (tabs already open) vs after
+        self._rotation = 0  # the next of settings.user_agents for a new context
+        self._setups: dict[str | None, PageSetup | None] = {}
         self._profile_lock: ProfileLock | None = None
         self._pages: dict[str, Page] = {}
         self._page_arrived: dict[str, asyncio.Future[Page]] = {}
@@ -99,9 +111,10 @@ class Browser(Session):
         task.add_done_callback(self._tasks.discard)
 
     async def _start(self) -> None:
-        get_version = cdp.browser.get_version()
-        replies: tuple[dict[str, Any], ...] = await asyncio.gather(
-            self.call(get_version.method),
+        # The version first: the settings of the pages attached below need Chrome's own
+        # user agent (one round trip on a local connection).
+        self.version = await self.send(cdp.browser.get_version())
+        await asyncio.gather(
             self.call("Target.setDiscoverTargets", {"discover": True}),
             # Existing pages are attached (and their sessions registered) before this answers.
             self.call(
@@ -114,7 +127,7 @@ class Browser(Session):
                 },
             ),
         )
-        self.version = get_version.parse(replies[0])
+        self._started = True
         # Pages that already existed are being set up now; no need to wait: a session runs
         # its commands in order, so anything sent to them comes after their setup.
         if self.process is not None:
@@ -176,6 +189,28 @@ class Browser(Session):
             code = params.get("errorCode")
             page._fail(PageCrashedError(f"The page crashed ({status}, error code {code})"))
 
+    def _page_setup(self, page: Page, context: BrowserContext | None) -> PageSetup | None:
+        """What the settings of ``page``'s context make it do before it runs, or ``None``.
+
+        A launched browser's pages all get them; an attached browser's tabs that were
+        already open when cdpkit attached are left as they are.
+        """
+        if context is not None:
+            key: str | None = context.id
+            settings, agent = context.settings, context.user_agent
+        else:
+            key, settings = None, self.settings
+            agent = None
+            if settings is not None:
+                agent = settings.user_agent or (settings.user_agents or (None,))[0]
+        if settings is None or (self.process is None and not self._started):
+            return None
+        if key not in self._setups:
+            self._setups[key] = page_setup(
+                settings, user_agent=agent, browser_user_agent=self.version.user_agent
+            )
+        return self._setups[key]
+
     @property
     def pages(self) -> list[Page]:
         """Open pages of every context, oldest first."""
@@ -217,18 +252,73 @@ class Browser(Session):
             finally:
                 self._page_arrived.pop(target_id, None)
         await page._ready
+        if page._setup_error is not None:
+            with contextlib.suppress(CDPError):
+                await page.close()
+            raise page._setup_error
         if url is not None:
             from ._navigation import load  # imported on first use: import cdpkit stays light
 
             await load(page, url)
         return page
 
-    async def new_context(self) -> BrowserContext:
+    async def new_context(
+        self,
+        *,
+        settings: BrowserSettings | None = None,
+        user_agent: str | None = None,
+        user_agents: Sequence[str] | None = None,
+        accept_language: str | None = None,
+        locale: str | None = None,
+        timezone: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        proxy: Proxy | str | None = None,
+        stealth: bool | str | os.PathLike[str] | None = None,
+        send_dnt: bool | None = None,
+    ) -> BrowserContext:
         """Create an isolated context (own cookies, storage and cache), like a fresh
         incognito profile. Use it as ``async with await browser.new_context() as ctx``;
-        closing it closes its pages and discards its data."""
-        result = await self.call("Target.createBrowserContext", {"disposeOnDetach": True})
-        context = BrowserContext(self, result["browserContextId"])
+        closing it closes its pages and discards its data.
+
+        Args:
+            settings: The context's :class:`~cdpkit.BrowserSettings`; default the
+                browser's (those given to :func:`launch` or :func:`connect`).
+            user_agent, user_agents, accept_language, locale, timezone, extra_headers,
+                proxy, stealth, send_dnt: Change one setting over ``settings``. A
+                ``proxy`` here is the context's own (``Target.createBrowserContext``);
+                without one the context uses the browser's.
+
+        Every page of the context gets the settings before its first request, popups
+        and pages it opens included. With ``user_agents``, each new context takes the
+        next one in turn.
+
+        Raises:
+            ValueError: A setting Chrome would refuse, naming it.
+        """
+        shortcuts = {
+            "user_agent": user_agent, "user_agents": user_agents,
+            "accept_language": accept_language, "locale": locale, "timezone": timezone,
+            "extra_headers": extra_headers, "proxy": proxy, "stealth": stealth,
+            "send_dnt": send_dnt,
+        }
+        own = resolve_settings(settings if settings is not None else self.settings, shortcuts)
+        if own is not None and own.proxy is None and self.settings is not None:
+            own = own.replace(proxy=self.settings.proxy)  # its credentials still answered
+        agent = None
+        if own is not None:
+            agent = own.user_agent
+            if agent is None and own.user_agents:
+                agent = own.user_agents[self._rotation % len(own.user_agents)]
+                self._rotation += 1
+        command = cdp.target.create_browser_context(dispose_on_detach=True)
+        if own is not None and own.proxy is not None:
+            command = cdp.target.create_browser_context(
+                dispose_on_detach=True,
+                proxy_server=own.proxy.server,
+                proxy_bypass_list=own.proxy.bypass_list(),
+            )
+        result = await self.send(command)
+        context = BrowserContext(self, result.browser_context_id, settings=own, user_agent=agent)
         self._contexts[context.id] = context
         return context
 
@@ -302,11 +392,23 @@ class BrowserContext:
     Attributes:
         id: The ``browserContextId``.
         browser: The browser it belongs to.
+        settings: The :class:`~cdpkit.BrowserSettings` its pages get, or ``None``.
+        user_agent: The user agent its pages send when the settings give one (or
+            rotate ``user_agents``), else ``None`` (Chrome's own, or the stealth one).
     """
 
-    def __init__(self, browser: Browser, context_id: str) -> None:
+    def __init__(
+        self,
+        browser: Browser,
+        context_id: str,
+        *,
+        settings: BrowserSettings | None = None,
+        user_agent: str | None = None,
+    ) -> None:
         self.browser = browser
         self.id = context_id
+        self.settings = settings
+        self.user_agent = user_agent
         self._closed = False
 
     def __repr__(self) -> str:
@@ -329,6 +431,7 @@ class BrowserContext:
             return
         self._closed = True
         self.browser._contexts.pop(self.id, None)
+        self.browser._setups.pop(self.id, None)
         with contextlib.suppress(ConnectionClosedError):
             await self.browser.call("Target.disposeBrowserContext", {"browserContextId": self.id})
         for page in self.pages:
@@ -384,6 +487,17 @@ def launch(
     lock_timeout: float = 30,
     env: Mapping[str, str] | None = None,
     viewport: tuple[int, int] | None = None,
+    settings: BrowserSettings | None = None,
+    user_agent: str | None = None,
+    user_agents: Sequence[str] | None = None,
+    accept_language: str | None = None,
+    locale: str | None = None,
+    timezone: str | None = None,
+    extra_headers: Mapping[str, str] | None = None,
+    proxy: Proxy | str | None = None,
+    ignore_default_args: Sequence[str] | bool | None = None,
+    stealth: bool | str | os.PathLike[str] | None = None,
+    send_dnt: bool | None = None,
 ) -> _BrowserStarter:
     """Start Chrome and connect to it: ``async with cdpkit.launch() as browser: ...``.
 
@@ -405,13 +519,21 @@ def launch(
         viewport: ``(width, height)`` of every page's viewport (``innerWidth`` x
             ``innerHeight`` in headless mode), new tabs and popups included; default
             ``(1280, 720)``, unless ``args`` has ``--window-size``.
+        settings: How the browser presents itself and reaches the network
+            (:class:`~cdpkit.BrowserSettings`): applied to every page of every context,
+            popups included, before its first request. ``proxy`` is launch-wide
+            (``--proxy-server``); ``locale`` also sets ``--lang``.
+        user_agent, user_agents, accept_language, locale, timezone, extra_headers,
+            proxy, ignore_default_args, stealth, send_dnt: Change one setting over
+            ``settings`` (see :class:`~cdpkit.BrowserSettings`).
 
     Raises:
         LaunchError: Chrome was not found, exited, or was not ready within ``timeout``
             (the message includes Chrome's last output lines), or ``args`` conflict with
             what cdpkit sets (``--user-data-dir``; ``--remote-debugging-port`` with
             ``pipe=True``; ``--window-size`` with ``viewport=``).
-        ValueError: ``viewport`` is not two pixel sizes from 1 to 16384.
+        ValueError: ``viewport`` is not two pixel sizes from 1 to 16384, or a setting
+            is invalid (the message names it).
         ProfileLockedError: The persistent profile stayed locked for ``lock_timeout``.
 
     On exit (normal, exception or cancellation) the browser's whole process group is
@@ -425,6 +547,22 @@ def launch(
     if viewport is not None:
         viewport = check_viewport(viewport)
     directory = profile_dir(profile) if profile is not None else user_data_dir
+    resolved_settings = resolve_settings(
+        settings,
+        {
+            "user_agent": user_agent, "user_agents": user_agents,
+            "accept_language": accept_language, "locale": locale, "timezone": timezone,
+            "extra_headers": extra_headers, "proxy": proxy,
+            "ignore_default_args": ignore_default_args, "stealth": stealth,
+            "send_dnt": send_dnt,
+        },
+    )
+    chrome_args = list(args)
+    default_args = DEFAULT_ARGS
+    if resolved_settings is not None:
+        _check_settings_args(resolved_settings, args)
+        chrome_args = [*resolved_settings.launch_args(), *args]
+        default_args = resolved_settings.default_args()
 
     async def start() -> Browser:
         lock: ProfileLock | None = None
@@ -436,11 +574,12 @@ def launch(
             process = await start_chrome(
                 executable_path=executable_path,
                 headless=headless,
-                args=args,
+                args=chrome_args,
                 user_data_dir=directory,
                 pipe=pipe,
                 env=env,
                 viewport=viewport,
+                default_args=default_args,
             )
         except BaseException:
             if lock is not None:
@@ -458,7 +597,12 @@ def launch(
                     url = await process.wait_for_endpoint(timeout)
                     transport = await WebSocketTransport.connect(url, timeout=timeout)
                 connection = Connection(transport)
-                browser = Browser(connection, process=process, command_timeout=command_timeout)
+                browser = Browser(
+                    connection,
+                    process=process,
+                    command_timeout=command_timeout,
+                    settings=resolved_settings,
+                )
                 browser._profile_lock = lock
                 connection.start(browser)
                 try:
@@ -482,6 +626,31 @@ def launch(
     return _BrowserStarter(start)
 
 
+def _check_settings_args(settings: BrowserSettings, args: Sequence[str]) -> None:
+    """Refuse Chrome flags that say the same thing as a setting, differently.
+
+    Raises:
+        LaunchError: Names the flag and the setting.
+    """
+    clashes = [
+        (flag, setting)
+        for flag, setting, given in (
+            ("--proxy-server", "proxy", settings.proxy is not None),
+            ("--proxy-bypass-list", "proxy", settings.proxy is not None),
+            ("--lang", "locale", settings.locale is not None),
+            ("--accept-lang", "accept_language", settings.effective_accept_language is not None),
+            ("--user-agent", "user_agent", bool(settings.user_agent or settings.user_agents)),
+        )
+        if given and any(arg.lstrip("-").partition("=")[0] == flag[2:] for arg in args)
+    ]
+    if clashes:
+        raise LaunchError(
+            "Conflicting Chrome arguments: "
+            + "; ".join(f"{flag} in args and the {setting}= setting: give only one"
+                        for flag, setting in clashes)
+        )
+
+
 async def _abandon(
     process: ChromeProcess, transport: Transport | None, lock: ProfileLock | None
 ) -> None:
@@ -501,6 +670,16 @@ def connect(
     timeout: float = 30,
     command_timeout: float = 30,
     keepalive: float | None = 20,
+    settings: BrowserSettings | None = None,
+    user_agent: str | None = None,
+    user_agents: Sequence[str] | None = None,
+    accept_language: str | None = None,
+    locale: str | None = None,
+    timezone: str | None = None,
+    extra_headers: Mapping[str, str] | None = None,
+    proxy: Proxy | str | None = None,
+    stealth: bool | str | os.PathLike[str] | None = None,
+    send_dnt: bool | None = None,
 ) -> _BrowserStarter:
     """Attach to a running browser: ``async with cdpkit.connect("http://127.0.0.1:9222")``.
 
@@ -521,6 +700,12 @@ def connect(
             front of a remote browser do not drop an idle connection; ``None`` sends none.
             A missing answer to a ping never closes the connection (a busy browser is not
             a dead one); a dead one is noticed when the socket fails.
+        settings: :class:`~cdpkit.BrowserSettings` for the pages and contexts opened
+            after attaching (tabs already open are left as they are). A ``proxy`` applies
+            to contexts from :meth:`Browser.new_context` (the default context keeps the
+            browser's own).
+        user_agent, user_agents, accept_language, locale, timezone, extra_headers,
+            proxy, stealth, send_dnt: Change one setting over ``settings``.
 
     Raises:
         ConnectError: Nothing listens there, it is not a DevTools endpoint (the message
@@ -533,6 +718,15 @@ def connect(
     Closing detaches: the browser keeps running (pages cdpkit opened are closed).
     """
     sent_headers = check_headers(headers)
+    resolved_settings = resolve_settings(
+        settings,
+        {
+            "user_agent": user_agent, "user_agents": user_agents,
+            "accept_language": accept_language, "locale": locale, "timezone": timezone,
+            "extra_headers": extra_headers, "proxy": proxy, "stealth": stealth,
+            "send_dnt": send_dnt,
+        },
+    )
     if keepalive is not None and keepalive <= 0:
         raise ValueError(f"keepalive must be a positive number of seconds or None, got {keepalive}")
 
@@ -571,7 +765,12 @@ def connect(
                     ) from None
                 stage = f"the browser at {shown} to answer Browser.getVersion"
                 connection = Connection(transport)
-                browser = Browser(connection, process=None, command_timeout=command_timeout)
+                browser = Browser(
+                    connection,
+                    process=None,
+                    command_timeout=command_timeout,
+                    settings=resolved_settings,
+                )
                 connection.start(browser)
                 try:
                     await browser._start()

@@ -562,11 +562,13 @@ def build_args(
     pipe: bool,
     extra_args: Sequence[str] = (),
     viewport: tuple[int, int] | None = DEFAULT_VIEWPORT,
+    default_args: Sequence[str] = DEFAULT_ARGS,
 ) -> list[str]:
     """Chrome's command line (without the executable); ``viewport=None`` leaves the
-    window size to ``extra_args`` or Chrome."""
+    window size to ``extra_args`` or Chrome; ``default_args`` replaces
+    :data:`DEFAULT_ARGS` (``BrowserSettings.ignore_default_args``)."""
     own_port = _has_flag(extra_args, "--remote-debugging-port")
-    args = [*DEFAULT_ARGS, f"--user-data-dir={user_data_dir}"]
+    args = [*default_args, f"--user-data-dir={user_data_dir}"]
     if pipe:
         args.append("--remote-debugging-pipe")
     elif not own_port:
@@ -594,12 +596,14 @@ async def start_chrome(
     pipe: bool = False,
     env: Mapping[str, str] | None = None,
     viewport: tuple[int, int] | None = None,
+    default_args: Sequence[str] = DEFAULT_ARGS,
 ) -> ChromeProcess:
     """Start Chrome; the caller waits for its endpoint (or uses the pipe) and stops it.
 
     Args:
         viewport: Every page's ``innerWidth x innerHeight`` in headless mode; default
             :data:`DEFAULT_VIEWPORT`, unless ``args`` sets ``--window-size``.
+        default_args: The flags used instead of :data:`DEFAULT_ARGS`.
 
     Raises:
         LaunchError: No Chrome found, the profile is Chrome's default one, ``args``
@@ -629,7 +633,12 @@ async def start_chrome(
     command = [
         executable,
         *build_args(
-            headless=headless, user_data_dir=profile, pipe=pipe, extra_args=args, viewport=viewport
+            headless=headless,
+            user_data_dir=profile,
+            pipe=pipe,
+            extra_args=args,
+            viewport=viewport,
+            default_args=default_args,
         ),
     ]
     child_env = dict(os.environ if env is None else env)

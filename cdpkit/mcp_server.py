@@ -48,7 +48,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._browser_options import CLIError, browser_options, report_error
+from ._browser_options import (
+    SETTINGS_HELP,
+    CLIError,
+    browser_options,
+    browser_settings,
+    report_error,
+)
 
 if TYPE_CHECKING:
     from ._mcp_session import ServerOptions
@@ -92,7 +98,8 @@ HELP = {
     "grid": "Lease the browser from a Selenium Grid 4 (http://grid:4444) instead of launching "
     "one; its session is deleted when the server stops.",
     "header": "An HTTP header for --connect or --grid ('Name: value', e.g. an Authorization "
-    "token), repeatable; never printed.",
+    "token), sent to that endpoint only, repeatable; never printed (--extra-header sends "
+    "one with the pages' requests).",
     "profile": "Launch on this persistent profile (see `cdpkit open-browser --profile NAME`).",
     "chrome": "The Chrome or Chromium executable to launch (default: $CDPKIT_CHROME, then "
     "the usual names and places).",
@@ -109,6 +116,7 @@ HELP = {
     "allowed_origins": "Only web pages of these origins may be loaded, read or downloaded "
     f"(default: any); {ORIGINS_HELP}.",
     "blocked_origins": f"Refuse web pages of these origins, even if allowed; {ORIGINS_HELP}.",
+    **SETTINGS_HELP,
 }
 
 
@@ -164,6 +172,12 @@ def server_options(
     allow_file_urls: bool = False,
     allowed_origins: str | Sequence[str] | None = None,
     blocked_origins: str | Sequence[str] | None = None,
+    user_agent: str | None = None,
+    locale: str | None = None,
+    timezone: str | None = None,
+    proxy: str | None = None,
+    stealth: bool = False,
+    extra_header: Sequence[str] | None = None,
 ) -> ServerOptions:
     """The server's options from the values of its command line, checked: what both
     ``cdpkit mcp`` and ``python -m cdpkit.mcp_server`` run before anything starts.
@@ -197,6 +211,9 @@ def server_options(
             ``*.example.com`` (its subdomains).
         blocked_origins: Web pages of these origins are refused, even if also allowed
             (same forms).
+        user_agent, locale, timezone, proxy, stealth, extra_header: The browser's
+            identity, as the CLI's options of the same names
+            (:func:`cdpkit._browser_options.browser_settings`).
 
     Raises:
         CLIError: A value or a combination that makes no sense (``http`` not
@@ -226,6 +243,14 @@ def server_options(
         chrome=chrome,
         grid=grid,
         header=tuple(header or ()),
+        settings=browser_settings(
+            user_agent=user_agent,
+            locale=locale,
+            timezone=timezone,
+            proxy=proxy,
+            stealth=stealth,
+            extra_header=tuple(extra_header or ()),
+        ),
     )
     return ServerOptions(
         browser=browser,
@@ -345,6 +370,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--allowed-origins", metavar="ORIGINS", action="append", help=HELP["allowed_origins"])
     add("--blocked-origins", metavar="ORIGINS", action="append", help=HELP["blocked_origins"])
+    add("--user-agent", metavar="UA", help=HELP["user_agent"])
+    add("--locale", metavar="TAG", help=HELP["locale"])
+    add("--timezone", metavar="ZONE", help=HELP["timezone"])
+    add("--proxy", metavar="URL", help=HELP["proxy"])
+    add("--stealth", action="store_true", help=HELP["stealth"])
+    add("--extra-header", metavar="'NAME: VALUE'", action="append", help=HELP["extra_header"])
     return parser
 
 

@@ -12,15 +12,18 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from . import cdp
 from .errors import CDPError, ConnectionClosedError, PageCrashedError, TargetClosedError
 from .session import Session
 
 if TYPE_CHECKING:
     from ._frames import _Frames
+    from ._model import Command
+    from ._settings import PageSetup
     from .browser import Browser, BrowserContext
     from .connection import Connection
 
@@ -57,6 +60,21 @@ class Dialog:
     url: str
     accepted: bool | None = None
     prompt_text: str | None = None
+
+
+def _settings_error(error: CDPError) -> CDPError:
+    """The failure to apply a page's settings, naming the setting Chrome refused."""
+    text = str(error)
+    for method, setting in (
+        ("setTimezoneOverride", "timezone"),
+        ("setLocaleOverride", "locale"),
+        ("setUserAgentOverride", "user_agent"),
+        ("setExtraHTTPHeaders", "extra_headers"),
+        ("addScriptToEvaluateOnNewDocument", "stealth"),
+    ):
+        if method in text or method in str(getattr(error, "method", "")):
+            return CDPError(f"Chrome refused the browser setting {setting}=: {text}")
+    return error
 
 
 # Decides how to answer a dialog: (accept, prompt_text), or None to leave it open.
@@ -108,6 +126,15 @@ class Page(Session):
         self._closed_event = asyncio.Event()
         self._frame_tracker: _Frames | None = None  # created on first use (see _frames)
         self._domain_users: dict[str, int] = {}
+        # What BrowserSettings give this page (see cdpkit._settings), applied while paused.
+        self._setup: PageSetup | None = browser._page_setup(self, context)
+        self._setup_error: CDPError | None = None
+        self._auth_answered: set[str] = set()
+        if self._setup is not None and self._setup.network:
+            self._domain_users["Network"] = 1  # extra headers need it: never disabled
+        if self._setup is not None and self._setup.proxy is not None:
+            self._on("Fetch.requestPaused", self._request_paused)
+            self._on("Fetch.authRequired", self._auth_required)
         self._on("Runtime.consoleAPICalled", self._record("console"))
         self._on("Runtime.exceptionThrown", self._record("exception"))
         self._on("Log.entryAdded", self._record("log"))
@@ -137,19 +164,90 @@ class Page(Session):
 
     async def _initialize(self) -> None:
         # Pipelined: Chrome handles one session's commands in order, so the page only
-        # resumes after the domains are enabled and nothing it logs is missed.
-        try:
-            await asyncio.gather(
-                self.call("Page.enable"),
-                self.call("Page.setLifecycleEventsEnabled", {"enabled": True}),
-                self.call("Runtime.enable"),
-                self.call("Log.enable"),
-                self.call("Runtime.runIfWaitingForDebugger"),
+        # resumes after the domains are enabled and its settings applied: nothing it logs
+        # is missed, and its first request already carries its identity.
+        setup = self._setup
+        settings = [self.send(command) for command in setup.commands] if setup else []
+        if setup is not None and setup.proxy is not None:
+            settings.append(self.send(self.fetch_enable()))
+        results = await asyncio.gather(
+            self.call("Page.enable"),
+            self.call("Page.setLifecycleEventsEnabled", {"enabled": True}),
+            self.call("Runtime.enable"),
+            self.call("Log.enable"),
+            *settings,
+            self.call("Runtime.runIfWaitingForDebugger"),
+            return_exceptions=True,
+        )
+        for index, result in enumerate(results):
+            if not isinstance(result, BaseException):
+                continue
+            if isinstance(result, ConnectionClosedError):
+                return  # closed while starting; calls on it will say so
+            if not isinstance(result, CDPError):
+                raise result
+            if 4 <= index < 4 + len(settings):
+                if self._setup_error is None:
+                    self._setup_error = _settings_error(result)
+                    log.warning("Applying the browser settings to page %s failed: %s",
+                                self.target_id, self._setup_error)
+            else:
+                log.warning("Setting up page %s failed: %s", self.target_id, result)
+
+    # -- proxy authentication (BrowserSettings.proxy with credentials) ------------------------
+
+    def fetch_enable(self, patterns: Sequence[cdp.fetch.RequestPattern] = ()) -> Command[None]:
+        """The ``Fetch.enable`` a tool sends to pause the requests matching ``patterns``,
+        keeping what the page itself needs: on a page answering a proxy's credential
+        challenges, every request still pauses at its request stage (the page continues
+        those itself; a tool ignores pauses without a response) and challenges still
+        reach the page. Undo it with :meth:`fetch_release`, never ``Fetch.disable``."""
+        setup = self._setup
+        if setup is None or setup.proxy is None:
+            return cdp.fetch.enable(patterns=list(patterns))
+        every_request = cdp.fetch.RequestPattern(url_pattern="*", request_stage="Request")
+        return cdp.fetch.enable(patterns=[*patterns, every_request], handle_auth_requests=True)
+
+    async def fetch_release(self) -> None:
+        """End a tool's :meth:`fetch_enable`: ``Fetch`` off, or back to what the page
+        needs for its proxy's credentials. Never raises for a closed page."""
+        if self.closed:
+            return
+        with contextlib.suppress(CDPError):
+            if self._setup is not None and self._setup.proxy is not None:
+                await self.send(self.fetch_enable())
+            else:
+                await self.send(cdp.fetch.disable())
+
+    def _request_paused(self, params: dict[str, Any]) -> None:
+        if "responseStatusCode" in params or "responseErrorReason" in params:
+            return  # a tool's pause at the response (see fetch_enable): the tool answers it
+        request_id = cdp.fetch.RequestId(params["requestId"])
+        self.browser._background(self._quietly(cdp.fetch.continue_request(request_id)))
+
+    def _auth_required(self, params: dict[str, Any]) -> None:
+        request_id = cdp.fetch.RequestId(params["requestId"])
+        proxy = self._setup.proxy if self._setup is not None else None
+        challenge = params.get("authChallenge") or {}
+        Response = cdp.fetch.AuthChallengeResponse
+        if proxy is None or challenge.get("source") != "Proxy":
+            answer = Response(response="Default")  # a site's own login: as without cdpkit
+        elif request_id in self._auth_answered:
+            # Asked again: the credentials were refused. Cancel, so the request ends with
+            # the proxy's 407 instead of asking forever.
+            answer = Response(response="CancelAuth")
+        else:
+            self._auth_answered.add(request_id)
+            answer = Response(
+                response="ProvideCredentials",
+                username=proxy.username or "",
+                password=proxy.password or "",
             )
-        except ConnectionClosedError:
-            pass  # closed while starting; calls on it will say so
-        except CDPError as exc:
-            log.warning("Setting up page %s failed: %s", self.target_id, exc)
+        self.browser._background(self._quietly(cdp.fetch.continue_with_auth(request_id, answer)))
+
+    async def _quietly(self, command: Command[None]) -> None:
+        with contextlib.suppress(CDPError):  # the request or page may be gone meanwhile
+            await self.send(command)
 
     def _record(
         self, kind: Literal["console", "exception", "log"]

@@ -157,6 +157,13 @@ def _named(handler: Handler) -> None:
     handler.reply(200, b"named body", "text/plain", {"Content-Disposition": _query(handler, "cd", "")})
 
 
+def _echo_headers(handler: Handler) -> None:
+    """The request's headers as a JSON object (name -> value), for identity tests."""
+    import json
+
+    handler.reply(200, json.dumps(dict(handler.headers.items())), "application/json")
+
+
 def start_server() -> FixtureServer:
     server = FixtureServer()
     server.route("/slow", _slow)
@@ -167,6 +174,7 @@ def start_server() -> FixtureServer:
     server.route("/dl/short", _short)
     server.route("/dl/stall", _stall)
     server.route("/dl/named", _named)
+    server.route("/echo/headers", _echo_headers)
     return server.start()
 
 

@@ -40,6 +40,7 @@ FLOORS: dict[str, int] = {
     "browser": 2,
     "_grid": 2,
     "_pool": 2,
+    "_settings": 2,
     # The package re-exports the core (floor 2) and imports the tools only lazily, in
     # __getattr__; that import is the one allowed to go up (a re-export, not a use).
     "__init__": 2,

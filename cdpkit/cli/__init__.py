@@ -30,6 +30,7 @@ them.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import sys
 from typing import Annotated
@@ -50,6 +51,7 @@ from ._mcp import mcp
 from ._pages import eval_, pdf, repl, scrape, screenshot, snapshot
 from ._params import check_output_dir as check_output_dir
 from ._params import check_output_file as check_output_file
+from ._params import with_settings
 from ._protocol import gen, protocol
 
 # The `name as name` imports above keep importable from cdpkit.cli the helpers that
@@ -107,6 +109,9 @@ for _command, _name in (
     (doctor, None),
     (mcp, None),
 ):
+    # The commands that start a browser take its identity options (see with_settings).
+    if "settings" in inspect.signature(_command).parameters:
+        _command = with_settings(_command)
     app.command(_name)(_command)
 
 

@@ -20,8 +20,10 @@ from .._cli_common import (
     open_browser,
     report_error,
     run,
+    start_browser,
 )
-from ..errors import CDPError
+from .._settings import BrowserSettings
+from ..errors import CDPError, ProfileLockedError
 from ._params import (
     ChromeArgOption,
     DebugOption,
@@ -112,10 +114,13 @@ def launch(
     viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
+    settings: BrowserSettings | None = None,
 ) -> None:
     """Start a browser, print its endpoint (http://127.0.0.1:PORT) on stdout, and keep it
     running until Ctrl-C. Other commands attach to it with --connect ENDPOINT."""
-    options = _options(None, headful, profile, chrome_arg, timeout, viewport=viewport)
+    options = _options(
+        None, headful, profile, chrome_arg, timeout, viewport=viewport, settings=settings
+    )
 
     async def work() -> None:
         async with open_browser(options) as browser:
@@ -153,14 +158,32 @@ def open_browser_command(
     chrome_arg: ChromeArgOption = None,
     viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
+    lock_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--lock-timeout",
+            min=0,
+            metavar="SECONDS",
+            help="How long to wait for the profile while another browser uses it "
+            "(default: --timeout).",
+            show_default=False,
+        ),
+    ] = None,
     debug: DebugOption = False,
+    settings: BrowserSettings | None = None,
 ) -> None:
-    """Open a browser window on a persistent profile for a manual login. It holds the
-    profile's lock while open and exits when the window is closed; later runs with
-    --profile NAME (or launch(profile="NAME")) start logged in."""
+    """Open a browser window on a persistent profile for a manual login, at URL if given
+    (e.g. the site's login page). It holds the profile's lock while open and exits when
+    the window is closed; later runs with --profile NAME (or launch(profile="NAME"),
+    pool(profile="NAME")) start logged in."""
+    import dataclasses
+
     from .._profiles import profile_dir
 
-    options = _options(None, True, profile, chrome_arg, timeout, viewport=viewport)
+    options = dataclasses.replace(
+        _options(None, True, profile, chrome_arg, timeout, viewport=viewport, settings=settings),
+        lock_timeout=lock_timeout,
+    )
     try:
         directory = profile_dir(profile)
     except ValueError as exc:
@@ -178,7 +201,14 @@ def open_browser_command(
         raise typer.Exit(1)
 
     async def work() -> None:
-        async with open_browser(options) as browser:
+        try:
+            browser = await start_browser(options)
+        except ProfileLockedError as exc:
+            raise CLIError(
+                str(exc).replace("launch(lock_timeout=...) sets how long",
+                                 "--lock-timeout SECONDS sets how long")
+            ) from None
+        async with browser:
             endpoint = http_endpoint(browser)
             print(endpoint, flush=True)
             if target is not None and browser.pages:

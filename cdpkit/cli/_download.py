@@ -21,6 +21,7 @@ from .._cli_common import (
     open_page,
     run,
 )
+from .._settings import BrowserSettings
 from ._params import (
     ChromeArgOption,
     ConnectOption,
@@ -166,6 +167,7 @@ def download(
     viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
+    settings: BrowserSettings | None = None,
 ) -> None:
     """Download a file the way the page would (its cookies and Referer apply), streamed
     to disk, with a progress bar for large files.
@@ -175,7 +177,8 @@ def download(
     new one becomes name-1.ext, name-2.ext... It is saved only when complete (a body
     cut short is an error and leaves no file)."""
     options = _options(
-        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
+        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
+        settings=settings,
     )
     target = normalize_url(url)
     page_url = normalize_url(from_page) if from_page is not None else None

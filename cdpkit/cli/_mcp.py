@@ -52,6 +52,19 @@ def mcp(
         list[str] | None,
         typer.Option("--blocked-origins", metavar="ORIGINS", help=HELP["blocked_origins"]),
     ] = None,
+    user_agent: Annotated[
+        str | None, typer.Option("--user-agent", metavar="UA", help=HELP["user_agent"])
+    ] = None,
+    locale: Annotated[str | None, typer.Option("--locale", metavar="TAG", help=HELP["locale"])] = None,
+    timezone: Annotated[
+        str | None, typer.Option("--timezone", metavar="ZONE", help=HELP["timezone"])
+    ] = None,
+    proxy: Annotated[str | None, typer.Option("--proxy", metavar="URL", help=HELP["proxy"])] = None,
+    stealth: Annotated[bool, typer.Option("--stealth", help=HELP["stealth"])] = False,
+    extra_header: Annotated[
+        list[str] | None,
+        typer.Option("--extra-header", metavar="'NAME: VALUE'", help=HELP["extra_header"]),
+    ] = None,
 ) -> None:
     """Serve the browser tools to an AI agent over the Model Context Protocol (needs the
     `mcp` extra: pip install 'cdpkit-browser[mcp]'). The browser starts on the first tool
@@ -73,6 +86,12 @@ def mcp(
             allow_file_urls=allow_file_urls,
             allowed_origins=allowed_origins,
             blocked_origins=blocked_origins,
+            user_agent=user_agent,
+            locale=locale,
+            timezone=timezone,
+            proxy=proxy,
+            stealth=stealth,
+            extra_header=extra_header,
         )
     )
     if status:

@@ -23,6 +23,7 @@ from .._cli_common import (
     open_page,
     run,
 )
+from .._settings import BrowserSettings
 from ._params import (
     ChromeArgOption,
     ConnectOption,
@@ -58,6 +59,7 @@ def repl(
     wait_ms: WaitOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
+    settings: BrowserSettings | None = None,
 ) -> None:
     """A Python console on a live page: top-level await; cdpkit, cdp, tools, browser and
     page preloaded; raw lines like `Page.navigate url=https://example.com`; :help lists
@@ -66,7 +68,8 @@ def repl(
     from .. import repl as repl_module
 
     options = _options(
-        connect, headful, profile, chrome_arg, timeout, pipe, viewport=viewport, grid=grid, header=header
+        connect, headful, profile, chrome_arg, timeout, pipe, viewport=viewport, grid=grid, header=header,
+        settings=settings,
     )
     start_url = normalize_url(url) if url is not None else None
     raise typer.Exit(
@@ -127,10 +130,12 @@ def screenshot(
     viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
+    settings: BrowserSettings | None = None,
 ) -> None:
     """Save a screenshot of a page, once its content has settled."""
     options = _options(
-        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
+        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
+        settings=settings,
     )
     target = normalize_url(url)
     named = check_output_file(output, _EXTENSION_FORMATS, what="screenshot") if output else None
@@ -170,11 +175,13 @@ def pdf(
     viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
+    settings: BrowserSettings | None = None,
 ) -> None:
     """Save a page as PDF (as printed, with its print styles), once its content has
     settled. Headless only: Chrome prints to PDF without a window."""
     options = _options(
-        connect, False, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
+        connect, False, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
+        settings=settings,
     )
     target = normalize_url(url)
     check_output_file(output, {".pdf": "pdf"}, what="PDF")
@@ -215,11 +222,13 @@ def snapshot(
     viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
+    settings: BrowserSettings | None = None,
 ) -> None:
     """Print a page's accessibility snapshot once its content has settled: one line per
     node, `[index] role "name" @(x,y,w,h)`."""
     options = _options(
-        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
+        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
+        settings=settings,
     )
     target = normalize_url(url)
 
@@ -272,12 +281,14 @@ def scrape(
     viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
+    settings: BrowserSettings | None = None,
 ) -> None:
     """Print a page's content as markdown, its links, or its text, once it has settled. A
     URL that is a media file (image, video, audio, PDF) is saved with -o instead; other
     files (CSV, ZIP...) are for `cdpkit download`."""
     options = _options(
-        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
+        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
+        settings=settings,
     )
     target = normalize_url(url)
     if output is not None:
@@ -350,11 +361,13 @@ def eval_(
     viewport: ViewportOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
+    settings: BrowserSettings | None = None,
 ) -> None:
     """Evaluate JavaScript in a page once its content has settled and print the result
     (strings as they are, anything else as JSON)."""
     options = _options(
-        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
+        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
+        settings=settings,
     )
     target = normalize_url(url)
 

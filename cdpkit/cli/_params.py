@@ -4,14 +4,21 @@ output files and folders made before any browser starts.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import sys
+import typing
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 
+from .._browser_options import SETTINGS_HELP, browser_settings
 from .._cli_common import CLIError
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 ConnectOption = Annotated[
     str | None,
@@ -40,8 +47,9 @@ HeaderOption = Annotated[
     typer.Option(
         "--header",
         metavar="'NAME: VALUE'",
-        help="An HTTP header for --connect or --grid (e.g. an Authorization token), "
-        "repeatable; never printed.",
+        help="An HTTP header for --connect or --grid (e.g. an Authorization token), sent to "
+        "that endpoint only, repeatable; never printed. --extra-header sends one with the "
+        "pages' requests.",
         show_default=False,
     ),
 ]
@@ -76,6 +84,64 @@ ViewportOption = Annotated[
         show_default=False,
     ),
 ]
+# The browser's identity: on every command that starts a browser, added by with_settings.
+_SETTINGS_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "user_agent": (
+        Annotated[str | None, typer.Option("--user-agent", metavar="UA", help=SETTINGS_HELP["user_agent"], show_default=False)],
+        None,
+    ),
+    "locale": (
+        Annotated[str | None, typer.Option("--locale", metavar="TAG", help=SETTINGS_HELP["locale"], show_default=False)],
+        None,
+    ),
+    "timezone": (
+        Annotated[str | None, typer.Option("--timezone", metavar="ZONE", help=SETTINGS_HELP["timezone"], show_default=False)],
+        None,
+    ),
+    "proxy": (
+        Annotated[str | None, typer.Option("--proxy", metavar="URL", help=SETTINGS_HELP["proxy"], show_default=False)],
+        None,
+    ),
+    "stealth": (Annotated[bool, typer.Option("--stealth", help=SETTINGS_HELP["stealth"])], False),
+    "extra_header": (
+        Annotated[
+            list[str] | None,
+            typer.Option("--extra-header", metavar="'NAME: VALUE'", help=SETTINGS_HELP["extra_header"], show_default=False),
+        ],
+        None,
+    ),
+}
+
+
+def with_settings(command: F) -> F:
+    """``command`` with the identity options (``--user-agent``, ``--locale``,
+    ``--timezone``, ``--proxy``, ``--stealth``, ``--extra-header``) on its command line,
+    before ``--timeout``; they reach it as one ``settings=`` (a checked
+    :class:`~cdpkit.BrowserSettings`, or ``None``)."""
+    hints = typing.get_type_hints(command, include_extras=True)
+    signature = inspect.signature(command)
+    own = [p.replace(annotation=hints[p.name]) for p in signature.parameters.values()
+           if p.name != "settings"]
+    added = [
+        inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default,
+                          annotation=annotation)
+        for name, (annotation, default) in _SETTINGS_OPTIONS.items()
+    ]
+    at = next((i for i, p in enumerate(own) if p.name in ("timeout", "debug")), len(own))
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        values = {name: kwargs.pop(name, default) for name, (_, default) in _SETTINGS_OPTIONS.items()}
+        return command(*args, settings=browser_settings(**values), **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=[*own[:at], *added, *own[at:]])  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {
+        **{name: hint for name, hint in hints.items() if name != "settings"},
+        **{name: annotation for name, (annotation, _) in _SETTINGS_OPTIONS.items()},
+    }
+    return wrapper  # type: ignore[return-value]
+
+
 TimeoutOption = Annotated[
     float,
     typer.Option(

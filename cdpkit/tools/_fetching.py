@@ -135,11 +135,11 @@ async def _page_request(
     # Raw events read through their generated JSON shape: a fast path (the RequestPaused
     # model's schema alone takes ~50 ms to build on first use, in every fresh process).
     async with page.listen(cdp.fetch.RequestPaused, raw=True) as paused:
+        # page.fetch_enable: a page answering its proxy's credential challenges keeps
+        # doing so (and continues its requests' request-stage pauses itself).
         await page.send(
-            cdp.fetch.enable(
-                patterns=[
-                    cdp.fetch.RequestPattern(url_pattern=_fetch_pattern(url), request_stage="Response")
-                ]
+            page.fetch_enable(
+                [cdp.fetch.RequestPattern(url_pattern=_fetch_pattern(url), request_stage="Response")]
             )
         )
         attempt = asyncio.ensure_future(
@@ -158,6 +158,8 @@ async def _page_request(
                             return None  # the page's fetch settled without reaching a response
                         pause = _paused(next_pause.result())
                         next_pause = None
+                        if "responseStatusCode" not in pause and "responseErrorReason" not in pause:
+                            continue  # a request-stage pause: the page's own (see above)
                         if pause["request"]["url"] == url and pause["resourceType"] in (
                             "XHR",
                             "Fetch",
@@ -186,9 +188,7 @@ async def _page_request(
             return Fetched(part, headers, url)
         finally:
             await cancel_and_wait(attempt, *([next_pause] if next_pause is not None else []))
-            if not page.closed:
-                with contextlib.suppress(CDPError):
-                    await page.send(cdp.fetch.disable())
+            await page.fetch_release()
 
 
 def _paused(event: RawEvent) -> RequestPausedJSON:

@@ -112,7 +112,11 @@ async def test_a_silent_endpoint_fails_the_tool_within_timeout_naming_the_option
         (["--grid", "ftp://x"], "Invalid --grid 'ftp://x': expected a Selenium Grid URL such as http://grid:4444"),
         (["--grid", "4444", "--connect", "9222"], "--connect and --grid both say where the browser is: give one"),
         (["--grid", "4444", "--profile", "work"], "--profile do not apply with --grid (the grid's node starts Chrome)"),
-        (["--header", "X-Token: s3cret"], "--header only applies with --connect or --grid"),
+        (
+            ["--header", "X-Token: s3cret"],
+            "--header only applies with --connect or --grid (it is sent to the endpoint); "
+            "--extra-header 'Name: value' sends a header with the page's requests",
+        ),
         (["--connect", "9222", "--header", "Bearer s3cret"], "Invalid --header '***': expected 'Name: value'"),
     ],
 )

@@ -283,10 +283,11 @@ class Browser(Session):
         Args:
             settings: The context's :class:`~cdpkit.BrowserSettings`; default the
                 browser's (those given to :func:`launch` or :func:`connect`).
-            user_agent, user_agents, accept_language, locale, timezone, extra_headers,
-                proxy, stealth, send_dnt: Change one setting over ``settings``. A
-                ``proxy`` here is the context's own (``Target.createBrowserContext``);
-                without one the context uses the browser's.
+
+        The keywords ``user_agent``, ``user_agents``, ``accept_language``, ``locale``,
+        ``timezone``, ``extra_headers``, ``proxy``, ``stealth`` and ``send_dnt`` each change
+        one setting over ``settings``. A ``proxy`` here is the context's own
+        (``Target.createBrowserContext``); without one the context uses the browser's.
 
         Every page of the context gets the settings before its first request, popups
         and pages it opens included. With ``user_agents``, each new context takes the
@@ -474,6 +475,20 @@ class _BrowserStarter:
             await self._browser.close()
 
 
+async def _replace_first_tabs(browser: Browser) -> None:
+    """Swap the tab Chrome opened at start for a fresh one that carries the settings.
+
+    The start tab exists before cdpkit attaches, so it is not paused and may still be
+    committing its first document: settings sent then can be lost with that commit. A tab
+    cdpkit creates waits, paused, until they are applied.
+    """
+    started = [page for page in browser.pages if page.url in ("", "about:blank")]
+    if not started:
+        return  # e.g. a profile's restored tabs: those stay the person's
+    await browser.new_page()
+    await asyncio.gather(*(page.close() for page in started), return_exceptions=True)
+
+
 def launch(
     *,
     headless: bool = True,
@@ -522,10 +537,10 @@ def launch(
         settings: How the browser presents itself and reaches the network
             (:class:`~cdpkit.BrowserSettings`): applied to every page of every context,
             popups included, before its first request. ``proxy`` is launch-wide
-            (``--proxy-server``); ``locale`` also sets ``--lang``.
-        user_agent, user_agents, accept_language, locale, timezone, extra_headers,
-            proxy, ignore_default_args, stealth, send_dnt: Change one setting over
-            ``settings`` (see :class:`~cdpkit.BrowserSettings`).
+            (``--proxy-server``); ``locale`` also sets ``--lang``. The keywords
+            ``user_agent``, ``user_agents``, ``accept_language``, ``locale``,
+            ``timezone``, ``extra_headers``, ``proxy``, ``ignore_default_args``,
+            ``stealth`` and ``send_dnt`` each change one setting over it.
 
     Raises:
         LaunchError: Chrome was not found, exited, or was not ready within ``timeout``
@@ -607,6 +622,8 @@ def launch(
                 connection.start(browser)
                 try:
                     await browser._start()
+                    if resolved_settings is not None:
+                        await _replace_first_tabs(browser)
                 except ConnectionClosedError:
                     await asyncio.sleep(0.05)  # let Chrome's last output arrive
                     raise LaunchError(
@@ -703,9 +720,9 @@ def connect(
         settings: :class:`~cdpkit.BrowserSettings` for the pages and contexts opened
             after attaching (tabs already open are left as they are). A ``proxy`` applies
             to contexts from :meth:`Browser.new_context` (the default context keeps the
-            browser's own).
-        user_agent, user_agents, accept_language, locale, timezone, extra_headers,
-            proxy, stealth, send_dnt: Change one setting over ``settings``.
+            browser's own). The keywords ``user_agent``, ``user_agents``,
+            ``accept_language``, ``locale``, ``timezone``, ``extra_headers``, ``proxy``,
+            ``stealth`` and ``send_dnt`` each change one setting over it.
 
     Raises:
         ConnectError: Nothing listens there, it is not a DevTools endpoint (the message

@@ -79,6 +79,7 @@ _SKIPPED_TAGS = frozenset(
         "applet",
         "portal",
         "slot",
+        "label",
     ]
 )
 _CONTAINER_TAGS = frozenset(
@@ -734,7 +735,9 @@ def _is_layout_table(node: LexborNode) -> bool:
     attrs = node.attributes
     if attrs.get("role") in ("presentation", "none"):
         return True
-    return node.css_first("table, h1, h2, h3, h4, h5, h6, pre, blockquote, article") is not None
+    if any(inner.mem_id != node.mem_id for inner in node.css("table")):
+        return True
+    return node.css_first("h1, h2, h3, h4, h5, h6, pre, blockquote, article") is not None
 
 
 def _link_headings(blocks: list[Block]) -> None:

@@ -30,7 +30,15 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode, SelectolaxError
 
 from ._blocks import Block, BlockReader, plain
 from ._budget import Part, choose, cut_text, describe_cuts, marker, tokens
-from ._document import base_url, find_forms, javascript_signals, og_image, read_metadata, read_title
+from ._document import (
+    base_url,
+    find_forms,
+    javascript_signals,
+    meta_table,
+    og_image,
+    read_metadata,
+    read_title,
+)
 from ._formats import Renderer
 from ._main_content import main_content_html
 from ._rank import bm25_scores, keyword_matcher, matches
@@ -63,10 +71,11 @@ def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
     """
     tree = LexborHTMLParser(html)
     base = base_url(tree, url)
-    title = read_title(tree)
-    metadata = read_metadata(tree, base)
+    meta = meta_table(tree)
+    title = read_title(tree, meta)
+    metadata = read_metadata(tree, meta, base)
     signals = javascript_signals(tree, len(html))
-    page_image = og_image(tree, base)
+    page_image = og_image(meta, base)
     tree.strip_tags(_INVISIBLE)
     body = tree.body or tree.root
     text_chars = len(_SPACES.sub(" ", body.text(separator=" ")).strip()) if body is not None else 0

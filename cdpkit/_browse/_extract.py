@@ -40,7 +40,7 @@ from ._document import (
     read_title,
 )
 from ._formats import Renderer
-from ._main_content import main_content_html
+from ._main_content import main_content_html, restore_details
 from ._rank import bm25_scores, keyword_matcher, matches
 from ._result import BrowseOptions, Extraction, Form, Link, MediaItem, Metadata
 
@@ -92,12 +92,12 @@ def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
     blocks: list[Block] | None = None
     if options.readability:
         source = html if not (options.selectors or options.exclude_selectors) else _fragment(roots)
-        main = main_content_html(source, base)
+        main = main_content_html(source)
         if main:
             main_tree = LexborHTMLParser(main)
             reader = BlockReader(base, skip_chrome=False)
-            main_roots = [main_tree.body] if main_tree.body is not None else []
-            blocks = reader.read(main_roots)
+            blocks = reader.read([main_tree.body] if main_tree.body is not None else [])
+            restore_details(blocks, reader.media, roots, base)
     if blocks is None:
         reader = BlockReader(base, skip_chrome=True)
         blocks = reader.read(roots)
@@ -354,18 +354,25 @@ def _text_content(
     """Markdown or plain text: the title line, then the blocks, within the budget."""
     rendered = [(index, renderer.block(blocks[index])) for index in order]
     rendered = [(index, text) for index, text in rendered if text]
-    first_is_h1 = (
-        bool(rendered)
-        and blocks[rendered[0][0]].kind == "heading"
-        and blocks[rendered[0][0]].level == 1
-    )
     title_line = ""
     # Main content (readability) is the article alone, as Readability gives it: the title
-    # stays in Extraction.title.
-    if title and not first_is_h1 and not options.readability:
+    # stays in Extraction.title. A page whose <h1> says its title does not get it twice.
+    if title and not options.readability and not _has_title_heading(title, blocks, order):
         title_line = f"# {title}" if renderer.fmt == "markdown" else title
     parts = _parts(blocks, [i for i, _ in rendered], ranks, [t for _, t in rendered])
     return _fit_text(title_line, parts, options.max_tokens)
+
+
+def _has_title_heading(title: str, blocks: Sequence[Block], order: Sequence[int]) -> bool:
+    """Whether a level-1 heading among the shown blocks says the title (or part of it)."""
+    folded = title.casefold()
+    for index in order:
+        block = blocks[index]
+        if block.kind == "heading" and block.level == 1:
+            heading = block.text.casefold().strip()
+            if heading and (heading in folded or folded in heading):
+                return True
+    return False
 
 
 def _fit_text(title_line: str, parts: list[Part], max_tokens: int | None) -> tuple[str, list[str]]:

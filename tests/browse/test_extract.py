@@ -200,6 +200,18 @@ def test_readability_keeps_the_article_and_drops_comments_sidebar_and_menus() ->
     assert main.title == "Port Wren votes to dredge its harbour - Wren Gazette"
 
 
+def test_readability_output_keeps_what_the_page_says_about_links_code_lists_and_images() -> None:
+    content = _article(readability=True).content
+
+    assert content.startswith("# Brewing Tea at Home\n\nGood tea needs")  # byline and "¶" gone
+    assert "[water guide](https://kettle.example/guides/water.html)" in content  # <base href>
+    assert "![A blue teapot](https://kettle.example/guides/pot-1200.jpg)" in content  # srcset
+    assert "```python\nimport time" in content
+    assert "1. Boil\n2. Pour" in content
+    assert "| Green | 80 °C | 2 |" in content
+    assert "hidden" not in content
+
+
 # -- keywords and query ----------------------------------------------------------------------
 
 

@@ -565,10 +565,16 @@ class BlockReader:
                 if cells:
                     header = header or (not rows and all_th)
                     rows.append(cells)
-        if any(plain(cell).strip() for row in rows for cell in row):
-            width = max(len(row) for row in rows)
-            rows = [row + [""] * (width - len(row)) for row in rows]
-            self.blocks.append(Block("table", inline=caption, rows=rows, header=header))
+        if not any(plain(cell).strip() for row in rows for cell in row):
+            return
+        width = max(len(row) for row in rows)
+        if width == 1:  # a one-column table lays out paragraphs
+            self.blocks.extend(
+                Block("paragraph", inline=row[0]) for row in rows if plain(row[0]).strip()
+            )
+            return
+        rows = [row + [""] * (width - len(row)) for row in rows]
+        self.blocks.append(Block("table", inline=caption, rows=rows, header=header))
 
     def _table_row(self, row: LexborNode) -> tuple[list[str], bool]:
         cells: list[str] = []
@@ -703,8 +709,8 @@ def _image_source(attrs: dict[str, str | None]) -> str:
         if not srcset:
             continue
         for candidate in re.split(r",\s+(?=\S)", srcset.strip()):
-            pieces = candidate.split()
-            if not pieces or pieces[0].startswith("data:"):
+            pieces = candidate.strip(" ,").split()
+            if not pieces or pieces[0].startswith("data:") or not pieces[0].strip(","):
                 continue
             size = 1.0
             if len(pieces) > 1:

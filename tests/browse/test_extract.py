@@ -509,6 +509,29 @@ def test_static_articles_do_not_need_javascript() -> None:
 # -- robustness ------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("html", "content"),
+    [
+        ("", ""),
+        ("just words", "just words"),
+        ("<p>a<p>b", "a\n\nb"),
+        ("<table><tr><td>one</td></tr><tr><td>two</td></tr></table>", "one\n\ntwo"),  # layout
+        ("<ul><li></li></ul><pre> </pre><h1></h1><p>only</p>", "only"),
+        ('<img srcset=",, ," alt="broken">', ""),
+        (
+            '<img srcset="a.jpg 1x, b.jpg 2x" src="c.jpg" alt="sharp">',
+            "![sharp](https://o.example/b.jpg)",
+        ),
+        (
+            "<p>x<b> bold </b>y<a href='/l'><img src='i.png' alt='logo'></a></p>",
+            "x **bold** y![logo](https://o.example/i.png)",
+        ),
+    ],
+)
+def test_odd_markup_gives_sensible_content(html: str, content: str) -> None:
+    assert extract_html(html, "https://o.example/", BrowseOptions()).content == content
+
+
 def test_deeply_nested_markup_does_not_overflow_the_stack() -> None:
     html = "<body>" + "<div><span>" * 3000 + "deep words" + "</span></div>" * 3000 + "</body>"
 

@@ -104,6 +104,12 @@ def measure(corpus: Path) -> dict[str, object]:
         summary[f"{key}_median"] = statistics.median(values)
     for key in ("tokens", "tokens_whole_page", "ms", "ms_without_readability", "ms_trafilatura"):
         summary[f"{key}_median"] = statistics.median(float(r[key]) for r in rows)  # type: ignore[arg-type]
+    # Speed on pages the size of the benchmark's article (150-300 KB of HTML).
+    sized = [r for r in rows if 150 <= float(r["html_kb"]) <= 300]  # type: ignore[arg-type]
+    summary["pages_150_300_kb"] = len(sized)
+    if sized:
+        for key in ("ms", "ms_without_readability"):
+            summary[f"{key}_150_300_kb_median"] = statistics.median(float(r[key]) for r in sized)  # type: ignore[arg-type]
     return {"summary": summary, "pages": rows}
 
 
@@ -141,6 +147,11 @@ def main(argv: list[str] | None = None) -> int:
         f"median ms: readability {s['ms_median']:.1f}, without readability {s['ms_without_readability_median']:.1f},"
         f" trafilatura alone {s['ms_trafilatura_median']:.1f}"
     )
+    if s.get("pages_150_300_kb"):
+        print(
+            f"median ms on the {s['pages_150_300_kb']} pages of 150-300 KB: without readability"
+            f" {s['ms_without_readability_150_300_kb_median']:.1f}, with readability {s['ms_150_300_kb_median']:.1f}"
+        )
     return 0
 
 

@@ -359,16 +359,13 @@ def test_budget_keeps_headings_and_first_blocks_and_says_what_was_cut() -> None:
     assert _tokens(result.content) <= 60 < _tokens(full.content)
     assert result.truncated
     assert result.content.endswith("cut to fit max_tokens=60]")
-    for heading in (
-        "# Brewing Tea at Home",
-        "## Steeping times",
-        "## Equipment",
-        "### Timer script",
-        "## Ask us",
-    ):
-        assert heading in result.content  # the outline survives
+    # The outline first (outermost levels), then the blocks in page order.
+    assert result.content.startswith("# Brewing Tea at Home\n\nBy Ada Leaf, 1 March 2024\n\n")
+    for heading in ("## Steeping times", "## Equipment", "## Ask us"):
+        assert heading in result.content
+    assert "### Timer script" not in result.content and "import time" not in result.content
     assert any(
-        re.fullmatch(r"cut \d+ blocks? \([\d,]+ tokens\) under 'Equipment'", note)
+        re.fullmatch(r"cut \d+ blocks? \([\d,]+ tokens\) under 'Timer script'", note)
         for note in result.truncation
     )
 
@@ -379,6 +376,20 @@ def test_budget_cuts_by_query_rank() -> None:
     assert _tokens(result.content) <= 120
     assert "Funding comes from a mix of sources" in result.content
     assert "Harbour master Ines Calloway" not in result.content
+
+
+def test_the_best_ranked_block_too_long_for_the_budget_is_cut_short_not_skipped() -> None:
+    long = " ".join(["A kettle boils water; descale the kettle monthly."] * 40)
+    html = (
+        "<h1>Guide</h1><h2>Intro</h2><p>Short intro.</p>"
+        f"<h2>Kettles</h2><p>{long}</p><h2>Other</h2><p>Cups and saucers.</p>"
+    )
+    result = extract_html(html, "https://g.example/", BrowseOptions(query="kettle", max_tokens=100))
+
+    assert _tokens(result.content) <= 100
+    assert result.content.startswith("# Guide\n\n## Kettles\n\nA kettle boils water;")
+    assert "\u2026\n\n" in result.content  # the cut paragraph ends with an ellipsis
+    assert result.truncation[0] == "cut the block under 'Kettles' short to fit"
 
 
 def test_a_budget_smaller_than_the_title_cuts_the_title_and_says_so() -> None:

@@ -43,6 +43,7 @@ from ._formats import Renderer
 from ._main_content import main_content_html, restore_details
 from ._rank import bm25_scores, keyword_matcher, matches
 from ._result import BrowseOptions, Extraction, Form, Link, MediaItem, Metadata
+from ._semantic import semantic_scores
 
 __all__ = ["extract_html", "extract_text"]
 
@@ -50,6 +51,8 @@ _INVISIBLE = ["script", "style", "template", "noscript"]
 _SPACES = re.compile(r"\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _LONG_PARAGRAPH = 1500  # characters: longer text paragraphs (PDF pages) are split at lines
+_SEMANTIC_MATCH = 0.25  # cosine from which a block is about the query (all-MiniLM-L6-v2)
+_SEMANTIC_BLOCKS = 64  # blocks the embeddings re-rank, at most
 
 
 def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
@@ -254,7 +257,7 @@ def _finish(
             notes.append(f"no block matched the keywords ({mode} {quoted}): content left empty")
     ranks: dict[int, int] = {}
     if options.query and order:
-        order, ranks = _rank(blocks, order, options.query)
+        order, ranks = _rank(blocks, order, options.query, semantic=options.semantic)
     extraction = Extraction(
         title=title,
         content="",
@@ -300,15 +303,36 @@ def _keyword_filter(blocks: Sequence[Block], options: BrowseOptions) -> list[int
 
 
 def _rank(
-    blocks: Sequence[Block], order: list[int], query: str
+    blocks: Sequence[Block], order: list[int], query: str, *, semantic: bool | None
 ) -> tuple[list[int], dict[int, int]]:
-    """``order`` by BM25 relevance to ``query`` (best first, each block after the headings
-    it sits under); unchanged when no block shares a word with the query."""
+    """``order`` by relevance to ``query`` (best first, each block after the headings it
+    sits under): BM25, averaged with the embeddings' cosine when the ``semantic`` extra is
+    installed (and ``semantic`` is not ``False``); unchanged when no block relates to the
+    query (no shared word, and no cosine of :data:`_SEMANTIC_MATCH` or more)."""
     body = [i for i in order if blocks[i].kind != "heading"]
     documents = [
         " ".join([*(blocks[h].text for h in blocks[i].headings), blocks[i].text]) for i in body
     ]
     scores = bm25_scores(documents, query)
+    if semantic is not False:
+        # The embeddings re-rank the BM25 leaders (then the page's first blocks): the
+        # model's cost stays bounded on any page.
+        leaders = sorted(range(len(body)), key=lambda i: (-scores[i], i))[:_SEMANTIC_BLOCKS]
+        # The block's own words first: the model reads only the first 64 tokens.
+        passages = [
+            " ".join([blocks[body[i]].text, *(blocks[h].text for h in blocks[body[i]].headings)])
+            for i in leaders
+        ]
+        similarities = semantic_scores(passages, query)
+        if similarities is not None:
+            if not any(scores) and max(similarities, default=0.0) < _SEMANTIC_MATCH:
+                return order, {}
+            top = max(scores) or 1.0
+            cosine = dict(zip(leaders, similarities, strict=True))
+            scores = [
+                0.5 * score / top + 0.5 * max(cosine.get(i, 0.0), 0.0)
+                for i, score in enumerate(scores)
+            ]
     if not any(scores):
         return order, {}
     ranked = [

@@ -255,7 +255,9 @@ def test_a_keyword_matching_nothing_gives_empty_content_and_says_so() -> None:
 
 
 def test_query_puts_the_most_relevant_block_first_after_its_heading() -> None:
-    result = _noisy(readability=True, query="who pays: funding and mooring fees", format="text")
+    result = _noisy(
+        readability=True, query="who pays: funding and mooring fees", format="text", semantic=False
+    )
     blocks = result.content.split("\n\n")
 
     assert blocks[0] == "Port Wren votes to dredge its harbour"
@@ -265,8 +267,9 @@ def test_query_puts_the_most_relevant_block_first_after_its_heading() -> None:
     )  # no query word: last, in page order
 
 
-def test_a_query_matching_nothing_keeps_document_order() -> None:
-    assert _article(query="xylophone quartz").content == _article().content
+@pytest.mark.parametrize("semantic", [False, None])
+def test_a_query_matching_nothing_keeps_document_order(semantic: bool | None) -> None:
+    assert _article(query="xylophone quartz", semantic=semantic).content == _article().content
 
 
 # -- formats and links ---------------------------------------------------------------------
@@ -371,7 +374,7 @@ def test_budget_keeps_headings_and_first_blocks_and_says_what_was_cut() -> None:
 
 
 def test_budget_cuts_by_query_rank() -> None:
-    result = _noisy(readability=True, query="mooring fees funding", max_tokens=120)
+    result = _noisy(readability=True, query="mooring fees funding", max_tokens=120, semantic=False)
 
     assert _tokens(result.content) <= 120
     assert "Funding comes from a mix of sources" in result.content
@@ -384,7 +387,9 @@ def test_the_best_ranked_block_too_long_for_the_budget_is_cut_short_not_skipped(
         "<h1>Guide</h1><h2>Intro</h2><p>Short intro.</p>"
         f"<h2>Kettles</h2><p>{long}</p><h2>Other</h2><p>Cups and saucers.</p>"
     )
-    result = extract_html(html, "https://g.example/", BrowseOptions(query="kettle", max_tokens=100))
+    result = extract_html(
+        html, "https://g.example/", BrowseOptions(query="kettle", max_tokens=100, semantic=False)
+    )
 
     assert _tokens(result.content) <= 100
     assert result.content.startswith("# Guide\n\n## Kettles\n\nA kettle boils water;")
@@ -550,12 +555,12 @@ def test_deeply_nested_markup_does_not_overflow_the_stack() -> None:
 
 
 def test_threads_extracting_at_once_get_the_same_results() -> None:
-    expected = _noisy(query="harbour dredging", max_tokens=300).content
+    expected = _noisy(query="harbour dredging", max_tokens=300, semantic=False).content
     results: list[str] = []
 
     def work() -> None:
         for _ in range(5):
-            results.append(_noisy(query="harbour dredging", max_tokens=300).content)
+            results.append(_noisy(query="harbour dredging", max_tokens=300, semantic=False).content)
 
     threads = [threading.Thread(target=work) for _ in range(4)]
     for thread in threads:
@@ -584,7 +589,7 @@ def test_max_tokens_500_holds_on_every_corpus_page_in_every_format() -> None:
     for page in pages:
         html = (page / "source.html").read_text(encoding="utf-8", errors="replace")
         for options in (
-            BrowseOptions(max_tokens=500, query="the main point of the article"),
+            BrowseOptions(max_tokens=500, query="the main point of the article", semantic=False),
             BrowseOptions(max_tokens=500, readability=True, format="text", link_style="numbered"),
             BrowseOptions(max_tokens=500, format="json"),
             BrowseOptions(max_tokens=500, format="links"),

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -53,6 +53,7 @@ _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _LONG_PARAGRAPH = 1500  # characters: longer text paragraphs (PDF pages) are split at lines
 _SEMANTIC_MATCH = 0.25  # cosine from which a block is about the query (all-MiniLM-L6-v2)
 _SEMANTIC_BLOCKS = 64  # blocks the embeddings re-rank, at most
+_LINK_MARK = re.compile(r"\x01(\d+)\x02")
 
 
 def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
@@ -270,16 +271,17 @@ def _finish(
         text_chars=text_chars,
         javascript_needed=javascript_needed,
     )
-    if notes and options.format != "links":
-        return extraction
+    if notes and options.format != "json":
+        return extraction  # no block matched the keywords: nothing to show
     renderer = Renderer(
         options.format if options.format != "a11y" else "markdown", options.link_style, links, media
     )
     if options.format == "links":
-        content, cut = _links_content(links, options.max_tokens)
+        shown = _links_in(blocks, order) if options.keywords else range(len(links))
+        content, cut = _links_content(links, shown, options.max_tokens)
     elif options.format == "json":
         content, cut = _json_content(
-            title, blocks, order, ranks, renderer, extraction, options.max_tokens
+            title, blocks, order, ranks, renderer, extraction, options.max_tokens, notes
         )
     else:
         content, cut = _text_content(title, blocks, order, ranks, renderer, options)
@@ -447,8 +449,34 @@ def _fit_text(
     return content, notes
 
 
-def _links_content(links: Sequence[Link], max_tokens: int | None) -> tuple[str, list[str]]:
-    lines = [f"[{n}] {link.text} <{link.url}>" for n, link in enumerate(links, 1)]
+def _links_in(blocks: Sequence[Block], order: Sequence[int]) -> list[int]:
+    """Indexes of the links the blocks of ``order`` hold, in page order, each once."""
+    found: dict[int, None] = {}
+
+    def visit(block: Block) -> None:
+        texts = [block.inline, *(cell for row in block.rows for cell in row)]
+        pending = list(block.items)
+        while pending:
+            item = pending.pop(0)
+            texts.append(item.inline)
+            pending.extend(nested for child in item.children for nested in child.items)
+        for text in texts:
+            for match in _LINK_MARK.finditer(text):
+                found.setdefault(int(match.group(1)), None)
+        for child in block.children:
+            visit(child)
+
+    for index in sorted(order):
+        visit(blocks[index])
+    return list(found)
+
+
+def _links_content(
+    links: Sequence[Link], shown: Iterable[int], max_tokens: int | None
+) -> tuple[str, list[str]]:
+    """One ``[n] text <url>`` line per link of ``shown`` (``n`` its number on the page),
+    the last ones cut to fit the budget."""
+    lines = [f"[{i + 1}] {links[i].text} <{links[i].url}>" for i in shown if i < len(links)]
     full = "\n".join(lines)
     if max_tokens is None or len(full) <= max_tokens * 4:
         return full, []
@@ -477,9 +505,11 @@ def _json_content(
     renderer: Renderer,
     extraction: Extraction,
     max_tokens: int | None,
+    earlier: Sequence[str] = (),
 ) -> tuple[str, list[str]]:
     """The JSON object of :mod:`._formats`, within the budget: blocks are cut by priority,
-    then (when still too long) the links, forms and media lists and the metadata."""
+    then (when still too long) the links, forms and media lists and the metadata. Its
+    ``"truncation"`` holds the ``earlier`` notes and the cuts; the cuts are returned."""
     block_data = [renderer.block_json(blocks[i]) for i in order]
     texts = [_dump(data) for data in block_data]
     document: dict[str, Any] = {
@@ -501,8 +531,8 @@ def _json_content(
         document["headings"] = [
             {"level": d["level"], "text": d["text"]} for d in chosen if d["type"] == "heading"
         ]
-        if truncation:
-            document["truncation"] = truncation
+        if earlier or truncation:
+            document["truncation"] = [*earlier, *truncation]
         else:
             document.pop("truncation", None)
         return _dump(document)
@@ -551,7 +581,7 @@ def _json_content(
         minimal: dict[str, Any] = {"title": "", "truncation": ["cut to the title"]}
         room = limit - len(_dump(minimal))
         minimal["title"] = cut_text(title, room) if room > 0 else ""
-        content = _dump(minimal) if room > 0 else ""
+        content = _dump(minimal) if room > 0 else "{}"
         cuts = [
             *cuts,
             f"cut the title to {len(minimal['title'])} characters: max_tokens={max_tokens} is smaller than it",

@@ -233,14 +233,12 @@ def test_keywords_match_whole_words_and_phrases_only() -> None:
 
 
 def test_keywords_all_needs_every_keyword_in_one_block() -> None:
-    both = _article(keywords=("green", "black"), keyword_mode="all", format="text").content
-    either = _article(keywords=("green", "black"), keyword_mode="any", format="text").content
+    both = _article(keywords=("tea", "patience"), keyword_mode="all", format="text").content
+    either = _article(keywords=("tea", "patience"), keyword_mode="any", format="text").content
 
-    assert "Steep green tea briefly; black tea wants longer." in both
-    assert "Green | 80 °C | 2" not in both.split("Steep green")[0]
-    assert "Topic" not in both
-    assert "Green | 80 °C | 2" in either  # the table has "Green" only... and "Black"
-    assert len(either) >= len(both)
+    assert "Good tea needs fresh water" in both  # has "tea" and "patience"
+    assert "Steep green tea" not in both  # "tea" only
+    assert "Good tea needs fresh water" in either and "Steep green tea" in either
 
 
 def test_a_keyword_matching_nothing_gives_empty_content_and_says_so() -> None:
@@ -252,6 +250,23 @@ def test_a_keyword_matching_nothing_gives_empty_content_and_says_so() -> None:
         "no block matched the keywords (any of 'espresso', 'latte'): content left empty"
     ]
     assert result.title and result.links  # the rest of the page is still there
+
+
+def test_a_keyword_matching_nothing_in_json_is_a_document_with_no_blocks() -> None:
+    result = _article(keywords=("espresso",), format="json")
+    data = json.loads(result.content)
+
+    assert data["blocks"] == [] and data["title"] == "Brewing Tea at Home | The Kettle Journal"
+    assert data["truncation"] == [
+        "no block matched the keywords (any of 'espresso'): content left empty"
+    ]
+    assert result.truncation == data["truncation"]
+
+
+def test_links_format_with_keywords_lists_the_links_of_the_kept_blocks() -> None:
+    result = _article(keywords=("strainer",), format="links")
+
+    assert result.content == "[2] strainer <https://kettle.example/shop/strainer>"
 
 
 def test_query_puts_the_most_relevant_block_first_after_its_heading() -> None:

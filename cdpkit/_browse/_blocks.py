@@ -432,9 +432,13 @@ class BlockReader:
         if not label:
             attrs = node.attributes
             label = (attrs.get("aria-label") or attrs.get("title") or "").strip()
+            image = node.css_first("img[alt]")
+            if not label and image is not None:
+                label = (image.attributes.get("alt") or "").strip()
             if not label:
-                return text  # an image-only link with no words: the image stays
-            text = label
+                return text  # nothing says where it goes: the image (if any) stays
+            if not text.startswith(IMAGE_OPEN):
+                text = label
         index = self._link_index.get(url)
         if index is None:
             index = self._link_index[url] = len(self.links)

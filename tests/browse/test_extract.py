@@ -550,12 +550,16 @@ def test_static_articles_do_not_need_javascript() -> None:
         ("<ul><li></li></ul><pre> </pre><h1></h1><p>only</p>", "only"),
         ('<img srcset=",, ," alt="broken">', ""),
         (
+            "<p># not a heading</p><p>- not a list<br>2. nor this</p><p>a - b</p>",
+            "\\# not a heading\n\n\\- not a list  \n2\\. nor this\n\na - b",
+        ),
+        (
             '<img srcset="a.jpg 1x, b.jpg 2x" src="c.jpg" alt="sharp">',
             "![sharp](https://o.example/b.jpg)",
         ),
         (
             "<p>x<b> bold </b>y<a href='/l'><img src='i.png' alt='logo'></a></p>",
-            "x **bold** y![logo](https://o.example/i.png)",
+            "x **bold** y[![logo](https://o.example/i.png)](https://o.example/l)",
         ),
     ],
 )

@@ -414,6 +414,8 @@ def _fit_text(
         return full, []
     limit = max_tokens * 4
     notes: list[str] = []
+    # Room for the marker at its longest for these counts (longer still when a block is
+    # cut short: then the plan is made again with that room).
     worst_marker = marker(len(parts), tokens(full), max_tokens)
     available = limit - len(worst_marker) - 2
     if len(title_line) > max(available, 0):
@@ -427,6 +429,11 @@ def _fit_text(
         return cut_title, notes
     remaining = available - (len(title_line) + 2 if title_line else 0)
     chosen = plan(parts, remaining, outline=not ranked, best_first=ranked)
+    if chosen.partial >= 0:
+        longer = len(marker(len(parts), tokens(full), max_tokens, shortened=True)) - len(
+            worst_marker
+        )
+        chosen = plan(parts, remaining - longer, outline=not ranked, best_first=ranked)
     body = []
     for position, (part, stays) in enumerate(zip(parts, chosen.kept, strict=True)):
         if stays:
@@ -436,6 +443,7 @@ def _fit_text(
     cut = [not stays and i != chosen.partial for i, stays in enumerate(chosen.kept)]
     cut_tokens = sum(tokens(p.text) for p, c in zip(parts, cut, strict=True) if c)
     if chosen.partial >= 0:
+        cut_tokens += tokens(parts[chosen.partial].text) - tokens(chosen.partial_text)
         where = parts[chosen.partial].section
         notes.append(
             f"cut the block under {where!r} short to fit"
@@ -443,7 +451,9 @@ def _fit_text(
             else "cut the first block short to fit"
         )
     notes.extend(describe_cuts(parts, [not c for c in cut]))
-    content = "\n\n".join([*pieces, *body, marker(sum(cut), cut_tokens, max_tokens)])
+    content = "\n\n".join(
+        [*pieces, *body, marker(sum(cut), cut_tokens, max_tokens, shortened=chosen.partial >= 0)]
+    )
     if len(content) > limit:  # never: the marker's room was kept; the budget is the rule
         content = cut_text(content, limit)
     return content, notes

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import re
 import threading
 from pathlib import Path
@@ -435,6 +436,77 @@ def test_every_format_stays_within_tiny_budgets(fmt: str, budget: int) -> None:
         json.loads(result.content)
 
 
+def _random_page(rng: random.Random) -> str:
+    words = [
+        "tea",
+        "kettle",
+        "water",
+        "leaf",
+        "cup",
+        "brew",
+        "steep",
+        "pot",
+        "green",
+        "black",
+        "Ōolong",
+        "a|b",
+    ]
+    parts = [
+        "<html><head><title>"
+        + " ".join(rng.choices(words, k=rng.randint(0, 30)))
+        + "</title></head><body>"
+    ]
+    for _ in range(rng.randint(0, 40)):
+        kind = rng.choice(["h", "p", "p", "ul", "table", "pre", "a"])
+        text = " ".join(rng.choices(words, k=rng.randint(1, 120)))
+        if kind == "h":
+            level = rng.randint(1, 4)
+            parts.append(f"<h{level}>{text[:80]}</h{level}>")
+        elif kind == "ul":
+            parts.append(
+                "<ul>"
+                + "".join(f"<li>{w}<ul><li>{text[:30]}</li></ul></li>" for w in words[:4])
+                + "</ul>"
+            )
+        elif kind == "table":
+            parts.append(
+                "<table><tr><th>a</th><th>b</th></tr>"
+                + f"<tr><td>{text}</td><td>x</td></tr>" * 3
+                + "</table>"
+            )
+        elif kind == "pre":
+            parts.append(
+                f"<pre><code class='language-py'>{text.replace(' ', chr(10))}</code></pre>"
+            )
+        elif kind == "a":
+            parts.append(f"<p><a href='/{rng.randint(0, 9)}'>{text[:40]}</a> {text}</p>")
+        else:
+            parts.append(f"<p>{text}</p>")
+    return "".join(parts) + "</body></html>"
+
+
+def test_random_pages_stay_within_every_budget_in_every_format() -> None:
+    rng = random.Random(20261124)
+    for _ in range(150):
+        html = _random_page(rng)
+        options = BrowseOptions(
+            format=rng.choice(["markdown", "text", "json", "links"]),
+            max_tokens=rng.choice([1, 2, 3, 5, 10, 20, 40, 80, 150, 400]),
+            query=rng.choice([None, "green tea", "kettle water"]),
+            keywords=rng.choice([(), ("tea",), ("cup", "pot")]),
+            keyword_mode=rng.choice(["any", "all"]),
+            link_style=rng.choice(["inline", "numbered", "none"]),
+            semantic=False,
+        )
+        result = extract_html(html, "https://r.example/", options)
+        assert options.max_tokens is not None
+        assert _tokens(result.content) <= options.max_tokens, (options, result.content)
+        if result.truncated:
+            assert result.truncation
+        if options.format == "json" and result.content:
+            json.loads(result.content)
+
+
 def test_one_long_text_block_is_cut_short_rather_than_dropped() -> None:
     text = " ".join(f"word{i}" for i in range(3000))
     result = extract_text(text, "https://t.example/a.txt", BrowseOptions(max_tokens=100))
@@ -458,6 +530,22 @@ def test_text_paragraphs_become_blocks_for_keywords_and_budget() -> None:
     assert result.text_chars == len(
         "First paragraph about kettles. Second one, about teapots. Third: kettles again."
     )
+
+
+def test_a_long_json_document_is_cut_short_inside_a_closed_fence() -> None:
+    raw = json.dumps({"items": [{"id": i, "name": f"item {i}"} for i in range(200)]})
+    result = extract_text(
+        raw, "https://t.example/a.json", BrowseOptions(max_tokens=60), mime_type="application/json"
+    )
+
+    assert _tokens(result.content) <= 60
+    code, marker = result.content.rsplit("\n\n", 1)
+    assert code.startswith('```json\n{\n  "items": [\n    {\n      "id": 0,')
+    assert code.endswith("\n\u2026\n```")
+    assert re.fullmatch(
+        r"\[\u2026 1 block cut short \([\d,]+ tokens\) cut to fit max_tokens=60\]", marker
+    )
+    assert result.truncation[0] == "cut the first block short to fit"
 
 
 def test_json_is_pretty_printed_in_markdown_and_raw_in_text() -> None:
@@ -517,6 +605,21 @@ def test_next_data_without_text_and_script_heavy_pages_need_javascript() -> None
     reason = extract_html(heavy, "https://h.example/", BrowseOptions()).javascript_needed
     assert reason is not None and reason.startswith(
         "only 2 characters of text in 9 KB of HTML, mostly scripts"
+    )
+
+
+def test_a_bot_challenge_page_needs_a_browser() -> None:
+    html = (
+        "<html><head><title>Just a moment...</title></head><body>"
+        "<h1>shop.example</h1><p>Checking if the site connection is secure</p>"
+        "<noscript>Enable JavaScript and cookies to continue</noscript>"
+        "<script src='/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1'></script></body></html>"
+    )
+    result = extract_html(html, "https://shop.example/", BrowseOptions())
+
+    assert (
+        result.javascript_needed
+        == "a Cloudflare challenge page: a browser running its script gets past it"
     )
 
 

@@ -394,11 +394,12 @@ def _text_content(
 
 
 def _has_title_heading(title: str, blocks: Sequence[Block], order: Sequence[int]) -> bool:
-    """Whether a level-1 heading among the shown blocks says the title (or part of it)."""
+    """Whether a heading among the shown blocks says the title (or part of it): a level-1
+    heading anywhere, or the first block being a heading."""
     folded = title.casefold()
-    for index in order:
+    for position, index in enumerate(order):
         block = blocks[index]
-        if block.kind == "heading" and block.level == 1:
+        if block.kind == "heading" and (block.level == 1 or position == 0):
             heading = block.text.casefold().strip()
             if heading and (heading in folded or folded in heading):
                 return True

@@ -670,6 +670,27 @@ def test_odd_markup_gives_sensible_content(html: str, content: str) -> None:
     assert extract_html(html, "https://o.example/", BrowseOptions()).content == content
 
 
+def test_headings_lose_their_permalink_but_not_their_words() -> None:
+    html = "<h2>Learn C#</h2><h2>Intro <a href='#i'>#</a></h2><h2>Next ¶</h2><p>x</p>"
+
+    assert (
+        extract_html(html, "https://o.example/", BrowseOptions()).content
+        == "## Learn C#\n\n## Intro\n\n## Next\n\nx"
+    )
+
+
+def test_a_link_around_blocks_is_kept_in_the_links_and_selected_links_are_read() -> None:
+    html = "<a href='/card'><h3>Card title</h3><p>Card text</p></a><p><a class='dl' href='/f.zip'>Download</a></p>"
+    card = extract_html(html, "https://o.example/", BrowseOptions())
+    selected = extract_html(
+        html, "https://o.example/", BrowseOptions(selectors=("a.dl",), format="links")
+    )
+
+    assert "### Card title\n\nCard text" in card.content
+    assert card.links[0].url == "https://o.example/card"
+    assert selected.content == "[1] Download <https://o.example/f.zip>"
+
+
 def test_deeply_nested_markup_does_not_overflow_the_stack() -> None:
     html = "<body>" + "<div><span>" * 3000 + "deep words" + "</span></div>" * 3000 + "</body>"
 

@@ -349,6 +349,9 @@ class BlockReader:
         style = attrs.get("style")
         if style and _HIDDEN_STYLE.search(style):
             return True
+        classes = attrs.get("class")
+        if classes and _hidden_by_class(classes):
+            return True
         if not self.skip_chrome:
             return False
         if tag in _CHROME_TAGS or attrs.get("role") in _CHROME_ROLES:
@@ -657,6 +660,30 @@ _BLOCK_HANDLERS = {
     "audio": BlockReader._media_block,
     "hr": BlockReader._rule,
 }
+
+
+# Classes that hide an element in the usual CSS frameworks (Bootstrap, Tailwind, WordPress).
+_HIDING_CLASSES = frozenset(
+    {
+        "sr-only",
+        "visually-hidden",
+        "screen-reader-text",
+        "d-none",
+        "is-hidden",
+        "u-hidden",
+        "hidden",
+    }
+)
+
+
+def _hidden_by_class(classes: str) -> bool:
+    """Whether ``classes`` hide the element (``hidden`` only without a responsive
+    ``md:block``-style class that shows it again)."""
+    names = classes.split()
+    for name in names:
+        if name in _HIDING_CLASSES:
+            return name != "hidden" or not any(":" in other for other in names)
+    return False
 
 
 def _block_inline(block: Block) -> str:

@@ -79,11 +79,17 @@ def test_page_chrome_hidden_elements_and_scripts_are_left_out() -> None:
         "hidden",
         "Nor is this one visible",
         "Decorative duplicate",
+        "Skip to the comments",  # class="sr-only"
+        "Bootstrap keeps",  # class="d-none"
         "analytics",
         ".promo",
         "Your email",  # form labels belong to result.forms
     ):
         assert absent not in content, absent
+
+
+def test_hidden_class_with_a_responsive_show_class_stays() -> None:
+    assert "Shown on wide screens." in _article().content
 
 
 def test_title_metadata_and_media() -> None:

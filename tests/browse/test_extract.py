@@ -704,19 +704,26 @@ def test_deeply_nested_markup_does_not_overflow_the_stack() -> None:
 
 
 def test_threads_extracting_at_once_get_the_same_results() -> None:
-    expected = _noisy(query="harbour dredging", max_tokens=300, semantic=False).content
-    results: list[str] = []
+    variants = [
+        {"query": "harbour dredging", "max_tokens": 300, "semantic": False},
+        {"readability": True, "format": "json"},
+        {"keywords": ("mooring",), "link_style": "numbered"},
+    ]
+    expected = [_noisy(**options).content for options in variants]
+    results: list[tuple[int, str]] = []
 
-    def work() -> None:
-        for _ in range(5):
-            results.append(_noisy(query="harbour dredging", max_tokens=300, semantic=False).content)
+    def work(offset: int) -> None:
+        for step in range(6):
+            which = (offset + step) % len(variants)
+            results.append((which, _noisy(**variants[which]).content))
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
+    threads = [threading.Thread(target=work, args=(offset,)) for offset in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert results == [expected] * 20
+    assert len(results) == 24
+    assert all(content == expected[which] for which, content in results)
 
 
 # -- the corpus of real pages ----------------------------------------------------------------

@@ -140,6 +140,8 @@ def extract_text(
         mime_type: The resource's type.
     """
     del url  # text has no relative links to resolve
+    # Lone surrogates (bytes a lenient decode kept) cannot be written out as UTF-8.
+    text = text.encode("utf-8", "replace").decode("utf-8")
     blocks: list[Block] = []
     if mime_type.split(";")[0].strip().endswith("json"):
         shown = text.strip()

@@ -554,6 +554,15 @@ def test_a_long_json_document_is_cut_short_inside_a_closed_fence() -> None:
     assert result.truncation[0] == "cut the first block short to fit"
 
 
+def test_undecodable_characters_never_reach_the_content() -> None:
+    text = extract_text("a \udcff b", "https://t.example/a.txt", BrowseOptions()).content
+    html = extract_html("<p>a \udcff b\x00c</p>", "https://t.example/", BrowseOptions()).content
+
+    text.encode("utf-8")
+    html.encode("utf-8")
+    assert text == "a ? b"
+
+
 def test_json_is_pretty_printed_in_markdown_and_raw_in_text() -> None:
     raw = '{"name":"tea","sizes":[1,2]}'
     markdown = extract_text(

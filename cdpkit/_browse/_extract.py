@@ -91,7 +91,7 @@ def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
         roots = _select(tree, options.selectors)
     else:
         roots = [body] if body is not None else []
-    forms = find_forms(tree, roots if options.selectors else None, base)
+    forms = find_forms(tree, roots if options.selectors else None, base, url)
 
     blocks: list[Block] | None = None
     if options.readability:

@@ -154,6 +154,13 @@ def test_forms_have_absolute_action_method_and_labelled_fields() -> None:
     assert fields["token"].value == "abc123"
 
 
+def test_a_form_without_action_submits_to_the_page_not_the_base() -> None:
+    html = "<head><base href='https://cdn.example/x/'></head><form method='post'><input name='a'></form>"
+    (form,) = extract_html(html, "https://site.example/page?id=1", BrowseOptions()).forms
+
+    assert (form.action, form.method) == ("https://site.example/page?id=1", "POST")
+
+
 # -- selectors -----------------------------------------------------------------------------
 
 

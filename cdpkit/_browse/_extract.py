@@ -6,15 +6,20 @@ Stages, in order, each in its own module:
    union, in document order) choose the subtrees to read (here);
 2. structure: HTML to blocks, links and media (:mod:`._blocks`), metadata, forms and the
    JavaScript signals (:mod:`._document`);
-3. main content, when ``options.readability`` (:mod:`._main_content`);
-4. keywords, then the ``query`` ranking (:mod:`._rank`);
-5. format (:mod:`._formats`);
+3. main content, when ``options.readability`` (:mod:`._main_content`): the article alone,
+   without the title line (the title is in :attr:`Extraction.title`);
+4. keywords (no block matching is empty content and a note, not an error), then the
+   ``query`` ranking (:mod:`._rank`, BM25; with the ``semantic`` extra also
+   all-MiniLM-L6-v2 embeddings, :mod:`._semantic`);
+5. format (:mod:`._formats`, whose docstring shows the JSON shape);
 6. token budget (:mod:`._budget`).
 
-Both entry points are pure, synchronous and thread-safe (no shared state): the engine runs
-them in a worker thread. Speed: a 200 KB article takes about 10-30 ms without readability;
-``readability=True`` adds trafilatura's pass (typically 30-100 ms, plus ~150 ms to import it
-the first time).
+Both entry points are pure, synchronous and thread-safe (no shared state but the
+semantic model, loaded once under a lock): the engine runs them in a worker thread.
+Speed (``python -m benchmarks.quality``): a 150-300 KB page takes about 10 ms without
+readability; ``readability=True`` adds trafilatura's pass (about 25 ms more, plus ~150 ms
+to import it the first time); a query with the semantic extra adds the model (about 0.3 s
+to load once, then up to 64 blocks embedded per call).
 """
 
 from __future__ import annotations

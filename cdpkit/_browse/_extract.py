@@ -19,7 +19,7 @@ semantic model, loaded once under a lock): the engine runs them in a worker thre
 Speed (``python -m benchmarks.quality``): a 150-300 KB page takes about 10 ms without
 readability; ``readability=True`` adds trafilatura's pass (about 25 ms more, plus ~150 ms
 to import it the first time); a query with the semantic extra adds the model (about 0.3 s
-to load once, then up to 64 blocks embedded per call).
+to load once, then about 0.35 s for the 24 blocks it re-ranks).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ _SPACES = re.compile(r"\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _LONG_PARAGRAPH = 1500  # characters: longer text paragraphs (PDF pages) are split at lines
 _SEMANTIC_MATCH = 0.25  # cosine from which a block is about the query (all-MiniLM-L6-v2)
-_SEMANTIC_BLOCKS = 64  # blocks the embeddings re-rank, at most
+_SEMANTIC_BLOCKS = 24  # blocks the embeddings re-rank, at most (each costs ~15 ms)
 _LINK_MARK = re.compile(r"\x01(\d+)\x02")
 
 
@@ -327,7 +327,7 @@ def _rank(
         # The embeddings re-rank the BM25 leaders (then the page's first blocks): the
         # model's cost stays bounded on any page.
         leaders = sorted(range(len(body)), key=lambda i: (-scores[i], i))[:_SEMANTIC_BLOCKS]
-        # The block's own words first: the model reads only the first 64 tokens.
+        # The block's own words first: the model reads only the first 48 tokens.
         passages = [
             " ".join([blocks[body[i]].text, *(blocks[h].text for h in blocks[body[i]].headings)])
             for i in leaders

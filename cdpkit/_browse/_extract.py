@@ -58,6 +58,7 @@ _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _LONG_PARAGRAPH = 1500  # characters: longer text paragraphs (PDF pages) are split at lines
 _SEMANTIC_MATCH = 0.25  # cosine from which a block is about the query (all-MiniLM-L6-v2)
 _SEMANTIC_BLOCKS = 24  # blocks the embeddings re-rank, at most (each costs ~15 ms)
+_SEMANTIC_HEADINGS = 100  # headings the embeddings read (a few words each)
 _LINK_MARK = re.compile(r"\x01(\d+)\x02")
 
 
@@ -315,32 +316,24 @@ def _rank(
     blocks: Sequence[Block], order: list[int], query: str, *, semantic: bool | None
 ) -> tuple[list[int], dict[int, int]]:
     """``order`` by relevance to ``query`` (best first, each block after the headings it
-    sits under): BM25, averaged with the embeddings' cosine when the ``semantic`` extra is
-    installed (and ``semantic`` is not ``False``); unchanged when no block relates to the
-    query (no shared word, and no cosine of :data:`_SEMANTIC_MATCH` or more)."""
+    sits under): BM25, or with the ``semantic`` extra installed (and ``semantic`` not
+    ``False``) BM25 normalized to 0..1 averaged with the embeddings' cosine; unchanged when
+    no block relates to the query (no shared word, and no cosine of
+    :data:`_SEMANTIC_MATCH` or more)."""
     body = [i for i in order if blocks[i].kind != "heading"]
     documents = [
         " ".join([*(blocks[h].text for h in blocks[i].headings), blocks[i].text]) for i in body
     ]
     scores = bm25_scores(documents, query)
     if semantic is not False:
-        # The embeddings re-rank the BM25 leaders (then the page's first blocks): the
-        # model's cost stays bounded on any page.
-        leaders = sorted(range(len(body)), key=lambda i: (-scores[i], i))[:_SEMANTIC_BLOCKS]
-        # The block's own words first: the model reads only the first 48 tokens.
-        passages = [
-            " ".join([blocks[body[i]].text, *(blocks[h].text for h in blocks[body[i]].headings)])
-            for i in leaders
-        ]
-        similarities = semantic_scores(passages, query)
+        similarities = _semantic_similarities(blocks, order, body, scores, query)
         if similarities is not None:
             if not any(scores) and max(similarities, default=0.0) < _SEMANTIC_MATCH:
                 return order, {}
-            top = max(scores) or 1.0
-            cosine = dict(zip(leaders, similarities, strict=True))
+            lexical = bm25_scores(documents, query, normalized=True)
             scores = [
-                0.5 * score / top + 0.5 * max(cosine.get(i, 0.0), 0.0)
-                for i, score in enumerate(scores)
+                0.5 * score + 0.5 * max(cosine, 0.0)
+                for score, cosine in zip(lexical, similarities, strict=True)
             ]
     if not any(scores):
         return order, {}
@@ -360,6 +353,50 @@ def _rank(
         placed.add(index)
     result.extend(i for i in order if i not in placed)  # headings with no block under them
     return result, ranks
+
+
+def _semantic_similarities(
+    blocks: Sequence[Block],
+    order: Sequence[int],
+    body: Sequence[int],
+    scores: Sequence[float],
+    query: str,
+) -> list[float] | None:
+    """Each body block's cosine with ``query`` (``None`` without the ``semantic`` extra).
+
+    The model's cost stays bounded on any page: it reads every heading (a few words each),
+    then re-ranks :data:`_SEMANTIC_BLOCKS` blocks: the BM25 leaders and the first blocks
+    under the headings closest to the query (so "what do people eat" reaches the section
+    "Cuisine" with no word in common). Other blocks get the cosine of their heading, a
+    little lowered.
+    """
+    headings = [i for i in order if blocks[i].kind == "heading"][:_SEMANTIC_HEADINGS]
+    heading_cosines = semantic_scores([blocks[h].text for h in headings], query)
+    if heading_cosines is None:
+        return None
+    by_heading = dict(zip(headings, heading_cosines, strict=True))
+    close = [
+        h for h, c in sorted(by_heading.items(), key=lambda pair: -pair[1]) if c >= _SEMANTIC_MATCH
+    ][:3]
+    under_close = [
+        p
+        for h in close
+        for p in [i for i, b in enumerate(body) if blocks[b].headings[-1:] == (h,)][:3]
+    ]
+    leaders = sorted(range(len(body)), key=lambda i: (-scores[i], i))
+    chosen = list(dict.fromkeys([*under_close, *leaders]))[:_SEMANTIC_BLOCKS]
+    # The block's own words first: the model reads only its first tokens.
+    passages = [
+        " ".join([blocks[body[i]].text, *(blocks[h].text for h in blocks[body[i]].headings)])
+        for i in chosen
+    ]
+    cosines = semantic_scores(passages, query) or [0.0] * len(chosen)
+    result = [
+        0.8 * max((by_heading.get(h, 0.0) for h in blocks[b].headings), default=0.0) for b in body
+    ]
+    for position, cosine in zip(chosen, cosines, strict=True):
+        result[position] = max(cosine, result[position])
+    return result
 
 
 def _parts(

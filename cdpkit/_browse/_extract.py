@@ -433,6 +433,9 @@ def _text_content(
     # stays in Extraction.title. A page whose <h1> says its title does not get it twice.
     if title and not options.readability and not _has_title_heading(title, blocks, order):
         title_line = f"# {title}" if renderer.fmt == "markdown" else title
+    elif rendered and blocks[rendered[0][0]].kind == "heading" and options.max_tokens is not None:
+        # The heading the content starts with is its title: first kept, cut when too long.
+        title_line = rendered.pop(0)[1]
     parts = _parts(blocks, [i for i, _ in rendered], ranks, [t for _, t in rendered])
     return _fit_text(title_line, parts, options.max_tokens, ranked=bool(ranks))
 
@@ -463,12 +466,25 @@ def _fit_text(
     # cut short: then the plan is made again with that room).
     worst_marker = marker(len(parts), tokens(full), max_tokens)
     available = limit - len(worst_marker) - 2
+    if not title_line and parts and available < 40:
+        # Room for the marker and barely more: the beginning of the first block instead.
+        first = min(
+            range(len(parts)), key=lambda i: (parts[i].rank, i) if not parts[i].heading else (-1, i)
+        )
+        kept = cut_text(parts[first].text.replace("\n", " "), limit)
+        notes.append(
+            f"cut to the first {len(kept)} characters: max_tokens={max_tokens} leaves no room for more"
+        )
+        return kept, notes
     if len(title_line) > max(available, 0):
         # Not even the title fits with the marker: the title alone, cut to the budget.
         cut_title = cut_text(title_line, limit)
-        notes.append(
-            f"cut the title to {len(cut_title)} characters: max_tokens={max_tokens} is smaller than it"
-        )
+        if len(cut_title) < len(title_line):
+            notes.append(
+                f"cut the title to {len(cut_title)} characters: max_tokens={max_tokens} is smaller than it"
+            )
+        else:
+            notes.append(f"kept only the title: max_tokens={max_tokens} leaves no room for more")
         if parts:
             notes.extend(describe_cuts(parts, [False] * len(parts)))
         return cut_title, notes

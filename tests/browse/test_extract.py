@@ -391,11 +391,13 @@ def test_budget_keeps_headings_and_first_blocks_and_says_what_was_cut() -> None:
     assert _tokens(result.content) <= 60 < _tokens(full.content)
     assert result.truncated
     assert result.content.endswith("cut to fit max_tokens=60]")
-    # The outline first (outermost levels), then the blocks in page order.
+    # The title, the outline (outermost levels first), then the blocks in page order.
     assert result.content.startswith("# Brewing Tea at Home\n\nBy Ada Leaf, 1 March 2024\n\n")
-    for heading in ("## Steeping times", "## Equipment", "## Ask us"):
-        assert heading in result.content
-    assert "### Timer script" not in result.content and "import time" not in result.content
+    assert (
+        "\n\n## Steeping times\n\n## Equipment\n\n### Timer script\n\n## Ask us\n\n"
+        in result.content
+    )
+    assert "import time" not in result.content and "| Tea |" not in result.content
     assert any(
         re.fullmatch(r"cut \d+ blocks? \([\d,]+ tokens\) under 'Timer script'", note)
         for note in result.truncation
@@ -435,6 +437,32 @@ def test_a_budget_smaller_than_the_title_cuts_the_title_and_says_so() -> None:
     assert result.content == "# Brewing\u2026"
     assert result.truncated
     assert result.truncation[0] == "cut the title to 10 characters: max_tokens=3 is smaller than it"
+
+
+@pytest.mark.parametrize(
+    ("budget", "content", "note"),
+    [
+        (3, "# Brewing\u2026", "cut the title to 10 characters: max_tokens=3 is smaller than it"),
+        (12, "# Brewing Tea at Home", "kept only the title: max_tokens=12 leaves no room for more"),
+    ],
+)
+def test_a_budget_smaller_than_the_h1_keeps_the_h1_as_the_title(
+    budget: int, content: str, note: str
+) -> None:
+    result = _article(max_tokens=budget)  # the page's h1 is its title: it comes first
+
+    assert (result.content, result.truncation[0]) == (content, note)
+
+
+def test_a_tiny_budget_on_a_page_without_title_shows_the_beginning() -> None:
+    result = extract_html(
+        "<p>" + "word " * 100 + "</p>", "https://w.example/", BrowseOptions(max_tokens=3)
+    )
+
+    assert result.content == "word word\u2026"
+    assert result.truncation == [
+        "cut to the first 10 characters: max_tokens=3 leaves no room for more"
+    ]
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "text", "json", "links"])

@@ -701,6 +701,10 @@ def test_static_articles_do_not_need_javascript() -> None:
         ("<p>a<p>b", "a\n\nb"),
         ("<table><tr><td>one</td></tr><tr><td>two</td></tr></table>", "one\n\ntwo"),  # layout
         ("<ul><li></li></ul><pre> </pre><h1></h1><p>only</p>", "only"),
+        (
+            "<table><tr><th>k</th><th>v</th></tr><tr><td>lead <p>para</p> tail</td><td>2</td></tr></table>",
+            "| k | v |\n| --- | --- |\n| lead para tail | 2 |",
+        ),
         ('<img srcset=",, ," alt="broken">', ""),
         (
             "<p># not a heading</p><p>- not a list<br>2. nor this</p><p>a - b</p>",

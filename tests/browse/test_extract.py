@@ -226,6 +226,25 @@ def test_readability_output_keeps_what_the_page_says_about_links_code_lists_and_
     assert "hidden" not in content
 
 
+def test_readability_without_a_main_content_falls_back_to_the_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tiny = extract_html(
+        "<html><body><p>Just one line.</p></body></html>",
+        "https://t.example/",
+        BrowseOptions(readability=True),
+    )
+    assert tiny.content == "Just one line."
+
+    import trafilatura
+
+    def broken(*args: object, **kwargs: object) -> str:
+        raise RecursionError("a parser bug on an odd page")
+
+    monkeypatch.setattr(trafilatura, "extract", broken)
+    assert "Port Wren votes to dredge its harbour" in _noisy(readability=True).content
+
+
 # -- keywords and query ----------------------------------------------------------------------
 
 

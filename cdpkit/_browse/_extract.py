@@ -126,6 +126,11 @@ def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
         options,
         text_chars=text_chars,
         javascript_needed=signals.reason(text_chars),
+        nothing_selected=(
+            f"no element matched the selectors ({', '.join(map(repr, options.selectors))}): content left empty"
+            if options.selectors and not roots
+            else ""
+        ),
     )
 
 
@@ -248,13 +253,15 @@ def _finish(
     *,
     text_chars: int,
     javascript_needed: str | None,
+    nothing_selected: str = "",
 ) -> Extraction:
-    """Keywords, query, format and budget over the blocks; the :class:`Extraction`."""
+    """Keywords, query, format and budget over the blocks; the :class:`Extraction`.
+    ``nothing_selected`` says why no block could be shown (the content is then empty)."""
     if options.link_style == "numbered":
         links = [replace(link, number=index) for index, link in enumerate(links, 1)]
-    notes: list[str] = []
+    notes: list[str] = [nothing_selected] if nothing_selected else []
     order = list(range(len(blocks)))
-    if options.keywords:
+    if options.keywords and not notes:
         order = _keyword_filter(blocks, options)
         if not order:
             quoted = ", ".join(repr(k) for k in options.keywords)
@@ -280,7 +287,7 @@ def _finish(
         javascript_needed=javascript_needed,
     )
     if notes and options.format != "json":
-        return extraction  # no block matched the keywords: nothing to show
+        return extraction  # nothing selected, or no block matched the keywords
     renderer = Renderer(
         options.format if options.format != "a11y" else "markdown", options.link_style, links, media
     )

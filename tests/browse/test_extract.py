@@ -173,6 +173,16 @@ def test_selectors_keep_only_their_subtrees_in_document_order() -> None:
     assert "Good tea needs" not in content and "Equipment" not in content
 
 
+def test_selectors_matching_nothing_give_empty_content_and_say_so() -> None:
+    result = _article(selectors=(".comments", "#reviews"))
+
+    assert result.content == ""
+    assert result.truncated
+    assert result.truncation == [
+        "no element matched the selectors ('.comments', '#reviews'): content left empty"
+    ]
+
+
 def test_selectors_can_choose_page_chrome() -> None:
     result = _article(selectors=("nav",))
 

@@ -45,6 +45,9 @@ FLOORS: dict[str, int] = {
     # __getattr__; that import is the one allowed to go up (a re-export, not a use).
     "__init__": 2,
     "tools.": 3,
+    # browse: the extraction pipeline needs only errors; the engine drives the browser and
+    # the tools (scrape's wait).
+    "_browse.": 3,
     "_browser_options": 4,
     "pytest_plugin": 4,
     "_cli_common": 4,

@@ -36,7 +36,7 @@ _PARTIAL_READ = 2.0  # seconds kept back from the deadline to read a partial pag
 _PAGE_STATE = (
     "[document.documentElement ? document.documentElement.outerHTML : '',"
     " document.body ? document.body.innerText.trim().length : 0, location.href, document.title,"
-    " performance.getEntriesByType('navigation')[0]?.responseStatus || null]"
+    " performance.getEntriesByType('navigation')[0]?.responseStatus || null, document.contentType]"
 )
 
 
@@ -51,6 +51,7 @@ class Rendered:
         title: The document's title.
         partial: The load did not finish within the time left: the page as it was.
         accessibility: The page's accessibility snapshot text, when asked for.
+        mime_type: ``document.contentType`` (a PDF or an image shows in a viewer).
     """
 
     html: str
@@ -59,6 +60,7 @@ class Rendered:
     title: str
     partial: bool = False
     accessibility: str | None = None
+    mime_type: str = "text/html"
 
 
 def navigation_error(url: str, exc: NavigationError) -> BrowseError:
@@ -168,7 +170,7 @@ async def _load(
     except WaitTimeoutError:
         partial = True
     read_timeout = max(0.5, min(_PARTIAL_READ, deadline - loop.time()))
-    html, text_length, final_url, title, shown_status = await _page_state(page, read_timeout)
+    html, text_length, final_url, title, shown_status, mime_type = await _page_state(page, read_timeout)
     status = shown_status or status
     if partial and (not text_length or final_url in ("about:blank", "")):
         raise network_error(url, "network.timeout", timeout=timeout)
@@ -176,17 +178,18 @@ async def _load(
     if accessibility:
         async with asyncio.timeout(max(0.5, deadline - loop.time())):
             text = (await snapshot(page)).text
-    return Rendered(html, final_url or url, status, title, partial, text)
+    return Rendered(html, final_url or url, status, title, partial, text, mime_type)
 
 
-async def _page_state(page: Page, timeout: float) -> tuple[str, int, str, str, int | None]:
-    """The page's HTML, the length of its visible text, its URL, title and HTTP status."""
+async def _page_state(page: Page, timeout: float) -> tuple[str, int, str, str, int | None, str]:
+    """The page's HTML, the length of its visible text, its URL, title, HTTP status and
+    MIME type."""
     reply = await page.send_json(
         cdp.runtime.evaluate(_PAGE_STATE, return_by_value=True), timeout=timeout
     )
     value = reply.get("result", {}).get("value")
-    if not isinstance(value, list) or len(value) != 5:
+    if not isinstance(value, list) or len(value) != 6:
         details = reply.get("exceptionDetails", {})
         raise CDPError(f"Reading the page failed: {details.get('text', 'no value')}")
-    html, length, href, title, status = value
-    return str(html), int(length or 0), str(href), str(title), int(status) if status else None
+    html, length, href, title, status, mime_type = value
+    return str(html), int(length or 0), str(href), str(title), int(status) if status else None, str(mime_type)

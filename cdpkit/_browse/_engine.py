@@ -31,6 +31,7 @@ from ._documents import (
     browser_needed,
     decode_html,
     extract_document,
+    image_data,
     is_html,
     mime_type_of,
 )
@@ -43,6 +44,7 @@ from ._result import (
     Extraction,
     KeywordMode,
     LinkStyle,
+    MediaItem,
     Timing,
 )
 from ._sessions import BrowseSession, check_session_name
@@ -59,6 +61,8 @@ BrowserFactory = Callable[[], Awaitable["Browser"]]
 # is cut short anyway (each stage already keeps to the deadline).
 _GRACE = 1.0
 _PAGE_CLOSE_TIMEOUT = 2.0
+_MAX_MEDIA_FETCHES = 8  # images of a page fetched for include_media (the first ones)
+_MEDIA_FETCH_TIMEOUT = 10.0
 
 
 def http_error(url: str, status: int, *, challenge: bool = False) -> BrowseError:
@@ -325,6 +329,11 @@ def _empty_cookies() -> Any:
     return httpx.Cookies()
 
 
+def _fetchable(url: str) -> bool:
+    """Whether tier 1 can fetch ``url`` (http or https)."""
+    return urllib.parse.urlsplit(url).scheme.lower() in ("http", "https")
+
+
 def _checked_url(url: str) -> str:
     if not isinstance(url, str) or not url.strip():
         raise ValueError("url must be a non-empty string")
@@ -403,6 +412,7 @@ class _Call:
             return self._result(extraction, fetched.final_url, fetched.status, 1, mime or "application/octet-stream")
         html = decode_html(fetched.body, fetched.content_type)
         extraction = await self._extract(_extract_html, html, fetched.final_url, self.options)
+        extraction = await self._with_media(extraction)
         challenge = browser_needed(fetched.status, html, extraction.text_chars)
         if fetched.status >= 400 and challenge is None:
             raise http_error(self.url, fetched.status)
@@ -432,6 +442,13 @@ class _Call:
             except BrowseError as exc:
                 if static is not None and exc.code == "network.timeout":
                     return self._degraded(static, tier, "the time ran out")
+                if "ERR_ABORTED" in str(exc) and _fetchable(self.url):
+                    # Chrome downloads it (a PDF, a CSV...) rather than showing it: read it
+                    # as tier 1 reads documents.
+                    self.escalations.append(f"tier {tier}: the browser downloads it rather than showing it")
+                    outcome = await self._tier_one(1)
+                    if isinstance(outcome, BrowseResult):
+                        return outcome
                 raise
             except CDPError as exc:
                 what = "the page crashed" if isinstance(exc, PageCrashedError) else f"the browser failed ({exc})"
@@ -440,8 +457,16 @@ class _Call:
                 code = "page.crashed" if isinstance(exc, PageCrashedError) else "page.js"
                 raise BrowseError(self.url, code, what, recoverable=True,
                                   suggestion="try again, or tier=1 for the static HTML") from None
+            if rendered.mime_type not in ("text/html", "application/xhtml+xml") and _fetchable(self.url):
+                # A PDF, an image or a text file in the browser's viewer: read the resource
+                # itself, as tier 1 reads documents.
+                self.escalations.append(f"tier {tier}: the browser shows {rendered.mime_type}, not a page")
+                outcome = await self._tier_one(1)
+                if isinstance(outcome, BrowseResult):
+                    return outcome
             status = rendered.status or 200
             extraction = await self._extract(_extract_html, rendered.html, rendered.final_url, self.options)
+            extraction = await self._with_media(extraction)
             challenge = browser_needed(status, rendered.html, extraction.text_chars)
             if status >= 400 and challenge is None:
                 raise http_error(self.url, status)
@@ -494,6 +519,46 @@ class _Call:
                     await page.close(timeout=_PAGE_CLOSE_TIMEOUT)
 
     # -- results --------------------------------------------------------------------------
+
+    async def _with_media(self, extraction: Extraction) -> Extraction:
+        """With ``include_media``, the page's first images fetched and turned into WebP
+        data; an image that fails keeps its URL and alt text, and ``truncation`` says so."""
+        if not self.options.include_media:
+            return extraction
+        wanted = [
+            index
+            for index, item in enumerate(extraction.media)
+            if item.kind == "image" and item.data is None and item.url.startswith(("http://", "https://"))
+        ][:_MAX_MEDIA_FETCHES]
+        if not wanted:
+            return extraction
+        media = self.config.media
+        limits = MediaLimits(True, media.max_width, media.max_height, media.quality)
+
+        async def one(index: int) -> MediaItem:
+            item = extraction.media[index]
+            fetched = await fetch(self.session.client, item.url, min(_MEDIA_FETCH_TIMEOUT, self.left()))
+            if fetched.status >= 400:
+                raise http_error(item.url, fetched.status)
+            decoded = await anyio.to_thread.run_sync(image_data, fetched.body, limits, abandon_on_cancel=True)
+            if decoded is None:
+                raise BrowseError(item.url, "processing.image", "not an image it could decode", recoverable=False)
+            width, height, data = decoded
+            return dataclasses.replace(item, width=width, height=height, data=data, mime_type="image/webp")
+
+        outcomes = await asyncio.gather(*(one(index) for index in wanted), return_exceptions=True)
+        items = list(extraction.media)
+        notes: list[str] = []
+        for index, outcome in zip(wanted, outcomes, strict=True):
+            if isinstance(outcome, MediaItem):
+                items[index] = outcome
+            elif isinstance(outcome, Exception):
+                why = outcome.code if isinstance(outcome, BrowseError) else type(outcome).__name__
+                shown = f" ({items[index].alt!r})" if items[index].alt else ""
+                notes.append(f"image {items[index].url}{shown} failed ({why}): its URL and alt text only")
+            else:  # cancellation and the like: not the image's fault
+                raise outcome
+        return dataclasses.replace(extraction, media=items, truncation=[*extraction.truncation, *notes])
 
     async def _extract(self, function: Callable[..., Extraction], *args: Any) -> Extraction:
         began = time.perf_counter()

@@ -9,7 +9,7 @@ import urllib.parse
 
 from selectolax.lexbor import LexborHTMLParser
 
-from ._result import BrowseOptions, Extraction, Link, Metadata
+from ._result import BrowseOptions, Extraction, Link, MediaItem, Metadata
 
 __all__ = ["extract_html", "extract_text"]
 
@@ -50,6 +50,11 @@ def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
         if href.startswith(("javascript:", "#")):
             continue
         links.append(Link(urllib.parse.urljoin(url, href), anchor.text(strip=True)))
+    media = [
+        MediaItem("image", urllib.parse.urljoin(url, src), alt=image.attributes.get("alt") or "")
+        for image in tree.css("img[src]")
+        if (src := image.attributes.get("src") or "") and not src.startswith("data:")
+    ]
     if options.format == "links":
         content = "\n".join(f"{link.url}\t{link.text}" for link in links)
     elif options.format == "json":
@@ -75,6 +80,7 @@ def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
         title=title,
         content=content,
         links=links,
+        media=media,
         metadata=metadata,
         truncated=truncated,
         truncation=truncation,

@@ -136,6 +136,11 @@ def browse_server(server: FixtureServer) -> FixtureServer:
         "/browse/private/page.html": _file(b"<title>private</title><p>secret</p>", "text/html"),
         "/browse/latin1": _latin1,
         "/browse/slow-image": _slow_image,
+        "/browse/gallery": _file(
+            b"<title>Gallery</title><p>Two pictures: one that loads and one that does not.</p>"
+            b"<img src='/browse/big.png' alt='big picture'><img src='/status?code=404' alt='missing chart'>",
+            "text/html",
+        ),
         "/robots.txt": _robots,
     }
     for path, route in routes.items():

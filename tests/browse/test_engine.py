@@ -349,3 +349,48 @@ async def test_bad_options_are_value_errors_naming_them() -> None:
         async with cdpkit.engine() as engine:
             await engine.browse("http://127.0.0.1:1/", session="../etc")
 
+
+
+async def test_page_images_with_include_media_and_a_failing_one_keeps_its_alt(
+    browse_server: FixtureServer,
+) -> None:
+    result = await cdpkit.browse(browse_server.url("/browse/gallery"), include_media=True)
+    big, missing = result.media
+    assert (big.width, big.height, big.mime_type) == (1600, 1200, "image/webp") and big.data
+    assert missing.alt == "missing chart" and missing.data is None
+    assert any("missing chart" in note and "http.404" in note for note in result.truncation)
+    without = await cdpkit.browse(browse_server.url("/browse/gallery"))
+    assert all(item.data is None for item in without.media)
+
+
+async def test_a_crash_in_the_browser_falls_back_to_the_static_content(
+    browser: cdpkit.Browser, browse_server: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cdpkit._browse import _chrome
+
+    async def crash(*args: object, **kwargs: object) -> object:
+        raise cdpkit.PageCrashedError("The page crashed (killed, error code 9)")
+
+    monkeypatch.setattr(_chrome, "render", crash)
+    async with cdpkit.engine(browser=browser) as engine:
+        result = await engine.browse(browse_server.url("/browse/app.html"))
+        with pytest.raises(BrowseError) as caught:
+            await engine.browse(browse_server.url("/browse/app.html"), tier=3)
+    assert result.tier_used == 1 and result.title == "A JavaScript app"
+    assert result.truncated and "tier 2 failed (the page crashed)" in result.escalations[-1]
+    assert caught.value.code == "page.crashed" and caught.value.recoverable
+
+
+async def test_a_pdf_forced_to_tier_3_is_read_over_http(browser: cdpkit.Browser, browse_server: FixtureServer) -> None:
+    async with cdpkit.engine(browser=browser) as engine:
+        result = await engine.browse(browse_server.url("/browse/report.pdf"), tier=3)
+    assert "Quarterly figures of the browse engine" in result.content
+    assert result.mime_type == "application/pdf"
+
+
+async def test_a_file_url_is_read_by_the_browser(browser: cdpkit.Browser) -> None:
+    path = Path(__file__).parent.parent / "pages" / "browse" / "article.html"
+    async with cdpkit.engine(browser=browser) as engine:
+        result = await engine.browse(path.as_uri())
+    assert result.tier_used == 2 and "file: URL" in result.escalations[0]
+    assert "HTTP client alone can read it" in result.content

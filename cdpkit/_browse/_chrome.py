@@ -30,7 +30,7 @@ __all__ = ["BLOCKED_TYPES", "Rendered", "navigation_error", "render"]
 # What tier 2 does not load: what a page needs to look right, not to say what it says.
 BLOCKED_TYPES = ("Image", "Media", "Font", "Stylesheet")
 _LIGHT_WAIT = 1.0  # tier 2: at most this for the network to go idle after load
-_PARTIAL_READ = 2.0  # seconds kept back from the deadline to read a partial page
+_PARTIAL_READ = 2.0  # at most this kept back from the deadline to read a partial page
 # The status is read from the page's own navigation entry: after a script reload (a bot
 # check passed) it is the new document's, not the first one's.
 _PAGE_STATE = (
@@ -144,13 +144,14 @@ async def _load(
 ) -> Rendered:
     status: int | None = None
     partial = False
-    budget = deadline - loop.time() - _PARTIAL_READ
+    reserve = min(_PARTIAL_READ, 0.2 * timeout)  # a short timeout keeps back less
+    budget = deadline - loop.time() - reserve
     try:
         if budget <= 0:
             raise WaitTimeoutError("no time left to load the page", 0)
         loaded = await navigate(page, url, timeout=budget)
         status = loaded.status
-        left = deadline - loop.time() - _PARTIAL_READ
+        left = deadline - loop.time() - reserve
         if tier == 2:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(max(0.0, min(_LIGHT_WAIT, left))):
@@ -164,12 +165,12 @@ async def _load(
                     max_wait=min(default.max_wait, left),
                 ),
             )
-            partial = not settled and deadline - loop.time() < _PARTIAL_READ + 0.5
+            partial = not settled and deadline - loop.time() < reserve + 0.5
     except NavigationError as exc:
         raise navigation_error(url, exc) from None
     except WaitTimeoutError:
         partial = True
-    read_timeout = max(0.5, min(_PARTIAL_READ, deadline - loop.time()))
+    read_timeout = max(0.5, min(reserve, deadline - loop.time()))
     html, text_length, final_url, title, shown_status, mime_type = await _page_state(page, read_timeout)
     status = shown_status or status
     if partial and (not text_length or final_url in ("about:blank", "")):

@@ -292,8 +292,8 @@ class Engine:
                 return self._browser
             if self._given_browser is not None:
                 raise BrowseError(
-                    "", "page.crashed", "the browser given to the engine is closed", recoverable=False,
-                    suggestion="give the engine a running browser",
+                    "", "session.closed", "the browser given to the engine is closed", recoverable=False,
+                    suggestion="give the engine a running browser (engine(browser=...))",
                 )  # fmt: skip
             loop = asyncio.get_running_loop()
             left = max(0.1, deadline - loop.time())

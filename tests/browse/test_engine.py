@@ -394,3 +394,14 @@ async def test_a_file_url_is_read_by_the_browser(browser: cdpkit.Browser) -> Non
         result = await engine.browse(path.as_uri())
     assert result.tier_used == 2 and "file: URL" in result.escalations[0]
     assert "HTTP client alone can read it" in result.content
+
+
+async def test_a_silent_port_in_the_browser_is_a_network_timeout_within_the_timeout(
+    browser: cdpkit.Browser, silent_port: int
+) -> None:
+    began = time.monotonic()
+    async with cdpkit.engine(browser=browser) as engine:
+        with pytest.raises(BrowseError) as caught:
+            await engine.browse(f"http://127.0.0.1:{silent_port}/", tier=2, timeout=2)
+    assert time.monotonic() - began < 2 + 1
+    assert caught.value.code == "network.timeout"

@@ -500,7 +500,10 @@ class _Call:
         page = await context.new_page()
         try:
             network = self.config.network
-            language = network.accept_language if network.accept_language != "en-US,en;q=0.9" else None
+            language = None
+            if network.accept_language != "en-US,en;q=0.9":  # Chrome's own default otherwise
+                # Chrome takes the languages alone and adds the q-values itself.
+                language = ",".join(part.split(";")[0].strip() for part in network.accept_language.split(","))
             return await render(
                 page,
                 self.url,

@@ -72,6 +72,12 @@ def _echo_cookie(handler: Handler) -> None:
     handler.reply(200, f"<title>Cookies</title><p>Cookies received: [{cookie}]</p>")
 
 
+def _echo_headers(handler: Handler) -> None:
+    agent = handler.headers.get("User-Agent", "")
+    language = handler.headers.get("Accept-Language", "")
+    handler.reply(200, f"<title>Headers</title><p>Agent: [{agent}] Language: [{language}]</p>")
+
+
 def _set_cookie(handler: Handler) -> None:
     handler.reply(
         200,
@@ -126,6 +132,7 @@ def browse_server(server: FixtureServer) -> FixtureServer:
         "/browse/login": _login,
         "/browse/echo-cookie": _echo_cookie,
         "/browse/set-cookie": _set_cookie,
+        "/browse/echo-headers": _echo_headers,
         "/browse/challenge": _challenge,
         "/browse/report.pdf": _file(PDF_BODY, "application/pdf"),
         "/browse/big.png": _file(BIG_PNG, "image/png"),

@@ -405,3 +405,19 @@ async def test_a_silent_port_in_the_browser_is_a_network_timeout_within_the_time
             await engine.browse(f"http://127.0.0.1:{silent_port}/", tier=2, timeout=2)
     assert time.monotonic() - began < 2 + 1
     assert caught.value.code == "network.timeout"
+
+
+async def test_tier_1_says_who_it_is_unless_the_config_sets_an_agent(
+    browser: cdpkit.Browser, browse_server: FixtureServer
+) -> None:
+    url = browse_server.url("/browse/echo-headers")
+    plain = await cdpkit.browse(url)
+    assert f"Agent: [cdpkit/{cdpkit.__version__} (+" in plain.content
+    assert "Language: [en-US,en;q=0.9]" in plain.content
+    config = {"browser": {"user_agent": "MyAgent/2.0"}, "network": {"accept_language": "fr-CH, fr;q=0.9"}}
+    async with cdpkit.engine(config, browser=browser) as engine:
+        tier_1 = await engine.browse(url)
+        tier_2 = await engine.browse(url, tier=2)
+    for result in (tier_1, tier_2):
+        assert "Agent: [MyAgent/2.0]" in result.content
+        assert "Language: [fr-CH," in result.content  # Chrome words the q-values its own way

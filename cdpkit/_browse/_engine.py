@@ -266,7 +266,8 @@ class Engine:
             raise network_error(target, "network.timeout", timeout=options.timeout) from None
         finally:
             if throwaway:
-                await browse_session.close()
+                with anyio.CancelScope(shield=True):  # even when the call is cancelled
+                    await browse_session.close()
 
     async def _session(self, name: str | None, persist: bool | None) -> tuple[BrowseSession, bool]:
         if name is not None and name in self._sessions:

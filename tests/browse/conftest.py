@@ -133,6 +133,13 @@ def browse_server(server: FixtureServer) -> FixtureServer:
         "/browse/echo-cookie": _echo_cookie,
         "/browse/set-cookie": _set_cookie,
         "/browse/echo-headers": _echo_headers,
+        "/browse/xhr-app": _file(
+            b"<title>Slow app</title><div id='root'></div><script>"
+            b"fetch('/slow?s=1.5').then(r => r.text()).then(() => {"
+            b"document.getElementById('root').innerHTML = '<p>Arrived after a slow request: only a "
+            b"wait for the network to go idle, as tier 3 does, sees this text.</p>'; });</script>",
+            "text/html",
+        ),
         "/browse/challenge": _challenge,
         "/browse/report.pdf": _file(PDF_BODY, "application/pdf"),
         "/browse/big.png": _file(BIG_PNG, "image/png"),

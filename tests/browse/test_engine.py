@@ -421,3 +421,17 @@ async def test_tier_1_says_who_it_is_unless_the_config_sets_an_agent(
     for result in (tier_1, tier_2):
         assert "Agent: [MyAgent/2.0]" in result.content
         assert "Language: [fr-CH," in result.content  # Chrome words the q-values its own way
+
+
+async def test_content_after_a_slow_request_escalates_to_tier_3(
+    browser: cdpkit.Browser, browse_server: FixtureServer
+) -> None:
+    async with cdpkit.engine(browser=browser) as engine:
+        result = await engine.browse(browse_server.url("/browse/xhr-app"))
+        capped = await engine.browse(browse_server.url("/browse/xhr-app"), max_tier=2)
+    assert result.tier_used == 3
+    assert [reason.split(":")[0] for reason in result.escalations] == ["tier 1 -> 2", "tier 2 -> 3"]
+    assert "Arrived after a slow request" in result.content
+    # At the highest tier allowed, what there is (no failure).
+    assert capped.tier_used == 2 and capped.title == "Slow app"
+    assert "Arrived after a slow request" not in capped.content

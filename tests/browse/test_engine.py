@@ -185,6 +185,9 @@ async def test_closing_an_unknown_session_is_a_session_error(browse_server: Fixt
             await engine.close_session("a")
     assert caught.value.code == "session.unknown" and caught.value.family == "session"
     assert "'a'" in str(caught.value)
+    with pytest.raises(BrowseError) as closed:
+        await engine.browse(browse_server.url("/browse/article.html"))
+    assert closed.value.code == "session.closed"
 
 
 async def test_the_engine_closes_its_own_browser_and_leaves_a_given_one(
@@ -222,8 +225,8 @@ async def test_a_browser_factory_is_called_only_when_a_page_needs_it(
     async with cdpkit.engine(browser_factory=factory) as engine:
         await engine.browse(browse_server.url("/browse/article.html"))
         assert calls == []
-        await engine.browse(browse_server.url("/browse/app.html"))
-        await engine.browse(browse_server.url("/browse/noscript.html"))
+        await engine.browse(browse_server.url("/browse/app.html"), tier=2)
+        await engine.browse(browse_server.url("/browse/app.html"), tier=2)
         made = engine.browser
     assert calls == ["made"]
     assert made is not None and made.closed

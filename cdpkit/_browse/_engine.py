@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 import anyio
 
-from ..errors import CDPError, PageCrashedError
+from ..errors import CDPError, ConnectError, LaunchError, PageCrashedError
 from ._config import EngineConfig, load_config
 from ._documents import (
     MediaLimits,
@@ -275,7 +275,7 @@ class Engine:
         config = self.config
         keep = (config.session.persist if persist is None else persist) and name is not None
         path = config.sessions_dir / f"{name}.json" if name is not None else None
-        client = make_client(config, _empty_cookies())
+        client = make_client(config)
         try:
             created = BrowseSession(name, client, persist=keep, path=path)
         except BaseException:
@@ -322,12 +322,6 @@ class Engine:
             timeout=timeout,
             command_timeout=settings.timeout,
         )
-
-
-def _empty_cookies() -> Any:
-    import httpx
-
-    return httpx.Cookies()
 
 
 def _fetchable(url: str) -> bool:
@@ -411,7 +405,8 @@ class _Call:
                 extract_document, fetched.body, mime, fetched.final_url, self.options, limits
             )
             return self._result(extraction, fetched.final_url, fetched.status, 1, mime or "application/octet-stream")
-        html = decode_html(fetched.body, fetched.content_type)
+        # Charset detection can take a while on a big page: off the event loop too.
+        html = await anyio.to_thread.run_sync(decode_html, fetched.body, fetched.content_type, abandon_on_cancel=True)
         extraction = await self._extract(_extract_html, html, fetched.final_url, self.options)
         extraction = await self._with_media(extraction)
         challenge = browser_needed(fetched.status, html, extraction.text_chars)
@@ -451,6 +446,12 @@ class _Call:
                     if isinstance(outcome, BrowseResult):
                         return outcome
                 raise
+            except (LaunchError, ConnectError) as exc:
+                what = f"no browser could be started ({exc})"
+                if static is not None:
+                    return self._degraded(static, tier, what)
+                raise BrowseError(self.url, "page.browser", what, recoverable=False,
+                                  suggestion="check Chrome with `cdpkit doctor`, or use max_tier=1") from None
             except CDPError as exc:
                 what = "the page crashed" if isinstance(exc, PageCrashedError) else f"the browser failed ({exc})"
                 if static is not None:

@@ -438,3 +438,13 @@ async def test_content_after_a_slow_request_escalates_to_tier_3(
     # At the highest tier allowed, what there is (no failure).
     assert capped.tier_used == 2 and capped.title == "Slow app"
     assert "Arrived after a slow request" not in capped.content
+
+
+async def test_a_browser_that_cannot_start_falls_back_or_says_so(browse_server: FixtureServer) -> None:
+    broken = {"browser": {"args": ["--user-data-dir=/nonexistent"]}}  # refused by launch()
+    async with cdpkit.engine(broken) as engine:
+        result = await engine.browse(browse_server.url("/browse/app.html"))
+        with pytest.raises(BrowseError) as caught:
+            await engine.browse(browse_server.url("/browse/app.html"), tier=2)
+    assert result.tier_used == 1 and "no browser could be started" in result.escalations[-1]
+    assert caught.value.code == "page.browser" and "cdpkit doctor" in caught.value.suggestion

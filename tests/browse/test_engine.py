@@ -448,3 +448,15 @@ async def test_a_browser_that_cannot_start_falls_back_or_says_so(browse_server: 
             await engine.browse(browse_server.url("/browse/app.html"), tier=2)
     assert result.tier_used == 1 and "no browser could be started" in result.escalations[-1]
     assert caught.value.code == "page.browser" and "cdpkit doctor" in caught.value.suggestion
+
+
+async def test_a_damaged_saved_session_is_an_error_naming_its_file(
+    browse_server: FixtureServer, tmp_path: Path
+) -> None:
+    (tmp_path / "kept.json").write_text("{not json")
+    async with cdpkit.engine(session={"persist": True, "dir": str(tmp_path)}) as engine:
+        with pytest.raises(BrowseError) as caught:
+            await engine.browse(browse_server.url("/browse/article.html"), session="kept")
+        assert engine.sessions == []
+    assert caught.value.code == "session.corrupt"
+    assert str(tmp_path / "kept.json") in caught.value.suggestion

@@ -460,3 +460,19 @@ async def test_a_damaged_saved_session_is_an_error_naming_its_file(
         assert engine.sessions == []
     assert caught.value.code == "session.corrupt"
     assert str(tmp_path / "kept.json") in caught.value.suggestion
+
+
+async def test_the_config_can_attach_to_a_running_browser(
+    browser: cdpkit.Browser, browse_server: FixtureServer, config_file: Path
+) -> None:
+    from cdpkit.cli import http_endpoint
+
+    endpoint = http_endpoint(browser)
+    assert endpoint is not None
+    config_file.write_text(f'[browser]\nconnect = "{endpoint}"\n')
+    targets = len(browser.pages)
+    before = set(chrome_children())
+    result = await cdpkit.browse(browse_server.url("/browse/app.html"), tier=2)
+    assert result.tier_used == 2 and "exists only once the app's script ran" in result.content
+    assert set(chrome_children()) == before  # attached, nothing launched
+    assert not browser.closed and len(browser.pages) == targets

@@ -69,3 +69,15 @@ def test_viewport_and_sessions_dir(config_file: Path, tmp_path: Path) -> None:
     config = load_config()
     assert config.viewport == (800, 600)
     assert config.sessions_dir == tmp_path / "s"
+
+
+def test_where_the_config_and_sessions_live_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cdpkit._browse._config import config_path
+
+    for name in ("CDPKIT_CONFIG", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert config_path() == tmp_path / ".config/cdpkit/config.toml"
+    assert EngineConfig().sessions_dir == tmp_path / ".local/share/cdpkit/browse-sessions"
+    monkeypatch.setenv("CDPKIT_CONFIG", "~/elsewhere.toml")
+    assert config_path() == tmp_path / "elsewhere.toml"

@@ -46,10 +46,13 @@ from .session import EventStream, Expectation, Session
 
 if TYPE_CHECKING:
     from . import tools
+    from ._browse import BrowseError, BrowseResult, Engine, browse, engine
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BrowseError",
+    "BrowseResult",
     "Browser",
     "BrowserContext",
     "BrowserSettings",
@@ -63,6 +66,7 @@ __all__ = [
     "Dialog",
     "DownloadError",
     "ElementNotFoundError",
+    "Engine",
     "EvaluationError",
     "Event",
     "EventStream",
@@ -83,13 +87,19 @@ __all__ = [
     "TargetClosedError",
     "WaitTimeoutError",
     "__version__",
+    "browse",
     "cdp",
     "connect",
+    "engine",
     "grid",
     "launch",
     "pool",
     "tools",
 ]
+
+
+# Loaded on first use: the browse engine pulls in httpx, selectolax, pypdf and Pillow.
+_BROWSE_NAMES = ("BrowseError", "BrowseResult", "Engine", "browse", "engine")
 
 
 def __getattr__(name: str) -> Any:
@@ -98,4 +108,10 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module(".tools", __name__)
+    if name in _BROWSE_NAMES:
+        import importlib
+
+        value = getattr(importlib.import_module("._browse", __name__), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'cdpkit' has no attribute {name!r}")

@@ -25,8 +25,10 @@ to load once, then about 0.35 s for the 24 blocks it re-ranks).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import re
+import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -141,7 +143,9 @@ def extract_text(
 
     Paragraphs (split on blank lines; long ones at line ends) become blocks, then the
     keyword, query and budget steps run as for HTML. JSON (``mime_type`` ending in
-    ``json``) is one code block: pretty-printed in markdown, as given in text and JSON.
+    ``json``) passes through as one block: pretty-printed in markdown (with no fence
+    around it, so the content parses as JSON), as given in text; the ``json`` format
+    carries it as a code block.
 
     Args:
         text: The document's text.
@@ -161,13 +165,26 @@ def extract_text(
                 shown = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
         if shown:
             blocks.append(Block("code", text=shown, language="json"))
-    else:
+        if options.format == "markdown":
+            # JSON passes through: the content is the (pretty-printed) JSON itself, not a
+            # fenced block around it, so it can be parsed as it comes.
+            options = dataclasses.replace(options, format="text")
+    elif mime_type.startswith("application/pdf"):
         for paragraph in _text_paragraphs(text):
             blocks.append(Block("paragraph", inline=paragraph))
+    else:
+        # Plain text (and CSV...) passes through with its lines: one block per paragraph,
+        # so keywords, a query and the budget still pick whole paragraphs.
+        for chunk in _text_chunks(text):
+            blocks.append(Block("code", text=chunk))
+        if options.format == "markdown":
+            options = dataclasses.replace(options, format="text")
     for block in blocks:
         block.finish()
-    return _finish(
-        title.strip(),
+    # JSON and plain text pass through: no title line above them (a PDF keeps its title).
+    passthrough = options.format == "text" and not mime_type.startswith("application/pdf")
+    extraction = _finish(
+        "" if passthrough else title.strip(),
         blocks,
         [],
         [],
@@ -177,6 +194,8 @@ def extract_text(
         text_chars=len(_SPACES.sub(" ", text).strip()),
         javascript_needed=None,
     )
+    # Passed-through content has no title line; the result still names one.
+    return dataclasses.replace(extraction, title=title.strip()) if passthrough else extraction
 
 
 # -- selection -----------------------------------------------------------------------------
@@ -215,6 +234,26 @@ def _select(tree: LexborHTMLParser, selectors: Sequence[str]) -> list[LexborNode
 
 def _fragment(roots: Sequence[LexborNode]) -> str:
     return "<html><body>" + "".join(root.html or "" for root in roots) + "</body></html>"
+
+
+def _text_chunks(text: str) -> list[str]:
+    """Plain text cut at blank lines (and long paragraphs at line ends), lines kept."""
+    chunks = []
+    for chunk in _PARAGRAPH_BREAK.split(text.replace("\r\n", "\n")):
+        chunk = textwrap.dedent(chunk.strip("\n"))  # a common indent is not content
+        if not chunk.strip():
+            continue
+        current: list[str] = []
+        size = 0
+        for line in chunk.split("\n"):
+            current.append(line.rstrip())
+            size += len(line) + 1
+            if size >= _LONG_PARAGRAPH * 2:
+                chunks.append("\n".join(current))
+                current, size = [], 0
+        if current:
+            chunks.append("\n".join(current))
+    return chunks
 
 
 def _text_paragraphs(text: str) -> list[str]:

@@ -596,13 +596,14 @@ def test_text_paragraphs_become_blocks_for_keywords_and_budget() -> None:
     )
 
     assert result.title == "Notes"
-    assert result.content == "# Notes\n\nFirst paragraph about kettles.\n\nThird: kettles again."
+    # Plain text passes through: its paragraphs as written, no title line above them.
+    assert result.content == "First paragraph about kettles.\n\nThird: kettles again."
     assert result.text_chars == len(
         "First paragraph about kettles. Second one, about teapots. Third: kettles again."
     )
 
 
-def test_a_long_json_document_is_cut_short_inside_a_closed_fence() -> None:
+def test_a_long_json_document_is_cut_short_with_a_marker() -> None:
     raw = json.dumps({"items": [{"id": i, "name": f"item {i}"} for i in range(200)]})
     result = extract_text(
         raw, "https://t.example/a.json", BrowseOptions(max_tokens=60), mime_type="application/json"
@@ -610,8 +611,8 @@ def test_a_long_json_document_is_cut_short_inside_a_closed_fence() -> None:
 
     assert _tokens(result.content) <= 60
     code, marker = result.content.rsplit("\n\n", 1)
-    assert code.startswith('```json\n{\n  "items": [\n    {\n      "id": 0,')
-    assert code.endswith("\n\u2026\n```")
+    assert code.startswith('{\n  "items": [\n    {\n      "id": 0,')
+    assert code.endswith("\n\u2026")
     assert re.fullmatch(
         r"\[\u2026 1 block cut short \([\d,]+ tokens\) cut to fit max_tokens=60\]", marker
     )
@@ -627,7 +628,7 @@ def test_undecodable_characters_never_reach_the_content() -> None:
     assert text == "a ? b"
 
 
-def test_json_is_pretty_printed_in_markdown_and_raw_in_text() -> None:
+def test_json_passes_through_pretty_printed_in_markdown_and_raw_in_text() -> None:
     raw = '{"name":"tea","sizes":[1,2]}'
     markdown = extract_text(
         raw, "https://t.example/a.json", BrowseOptions(), mime_type="application/json"
@@ -636,9 +637,9 @@ def test_json_is_pretty_printed_in_markdown_and_raw_in_text() -> None:
         raw, "https://t.example/a.json", BrowseOptions(format="text"), mime_type="application/json"
     )
 
-    assert (
-        markdown.content == '```json\n{\n  "name": "tea",\n  "sizes": [\n    1,\n    2\n  ]\n}\n```'
-    )
+    # No fence around it: the content parses as the JSON it is.
+    assert markdown.content == '{\n  "name": "tea",\n  "sizes": [\n    1,\n    2\n  ]\n}'
+    assert json.loads(markdown.content) == json.loads(raw)
     assert text.content == raw
 
 

@@ -116,6 +116,9 @@ class BrowserOptions:
                 "--extra-header 'Name: value' sends a header with the page's requests",
                 2,
             )
+        if self.connect is not None and self.settings is not None and self.settings.storage_state:
+            raise CLIError("--storage-state loads a login into a browser cdpkit starts; with "
+                           "--connect the running browser keeps its own cookies and storage", 2)
         if self.connect is not None and self.settings is not None and self.settings.proxy:
             raise CLIError("--proxy only applies to a launched or grid browser, not with "
                            "--connect (the running browser keeps its own proxy)", 2)
@@ -216,6 +219,8 @@ SETTINGS_HELP = {
     "stealth": "Hide that the browser is headless and automated (default: it says so).",
     "extra_header": "A header sent with every request the pages make ('Name: value'), "
     "repeatable (not --header, which goes to a --connect/--grid endpoint only).",
+    "storage_state": "Start logged in: load cookies, localStorage and sessionStorage from "
+    "this storage_state JSON file (Playwright's format; tools.save_storage_state writes one).",
 }
 
 
@@ -227,6 +232,7 @@ def browser_settings(
     proxy: str | None = None,
     stealth: bool = False,
     extra_header: list[str] | tuple[str, ...] | None = None,
+    storage_state: str | None = None,
 ) -> BrowserSettings | None:
     """The :class:`~cdpkit.BrowserSettings` the identity options say (``None`` when none
     is given), checked.
@@ -243,7 +249,9 @@ def browser_settings(
     except ValueError as exc:
         raise CLIError(str(exc).replace("Invalid proxy=", "Invalid --proxy "), 2) from None
     given = any(value is not None for value in (user_agent, locale, timezone))
-    if not (given or headers or proxy_setting or stealth):
+    if storage_state is not None and not Path(storage_state).expanduser().is_file():
+        raise CLIError(f"Invalid --storage-state {storage_state!r}: no such file", 2)
+    if not (given or headers or proxy_setting or stealth or storage_state):
         return None
     try:
         return BrowserSettings(
@@ -253,6 +261,7 @@ def browser_settings(
             extra_headers=headers,
             proxy=proxy_setting,
             stealth=stealth,
+            storage_state=storage_state,
         )
     except ValueError as exc:
         text = str(exc)

@@ -181,6 +181,11 @@ class BrowserSettings:
             the user agent and its brands, ``window.chrome``, permissions, WebGL vendor),
             or a path to a script of your own, run in every page after those evasions.
         send_dnt: Send ``DNT: 1`` and report ``navigator.doNotTrack == "1"``.
+        storage_state: A saved login (a ``storage_state`` JSON file of cookies,
+            localStorage and sessionStorage, Playwright's format; see
+            :func:`cdpkit.tools.save_storage_state`) loaded into every context these
+            settings create: a launched browser's default context, each
+            :meth:`~cdpkit.Browser.new_context`, each pool worker's.
 
     Raises:
         ValueError: A value Chrome would refuse or misread, naming the setting.
@@ -196,6 +201,7 @@ class BrowserSettings:
     ignore_default_args: tuple[str, ...] | bool = ()
     stealth: bool | str | os.PathLike[str] = False
     send_dnt: bool = False
+    storage_state: str | os.PathLike[str] | None = None
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
@@ -253,6 +259,12 @@ class BrowserSettings:
                 raise _fail("stealth", str(self.stealth),
                             "give True, False, or the path of a JavaScript file (no such file)")
             set_("stealth", path)
+        if self.storage_state is not None:
+            state = Path(self.storage_state).expanduser()
+            if not state.is_file():
+                raise _fail("storage_state", str(self.storage_state),
+                            "give the path of a storage_state JSON file (no such file)")
+            set_("storage_state", state)
 
     def __repr__(self) -> str:
         """The settings given (not the defaults), header values and the proxy's password

@@ -275,6 +275,7 @@ class Browser(Session):
         proxy: Proxy | str | None = None,
         stealth: bool | str | os.PathLike[str] | None = None,
         send_dnt: bool | None = None,
+        storage_state: str | os.PathLike[str] | Mapping[str, Any] | None = None,
     ) -> BrowserContext:
         """Create an isolated context (own cookies, storage and cache), like a fresh
         incognito profile. Use it as ``async with await browser.new_context() as ctx``;
@@ -283,6 +284,9 @@ class Browser(Session):
         Args:
             settings: The context's :class:`~cdpkit.BrowserSettings`; default the
                 browser's (those given to :func:`launch` or :func:`connect`).
+            storage_state: A saved login to start from: a ``storage_state`` file (or
+                dict) of cookies, localStorage and sessionStorage in Playwright's format
+                (see :func:`cdpkit.tools.save_storage_state`).
 
         The keywords ``user_agent``, ``user_agents``, ``accept_language``, ``locale``,
         ``timezone``, ``extra_headers``, ``proxy``, ``stealth`` and ``send_dnt`` each change
@@ -294,7 +298,9 @@ class Browser(Session):
         next one in turn.
 
         Raises:
-            ValueError: A setting Chrome would refuse, naming it.
+            ValueError: A setting Chrome would refuse, naming it, or a ``storage_state``
+                that is not one (saying what is wrong with it).
+            FileNotFoundError: No ``storage_state`` file there.
         """
         shortcuts = {
             "user_agent": user_agent, "user_agents": user_agents,
@@ -321,6 +327,15 @@ class Browser(Session):
         result = await self.send(command)
         context = BrowserContext(self, result.browser_context_id, settings=own, user_agent=agent)
         self._contexts[context.id] = context
+        state = storage_state if storage_state is not None else own.storage_state if own else None
+        if state is not None:
+            from ._storage import load_storage_state
+
+            try:
+                await load_storage_state(context, state)
+            except BaseException:
+                await context.close()
+                raise
         return context
 
     def page_for(self, target_id: str) -> Page | None:
@@ -513,6 +528,7 @@ def launch(
     ignore_default_args: Sequence[str] | bool | None = None,
     stealth: bool | str | os.PathLike[str] | None = None,
     send_dnt: bool | None = None,
+    storage_state: str | os.PathLike[str] | Mapping[str, Any] | None = None,
 ) -> _BrowserStarter:
     """Start Chrome and connect to it: ``async with cdpkit.launch() as browser: ...``.
 
@@ -541,14 +557,19 @@ def launch(
             ``user_agent``, ``user_agents``, ``accept_language``, ``locale``,
             ``timezone``, ``extra_headers``, ``proxy``, ``ignore_default_args``,
             ``stealth`` and ``send_dnt`` each change one setting over it.
+        storage_state: A saved login to start from, loaded into the default context
+            before this returns: a ``storage_state`` file (or dict) of cookies,
+            localStorage and sessionStorage in Playwright's format (see
+            :func:`cdpkit.tools.save_storage_state`).
 
     Raises:
         LaunchError: Chrome was not found, exited, or was not ready within ``timeout``
             (the message includes Chrome's last output lines), or ``args`` conflict with
             what cdpkit sets (``--user-data-dir``; ``--remote-debugging-port`` with
             ``pipe=True``; ``--window-size`` with ``viewport=``).
-        ValueError: ``viewport`` is not two pixel sizes from 1 to 16384, or a setting
-            is invalid (the message names it).
+        ValueError: ``viewport`` is not two pixel sizes from 1 to 16384, a setting
+            is invalid (the message names it), or ``storage_state`` is not one.
+        FileNotFoundError: No ``storage_state`` file there.
         ProfileLockedError: The persistent profile stayed locked for ``lock_timeout``.
 
     On exit (normal, exception or cancellation) the browser's whole process group is
@@ -624,6 +645,13 @@ def launch(
                     await browser._start()
                     if resolved_settings is not None:
                         await _replace_first_tabs(browser)
+                    state = storage_state
+                    if state is None and resolved_settings is not None:
+                        state = resolved_settings.storage_state
+                    if state is not None:
+                        from ._storage import load_storage_state
+
+                        await load_storage_state(browser, state)
                 except ConnectionClosedError:
                     await asyncio.sleep(0.05)  # let Chrome's last output arrive
                     raise LaunchError(

@@ -178,6 +178,7 @@ def server_options(
     proxy: str | None = None,
     stealth: bool = False,
     extra_header: Sequence[str] | None = None,
+    storage_state: str | None = None,
 ) -> ServerOptions:
     """The server's options from the values of its command line, checked: what both
     ``cdpkit mcp`` and ``python -m cdpkit.mcp_server`` run before anything starts.
@@ -211,9 +212,13 @@ def server_options(
             ``*.example.com`` (its subdomains).
         blocked_origins: Web pages of these origins are refused, even if also allowed
             (same forms).
-        user_agent, locale, timezone, proxy, stealth, extra_header: The browser's
-            identity, as the CLI's options of the same names
-            (:func:`cdpkit._browser_options.browser_settings`).
+        user_agent: The browser's user agent (``--user-agent``).
+        locale: Its locale (``--locale``).
+        timezone: Its time zone (``--timezone``).
+        proxy: Its proxy URL (``--proxy``).
+        stealth: Hide headless automation (``--stealth``).
+        extra_header: ``'Name: value'`` headers sent with the pages' requests.
+        storage_state: A ``storage_state`` JSON file to start logged in from.
 
     Raises:
         CLIError: A value or a combination that makes no sense (``http`` not
@@ -250,6 +255,7 @@ def server_options(
             proxy=proxy,
             stealth=stealth,
             extra_header=tuple(extra_header or ()),
+            storage_state=storage_state,
         ),
     )
     return ServerOptions(
@@ -376,6 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--proxy", metavar="URL", help=HELP["proxy"])
     add("--stealth", action="store_true", help=HELP["stealth"])
     add("--extra-header", metavar="'NAME: VALUE'", action="append", help=HELP["extra_header"])
+    add("--storage-state", metavar="PATH", help=HELP["storage_state"])
     return parser
 
 

@@ -65,6 +65,9 @@ def mcp(
         list[str] | None,
         typer.Option("--extra-header", metavar="'NAME: VALUE'", help=HELP["extra_header"]),
     ] = None,
+    storage_state: Annotated[
+        str | None, typer.Option("--storage-state", metavar="PATH", help=HELP["storage_state"])
+    ] = None,
 ) -> None:
     """Serve the browser tools to an AI agent over the Model Context Protocol (needs the
     `mcp` extra: pip install 'cdpkit-browser[mcp]'). The browser starts on the first tool
@@ -92,6 +95,7 @@ def mcp(
             proxy=proxy,
             stealth=stealth,
             extra_header=extra_header,
+            storage_state=storage_state,
         )
     )
     if status:

@@ -110,12 +110,17 @@ _SETTINGS_OPTIONS: dict[str, tuple[Any, Any]] = {
         ],
         None,
     ),
+    "storage_state": (
+        Annotated[str | None, typer.Option("--storage-state", metavar="PATH", help=SETTINGS_HELP["storage_state"], show_default=False)],
+        None,
+    ),
 }
 
 
 def with_settings(command: F) -> F:
     """``command`` with the identity options (``--user-agent``, ``--locale``,
-    ``--timezone``, ``--proxy``, ``--stealth``, ``--extra-header``) on its command line,
+    ``--timezone``, ``--proxy``, ``--stealth``, ``--extra-header``, ``--storage-state``) on
+    its command line,
     before ``--timeout``; they reach it as one ``settings=`` (a checked
     :class:`~cdpkit.BrowserSettings`, or ``None``)."""
     hints = typing.get_type_hints(command, include_extras=True)

@@ -132,3 +132,59 @@ async def test_a_bad_file_says_what_is_wrong(
     async with await browser.new_context() as context:
         with pytest.raises(ValueError, match=re.escape(message)):
             await tools.load_storage_state(context, path)
+
+
+async def test_launch_and_new_context_start_from_a_saved_login(
+    browser: cdpkit.Browser, site: FixtureServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "state.json"
+    async with await browser.new_context() as first:
+        page = await first.new_page()
+        await tools.navigate(page, site.url("/storage/login"))
+        await tools.save_storage_state(first, path)
+    async with await browser.new_context(storage_state=path) as context:
+        page = await context.new_page()
+        assert (await tools.navigate(page, site.url("/storage/echo"))).title == "session=abc123"
+    async with cdpkit.launch(storage_state=path) as launched:
+        page = await launched.new_page()
+        assert (await tools.navigate(page, site.url("/storage/who"))).title == "session=abc123|t-42|"
+    # As a setting, every context the settings make starts logged in (pool workers too).
+    settings = cdpkit.BrowserSettings(storage_state=path)
+    async with await browser.new_context(settings=settings) as context:
+        page = await context.new_page()
+        assert (await tools.navigate(page, site.url("/storage/echo"))).title == "session=abc123"
+    with pytest.raises(ValueError, match="storage_state"):
+        cdpkit.BrowserSettings(storage_state=tmp_path / "missing.json")
+
+
+async def test_cli_storage_state_starts_the_command_logged_in(
+    site: FixtureServer, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    import anyio
+
+    state = tmp_path / "state.json"
+    state.write_text(
+        json.dumps({"cookies": [{"name": "cli", "value": "yes", "domain": "127.0.0.1", "path": "/"}]})
+    )
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "cdpkit", *args], capture_output=True, text=True, timeout=120
+        )
+
+    ok = await anyio.to_thread.run_sync(
+        lambda: run("eval", "--storage-state", str(state), site.url("/storage/echo"), "document.title")
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.strip() == "cli=yes"
+    missing = await anyio.to_thread.run_sync(
+        lambda: run("eval", "--storage-state", str(tmp_path / "nope.json"), site.url("/"), "1")
+    )
+    assert missing.returncode == 2 and "Invalid --storage-state" in missing.stderr
+    with_connect = await anyio.to_thread.run_sync(
+        lambda: run("eval", "--connect", "9222", "--storage-state", str(state), site.url("/"), "1")
+    )
+    assert with_connect.returncode == 2 and "--storage-state loads a login" in with_connect.stderr

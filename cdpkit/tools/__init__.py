@@ -57,6 +57,13 @@ from .navigation import (
     wait,
     wait_for,
 )
+from .network import (
+    NetworkRequest,
+    NetworkRequestDetails,
+    network_request,
+    network_requests,
+    start_network_log,
+)
 from .pointer import click, drag, hover, mouse_down, mouse_move, mouse_up, mouse_wheel
 from .scraping import Link, ScrapeResult, SmartWait, scrape, wait_for_content
 from .storage import StorageState, load_storage_state, save_storage_state
@@ -71,6 +78,8 @@ __all__ = [
     "FormField",
     "Link",
     "NavigationResult",
+    "NetworkRequest",
+    "NetworkRequestDetails",
     "PageMetadata",
     "PendingDownload",
     "ScrapeResult",
@@ -111,6 +120,8 @@ __all__ = [
     "mouse_up",
     "mouse_wheel",
     "navigate",
+    "network_request",
+    "network_requests",
     "new_tab",
     "page_metadata",
     "pdf",
@@ -123,6 +134,7 @@ __all__ = [
     "screenshot",
     "select_option",
     "snapshot",
+    "start_network_log",
     "switch_tab",
     "type_text",
     "upload_file",

@@ -28,6 +28,7 @@ from ._params import (
     ConnectOption,
     DebugOption,
     GridOption,
+    HarOption,
     HeaderOption,
     HeadfulOption,
     ProfileOption,
@@ -121,6 +122,7 @@ def screenshot(
     connect: ConnectOption = None,
     grid: GridOption = None,
     header: HeaderOption = None,
+    har: HarOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
@@ -133,6 +135,8 @@ def screenshot(
         connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
     )
     target = normalize_url(url)
+    if har is not None:
+        check_output_file(har)
     named = check_output_file(output, _EXTENSION_FORMATS, what="screenshot") if output else None
     if image_format is not None and named is not None and named != image_format.value:
         raise CLIError(f"-o {output} names a {named} file but --format is {image_format.value}", 2)
@@ -143,7 +147,7 @@ def screenshot(
     async def work() -> None:
         from ..tools import screenshot as take_screenshot
 
-        async with open_page(options) as page:
+        async with open_page(options, har=har) as page:
             await _load(page, target, timeout, wait_ms)
             data = await take_screenshot(
                 page, full_page=full_page, format=fmt, quality=quality, selector=selector  # type: ignore[arg-type]
@@ -165,6 +169,7 @@ def pdf(
     connect: ConnectOption = None,
     grid: GridOption = None,
     header: HeaderOption = None,
+    har: HarOption = None,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
     viewport: ViewportOption = None,
@@ -177,12 +182,14 @@ def pdf(
         connect, False, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
     )
     target = normalize_url(url)
+    if har is not None:
+        check_output_file(har)
     check_output_file(output, {".pdf": "pdf"}, what="PDF")
 
     async def work() -> None:
         from ..tools import pdf as print_pdf
 
-        async with open_page(options) as page:
+        async with open_page(options, har=har) as page:
             await _load(page, target, timeout, wait_ms)
             data = await print_pdf(page)
         where = _write_output(data, output)
@@ -209,6 +216,7 @@ def snapshot(
     connect: ConnectOption = None,
     grid: GridOption = None,
     header: HeaderOption = None,
+    har: HarOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
@@ -222,11 +230,13 @@ def snapshot(
         connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
     )
     target = normalize_url(url)
+    if har is not None:
+        check_output_file(har)
 
     async def work() -> None:
         from ..tools import snapshot as take_snapshot
 
-        async with open_page(options) as page:
+        async with open_page(options, har=har) as page:
             await _load(page, target, timeout, wait_ms)
             result = await take_snapshot(
                 page, interactive_only=interactive_only, selector=selector, max_depth=max_depth
@@ -266,6 +276,7 @@ def scrape(
     connect: ConnectOption = None,
     grid: GridOption = None,
     header: HeaderOption = None,
+    har: HarOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
@@ -280,6 +291,8 @@ def scrape(
         connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
     )
     target = normalize_url(url)
+    if har is not None:
+        check_output_file(har)
     if output is not None:
         check_output_file(output)
 
@@ -287,7 +300,7 @@ def scrape(
         from ..tools import scrape as do_scrape
         from ..tools.scraping import NotAPageError
 
-        async with open_page(options) as page:
+        async with open_page(options, har=har) as page:
             try:
                 result = await do_scrape(
                     page,
@@ -344,6 +357,7 @@ def eval_(
     connect: ConnectOption = None,
     grid: GridOption = None,
     header: HeaderOption = None,
+    har: HarOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
@@ -357,11 +371,13 @@ def eval_(
         connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header
     )
     target = normalize_url(url)
+    if har is not None:
+        check_output_file(har)
 
     async def work() -> None:
         from ..tools import evaluate
 
-        async with open_page(options) as page:
+        async with open_page(options, har=har) as page:
             await _load(page, target, timeout, wait_ms)
             value = await evaluate(page, expression)
         if isinstance(value, str):

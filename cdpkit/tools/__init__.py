@@ -46,6 +46,7 @@ from .dom import (
 )
 from .files import DownloadResult, PendingDownload, download, expect_download, resource_url
 from .forms import handle_dialog, select_option, upload_file
+from .har import record_har
 from .information import ConsoleMessage, console_logs, evaluate, pdf, screenshot
 from .keyboard import key_down, key_up, press_key, type_text
 from .navigation import (
@@ -127,6 +128,7 @@ __all__ = [
     "pdf",
     "press_key",
     "query_dom",
+    "record_har",
     "reload",
     "resource_url",
     "save_storage_state",

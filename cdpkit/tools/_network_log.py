@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -78,7 +78,7 @@ class PageLoad:
 
     loader_id: str
     url: str
-    started: float  # monotonic seconds of the navigation's first request (or the commit)
+    started: float  # monotonic seconds of the navigation's document request
     wall_time: float  # seconds since the epoch, same moment
     title: str = ""
     content_loaded: float | None = None  # monotonic seconds
@@ -100,6 +100,7 @@ class NetworkLog:
     entries: OrderedDict[str, Entry] = field(default_factory=OrderedDict)
     loads: list[PageLoad] = field(default_factory=list)
     dropped: int = 0  # entries forgotten to stay within the limit
+    on_finished: Callable[[Entry], None] | None = None  # called when a request has loaded
     _redirects: dict[str, int] = field(default_factory=dict)
 
     def feed(self, method: str, params: dict[str, Any]) -> None:
@@ -135,12 +136,8 @@ class NetworkLog:
             self._begin_load(str(sent["loaderId"]), sent["request"]["url"], sent)
         self._add(entry)
 
-    def _begin_load(self, loader_id: str, url: str, sent: RequestWillBeSentJSON | None) -> None:
-        if any(load.loader_id == loader_id for load in self.loads):
-            return
-        started = float(sent["timestamp"]) if sent is not None else 0.0
-        wall = float(sent["wallTime"]) if sent is not None else 0.0
-        self.loads.append(PageLoad(loader_id, url, started, wall))
+    def _begin_load(self, loader_id: str, url: str, sent: RequestWillBeSentJSON) -> None:
+        self.loads.append(PageLoad(loader_id, url, float(sent["timestamp"]), float(sent["wallTime"])))
 
     def _navigated(self, params: dict[str, Any]) -> None:
         frame = cast("FrameNavigatedJSON", params)["frame"]
@@ -154,8 +151,6 @@ class NetworkLog:
             self.dropped = 0
             for entry in kept:
                 self.entries[entry.id] = entry
-        else:
-            self._begin_load(loader_id, frame["url"], None)
 
     def _page_timing(self, name: str, params: dict[str, Any]) -> None:
         if not self.loads:
@@ -199,6 +194,8 @@ class NetworkLog:
             entry.encoded_size = float(done["encodedDataLength"])
             body = done.get("encodedBodyLength")
             entry.body_size = float(body) if body is not None else None
+            if self.on_finished is not None:
+                self.on_finished(entry)
 
     def _failed(self, params: dict[str, Any]) -> None:
         failure = cast("LoadingFailedJSON", params)

@@ -65,6 +65,7 @@ from .network import (
     network_requests,
     start_network_log,
 )
+from .performance import LongTask, PerformanceReport, performance_trace
 from .pointer import click, drag, hover, mouse_down, mouse_move, mouse_up, mouse_wheel
 from .scraping import Link, ScrapeResult, SmartWait, scrape, wait_for_content
 from .storage import StorageState, load_storage_state, save_storage_state
@@ -78,11 +79,13 @@ __all__ = [
     "ElementState",
     "FormField",
     "Link",
+    "LongTask",
     "NavigationResult",
     "NetworkRequest",
     "NetworkRequestDetails",
     "PageMetadata",
     "PendingDownload",
+    "PerformanceReport",
     "ScrapeResult",
     "SmartWait",
     "Snapshot",
@@ -126,6 +129,7 @@ __all__ = [
     "new_tab",
     "page_metadata",
     "pdf",
+    "performance_trace",
     "press_key",
     "query_dom",
     "record_har",

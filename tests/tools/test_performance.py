@@ -1,0 +1,58 @@
+"""performance_trace against a real headless Chromium: a trace file DevTools opens (JSON with
+traceEvents and metadata) and the Web Vitals measured in it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cdpkit
+from cdpkit import tools
+from tests.network_pages import install
+from tests.server import FixtureServer
+
+
+async def test_trace_of_a_page_with_a_big_image_and_text(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    install(server)
+    await tools.navigate(page, server.url("/net/lcp"))
+    report = await tools.performance_trace(page, tmp_path / "trace.json")
+    assert report.path == str(tmp_path / "trace.json")
+    trace = json.loads(Path(report.path).read_text())
+    assert isinstance(trace["traceEvents"], list) and isinstance(trace["metadata"], dict)
+    names = {event.get("name") for event in trace["traceEvents"]}
+    # What the DevTools Performance panel needs to show a page load.
+    assert {"TracingStartedInBrowser", "navigationStart", "RunTask"} <= names
+    assert report.event_count == len(trace["traceEvents"])
+    assert report.lcp_ms is not None and report.fcp_ms is not None
+    assert 0 < report.fcp_ms <= report.lcp_ms < 10_000
+    assert report.ttfb_ms is not None and 0 <= report.ttfb_ms <= report.fcp_ms
+    assert report.cls == 0.0  # nothing moves on this page
+    assert report.inp_ms is None  # no interaction during a reload
+    # The page's script busies the main thread for 120 ms: the longest task.
+    assert report.long_tasks and report.long_tasks[0].duration_ms >= 100
+    assert report.long_tasks == sorted(report.long_tasks, key=lambda t: -t.duration_ms)
+    assert not list(tmp_path.glob(".*.part"))
+
+
+async def test_cls_of_a_page_whose_layout_shifts(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    install(server)
+    await tools.navigate(page, server.url("/net/shift"))
+    report = await tools.performance_trace(page, tmp_path / "shift.json")
+    assert report.cls is not None and report.cls > 0.05
+
+
+async def test_tracing_again_works_and_without_reload_nothing_navigates(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    install(server)
+    await tools.navigate(page, server.url("/net/plain"))
+    first = await tools.performance_trace(page, tmp_path / "a.json", duration=0.2)
+    assert first.lcp_ms is not None
+    await tools.start_network_log(page)
+    second = await tools.performance_trace(page, tmp_path / "b.json", reload=False, duration=0.3)
+    assert await tools.network_requests(page) == []  # no reload happened
+    assert second.lcp_ms is None and json.loads(Path(second.path).read_text())["traceEvents"]

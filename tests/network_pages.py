@@ -103,7 +103,12 @@ setTimeout(() => {
     )
 
 
+def _redirect(handler: Handler) -> None:
+    handler.reply(302, "", "text/plain", {"Location": "/net/data.json"})
+
+
 _ROUTES = {
+    "/net/redirect": _redirect,
     "/net/page": _page,
     "/net/data.json": _data,
     "/net/missing.json": _missing,

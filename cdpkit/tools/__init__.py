@@ -20,6 +20,8 @@ DOM exploration    query_dom, visible_text, computed_styles, check_visibility, g
 tabs               list_tabs, new_tab, switch_tab, close_tab, active_tab
 files              download, expect_download, resource_url, scrape
 state              save_storage_state, load_storage_state (Playwright's storage_state format)
+network            network_requests, network_request, start_network_log, record_har (HAR 1.2)
+performance        performance_trace (a DevTools trace file and the Web Vitals)
 =================  ==========================================================================
 """
 

@@ -87,6 +87,7 @@ class _Bodies:
         self.found: dict[str, tuple[bytes, bool] | int | None] = {}  # a size when left out
         self._pending: set[asyncio.Future[None]] = set()
         self._fetching = asyncio.Semaphore(_BODY_FETCHES)
+        self.gave_up = False  # the page did not answer in time: ask it nothing more
 
     def fetch(self, entry: Entry) -> None:
         if self.max_body_size < 0 or entry.failed is not None or entry.redirected:
@@ -104,9 +105,15 @@ class _Bodies:
             self.found[entry.id] = got
 
     async def settle(self) -> None:
-        """Wait for the bodies being fetched (each bounded by its own timeout)."""
+        """Wait for the bodies being fetched, at most ``_BODY_TIMEOUT`` seconds in all (a
+        hung page must not hold the file back); those still missing are left out."""
         if self._pending:
-            await asyncio.gather(*self._pending, return_exceptions=True)
+            _, late = await asyncio.wait(set(self._pending), timeout=_BODY_TIMEOUT)
+            for task in late:
+                task.cancel()
+            if late:
+                self.gave_up = True
+                await asyncio.gather(*late, return_exceptions=True)
 
 
 @contextlib.asynccontextmanager
@@ -291,7 +298,9 @@ async def _entry(page: Page, entry: Entry, log: NetworkLog, bodies: _Bodies) -> 
         "headersSize": len(response["requestHeadersText"]) if response and "requestHeadersText" in response else -1,
         "bodySize": 0,
     }
-    post_data = await _quietly(request_post_data(page, entry)) if not page.closed else request.get("postData")
+    post_data = request.get("postData")
+    if post_data is None and request.get("hasPostData") and not page.closed and not bodies.gave_up:
+        post_data = await _quietly(request_post_data(page, entry))
     if post_data is not None:
         har_request["bodySize"] = len(post_data.encode())
         har_request["postData"] = {

@@ -239,3 +239,20 @@ def test_cli_scrape_writes_the_har_of_the_run(server: FixtureServer, tmp_path: P
     entries = _entries(har)
     assert entries[server.url("/net/page")]["response"]["status"] == 200
     assert server.url("/net/pic.png") in entries
+
+
+async def test_the_har_is_written_when_the_page_closes_in_the_block(
+    context: cdpkit.BrowserContext, server: FixtureServer, tmp_path: Path
+) -> None:
+    install(server)
+    page = await context.new_page()
+    path = tmp_path / "closed.har"
+    async with tools.record_har(page, path):
+        await tools.navigate(page, server.url("/net/page"))
+        await tools.wait_for(page, text="done")
+        await page.close()
+    har = json.loads(path.read_text())
+    assert har_problems(har) == []
+    entries = _entries(har)
+    # Bodies fetched as each request finished survive the page.
+    assert json.loads(entries[server.url("/net/data.json")]["response"]["content"]["text"]) == DATA

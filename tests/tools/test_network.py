@@ -135,3 +135,33 @@ async def test_recording_starts_with_the_first_question(
     await tools.wait_for(page, text="done")
     found = await _settled(page, 6)
     assert found[0].url == server.url("/net/page")
+
+
+async def test_a_redirect_is_listed_as_its_own_hop(page: cdpkit.Page, server: FixtureServer) -> None:
+    install(server)
+    await tools.start_network_log(page)
+    await tools.navigate(page, server.url("/net/plain"))
+    await tools.evaluate(page, "fetch('/net/redirect').then(r => r.json())")
+    found = await _settled(page, 3)
+    hop, final = found[1], found[2]
+    assert (hop.url, hop.status, hop.id) == (server.url("/net/redirect"), 302, f"{final.id}.redirect1")
+    assert (final.url, final.status) == (server.url("/net/data.json"), 200)
+    assert (await tools.network_request(page, hop.id)).body_note == "a redirect (302): it has no body to show"
+    assert json.loads((await tools.network_request(page, final.id)).body or "") == DATA
+
+
+def test_the_log_keeps_the_last_entries_only() -> None:
+    from cdpkit.tools._network_log import NetworkLog
+
+    log = NetworkLog(main_frame="F", limit=3)
+    for i in range(5):
+        log.feed(
+            "Network.requestWillBeSent",
+            {
+                "requestId": f"r{i}", "loaderId": "L", "documentURL": "", "timestamp": i,
+                "wallTime": 1e9 + i, "type": "Fetch", "frameId": "F", "initiator": {"type": "script"},
+                "redirectHasExtraInfo": False,
+                "request": {"url": f"http://x/{i}", "method": "GET", "headers": {}},
+            },
+        )  # fmt: skip
+    assert list(log.entries) == ["r2", "r3", "r4"] and log.dropped == 2

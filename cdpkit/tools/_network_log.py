@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
         ResponseReceivedJSON,
     )
     from ..cdp.page import FrameNavigatedJSON
+
+_logger = logging.getLogger("cdpkit")
 
 MAX_ENTRIES = 5_000
 
@@ -102,12 +105,20 @@ class NetworkLog:
     dropped: int = 0  # entries forgotten to stay within the limit
     on_finished: Callable[[Entry], None] | None = None  # called when a request has loaded
     _redirects: dict[str, int] = field(default_factory=dict)
+    # Extra info that came before its request's requestWillBeSent (Chrome sends them from
+    # another process, in either order), by request id; bounded like the entries.
+    _early: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
 
     def feed(self, method: str, params: dict[str, Any]) -> None:
-        """Fold one event in."""
+        """Fold one event in. An event of a shape this code does not expect (a newer
+        Chrome) is skipped with a warning, never allowed to stop the recording."""
         handler = _HANDLERS.get(method)
-        if handler is not None:
+        if handler is None:
+            return
+        try:
             handler(self, params)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            _logger.warning("Network log: skipped a %s event it could not read (%r)", method, exc)
 
     def _add(self, entry: Entry) -> None:
         self.entries[entry.id] = entry
@@ -131,6 +142,10 @@ class NetworkLog:
             previous.redirected = True
             self._add(previous)
         entry = Entry(request_id, sent, resource_type=str(sent.get("type", "Other")))
+        early = self._early.pop(request_id, None)
+        if early is not None:
+            entry.request_extra = early.get("request")
+            entry.response_extra = early.get("response")
         main_document = sent.get("type") == "Document" and sent.get("frameId") == self.main_frame
         if main_document and request_id == sent["loaderId"] and not self.per_navigation:
             self._begin_load(str(sent["loaderId"]), sent["request"]["url"], sent)
@@ -172,18 +187,28 @@ class NetworkLog:
             if response.get("fromDiskCache") or response.get("fromPrefetchCache"):
                 entry.from_cache = True
 
+    def _keep_early(self, request_id: str, kind: str, extra: Any) -> None:
+        self._early.setdefault(request_id, {})[kind] = extra
+        while len(self._early) > self.limit:
+            self._early.popitem(last=False)
+
     def _request_extra(self, params: dict[str, Any]) -> None:
         extra = cast("RequestWillBeSentExtraInfoJSON", params)
-        entry = self.entries.get(str(extra["requestId"]))
-        if entry is not None:
+        request_id = str(extra["requestId"])
+        entry = self.entries.get(request_id)
+        if entry is None or entry.request_extra is not None:
+            # Before its request, or for the next hop of a redirect (same id).
+            self._keep_early(request_id, "request", extra)
+        else:
             entry.request_extra = extra
 
     def _response_extra(self, params: dict[str, Any]) -> None:
         extra = cast("ResponseReceivedExtraInfoJSON", params)
-        entry = self.entries.get(str(extra["requestId"]))
-        if entry is not None and 300 <= extra.get("statusCode", 0) < 400 and entry.response is None:
-            return  # a redirect hop's extra info; the next hop carries its own
-        if entry is not None:
+        request_id = str(extra["requestId"])
+        entry = self.entries.get(request_id)
+        if entry is None or entry.response_extra is not None:
+            self._keep_early(request_id, "response", extra)
+        else:
             entry.response_extra = extra
 
     def _finished(self, params: dict[str, Any]) -> None:

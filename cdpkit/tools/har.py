@@ -354,10 +354,12 @@ async def _entry(page: Page, entry: Entry, log: NetworkLog, bodies: _Bodies) -> 
             "redirectURL": _header(response_headers, "location") or "",
             "headersSize": headers_size,
             "bodySize": body_size,
+            "_transferSize": record.size if record.size is not None else -1,
         },
         "cache": {},
         "timings": timings,
         "_resourceType": record.resource_type.lower(),
+        "_priority": request.get("initialPriority", ""),
     }
     pageref = _pageref(entry, log)
     if pageref is not None:

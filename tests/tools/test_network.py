@@ -165,3 +165,22 @@ def test_the_log_keeps_the_last_entries_only() -> None:
             },
         )  # fmt: skip
     assert list(log.entries) == ["r2", "r3", "r4"] and log.dropped == 2
+
+
+def test_an_event_of_an_unexpected_shape_is_skipped_not_fatal(caplog: pytest.LogCaptureFixture) -> None:
+    from cdpkit.tools._network_log import NetworkLog
+
+    log = NetworkLog(main_frame="F")
+    log.feed(
+        "Network.requestWillBeSent",
+        {
+            "requestId": "r1", "loaderId": "L", "documentURL": "", "timestamp": 1,
+            "wallTime": 1e9, "type": "Fetch", "frameId": "F", "initiator": {"type": "script"},
+            "redirectHasExtraInfo": False,
+            "request": {"url": "http://x/", "method": "GET", "headers": {}},
+        },
+    )  # fmt: skip
+    log.feed("Network.loadingFinished", {"requestId": "r1"})  # no timestamp
+    assert "could not read" in caplog.text and not log.entries["r1"].finished
+    log.feed("Network.loadingFinished", {"requestId": "r1", "timestamp": 2, "encodedDataLength": 9})
+    assert log.entries["r1"].finished

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from .. import cdp
+from .._model import RawEvent
 from ..errors import CDPError
 from ..page import Page
+from ..session import EventStream
 from .navigation import reload as reload_page
 
 if TYPE_CHECKING:
@@ -137,43 +139,36 @@ async def performance_trace(
     Raises:
         OSError: ``path`` could not be written.
         NavigationError, WaitTimeoutError: The reload failed or did not load in time;
-            tracing is stopped all the same.
+            tracing is stopped all the same and the trace recorded until then is
+            written to ``path`` (the exception's note says so).
     """
     destination = Path(path).resolve()
     partial = destination.with_name(f".{destination.name}.part")
     config = cdp.tracing.TraceConfig(
         included_categories=list(categories or DEVTOOLS_CATEGORIES), excluded_categories=["*"]
     )
-    async with page.listen(cdp.tracing.TracingComplete, raw=True) as completed:
-        await page.send(
-            cdp.tracing.start(trace_config=config, transfer_mode="ReturnAsStream", stream_format="json")
-        )
-        try:
-            if reload:
-                await reload_page(page, timeout=timeout)
-            await asyncio.sleep(duration)
-        finally:
-            with contextlib.suppress(CDPError):
-                await page.send(cdp.tracing.end())
-            try:
-                async with asyncio.timeout(_END_TIMEOUT):
-                    done = cast("TracingCompleteJSON", (await anext(completed)).params)
-            except TimeoutError:
-                raise TimeoutError(
-                    f"Chrome did not hand over the trace within {_END_TIMEOUT:g} s of Tracing.end"
-                ) from None
-            handle = done.get("stream")
-            if handle is not None:
-                try:
-                    await _save_stream(page, handle, partial)
-                finally:
-                    with contextlib.suppress(CDPError):
-                        await page.send(cdp.io.close(handle))
-    if handle is None:
-        raise CDPError("Chrome ended the trace without a stream to read it from")
+    saved = False
     try:
+        async with page.listen(cdp.tracing.TracingComplete, raw=True) as completed:
+            await page.send(
+                cdp.tracing.start(
+                    trace_config=config, transfer_mode="ReturnAsStream", stream_format="json"
+                )
+            )
+            try:
+                if reload:
+                    await reload_page(page, timeout=timeout)
+                await asyncio.sleep(duration)
+            finally:
+                await _end_trace(page, completed, partial)  # also when the reload failed
+                saved = True
         trace = json.loads(partial.read_text(encoding="utf-8"))
         os.replace(partial, destination)
+    except Exception as exc:
+        if saved:
+            os.replace(partial, destination)
+            exc.add_note(f"The trace recorded until then is in {destination}")
+        raise
     finally:
         with contextlib.suppress(FileNotFoundError):
             partial.unlink()
@@ -183,6 +178,27 @@ async def performance_trace(
     if ttfb is None and reload:
         ttfb = await _ttfb_from_page(page)
     return PerformanceReport(path=str(destination), ttfb_ms=ttfb, event_count=len(events), **report)
+
+
+async def _end_trace(page: Page, completed: EventStream[RawEvent], partial: Path) -> None:
+    """Stop tracing and write the trace Chrome hands over to ``partial``."""
+    with contextlib.suppress(CDPError):
+        await page.send(cdp.tracing.end())
+    try:
+        async with asyncio.timeout(_END_TIMEOUT):
+            done = cast("TracingCompleteJSON", (await anext(completed)).params)
+    except TimeoutError:
+        raise TimeoutError(
+            f"Chrome did not hand over the trace within {_END_TIMEOUT:g} s of Tracing.end"
+        ) from None
+    handle = done.get("stream")
+    if handle is None:
+        raise CDPError("Chrome ended the trace without a stream to read it from")
+    try:
+        await _save_stream(page, handle, partial)
+    finally:
+        with contextlib.suppress(CDPError):
+            await page.send(cdp.io.close(handle))
 
 
 async def _save_stream(page: Page, handle: str, partial: Path) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import cdpkit
 from cdpkit import tools
 from tests.network_pages import install
@@ -56,3 +58,18 @@ async def test_tracing_again_works_and_without_reload_nothing_navigates(
     second = await tools.performance_trace(page, tmp_path / "b.json", reload=False, duration=0.3)
     assert await tools.network_requests(page) == []  # no reload happened
     assert second.lcp_ms is None and json.loads(Path(second.path).read_text())["traceEvents"]
+
+
+async def test_a_reload_that_times_out_stops_tracing_and_keeps_the_trace(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    await tools.navigate(page, server.url("/slow?s=3"))
+    path = tmp_path / "slow.json"
+    with pytest.raises(TimeoutError) as caught:
+        await tools.performance_trace(page, path, timeout=0.5)
+    assert f"The trace recorded until then is in {path}" in caught.value.__notes__
+    assert json.loads(path.read_text())["traceEvents"]
+    assert not list(tmp_path.glob(".*.part"))
+    # Tracing was stopped: the next trace starts.
+    report = await tools.performance_trace(page, tmp_path / "again.json", reload=False, duration=0.1)
+    assert Path(report.path).exists()

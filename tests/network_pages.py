@@ -103,12 +103,28 @@ setTimeout(() => {
     )
 
 
+def _slow_click(handler: Handler) -> None:
+    handler.reply(
+        200,
+        """<!doctype html><title>Slow click</title>
+<button id=go style="width:200px;height:80px">Go</button><p id=out>idle</p>
+<script>
+document.getElementById('go').addEventListener('click', () => {
+  const start = performance.now();
+  while (performance.now() - start < 150) {}  // a slow handler: a poor INP
+  document.getElementById('out').textContent = 'clicked';
+});
+</script>""",
+    )
+
+
 def _redirect(handler: Handler) -> None:
     handler.reply(302, "", "text/plain", {"Location": "/net/data.json"})
 
 
 _ROUTES = {
     "/net/redirect": _redirect,
+    "/net/slow-click": _slow_click,
     "/net/page": _page,
     "/net/data.json": _data,
     "/net/missing.json": _missing,

@@ -3,6 +3,7 @@ traceEvents and metadata) and the Web Vitals measured in it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -73,3 +74,19 @@ async def test_a_reload_that_times_out_stops_tracing_and_keeps_the_trace(
     # Tracing was stopped: the next trace starts.
     report = await tools.performance_trace(page, tmp_path / "again.json", reload=False, duration=0.1)
     assert Path(report.path).exists()
+
+
+async def test_inp_of_a_slow_click_during_the_trace(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    install(server)
+    await tools.navigate(page, server.url("/net/slow-click"))
+
+    async def click_soon() -> None:
+        await asyncio.sleep(0.3)
+        await tools.click(page, selector="#go")
+
+    clicking = asyncio.ensure_future(click_soon())
+    report = await tools.performance_trace(page, tmp_path / "inp.json", reload=False, duration=1.5)
+    await clicking
+    assert report.inp_ms is not None and report.inp_ms >= 150

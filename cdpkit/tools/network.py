@@ -13,12 +13,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import dataclasses
 import fnmatch
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import cdp
 from .._model import RawEvent
@@ -308,21 +309,17 @@ async def network_request(
         )
     data, is_text = content
     if is_text:
-        return NetworkRequestDetails(**{**_fields(details), "body": data.decode("utf-8", "replace")})
+        return dataclasses.replace(details, body=data.decode("utf-8", "replace"))
     directory = Path(save_to) if save_to is not None else Path(tempfile.mkdtemp(prefix="cdpkit-body-"))
     directory.mkdir(parents=True, exist_ok=True)
     stem = sanitize_filename(Path(record.url.split("?")[0]).stem) or "body"
     path = directory / f"{stem}-{entry.id}{_extension(record.url, record.mime_type)}"
     path.write_bytes(data)
-    return NetworkRequestDetails(**{**_fields(details), "body_path": str(path.resolve())})
-
-
-def _fields(details: NetworkRequestDetails) -> dict[str, Any]:
-    return {name: getattr(details, name) for name in NetworkRequestDetails.__slots__}
+    return dataclasses.replace(details, body_path=str(path.resolve()))
 
 
 def _with_note(details: NetworkRequestDetails, note: str) -> NetworkRequestDetails:
-    return NetworkRequestDetails(**{**_fields(details), "body_note": note})
+    return dataclasses.replace(details, body_note=note)
 
 
 def is_textual(mime_type: str | None) -> bool:

@@ -436,10 +436,19 @@ async def first_page(browser: Browser, *, launched: bool) -> Page:
 
 
 @contextlib.asynccontextmanager
-async def open_page(options: BrowserOptions) -> AsyncIterator[Page]:
-    """A browser as :func:`open_browser` gives, and the page to work on."""
+async def open_page(options: BrowserOptions, *, har: str | None = None) -> AsyncIterator[Page]:
+    """A browser as :func:`open_browser` gives, and the page to work on; with ``har``
+    (``--har PATH``), what the page loads is recorded into that HAR file, written before
+    the browser closes, also when the command fails."""
     async with open_browser(options) as browser:
-        yield await first_page(browser, launched=options.connect is None)
+        page = await first_page(browser, launched=options.connect is None)
+        if har is None:
+            yield page
+            return
+        from .tools.har import record_har
+
+        async with record_har(page, Path(har).expanduser()):
+            yield page
 
 
 # -- reporting failures -----------------------------------------------------------------------

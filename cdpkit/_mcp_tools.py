@@ -25,6 +25,12 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Literal
 
 from . import tools
+from ._mcp_network import (
+    browser_network_request,
+    browser_network_requests,
+    browser_performance_trace,
+    watch_network,
+)
 from ._mcp_reach import (
     ArgumentCheck,
     check_download_source,
@@ -140,6 +146,7 @@ def _page_tool(
             return render(result, session)
         policy = session.options.url_policy
         page = await session.page()
+        await watch_network(page)  # from the first call on a page: its next loads are seen whole
         if reads_page:
             await refuse_blocked_tab(page, policy, name)
         if check_arguments is not None:
@@ -472,6 +479,25 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             navigates=True,
             check_arguments=check_url_argument,
             note=policy,
+        ),
+        # seeing what the page does: network requests, performance
+        _page_tool(
+            "browser_network_requests", browser_network_requests, page_content=True, read_only=True
+        ),
+        _page_tool(
+            "browser_network_request",
+            browser_network_request,
+            exclude=("save_to",),
+            fixed=lambda session: {"save_to": session.options.download_dir},
+            page_content=True,
+            read_only=True,
+        ),
+        _page_tool(
+            "browser_performance_trace",
+            browser_performance_trace,
+            exclude=("output_dir",),
+            fixed=lambda session: {"output_dir": session.options.download_dir},
+            navigates=True,
         ),
     ]
     return specs

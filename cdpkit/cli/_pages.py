@@ -29,6 +29,7 @@ from ._params import (
     ConnectOption,
     DebugOption,
     GridOption,
+    HarOption,
     HeaderOption,
     HeadfulOption,
     ProfileOption,
@@ -124,6 +125,7 @@ def screenshot(
     connect: ConnectOption = None,
     grid: GridOption = None,
     header: HeaderOption = None,
+    har: HarOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
@@ -138,6 +140,8 @@ def screenshot(
         settings=settings,
     )
     target = normalize_url(url)
+    if har is not None:
+        check_output_file(har)
     named = check_output_file(output, _EXTENSION_FORMATS, what="screenshot") if output else None
     if image_format is not None and named is not None and named != image_format.value:
         raise CLIError(f"-o {output} names a {named} file but --format is {image_format.value}", 2)
@@ -148,7 +152,7 @@ def screenshot(
     async def work() -> None:
         from ..tools import screenshot as take_screenshot
 
-        async with open_page(options) as page:
+        async with open_page(options, har=har) as page:
             await _load(page, target, timeout, wait_ms)
             data = await take_screenshot(
                 page, full_page=full_page, format=fmt, quality=quality, selector=selector  # type: ignore[arg-type]
@@ -170,6 +174,7 @@ def pdf(
     connect: ConnectOption = None,
     grid: GridOption = None,
     header: HeaderOption = None,
+    har: HarOption = None,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
     viewport: ViewportOption = None,
@@ -184,12 +189,14 @@ def pdf(
         settings=settings,
     )
     target = normalize_url(url)
+    if har is not None:
+        check_output_file(har)
     check_output_file(output, {".pdf": "pdf"}, what="PDF")
 
     async def work() -> None:
         from ..tools import pdf as print_pdf
 
-        async with open_page(options) as page:
+        async with open_page(options, har=har) as page:
             await _load(page, target, timeout, wait_ms)
             data = await print_pdf(page)
         where = _write_output(data, output)
@@ -216,6 +223,7 @@ def snapshot(
     connect: ConnectOption = None,
     grid: GridOption = None,
     header: HeaderOption = None,
+    har: HarOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
@@ -231,11 +239,13 @@ def snapshot(
         settings=settings,
     )
     target = normalize_url(url)
+    if har is not None:
+        check_output_file(har)
 
     async def work() -> None:
         from ..tools import snapshot as take_snapshot
 
-        async with open_page(options) as page:
+        async with open_page(options, har=har) as page:
             await _load(page, target, timeout, wait_ms)
             result = await take_snapshot(
                 page, interactive_only=interactive_only, selector=selector, max_depth=max_depth
@@ -275,6 +285,7 @@ def scrape(
     connect: ConnectOption = None,
     grid: GridOption = None,
     header: HeaderOption = None,
+    har: HarOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
@@ -291,6 +302,8 @@ def scrape(
         settings=settings,
     )
     target = normalize_url(url)
+    if har is not None:
+        check_output_file(har)
     if output is not None:
         check_output_file(output)
 
@@ -298,7 +311,7 @@ def scrape(
         from ..tools import scrape as do_scrape
         from ..tools.scraping import NotAPageError
 
-        async with open_page(options) as page:
+        async with open_page(options, har=har) as page:
             try:
                 result = await do_scrape(
                     page,
@@ -355,6 +368,7 @@ def eval_(
     connect: ConnectOption = None,
     grid: GridOption = None,
     header: HeaderOption = None,
+    har: HarOption = None,
     headful: HeadfulOption = False,
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
@@ -370,11 +384,13 @@ def eval_(
         settings=settings,
     )
     target = normalize_url(url)
+    if har is not None:
+        check_output_file(har)
 
     async def work() -> None:
         from ..tools import evaluate
 
-        async with open_page(options) as page:
+        async with open_page(options, har=har) as page:
             await _load(page, target, timeout, wait_ms)
             value = await evaluate(page, expression)
         if isinstance(value, str):

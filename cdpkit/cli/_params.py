@@ -54,6 +54,16 @@ HeaderOption = Annotated[
     ),
 ]
 
+HarOption = Annotated[
+    str | None,
+    typer.Option(
+        "--har",
+        metavar="PATH",
+        help="Record what the page loads into this HAR file (HAR 1.2, with bodies up to 1 MB; "
+        "DevTools and HAR viewers open it), written at the end, also when the command fails.",
+        show_default=False,
+    ),
+]
 HeadfulOption = Annotated[
     bool, typer.Option("--headful", help="Launch the browser with a window (default headless).")
 ]

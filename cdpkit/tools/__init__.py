@@ -22,6 +22,8 @@ DOM exploration    query_dom, visible_text, computed_styles, check_visibility, g
 tabs               list_tabs, new_tab, switch_tab, close_tab, active_tab
 files              download, expect_download, resource_url, scrape
 state              save_storage_state, load_storage_state (Playwright's storage_state format)
+network            network_requests, network_request, start_network_log, record_har (HAR 1.2)
+performance        performance_trace (a DevTools trace file and the Web Vitals)
 =================  ==========================================================================
 """
 
@@ -49,6 +51,7 @@ from .dom import (
 from .emulation import Device, NetworkConditions, emulate
 from .files import DownloadResult, PendingDownload, download, expect_download, resource_url
 from .forms import handle_dialog, select_option, upload_file
+from .har import record_har
 from .information import ConsoleMessage, console_logs, evaluate, pdf, screenshot
 from .keyboard import key_down, key_up, press_key, type_text
 from .navigation import (
@@ -60,6 +63,14 @@ from .navigation import (
     wait,
     wait_for,
 )
+from .network import (
+    NetworkRequest,
+    NetworkRequestDetails,
+    network_request,
+    network_requests,
+    start_network_log,
+)
+from .performance import LongTask, PerformanceReport, performance_trace
 from .pointer import click, drag, hover, mouse_down, mouse_move, mouse_up, mouse_wheel
 from .scraping import Link, ScrapeResult, SmartWait, scrape, wait_for_content
 from .storage import StorageState, load_storage_state, save_storage_state
@@ -74,10 +85,14 @@ __all__ = [
     "ElementState",
     "FormField",
     "Link",
+    "LongTask",
     "NavigationResult",
     "NetworkConditions",
+    "NetworkRequest",
+    "NetworkRequestDetails",
     "PageMetadata",
     "PendingDownload",
+    "PerformanceReport",
     "ScrapeResult",
     "SmartWait",
     "Snapshot",
@@ -117,11 +132,15 @@ __all__ = [
     "mouse_up",
     "mouse_wheel",
     "navigate",
+    "network_request",
+    "network_requests",
     "new_tab",
     "page_metadata",
     "pdf",
+    "performance_trace",
     "press_key",
     "query_dom",
+    "record_har",
     "reload",
     "resource_url",
     "save_storage_state",
@@ -129,6 +148,7 @@ __all__ = [
     "screenshot",
     "select_option",
     "snapshot",
+    "start_network_log",
     "switch_tab",
     "type_text",
     "upload_file",

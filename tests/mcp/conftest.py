@@ -35,6 +35,7 @@ EXPECTED_TOOLS = {
     "browser_get_attributes", "browser_count_elements", "browser_get_page_metadata",
     "browser_find_by_text", "browser_get_form_values", "browser_check_element_state",
     "browser_get_dom_tree", "browser_tabs", "browser_download", "browser_scrape",
+    "browser_network_requests", "browser_network_request", "browser_performance_trace",
 }  # fmt: skip
 
 

@@ -8,7 +8,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from .conftest import ROOT, server_env, wait_until_gone
+from .conftest import EXPECTED_TOOLS, ROOT, server_env, wait_until_gone
 
 
 async def test_mcp_client_example(tmp_path: Path) -> None:
@@ -24,7 +24,7 @@ async def test_mcp_client_example(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0].startswith("33 tools, e.g. browser_navigate")
+    assert lines[0].startswith(f"{len(EXPECTED_TOOLS)} tools, e.g. browser_navigate")
     assert "Opened: Hello from cdpkit" in lines
     assert 'After the click: button "Clicked!"' in lines
     assert any(line.startswith("Screenshot: image/png, ") for line in lines)

@@ -206,6 +206,14 @@ class NetworkLog:
         extra = cast("ResponseReceivedExtraInfoJSON", params)
         request_id = str(extra["requestId"])
         entry = self.entries.get(request_id)
+        if 300 <= int(extra.get("statusCode", 0)) < 400:
+            # A redirect's extra info can come after the next hop's request: it belongs to
+            # the earliest hop still without one, not to the request that went on.
+            for hop in range(1, self._redirects.get(request_id, 0) + 1):
+                earlier = self.entries.get(f"{request_id}.redirect{hop}")
+                if earlier is not None and earlier.response_extra is None:
+                    earlier.response_extra = extra
+                    return
         if entry is None or entry.response_extra is not None:
             self._keep_early(request_id, "response", extra)
         else:

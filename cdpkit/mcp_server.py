@@ -108,6 +108,9 @@ HELP = {
     "allowed_origins": "Only web pages of these origins may be loaded, read or downloaded "
     f"(default: any); {ORIGINS_HELP}.",
     "blocked_origins": f"Refuse web pages of these origins, even if allowed; {ORIGINS_HELP}.",
+    "snapshot_after_action": "Return a full snapshot (browser_snapshot's, within its default "
+    "budget) after every action tool, as well as the few lines saying what the action "
+    "changed.",
 }
 
 
@@ -163,6 +166,7 @@ def server_options(
     allow_file_urls: bool = False,
     allowed_origins: str | Sequence[str] | None = None,
     blocked_origins: str | Sequence[str] | None = None,
+    snapshot_after_action: bool = False,
 ) -> ServerOptions:
     """The server's options from the values of its command line, checked: what both
     ``cdpkit mcp`` and ``python -m cdpkit.mcp_server`` run before anything starts.
@@ -196,6 +200,8 @@ def server_options(
             ``*.example.com`` (its subdomains).
         blocked_origins: Web pages of these origins are refused, even if also allowed
             (same forms).
+        snapshot_after_action: After each action tool, return a full snapshot as well as
+            the lines saying what the action changed.
 
     Raises:
         CLIError: A value or a combination that makes no sense (``http`` not
@@ -232,6 +238,7 @@ def server_options(
         allow_js=allow_js,
         url_policy=url_policy,
         http=address,
+        snapshot_after_action=snapshot_after_action,
     )
 
 
@@ -344,6 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--allowed-origins", metavar="ORIGINS", action="append", help=HELP["allowed_origins"])
     add("--blocked-origins", metavar="ORIGINS", action="append", help=HELP["blocked_origins"])
+    add("--snapshot-after-action", action="store_true", help=HELP["snapshot_after_action"])
     return parser
 
 

@@ -52,6 +52,9 @@ def mcp(
         list[str] | None,
         typer.Option("--blocked-origins", metavar="ORIGINS", help=HELP["blocked_origins"]),
     ] = None,
+    snapshot_after_action: Annotated[
+        bool, typer.Option("--snapshot-after-action", help=HELP["snapshot_after_action"])
+    ] = False,
 ) -> None:
     """Serve the browser tools to an AI agent over the Model Context Protocol (needs the
     `mcp` extra: pip install 'cdpkit-browser[mcp]'). The browser starts on the first tool
@@ -73,6 +76,7 @@ def mcp(
             allow_file_urls=allow_file_urls,
             allowed_origins=allowed_origins,
             blocked_origins=blocked_origins,
+            snapshot_after_action=snapshot_after_action,
         )
     )
     if status:

@@ -1,8 +1,9 @@
 """Browser tools: plain async functions taking a :class:`~cdpkit.Page` (or a
 :class:`~cdpkit.Browser` for tabs) first, for scripts and AI agents.
 
-Element-taking tools accept exactly one of ``selector=`` (CSS), ``index=`` (a line of the
-latest :func:`snapshot` of that page) or ``x=``/``y=`` (viewport CSS pixels). Errors say
+Element-taking tools accept exactly one of ``selector=`` (CSS), ``index=`` (a line of a
+:func:`snapshot` of that page: an element keeps its index while it lives, until the page
+loads a new document) or ``x=``/``y=`` (viewport CSS pixels). Errors say
 what went wrong in words a person or a model can act on.
 
 =================  ==========================================================================
@@ -12,7 +13,8 @@ navigation         navigate, go_back, go_forward, reload, wait, wait_for, wait_f
 input              click, hover, type_text, press_key, drag, select_option, upload_file,
                    handle_dialog; low level: mouse_move, mouse_down, mouse_up, mouse_wheel,
                    key_down, key_up (held keys and buttons apply to later input)
-information        snapshot (the latest kept in ``page.state(SnapshotState)``), screenshot,
+information        snapshot (budget, scope, diff; its numbering in ``page.state(SnapshotState)``),
+                   screenshot,
                    console_logs, evaluate, pdf
 DOM exploration    query_dom, visible_text, computed_styles, check_visibility, get_attributes,
                    count_elements, page_metadata, find_by_text, form_values, element_state,
@@ -23,7 +25,7 @@ files              download, expect_download, resource_url, scrape
 """
 
 from ._targeting import Box
-from .accessibility import Snapshot, SnapshotNode, SnapshotState, snapshot
+from .accessibility import Snapshot, SnapshotCut, SnapshotNode, SnapshotState, snapshot
 from .dom import (
     DomElement,
     ElementState,
@@ -74,6 +76,7 @@ __all__ = [
     "ScrapeResult",
     "SmartWait",
     "Snapshot",
+    "SnapshotCut",
     "SnapshotNode",
     "SnapshotState",
     "Tab",

@@ -570,15 +570,6 @@ async def snapshot(
     root: tuple[int, int] | None = None
     if selector is not None or index is not None:
         root = await _scope_root(page, selector, index)
-    state = page.state(SnapshotState)
-    collected = _Collected()
-    document = (
-        await asyncio.gather(
-            _collect_session(page, page, (0.0, 0.0), collected, None), main_document(page)
-        )
-    )[1]
-    if document != state.document:
-        state.restart(document)
     filters = _Filters(
         roles=_lower(roles),
         name=name.lower() if name else None,
@@ -586,7 +577,7 @@ async def snapshot(
         depth=depth,
         root=root,
     )
-    lines, nodes = _build(collected, filters, state)
+    lines, nodes, state = await _outline(page, filters)
     view = (filters.roles, filters.name, interactive_only, depth, selector, index)
     previous = state.previous.pop(view, None)
     state.previous[view] = (lines, nodes)
@@ -606,6 +597,45 @@ async def snapshot(
 
 # Diff bases kept per page, one per scope and filters (the oldest is dropped).
 _VIEWS_KEPT = 8
+# The view of a snapshot without scope or filters.
+_FULL_VIEW = (None, None, False, None, None, None)
+
+
+async def _outline(
+    page: Page, filters: _Filters
+) -> tuple[list[str], list[SnapshotNode], SnapshotState]:
+    """The page's outline lines and nodes, numbered by its :class:`SnapshotState` (a
+    new numbering when the main frame shows a new document)."""
+    state = page.state(SnapshotState)
+    collected = _Collected()
+    document = (
+        await asyncio.gather(
+            _collect_session(page, page, (0.0, 0.0), collected, None), main_document(page)
+        )
+    )[1]
+    if document != state.document:
+        state.restart(document)
+    return (*_build(collected, filters, state), state)
+
+
+async def peek_changes(page: Page) -> list[str] | None:
+    """The change lines (as ``snapshot(page, diff=True)`` writes them) of the page's full
+    outline since its latest unfiltered, unscoped snapshot, without making this the base
+    the next ``diff=True`` compares with. ``None`` when there is no such snapshot, or
+    the page has loaded a new document since.
+
+    Raises:
+        TargetClosedError: The page is closed.
+    """
+    state = page.state(SnapshotState)
+    previous = state.previous.get(_FULL_VIEW)
+    if previous is None:
+        return None
+    document = state.document
+    lines, nodes, state = await _outline(page, _Filters(None, None, False, None, None))
+    if state.document != document:
+        return None
+    return diff_lines(previous, lines, nodes)[0]
 
 
 async def _scope_root(page: Page, selector: str | None, index: int | None) -> tuple[int, int]:

@@ -134,7 +134,9 @@ async def watch_changes(page: Page) -> AsyncIterator[PageChanges]:
     changes.errors = [
         message
         for kind, params in _new_entries(console_before, page.console_entries())
-        if (message := _message(kind, params)) is not None and message.level == "error"
+        if (message := _message(kind, params)) is not None
+        and message.level == "error"
+        and not _is_favicon_miss(message)
     ]
     if page.open_dialog is None and changes.url == changes.url_before:
         # An open dialog would block the accessibility tree; after a navigation, the
@@ -144,6 +146,13 @@ async def watch_changes(page: Page) -> AsyncIterator[PageChanges]:
                 changes.outline = await peek_changes(page)
         except (CDPError, TimeoutError) as exc:
             log.debug("No outline comparison after the action: %s", exc)
+
+
+def _is_favicon_miss(message: ConsoleMessage) -> bool:
+    # The browser's own request for a site icon the site does not have: not the page's.
+    return message.url.split("?")[0].endswith("/favicon.ico") and message.text.startswith(
+        "Failed to load resource"
+    )
 
 
 def _short(text: str, limit: int = 160) -> str:

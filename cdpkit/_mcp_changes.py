@@ -143,7 +143,7 @@ async def watch_changes(page: Page) -> AsyncIterator[PageChanges]:
         # outline is a new one anyway.
         try:
             async with asyncio.timeout(OUTLINE_WAIT):
-                changes.outline = await peek_changes(page)
+                changes.outline = await peek_changes(page, boxes="interactive")
         except (CDPError, TimeoutError) as exc:
             log.debug("No outline comparison after the action: %s", exc)
 

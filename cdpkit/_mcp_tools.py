@@ -174,7 +174,7 @@ def _page_tool(
         said = None if result is None else render(result, session)
         parts = summarize(changes, notes, said, url_said=navigates)
         if session.options.snapshot_after_action:
-            after = await tools.snapshot(page, max_chars=AGENT_SNAPSHOT_CHARS)
+            after = await snapshot_for_agents(page)
             parts += [Text("Snapshot after the action:"), *render_snapshot(after, session)]
         return parts
 
@@ -335,13 +335,15 @@ async def snapshot_for_agents(
     interactive_only: bool = False,
     depth: int | None = None,
     diff: bool = False,
+    boxes: Literal["all", "interactive", "none"] = "interactive",
 ) -> tools.Snapshot:
     """Describe the page as an indented outline of its accessibility tree, one numbered
     line per node (``[index] role "name" @(x,y,w,h)``, then ``value="..."`` and states
     such as ``[checked]``), so elements can then be targeted by ``index=``. An element
     keeps its index while it lives (until the page loads a new document).
 
-    The outline is cut to fit ``max_chars`` (20,000 characters unless given): whole
+    Boxes are shown on controls only unless ``boxes`` says otherwise. The outline is
+    cut to fit ``max_chars`` (20,000 characters unless given): whole
     subtrees are cut, the later and larger first, each leaving its top line ending in
     ``… (N more lines cut; snapshot(index=I) to see them)``. To see more: pass that
     ``index``, a ``selector``, ``interactive_only``, or a larger ``max_chars``
@@ -351,6 +353,9 @@ async def snapshot_for_agents(
         page: The page.
         max_chars: The budget for the text, in characters: 20,000 unless given; ``null``
             for no limit.
+        boxes: Which lines show their ``@(x,y,w,h)`` box (viewport CSS pixels; the
+            centre is clickable with ``x``/``y``): the ``"interactive"`` ones (controls
+            and anything focusable, the default), ``"all"``, or ``"none"``.
 
     Returns:
         The outline.
@@ -363,6 +368,7 @@ async def snapshot_for_agents(
         interactive_only=interactive_only,
         depth=depth,
         diff=diff,
+        boxes=boxes,
     )
 
 

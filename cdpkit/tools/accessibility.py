@@ -24,7 +24,7 @@ import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .. import cdp
 from .._frames import content_origin
@@ -325,6 +325,7 @@ class _Filters:
     interactive_only: bool
     depth: int | None
     root: tuple[int, int] | None  # (id(session), backend id) of the selector's element
+    boxes: str = "all"  # which lines show their box: "all", "interactive", "none"
 
     @property
     def any(self) -> bool:
@@ -357,6 +358,9 @@ def _build(
     numbering = state.indices
     children = collected.children
     filtering = filters.any
+    all_boxes = filters.boxes == "all"
+    some_boxes = filters.boxes == "interactive"
+    interactive, not_interactive = INTERACTIVE_ROLES, _NOT_INTERACTIVE
     max_depth = filters.depth
     selection = filters.root
     add_node = nodes.append
@@ -446,10 +450,16 @@ def _build(
                         if bounds is not None and tree.offset is not None:
                             dx, dy = tree.offset
                             box = Box(bounds[0] + dx, bounds[1] + dy, bounds[2], bounds[3])
-                            line += (
-                                f" @({round(box.x)},{round(box.y)},"
-                                f"{round(box.width)},{round(box.height)})"
-                            )
+                            if all_boxes or (
+                                some_boxes
+                                and (role in interactive or (
+                                    role not in not_interactive and focusable(properties)
+                                ))
+                            ):
+                                line += (
+                                    f" @({round(box.x)},{round(box.y)},"
+                                    f"{round(box.width)},{round(box.height)})"
+                                )
                     if value is not None:
                         line += " value=" + quote(value)
                     if states:
@@ -497,6 +507,7 @@ async def snapshot(
     roles: Sequence[str] | None = None,
     name: str | None = None,
     max_depth: int | None = None,
+    boxes: Literal["all", "interactive", "none"] = "all",
 ) -> Snapshot:
     """Describe the page as an indented outline of its accessibility tree, one numbered
     line per node, so elements can then be targeted by ``index=``.
@@ -541,6 +552,9 @@ async def snapshot(
         roles: Only these roles, e.g. ``["button", "link"]`` (case-insensitive).
         name: Only nodes whose name contains this text (case-insensitive).
         max_depth: The former name of ``depth``, still accepted.
+        boxes: Which lines show their ``@(x,y,w,h)``: ``"all"``, only the
+            ``"interactive"`` ones (controls and anything focusable: fewer characters
+            for the same content), or ``"none"``. :attr:`SnapshotNode.box` always has it.
 
     With filters, only matching nodes are listed and indented under their nearest listed
     ancestor; their indices still work.
@@ -563,6 +577,8 @@ async def snapshot(
         depth = max_depth
     if depth is not None and depth < 0:
         raise ValueError(f"depth must be 0 or more, got {depth}")
+    if boxes not in ("all", "interactive", "none"):
+        raise ValueError(f"boxes must be 'all', 'interactive' or 'none', got {boxes!r}")
     if max_chars is not None and max_chars < 0:
         raise ValueError(f"max_chars must be 0 or more, got {max_chars}")
     if selector is not None and index is not None:
@@ -576,6 +592,7 @@ async def snapshot(
         interactive_only=interactive_only,
         depth=depth,
         root=root,
+        boxes=boxes,
     )
     lines, nodes, state = await _outline(page, filters)
     view = (filters.roles, filters.name, interactive_only, depth, selector, index)
@@ -618,11 +635,13 @@ async def _outline(
     return (*_build(collected, filters, state), state)
 
 
-async def peek_changes(page: Page) -> list[str] | None:
+async def peek_changes(
+    page: Page, *, boxes: Literal["all", "interactive", "none"] = "all"
+) -> list[str] | None:
     """The change lines (as ``snapshot(page, diff=True)`` writes them) of the page's full
     outline since its latest unfiltered, unscoped snapshot, without making this the base
     the next ``diff=True`` compares with. ``None`` when there is no such snapshot, or
-    the page has loaded a new document since.
+    the page has loaded a new document since. ``boxes``: as :func:`snapshot`'s.
 
     Raises:
         TargetClosedError: The page is closed.
@@ -632,7 +651,7 @@ async def peek_changes(page: Page) -> list[str] | None:
     if previous is None:
         return None
     document = state.document
-    lines, nodes, state = await _outline(page, _Filters(None, None, False, None, None))
+    lines, nodes, state = await _outline(page, _Filters(None, None, False, None, None, boxes))
     if state.document != document:
         return None
     return diff_lines(previous, lines, nodes)[0]

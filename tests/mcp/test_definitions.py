@@ -63,11 +63,13 @@ def test_schemas_come_from_signatures_without_the_page() -> None:
     # Snapshot with a budget for agents and its scopes, and with every filter.
     snapshot_properties = specs["browser_snapshot"].input_schema["properties"]
     assert set(snapshot_properties) == {
-        "max_chars", "selector", "index", "interactive_only", "depth", "diff",
+        "max_chars", "selector", "index", "interactive_only", "depth", "diff", "boxes",
     }  # fmt: skip
     assert snapshot_properties["max_chars"]["default"] == 20_000
+    assert snapshot_properties["boxes"]["default"] == "interactive"
     assert set(specs["browser_get_filtered_aria_tree"].input_schema["properties"]) == {
         "max_chars", "selector", "index", "interactive_only", "depth", "diff", "roles", "name",
+        "boxes",
     }  # fmt: skip
 
 

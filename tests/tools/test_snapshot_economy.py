@@ -229,3 +229,19 @@ async def test_index_of_a_removed_element_is_stale(
         await click(page, index=going.index)
     with pytest.raises(cdpkit.ElementNotFoundError, match="removed from the page"):
         await snapshot(page, index=going.index)
+
+
+async def test_boxes_only_on_interactive_lines_keep_every_node(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    full = await economy(page, server)
+    lean = await snapshot(page, boxes="interactive")
+    assert len(lean.text) < len(full.text)
+    assert [n.index for n in lean.nodes] == [n.index for n in full.nodes]
+    for line, node in zip(lean.text.splitlines(), lean.nodes, strict=True):
+        has_box = " @(" in line
+        assert has_box == (node.role in {"button", "link", "textbox"}), line
+        assert node.box is not None or node.role == "RootWebArea"  # kept on the node
+    assert " @(" not in (await snapshot(page, boxes="none")).text
+    with pytest.raises(ValueError, match="boxes must be"):
+        await snapshot(page, boxes="some")  # type: ignore[arg-type]

@@ -245,3 +245,16 @@ async def test_boxes_only_on_interactive_lines_keep_every_node(
     assert " @(" not in (await snapshot(page, boxes="none")).text
     with pytest.raises(ValueError, match="boxes must be"):
         await snapshot(page, boxes="some")  # type: ignore[arg-type]
+
+
+async def test_diff_within_a_budget_keeps_whole_lines_and_counts_the_rest(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await economy(page, server)
+    await js(page, "for (const n of ['One', 'Two', 'Three']) document.getElementById('slot')"
+             ".append(Object.assign(document.createElement('button'), {textContent: n}))")
+    changes = await snapshot(page, diff=True, max_chars=100)
+    assert len(changes.text) <= 100
+    lines = changes.text.splitlines()
+    assert re.fullmatch(r'\+ \[\d+\] button "One".*', lines[0])
+    assert re.fullmatch(r"… \(\d more lines cut; .*\)", lines[-1])

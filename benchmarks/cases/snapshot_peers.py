@@ -45,10 +45,12 @@ CACHE = Path.home() / ".cache" / "cdpkit-bench" / "npm"
 PEER_PACKAGES = ("@playwright/mcp", "chrome-devtools-mcp")
 ROOT = Path(__file__).resolve().parents[2]
 
-# The visible controls an agent must be able to reach, as the DOM has them.
+# The visible controls an agent must be able to reach, as the DOM has them (those under
+# aria-hidden="true" are out of every accessibility tree, the peers' too).
 _CONTROLS_JS = """
 [...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea')]
-  .filter(e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden')
+  .filter(e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden'
+               && !e.closest('[aria-hidden=true]'))
 """
 
 

@@ -147,11 +147,13 @@ async def test_click_that_starts_a_download_says_so(mcp: McpSession, site: Fixtu
     assert "Economy" in text_of(await mcp.call("browser_get_page_metadata"))
 
 
+@pytest.mark.parametrize("entry", [("-m", "cdpkit.mcp_server"), ("-m", "cdpkit", "mcp")])
 async def test_snapshot_after_action_returns_the_full_snapshot(
-    site: FixtureServer, tmp_path_factory: pytest.TempPathFactory
+    site: FixtureServer, tmp_path_factory: pytest.TempPathFactory, entry: tuple[str, ...]
 ) -> None:
     session = McpSession(
-        ["--snapshot-after-action", "--downloads", str(tmp_path_factory.mktemp("downloads"))]
+        ["--snapshot-after-action", "--downloads", str(tmp_path_factory.mktemp("downloads"))],
+        entry=entry,
     )
     await session.start()
     try:

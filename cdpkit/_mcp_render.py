@@ -47,7 +47,18 @@ def render_navigation(result: Any, session: BrowserSession) -> list[Part]:
 
 
 def render_snapshot(result: tools.Snapshot, session: BrowserSession) -> list[Part]:
-    return [Text(result.text or "(no node matched)")]
+    """The outline (its cut hints in MCP words), and a line on what the budget cut."""
+    text = result.text.replace("; snapshot(index=", "; browser_snapshot(index=")
+    parts: list[Part] = [Text(text or "(no node matched)")]
+    if result.cut:
+        lines = sum(cut.lines for cut in result.cut)
+        parts.append(
+            Text(
+                f"({len(result.cut)} subtrees, {lines} lines, were cut to fit max_chars: see "
+                f"one with browser_snapshot index=N, or pass a larger max_chars.)"
+            )
+        )
+    return parts
 
 
 def _image_type(data: bytes) -> str:

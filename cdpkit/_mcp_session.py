@@ -40,6 +40,8 @@ class ServerOptions:
         url_policy: Which URLs the tools may load, read and download
             (``--allow-file-urls``, ``--allowed-origins``, ``--blocked-origins``).
         http: Serve streamable HTTP on this ``(host, port)``; ``None`` for stdio.
+        snapshot_after_action: After each action tool, return a full snapshot as well
+            as what the action changed (``--snapshot-after-action``).
     """
 
     browser: BrowserOptions = dataclasses.field(default_factory=BrowserOptions)
@@ -47,6 +49,7 @@ class ServerOptions:
     allow_js: bool = False
     url_policy: UrlPolicy = dataclasses.field(default_factory=UrlPolicy)
     http: tuple[str, int] | None = None
+    snapshot_after_action: bool = False
 
     @property
     def download_dir(self) -> Path:

@@ -13,18 +13,22 @@ Written once, not twice: the input schema comes from the function's signature (i
 parameter, the page or browser, is dropped: the server supplies the current one), the
 description and the parameter descriptions from its Google-style docstring, with the
 Python-isms rewritten for a model (``None`` -> ``null``, ``snapshot`` ->
-``browser_snapshot``). Only two tools are MCP-specific functions with their own
+``browser_snapshot``). Only three tools are MCP-specific functions with their own
 docstrings, because they behave differently over MCP: ``browser_handle_dialog`` (never
-waits) and ``browser_tabs`` (one tool for four actions).
+waits), ``browser_tabs`` (one tool for four actions) and ``browser_snapshot`` (a budget
+by default). The action tools' results say what the action changed
+(:mod:`cdpkit._mcp_changes`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Literal
 
 from . import tools
+from ._mcp_changes import summarize, watch_changes
 from ._mcp_network import (
     browser_network_request,
     browser_network_requests,
@@ -80,6 +84,7 @@ from .page import Dialog, DialogPolicy, Page
 from .tools.tabs import active_tab
 
 __all__ = [
+    "AGENT_SNAPSHOT_CHARS",
     "MAX_INLINE_BYTES",
     "PAGE_CONTENT_NOTE",
     "Blob",
@@ -122,6 +127,7 @@ def _page_tool(
     reads_page: bool = True,
     navigates: bool = False,
     check_arguments: ArgumentCheck | None = None,
+    acts: bool = False,
 ) -> ToolSpec:
     """A tool calling ``function(page_or_browser, **arguments)`` on the current page (or
     the browser). Parameters its docstring leaves undescribed take their description from
@@ -131,7 +137,10 @@ def _page_tool(
     may rewrite) the arguments first; a tool that ``reads_page`` refuses to start while
     the tab is at a blocked URL; and whatever the tool did, its result is replaced by an
     error if the tab ended at a blocked URL, so nothing from there reaches the model (a
-    tool that ``navigates`` also sends the tab to ``about:blank``)."""
+    tool that ``navigates`` also sends the tab to ``about:blank``).
+
+    A tool that ``acts`` on the page gets a result saying what changed
+    (:mod:`cdpkit._mcp_changes`), and with ``--snapshot-after-action`` a full snapshot."""
     doc = parse_docstring(function.__doc__)
     if borrow is not None:
         lender = parse_docstring(borrow.__doc__)
@@ -152,19 +161,29 @@ def _page_tool(
         if check_arguments is not None:
             arguments = await check_arguments(page, policy, arguments)
         async with watch_beside(page) as notes:
-            try:
-                result = await function(page, **arguments)
-            except Exception as exc:
-                # A failure message may quote the blocked page too.
-                await check_where_it_ended(page, policy, name, arguments, navigates)
-                refused = session.guard.take_unreported()
-                if isinstance(exc, NavigationError) and refused:
-                    raise navigation_refused(exc, refused[-1]) from None
-                raise
+            async with (
+                watch_changes(page) if acts else contextlib.nullcontext()
+            ) as changes:
+                try:
+                    result = await function(page, **arguments)
+                except Exception as exc:
+                    # A failure message may quote the blocked page too.
+                    await check_where_it_ended(page, policy, name, arguments, navigates)
+                    refused = session.guard.take_unreported()
+                    if isinstance(exc, NavigationError) and refused:
+                        raise navigation_refused(exc, refused[-1]) from None
+                    raise
             await check_where_it_ended(page, policy, name, arguments, navigates)
         refused_urls = {blocked.url: blocked for blocked in session.guard.take_unreported()}
         notes += [Text(refused_note(blocked)) for blocked in refused_urls.values()]
-        return render(result, session) + notes
+        if changes is None:
+            return render(result, session) + notes
+        said = None if result is None else render(result, session)
+        parts = summarize(changes, notes, said, url_said=navigates)
+        if session.options.snapshot_after_action:
+            after = await snapshot_for_agents(page)
+            parts += [Text("Snapshot after the action:"), *render_snapshot(after, session)]
+        return parts
 
     return ToolSpec(
         name=name,
@@ -309,12 +328,62 @@ def hide_blocked_titles(tabs: list[tools.Tab], policy: UrlPolicy) -> list[tools.
     ]
 
 
+# The default budget of browser_snapshot: about 5,000 tokens, a fraction of an agent's
+# context, and the outline of most pages whole.
+AGENT_SNAPSHOT_CHARS = 20_000
+
+
+async def snapshot_for_agents(
+    page: Page,
+    *,
+    max_chars: int | None = AGENT_SNAPSHOT_CHARS,
+    selector: str | None = None,
+    index: int | None = None,
+    interactive_only: bool = False,
+    depth: int | None = None,
+    diff: bool = False,
+    boxes: Literal["all", "interactive", "none"] = "interactive",
+) -> tools.Snapshot:
+    """Describe the page as an indented outline of its accessibility tree, one numbered
+    line per node (``[index] role "name" @(x,y,w,h)``, then ``value="..."`` and states
+    such as ``[checked]``), so elements can then be targeted by ``index=``. An element
+    keeps its index while it lives (until the page loads a new document).
+
+    Boxes are shown on controls only unless ``boxes`` says otherwise. The outline is
+    cut to fit ``max_chars`` (20,000 characters unless given): whole
+    subtrees are cut, the later and larger first, each leaving its top line ending in
+    ``… (N more lines cut; snapshot(index=I) to see them)``. To see more: pass that
+    ``index``, a ``selector``, ``interactive_only``, or a larger ``max_chars``
+    (``null`` for no limit). After acting, ``diff=true`` lists only what changed.
+
+    Args:
+        page: The page.
+        max_chars: The budget for the text, in characters: 20,000 unless given; ``null``
+            for no limit.
+        boxes: Which lines show their ``@(x,y,w,h)`` box (viewport CSS pixels; the
+            centre is clickable with ``x``/``y``): the ``"interactive"`` ones (controls
+            and anything focusable, the default), ``"all"``, or ``"none"``.
+
+    Returns:
+        The outline.
+    """
+    return await tools.snapshot(
+        page,
+        max_chars=max_chars,
+        selector=selector,
+        index=index,
+        interactive_only=interactive_only,
+        depth=depth,
+        diff=diff,
+        boxes=boxes,
+    )
+
+
 # -- the list ---------------------------------------------------------------------------------
 
 _SNAPSHOT_RETURNS = (
     "The outline, one line per node (`(no node matched)` when filters matched nothing)."
 )
-_SNAPSHOT_FILTERS = ("interactive_only", "roles", "name", "max_depth", "selector")
 
 
 def build_tools(options: ServerOptions) -> list[ToolSpec]:
@@ -339,6 +408,7 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             page_content=True,
             reads_page=False,
             navigates=True,
+            acts=True,
             check_arguments=check_url_argument,
             note=policy,
         ),
@@ -350,6 +420,7 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             borrow=tools.navigate,
             reads_page=False,
             navigates=True,
+            acts=True,
         ),
         _page_tool(
             "browser_go_forward",
@@ -359,6 +430,7 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             borrow=tools.navigate,
             reads_page=False,
             navigates=True,
+            acts=True,
         ),
         _page_tool(
             "browser_reload",
@@ -367,41 +439,44 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             page_content=True,
             borrow=tools.navigate,
             navigates=True,
+            acts=True,
         ),
         _page_tool("browser_wait", tools.wait, read_only=True, reads_page=False),
         _page_tool("browser_wait_for", tools.wait_for, read_only=True),
         # input
-        _page_tool("browser_click", tools.click),
-        _page_tool("browser_hover", tools.hover),
-        _page_tool("browser_type", tools.type_text),
-        _page_tool("browser_press_key", tools.press_key),
-        _page_tool("browser_drag", tools.drag),
-        _page_tool("browser_select_option", tools.select_option),
+        _page_tool("browser_click", tools.click, acts=True, page_content=True),
+        _page_tool("browser_hover", tools.hover, acts=True, page_content=True),
+        _page_tool("browser_type", tools.type_text, acts=True, page_content=True),
+        _page_tool("browser_press_key", tools.press_key, acts=True, page_content=True),
+        _page_tool("browser_drag", tools.drag, acts=True, page_content=True),
+        _page_tool("browser_select_option", tools.select_option, acts=True, page_content=True),
         _page_tool(
             "browser_upload_file",
             tools.upload_file,
             check_arguments=uploads_only_from(options.download_dir),
+            acts=True,
+            page_content=True,
             note=""
             if options.url_policy.allow_file_urls
             else "Only files in the server's download directory (where browser_download saves "
             "them) can be uploaded.",
         ),
-        _page_tool("browser_handle_dialog", handle_dialog, page_content=True),
+        _page_tool("browser_handle_dialog", handle_dialog, page_content=True, acts=True),
         # information
         _page_tool(
             "browser_snapshot",
-            tools.snapshot,
-            exclude=_SNAPSHOT_FILTERS,
+            snapshot_for_agents,
             render=render_snapshot,
             page_content=True,
             read_only=True,
             returns=_SNAPSHOT_RETURNS,
-            note="For only some nodes (by role, name, interactive ones, depth, or one "
-            "element's subtree) use browser_get_filtered_aria_tree.",
+            borrow=tools.snapshot,
+            note="For only some roles or names use browser_get_filtered_aria_tree.",
         ),
         _page_tool(
             "browser_get_filtered_aria_tree",
             tools.snapshot,
+            exclude=("max_depth",),  # the former name of depth
             render=render_snapshot,
             returns=_SNAPSHOT_RETURNS,
             page_content=True,

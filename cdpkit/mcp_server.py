@@ -117,6 +117,9 @@ HELP = {
     f"(default: any); {ORIGINS_HELP}.",
     "blocked_origins": f"Refuse web pages of these origins, even if allowed; {ORIGINS_HELP}.",
     **SETTINGS_HELP,
+    "snapshot_after_action": "Return a full snapshot (browser_snapshot's, within its default "
+    "budget) after every action tool, as well as the few lines saying what the action "
+    "changed.",
 }
 
 
@@ -179,6 +182,7 @@ def server_options(
     stealth: bool = False,
     extra_header: Sequence[str] | None = None,
     storage_state: str | None = None,
+    snapshot_after_action: bool = False,
 ) -> ServerOptions:
     """The server's options from the values of its command line, checked: what both
     ``cdpkit mcp`` and ``python -m cdpkit.mcp_server`` run before anything starts.
@@ -219,6 +223,8 @@ def server_options(
         stealth: Hide headless automation (``--stealth``).
         extra_header: ``'Name: value'`` headers sent with the pages' requests.
         storage_state: A ``storage_state`` JSON file to start logged in from.
+        snapshot_after_action: After each action tool, return a full snapshot as well as
+            the lines saying what the action changed.
 
     Raises:
         CLIError: A value or a combination that makes no sense (``http`` not
@@ -264,6 +270,7 @@ def server_options(
         allow_js=allow_js,
         url_policy=url_policy,
         http=address,
+        snapshot_after_action=snapshot_after_action,
     )
 
 
@@ -383,6 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--stealth", action="store_true", help=HELP["stealth"])
     add("--extra-header", metavar="'NAME: VALUE'", action="append", help=HELP["extra_header"])
     add("--storage-state", metavar="PATH", help=HELP["storage_state"])
+    add("--snapshot-after-action", action="store_true", help=HELP["snapshot_after_action"])
     return parser
 
 

@@ -68,6 +68,9 @@ def mcp(
     storage_state: Annotated[
         str | None, typer.Option("--storage-state", metavar="PATH", help=HELP["storage_state"])
     ] = None,
+    snapshot_after_action: Annotated[
+        bool, typer.Option("--snapshot-after-action", help=HELP["snapshot_after_action"])
+    ] = False,
 ) -> None:
     """Serve the browser tools to an AI agent over the Model Context Protocol (needs the
     `mcp` extra: pip install 'cdpkit-browser[mcp]'). The browser starts on the first tool
@@ -96,6 +99,7 @@ def mcp(
             stealth=stealth,
             extra_header=extra_header,
             storage_state=storage_state,
+            snapshot_after_action=snapshot_after_action,
         )
     )
     if status:

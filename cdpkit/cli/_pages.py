@@ -216,8 +216,20 @@ def snapshot(
         str | None,
         typer.Option("--selector", metavar="CSS", help="Only the subtree of this element."),
     ] = None,
-    max_depth: Annotated[
-        int | None, typer.Option("--max-depth", min=0, help="Only nodes at most this deep.")
+    depth: Annotated[
+        int | None,
+        typer.Option(
+            "--depth", "--max-depth", min=0, help="Only nodes at most this deep (0: the top)."
+        ),
+    ] = None,
+    max_chars: Annotated[
+        int | None,
+        typer.Option(
+            "--max-chars",
+            min=0,
+            help="Fit the outline in this many characters: whole subtrees are cut, each "
+            "leaving one line with its index (see it with --selector or a scoped snapshot).",
+        ),
     ] = None,
     wait_ms: WaitOption = None,
     connect: ConnectOption = None,
@@ -248,7 +260,11 @@ def snapshot(
         async with open_page(options, har=har) as page:
             await _load(page, target, timeout, wait_ms)
             result = await take_snapshot(
-                page, interactive_only=interactive_only, selector=selector, max_depth=max_depth
+                page,
+                interactive_only=interactive_only,
+                selector=selector,
+                depth=depth,
+                max_chars=max_chars,
             )
         if result.text:
             print(result.text)

@@ -1,8 +1,9 @@
 """Browser tools: plain async functions taking a :class:`~cdpkit.Page` (or a
 :class:`~cdpkit.Browser` for tabs) first, for scripts and AI agents.
 
-Element-taking tools accept exactly one of ``selector=`` (CSS), ``index=`` (a line of the
-latest :func:`snapshot` of that page) or ``x=``/``y=`` (viewport CSS pixels). Errors say
+Element-taking tools accept exactly one of ``selector=`` (CSS), ``index=`` (a line of a
+:func:`snapshot` of that page: an element keeps its index while it lives, until the page
+loads a new document) or ``x=``/``y=`` (viewport CSS pixels). Errors say
 what went wrong in words a person or a model can act on.
 
 =================  ==========================================================================
@@ -14,8 +15,8 @@ input              click, hover, type_text, press_key, drag, select_option, uplo
                    key_down, key_up (held keys and buttons apply to later input)
 emulation          emulate: a device (tools.emulation.DEVICES), viewport, user agent, locale,
                    timezone, geolocation, color scheme, offline, CPU and network throttling
-information        snapshot (the latest kept in ``page.state(SnapshotState)``), screenshot,
-                   console_logs, evaluate, pdf
+information        snapshot (budget, scope, diff; its numbering in
+                   ``page.state(SnapshotState)``), screenshot, console_logs, evaluate, pdf
 DOM exploration    query_dom, visible_text, computed_styles, check_visibility, get_attributes,
                    count_elements, page_metadata, find_by_text, form_values, element_state,
                    dom_tree
@@ -28,7 +29,7 @@ performance        performance_trace (a DevTools trace file and the Web Vitals)
 """
 
 from ._targeting import Box
-from .accessibility import Snapshot, SnapshotNode, SnapshotState, snapshot
+from .accessibility import Snapshot, SnapshotCut, SnapshotNode, SnapshotState, snapshot
 from .dom import (
     DomElement,
     ElementState,
@@ -96,6 +97,7 @@ __all__ = [
     "ScrapeResult",
     "SmartWait",
     "Snapshot",
+    "SnapshotCut",
     "SnapshotNode",
     "SnapshotState",
     "StorageState",

@@ -9,7 +9,9 @@
   element of the page's own document; reach into a frame with ``index`` or ``x``/``y``.
   A selector the browser rejects is ``ValueError: Invalid CSS selector: '...'`` for
   every tool.
-* ``index``: a line of the latest :func:`~cdpkit.tools.snapshot` of the same page.
+* ``index``: a line of a :func:`~cdpkit.tools.snapshot` of the same page; indices are
+  stable while the element lives and the page shows the same document (see
+  :class:`SnapshotState`).
 * ``x``/``y``: viewport CSS pixels; the element there (``document.elementFromPoint``).
 
 Errors are worded for the person or model that chose the target.
@@ -18,7 +20,7 @@ Errors are worded for the person or model that chose the target.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import cdp
@@ -37,7 +39,9 @@ __all__ = [
     "Point",
     "SnapshotState",
     "check_one_target",
+    "main_document",
     "resolve_element",
+    "stale_message",
 ]
 
 TARGET_HELP = "Provide one of: selector, index, or x/y"
@@ -175,42 +179,91 @@ async def _by_point(page: Page, x: float, y: float) -> Element:
 
 @dataclass(slots=True)
 class SnapshotState:
-    """The latest :func:`~cdpkit.tools.snapshot` of a page, which ``index=`` targets.
+    """What :func:`~cdpkit.tools.snapshot` keeps about a page: the latest snapshot, and
+    the stable numbering that ``index=`` targets.
 
-    Kept with the page: read it with ``page.state(SnapshotState)``. Each snapshot of the
-    page replaces the previous one, so indices always mean the lines of the latest.
+    Kept with the page: read it with ``page.state(SnapshotState)``. A DOM node keeps its
+    index across the snapshots of the page's document while it lives; new nodes get new
+    numbers, never reused. When the page's main frame loads a new document, the next
+    snapshot starts the numbering again, and indices from before fail as stale.
 
     Attributes:
         snapshot: The latest snapshot, ``None`` before the first.
+        document: The loader id of the main-frame document the numbering belongs to.
+        next_index: The number the next new node gets (how many were given so far).
+        indices: Per session id: node key (backend node id, or the frame and accessibility
+            id of a node that is not a DOM node) -> its index.
+        listed: Index -> the node as the latest snapshot that listed it saw it.
+        previous: The latest full outline per set of options (what ``diff=True``
+            compares with).
     """
 
     snapshot: Snapshot | None = None
+    document: str | None = None
+    next_index: int = 0
+    indices: dict[str, dict[Any, int]] = field(default_factory=dict)
+    listed: dict[int, SnapshotNode] = field(default_factory=dict)
+    previous: dict[Any, Any] = field(default_factory=dict)
+
+    def restart(self, document: str | None) -> None:
+        """Start a new numbering for the document ``document`` (a navigation happened)."""
+        self.document = document
+        self.next_index = 0
+        self.indices = {}
+        self.listed = {}
+        self.previous = {}
 
     def node(self, index: int) -> SnapshotNode:
-        """The node on line ``[index]`` of the latest snapshot.
+        """The node listed as ``[index]`` by a snapshot of the page's current numbering.
 
         Raises:
-            ElementNotFoundError: No snapshot was taken yet, or ``index`` is out of range
-                (the message says how many lines there are).
+            ElementNotFoundError: No snapshot was taken yet, or no snapshot listed
+                ``index`` (the message says how many indices were given).
         """
-        snapshot = self.snapshot
-        if snapshot is None:
+        if self.snapshot is None:
             raise ElementNotFoundError(
                 f"Element index {index}: no snapshot of this page yet; take one with snapshot()"
             )
-        nodes = snapshot.nodes
-        if not 0 <= index < len(nodes):
+        node = self.listed.get(index)
+        if node is None:
             raise ElementNotFoundError(
-                f"Element index {index} out of range (snapshot has {len(nodes)})"
+                f"Element index {index} out of range (snapshot has {self.next_index})"
             )
-        return nodes[index]
+        return node
+
+
+async def main_document(page: Page) -> str | None:
+    """The loader id of the document the page's main frame shows (``None`` when the page
+    cannot say): it changes when a navigation loads a new document, not on a
+    same-document one (a fragment, ``history.pushState``)."""
+    with contextlib.suppress(CDPError):
+        # send_json: one field is read, and the Frame model is costly to build on first use.
+        tree = await page.send_json(cdp.page.get_frame_tree())
+        return str(tree["frameTree"]["frame"]["loaderId"])
+    return None
+
+
+def stale_message(index: int, navigated: bool) -> str:
+    """Why ``index`` no longer designates an element, and what to do."""
+    why = (
+        "the page navigated since the snapshot that listed it"
+        if navigated
+        else "that element was removed from the page"
+    )
+    return f"Element index {index} is stale: {why}; take a new snapshot"
 
 
 async def _by_index(page: Page, index: int) -> Element:
-    node = page.state(SnapshotState).node(index)
-    stale = ElementNotFoundError(f"Element index {index} is stale; take a new snapshot")
+    state = page.state(SnapshotState)
+    node = state.node(index)
     backend_id = node.backend_node_id
     session = node.session
+    # The document is checked on every use: a navigation to another site gets a new
+    # renderer, whose backend node ids start again and could name a new node.
+    document = await main_document(page)
+    if document is not None and state.document is not None and document != state.document:
+        raise ElementNotFoundError(stale_message(index, navigated=True))
+    stale = ElementNotFoundError(stale_message(index, navigated=False))
     if backend_id is None:
         raise ElementNotFoundError(
             f"Element index {index} ({node.role} {node.name!r}) is not a DOM element"
@@ -230,5 +283,6 @@ async def _by_index(page: Page, index: int) -> Element:
     except CDPError:
         raise stale from None
     if not connected:
+        await element.release()
         raise stale
     return element

@@ -60,10 +60,16 @@ def test_schemas_come_from_signatures_without_the_page() -> None:
     # The server chooses where downloads go; the tuning knob of scrape is left out.
     assert "dest_dir" not in specs["browser_download"].input_schema["properties"]
     assert "smart_wait" not in specs["browser_scrape"].input_schema["properties"]
-    # Snapshot plain, and with its filters.
-    assert specs["browser_snapshot"].input_schema["properties"] == {}
+    # Snapshot with a budget for agents and its scopes, and with every filter.
+    snapshot_properties = specs["browser_snapshot"].input_schema["properties"]
+    assert set(snapshot_properties) == {
+        "max_chars", "selector", "index", "interactive_only", "depth", "diff", "boxes",
+    }  # fmt: skip
+    assert snapshot_properties["max_chars"]["default"] == 20_000
+    assert snapshot_properties["boxes"]["default"] == "interactive"
     assert set(specs["browser_get_filtered_aria_tree"].input_schema["properties"]) == {
-        "interactive_only", "roles", "name", "max_depth", "selector",
+        "max_chars", "selector", "index", "interactive_only", "depth", "diff", "roles", "name",
+        "boxes",
     }  # fmt: skip
 
 
@@ -144,7 +150,7 @@ def test_parse_docstring_keeps_body_text_around_the_sections() -> None:
     assert doc.description == "Summary wrapped.\n\nExample: x = 1\n\nWith filters, fewer nodes."
     assert doc.args == {"options": "Passed on."}
     assert doc.returns == "ok: a thing."
-    snapshot = _specs()["browser_snapshot"].description
+    snapshot = _specs()["browser_get_filtered_aria_tree"].description
     assert "With filters, only matching nodes are listed" in snapshot
     assert snapshot.index("With filters") < snapshot.index("Returns: ")
 

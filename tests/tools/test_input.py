@@ -605,7 +605,8 @@ async def test_index_out_of_range_and_stale_index(page: cdpkit.Page, server: Fix
     await js(page, "document.getElementById('top').remove()")
     with pytest.raises(
         cdpkit.ElementNotFoundError,
-        match=rf"^Element index {top.index} is stale; take a new snapshot$",
+        match=rf"^Element index {top.index} is stale: that element was removed from the page; "
+        r"take a new snapshot$",
     ):
         await click(page, index=top.index)
     with pytest.raises(cdpkit.ElementNotFoundError, match="stale"):

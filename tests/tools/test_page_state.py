@@ -158,4 +158,6 @@ async def test_snapshot_state_holds_the_latest_snapshot_and_looks_indices_up(
         state.node(-1)
     second = await snapshot(page, roles=["button"])
     assert state.snapshot is second  # the latest replaces the previous
-    assert state.node(0).role == "button"
+    # Indices are stable: the button is looked up under the number it had.
+    assert state.node(second.nodes[0].index) is second.nodes[0]
+    assert second.nodes[0].index == next(n.index for n in first.nodes if n.role == "button")

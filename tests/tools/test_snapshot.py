@@ -115,7 +115,7 @@ async def test_boxes_are_viewport_coordinates_after_scrolling(
     assert find(snap, "button", "Go now").box == Box(40, -70, 120, 40)
 
 
-async def test_index_targets_the_node_and_indices_follow_the_latest_snapshot(
+async def test_index_targets_the_node_and_indices_stay_across_snapshots(
     page: cdpkit.Page, server: FixtureServer
 ) -> None:
     await navigate(page, server.url("/snapshot/form.html"))
@@ -123,9 +123,11 @@ async def test_index_targets_the_node_and_indices_follow_the_latest_snapshot(
     element = await resolve_element(page, index=find(snap, "textbox", "Email").index)
     assert await element.call("function() { return this.id; }") == "email"
     buttons = await snapshot(page, roles=["button"])
-    element = await resolve_element(page, index=0)  # now the first button
-    assert await element.call("function() { return this.id; }") == "go"
     assert buttons.nodes[0].name == "Go now"
+    # The button keeps the index the full snapshot gave it.
+    assert buttons.nodes[0].index == find(snap, "button", "Go now").index
+    element = await resolve_element(page, index=buttons.nodes[0].index)
+    assert await element.call("function() { return this.id; }") == "go"
 
 
 async def test_index_out_of_range_says_how_many(page: cdpkit.Page, server: FixtureServer) -> None:
@@ -161,14 +163,16 @@ async def test_interactive_only_lists_controls(page: cdpkit.Page, server: Fixtur
     assert "Custom control" in {n.name for n in snap.nodes}  # role=button on a div
 
 
-async def test_max_depth(page: cdpkit.Page, server: FixtureServer) -> None:
+async def test_depth(page: cdpkit.Page, server: FixtureServer) -> None:
     await navigate(page, server.url("/snapshot/form.html"))
-    top = await snapshot(page, max_depth=1)
+    top = await snapshot(page, depth=1)
     assert max(n.depth for n in top.nodes) == 1
     assert "option" not in {n.role for n in top.nodes}  # depth 2, under the combobox
     assert find(top, "button", "Go now").depth == 1
-    with pytest.raises(ValueError, match="max_depth"):
-        await snapshot(page, max_depth=-1)
+    with pytest.raises(ValueError, match="depth must be 0 or more"):
+        await snapshot(page, depth=-1)
+    # max_depth, the former name, still works.
+    assert (await snapshot(page, max_depth=1)).text == top.text
 
 
 async def test_selector_limits_to_subtree(page: cdpkit.Page, server: FixtureServer) -> None:

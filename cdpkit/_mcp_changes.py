@@ -189,8 +189,8 @@ def summarize(
         )
     for filename, url in changes.downloads:
         lines.append(
-            f"A download started: {filename or 'a file'} from {url}. To save a copy where "
-            f"you can read it, use browser_download with that url."
+            f"A download started: {filename or 'a file'} from {url}. The server saves it in "
+            f"its download directory: browser_downloads lists it with its path."
         )
     if changes.errors:
         count = len(changes.errors)

@@ -16,6 +16,7 @@ from typing import Any
 
 from . import tools
 from ._browser_options import BrowserOptions, CLIError, error_line, start_browser
+from ._mcp_downloads import DownloadTracker
 from ._mcp_urls import UrlPolicy
 from ._model import RawEvent
 from .browser import Browser
@@ -173,6 +174,7 @@ class BrowserSession:
         self.options = options
         self.lock = asyncio.Lock()
         self.guard = RequestGuard(options.url_policy)
+        self.downloads: DownloadTracker | None = None
         self._browser: Browser | None = None
 
     @property
@@ -196,6 +198,8 @@ class BrowserSession:
             return self._browser
         if self._browser is not None:
             await self.guard.stop()
+            if self.downloads is not None:
+                await self.downloads.stop()
             await self._browser.close()  # it died: clean up what is left of it
             self._browser = None
         options = self.options
@@ -210,6 +214,16 @@ class BrowserSession:
             except BaseException:
                 await browser.close()  # no browser without its guard
                 raise
+        if options.browser.connect is None:
+            # Files the pages download land in the download directory, listed by
+            # browser_downloads (a browser the server attached to keeps its own settings).
+            tracker = DownloadTracker(options.download_dir)
+            try:
+                await tracker.start(browser)
+            except BaseException:
+                await browser.close()
+                raise
+            self.downloads = tracker
         self._browser = browser
         return browser
 
@@ -229,6 +243,8 @@ class BrowserSession:
             return
         try:
             await self.guard.stop()
+            if self.downloads is not None:
+                await self.downloads.stop()
             await browser.close()  # a second caller waits for the same close
         finally:
             if self._browser is browser:

@@ -77,6 +77,7 @@ from ._mcp_schema import (
     to_json,
 )
 from ._mcp_session import BlockedRequest, BrowserSession, RequestGuard, ServerOptions
+from ._mcp_state import browser_downloads, browser_emulate, browser_save_storage_state
 from ._mcp_urls import UrlBlockedError, UrlPolicy
 from .browser import Browser
 from .errors import NavigationError
@@ -573,6 +574,23 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             exclude=("output_dir",),
             fixed=lambda session: {"output_dir": session.options.download_dir},
             navigates=True,
+        ),
+        # state an agent keeps, and the place it pretends to be
+        _page_tool(
+            "browser_save_storage_state",
+            browser_save_storage_state,
+            exclude=("output_dir",),
+            fixed=lambda session: {"output_dir": session.options.download_dir},
+            read_only=True,
+        ),
+        _page_tool("browser_emulate", browser_emulate, reads_page=False),
+        _page_tool(
+            "browser_downloads",
+            browser_downloads,
+            exclude=("tracker",),
+            fixed=lambda session: {"tracker": session.downloads},
+            on_browser=True,
+            read_only=True,
         ),
     ]
     return specs

@@ -62,6 +62,8 @@ FLOORS: dict[str, int] = {
     "_repl_runner": 4,
     "_mcp_app": 4,
     "_mcp_network": 4,
+    "_mcp_state": 4,
+    "_mcp_downloads": 4,
     "_mcp_changes": 4,
     "_mcp_reach": 4,
     "_mcp_render": 4,

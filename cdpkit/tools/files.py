@@ -58,7 +58,14 @@ if TYPE_CHECKING:
     from ..cdp.browser import DownloadProgressJSON, DownloadWillBeginJSON
     from ..cdp.network import ResponseReceivedJSON
 
-__all__ = ["DownloadResult", "PendingDownload", "download", "expect_download", "resource_url"]
+__all__ = [
+    "DownloadResult",
+    "PendingDownload",
+    "StandingDownloads",
+    "download",
+    "expect_download",
+    "resource_url",
+]
 
 MAX_NAME_BYTES = 255
 
@@ -386,11 +393,29 @@ async def expect_download(
             )
     finally:
         if not browser.closed:
+            standing = browser.state(StandingDownloads).path
             with contextlib.suppress(CDPError):
-                await browser.send(
-                    cdp.browser.set_download_behavior("default", browser_context_id=context_id)
-                )
+                if standing is not None and context_id is None:
+                    # Back to where the program sends this browser's downloads.
+                    await browser.send(
+                        cdp.browser.set_download_behavior(
+                            "allow", download_path=standing, events_enabled=True
+                        )
+                    )
+                else:
+                    await browser.send(
+                        cdp.browser.set_download_behavior("default", browser_context_id=context_id)
+                    )
         await anyio.to_thread.run_sync(lambda: shutil.rmtree(staging, ignore_errors=True))
+
+
+class StandingDownloads:
+    """Where a program sends a browser's downloads when no tool is capturing one
+    (``browser.state(StandingDownloads).path``; ``None``: Chrome's default).
+    :func:`expect_download` puts this back when it is done, instead of Chrome's default."""
+
+    def __init__(self) -> None:
+        self.path: str | None = None
 
 
 async def _frame_ids(page: Page) -> set[str]:

@@ -36,6 +36,7 @@ EXPECTED_TOOLS = {
     "browser_find_by_text", "browser_get_form_values", "browser_check_element_state",
     "browser_get_dom_tree", "browser_tabs", "browser_download", "browser_scrape",
     "browser_network_requests", "browser_network_request", "browser_performance_trace",
+    "browser_save_storage_state", "browser_emulate", "browser_downloads",
 }  # fmt: skip
 
 

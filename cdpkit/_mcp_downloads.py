@@ -1,0 +1,135 @@
+"""Downloads an agent can find: files a page starts downloading (a click on a download
+link, a form that answers with an attachment) are saved in the server's download
+directory, and ``browser_downloads`` lists them with their absolute paths.
+
+Chrome saves them itself (``Browser.setDownloadBehavior``, ``allow``: under the server's
+suggested name, made unique by Chrome); the tracker follows ``Browser.downloadWillBegin``
+and ``Browser.downloadProgress`` from a background task, so a download never holds up the
+tool call that started it. A browser the server attached to (``--connect``) keeps its own
+download settings: its downloads are not tracked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any
+
+from . import cdp
+from .browser import Browser
+from .errors import CDPError
+from .tools.files import StandingDownloads
+
+__all__ = ["DownloadTracker", "TrackedDownload"]
+
+# Keep the list an agent reads short and the memory bounded.
+_KEPT = 200
+
+
+@dataclasses.dataclass(slots=True)
+class TrackedDownload:
+    """One download the pages started.
+
+    Attributes:
+        url: Where it came from.
+        file_name: The name the server suggested.
+        state: ``"in progress"``, ``"completed"`` or ``"canceled"``.
+        path: Its absolute path once completed.
+        size: Bytes received so far (all of them once completed).
+        total: Bytes announced, ``None`` when unknown.
+        started: When it began (seconds since the epoch).
+    """
+
+    url: str
+    file_name: str
+    state: str = "in progress"
+    path: str | None = None
+    size: int = 0
+    total: int | None = None
+    started: float = dataclasses.field(default_factory=time.time)
+
+
+class DownloadTracker:
+    """Saves the browser's downloads in ``directory`` and remembers them."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._downloads: dict[str, TrackedDownload] = {}
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def downloads(self) -> list[TrackedDownload]:
+        """Every download seen, oldest first."""
+        return list(self._downloads.values())
+
+    async def start(self, browser: Browser) -> None:
+        """Send the browser's downloads to ``directory`` and follow them."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        standing = browser.state(StandingDownloads)
+        standing.path = str(self.directory)
+        events = browser.listen(cdp.browser.DownloadWillBegin, cdp.browser.DownloadProgress, raw=True)
+        await events.__aenter__()
+        await browser.send(
+            cdp.browser.set_download_behavior(
+                "allow", download_path=str(self.directory), events_enabled=True
+            )
+        )
+        self._task = asyncio.create_task(self._follow(events))
+
+    async def _follow(self, events: Any) -> None:
+        try:
+            async for event in events:
+                params = event.params
+                guid = str(params.get("guid", ""))
+                if event.method == "Browser.downloadWillBegin":
+                    self._downloads[guid] = TrackedDownload(
+                        url=str(params.get("url", "")),
+                        file_name=str(params.get("suggestedFilename", "")),
+                    )
+                    while len(self._downloads) > _KEPT:
+                        del self._downloads[next(iter(self._downloads))]
+                    continue
+                download = self._downloads.get(guid)
+                if download is None:
+                    continue
+                download.size = int(params.get("receivedBytes", 0))
+                total = int(params.get("totalBytes", 0))
+                download.total = total or None
+                state = params.get("state")
+                if state == "completed":
+                    download.state = "completed"
+                    found = params.get("filePath") or str(self.directory / download.file_name)
+                    download.path = str(Path(found).resolve())
+                elif state == "canceled":
+                    download.state = "canceled"
+        except CDPError:
+            pass  # the browser went away: nothing more to follow
+        finally:
+            with contextlib.suppress(Exception):
+                await events.__aexit__(None, None, None)
+
+    async def stop(self) -> None:
+        """Stop following (the browser is closing)."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+
+def describe_downloads(downloads: list[TrackedDownload]) -> str:
+    """One line per download, newest last, for the agent."""
+    if not downloads:
+        return (
+            "No downloads yet. A click that starts one saves the file in the server's "
+            "download directory; browser_download saves a URL's file directly."
+        )
+    lines = []
+    for item in downloads:
+        size = f"{item.size:,} bytes" + (f" of {item.total:,}" if item.total and item.state != "completed" else "")
+        where = item.path if item.path else "(not saved yet)" if item.state == "in progress" else "(canceled)"
+        lines.append(f"- {item.file_name or 'a file'} [{item.state}, {size}] {where} from {item.url}")
+    return "\n".join(lines)

@@ -43,6 +43,7 @@ FLOORS: dict[str, int] = {
     # __getattr__; that import is the one allowed to go up (a re-export, not a use).
     "__init__": 2,
     "tools.": 3,
+    "_browse.": 3,
     "_browser_options": 4,
     "_cli_common": 4,
     "_protocol_docs": 4,
@@ -54,6 +55,7 @@ FLOORS: dict[str, int] = {
     "_repl_lines": 4,
     "_repl_runner": 4,
     "_mcp_app": 4,
+    "_mcp_browse": 4,
     "_mcp_reach": 4,
     "_mcp_render": 4,
     "_mcp_schema": 4,

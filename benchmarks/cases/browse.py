@@ -1,0 +1,108 @@
+"""The light path: ``cdpkit.browse`` at tier 1 against ``tools.scrape`` of the same page.
+
+The "raw" column is the page-level tool people used before ``browse`` existed:
+``tools.scrape(page, url)`` on a page of an already launched Chrome (the launch is not
+timed, so the comparison is the fair one for scrape). The "cdpkit" column is
+``engine.browse(url)`` on an engine already open (its HTTP client warm), which should
+stay at tier 1 on the static article: no browser at all. Both also report how many
+Chrome processes the measuring process started (scrape: its browser; browse at tier 1:
+none, checked on every run).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from pathlib import Path
+from typing import Any
+
+from benchmarks.cases.base import CORE_API, Case, Ctx, Metric, Target
+from benchmarks.cases.clients import cdpkit_page
+from benchmarks.common import now
+
+
+def chrome_processes_started() -> int:
+    """Live Chrome processes descended from this one (its browsers and their helpers)."""
+    parents: dict[int, int] = {}
+    names: dict[int, str] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        if fields[0] in "ZX":
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        names[int(entry.name)] = cmdline
+    me = os.getpid()
+
+    def descends(pid: int) -> bool:
+        seen = set()
+        while pid in parents and pid not in seen:
+            seen.add(pid)
+            pid = parents[pid]
+            if pid == me:
+                return True
+        return False
+
+    return sum(1 for pid, name in names.items()
+               if "chrom" in Path(name).name.lower() and descends(pid))
+
+
+async def _timed(action: Any, ctx: Ctx) -> tuple[float, list[Any]]:
+    """Median ms of ``action(i)`` over the navigations count, after one warm-up; the
+    results of the timed calls."""
+    await action(-1)
+    times, results = [], []
+    for i in range(ctx.sizes.navigations):
+        start = now()
+        results.append(await action(i))
+        times.append((now() - start) * 1e3)
+    return statistics.median(times), results
+
+
+async def _scrape(ctx: Ctx) -> dict[str, float]:
+    from cdpkit import tools
+
+    async with cdpkit_page(ctx) as page:
+        ms, results = await _timed(
+            lambda i: tools.scrape(page, f"{ctx.base_url}/article?n={i}"), ctx)
+        chars = min(len(result.content or "") for result in results)
+        return {"ms": ms, "chars": chars, "chrome_processes": chrome_processes_started()}
+
+
+async def _browse(ctx: Ctx) -> dict[str, float]:
+    import cdpkit
+
+    async with cdpkit.engine() as engine:
+        ms, results = await _timed(
+            lambda i: engine.browse(f"{ctx.base_url}/article?n={i}"), ctx)
+        # Counted while the engine is still open: a browser it launched would be alive.
+        started = chrome_processes_started()
+        return {"ms": ms, "chars": min(len(result.content) for result in results),
+                "chrome_processes": started}
+
+
+BROWSE_TIER1 = Case(
+    name="browse_tier1",
+    metrics=(
+        Metric("ms", "browse (tier 1) vs tools.scrape of the article (ms)",
+               Target(ratio_max=0.1)),
+        Metric("chars", "content of the article (characters)"),
+        Metric("chrome_processes", "Chrome processes started (browse at tier 1 must start none)",
+               Target(abs_max=1, every_run=True)),
+    ),
+    sides={"raw": _scrape, "cdpkit": _browse},
+    needs=(*CORE_API, "engine", "tools.scrape"),
+    notes=("browse_tier1: the \"raw\" column is `tools.scrape(page, url)` of the article on a "
+           "page of a launched Chrome (launch not timed); the \"cdpkit\" column is "
+           "`engine.browse(url)` on an open engine, which fetches over HTTP and parses without "
+           "a browser (tier 1). Target: at least 10x faster (ratio <= 0.1x), and no Chrome "
+           "process started on any run.",),
+)
+
+CASES = (BROWSE_TIER1,)

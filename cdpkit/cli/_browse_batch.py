@@ -16,24 +16,28 @@ import asyncio
 import contextlib
 import json
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from .._cli_common import CLIError, error_line, normalize_url
+from .._cli_common import BrowserOptions, CLIError, error_line, normalize_url, run, start_browser
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
+    from .._browse._engine import Engine
     from .._browse._result import BrowseResult
+    from ..browser import Browser
 
 __all__ = [
     "BatchEngine",
     "BatchLine",
     "browse_batch",
+    "engine_on",
     "error_record",
     "read_batch",
+    "run_batch",
     "success_record",
 ]
 
@@ -250,9 +254,56 @@ async def browse_batch(
     return failed
 
 
-BrowserFactory = Callable[[], Awaitable[Any]]
-
-
 @contextlib.asynccontextmanager
-async def _nothing() -> AsyncIterator[None]:
-    yield None
+async def engine_on(browser: BrowserOptions) -> AsyncIterator[Engine]:
+    """An engine whose tier-2/3 pages run on the browser ``browser`` says (launched,
+    ``--connect``, or ``--grid``), started by :func:`start_browser` only the first time a
+    page needs it; on exit the engine is closed, then that browser (a connected one is
+    detached, a grid session deleted)."""
+    from .._browse._engine import Engine
+
+    started: list[Browser] = []
+
+    async def start() -> Browser:
+        opened = await start_browser(browser)
+        started.append(opened)
+        return opened
+
+    try:
+        async with Engine(browser_factory=start) as engine:
+            yield engine
+    finally:
+        for opened in started:
+            await opened.close()
+
+
+def run_batch(
+    source: str,
+    *,
+    options: Mapping[str, Any],
+    browser: BrowserOptions,
+    concurrency: int,
+    session: str | None,
+    debug: bool,
+) -> None:
+    """What ``cdpkit browse --batch SOURCE`` runs: read the URLs, browse them all, one
+    JSON line each on stdout.
+
+    Raises:
+        typer.Exit: Status 1 when any URL failed (after every line is written), 2 for a
+            bad batch file or ``--concurrency``.
+    """
+    import typer
+
+    if concurrency < 1:
+        raise CLIError(f"Invalid --concurrency {concurrency}: give at least 1", 2)
+    lines = read_batch(source)
+
+    async def work() -> int:
+        async with engine_on(browser) as engine:
+            return await browse_batch(
+                engine, lines, options=options, concurrency=concurrency, session=session
+            )
+
+    if run(work, debug=debug):
+        raise typer.Exit(1)

@@ -1,0 +1,89 @@
+"""``cdpkit browse --batch FILE``, run as a user runs it: a file (or stdin) of URLs, one
+JSON line each on stdout in input order, a failure that does not stop the others, and
+the exit status saying whether any failed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.server import FixtureServer, closed_port
+
+from .conftest import CLI
+
+
+def records(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines()]
+
+
+def test_a_batch_with_static_js_and_failing_urls(
+    cli: CLI, server: FixtureServer, endpoint: str, tmp_path: Path
+) -> None:
+    article = server.url("/browse-surfaces/article.html")
+    app = server.url("/browse-surfaces/app.html")
+    missing = server.url("/browse-surfaces/nowhere.html")
+    refused = f"http://127.0.0.1:{closed_port()}/"
+    listing = tmp_path / "urls.txt"
+    listing.write_text(
+        f"# the port\n{article}\n\n{missing}\n{app}\nnot a url at all\n{refused}\n"
+        f"{article}?again=1\n"
+    )
+    done = cli.run(
+        "browse", "--batch", str(listing), "--connect", endpoint, "--max-tokens", "200",
+        "--concurrency", "3", "--timeout", "20",
+    )
+    assert done.returncode == 1, done.stderr  # some failed
+    lines = records(done.stdout)
+    assert [line["url"] for line in lines] == [
+        article, missing, app, "not a url at all", refused, f"{article}?again=1"
+    ]
+    assert [line["ok"] for line in lines] == [True, False, True, False, False, True]
+    first, not_found, rendered, invalid, unreachable, last = lines
+    assert first["title"] == "The Port of Lisbon" and first["tier_used"] == 1
+    assert first["status"] == 200 and first["truncated"] is True
+    assert len(first["content"]) <= 200 * 4
+    assert not_found["error"]["code"] == "http.404"
+    assert set(not_found["error"]) == {"code", "message", "recoverable", "suggestion"}
+    assert rendered["tier_used"] in (2, 3)
+    assert "the ferry to Cacilhas leaves every fifteen minutes" in rendered["content"]
+    assert invalid["error"]["code"] == "page.invalid_url"
+    assert unreachable["error"]["code"].startswith("network.")
+    assert unreachable["error"]["recoverable"] in (True, False)
+    assert last["ok"] and last["final_url"] == f"{article}?again=1"
+    assert "Browsing" not in done.stderr  # no progress bar when stderr is not a terminal
+
+
+def test_stdin_and_exit_status_0_when_all_succeeded(cli: CLI, server: FixtureServer) -> None:
+    # No browser option: static pages stay at tier 1, so no browser is ever started (a
+    # Chrome that cannot start would fail them).
+    urls = [server.url("/browse-surfaces/article.html"), server.url("/mcp/index.html")]
+    done = cli.run(
+        "browse", "--batch", "-", "--format", "text",
+        input="\n".join(urls) + "\n",
+        env={"CDPKIT_CHROME": "/nonexistent/chrome"},
+    )
+    assert done.returncode == 0, done.stderr
+    lines = records(done.stdout)
+    assert [line["url"] for line in lines] == urls
+    assert all(line["ok"] and line["tier_used"] == 1 for line in lines)
+    assert lines[0]["format"] == "text"
+
+
+def test_help_says_order_and_exit_status(cli: CLI) -> None:
+    shown = cli.run("browse", "--help")
+    assert shown.returncode == 0
+    text = " ".join(shown.stdout.split())
+    for words in ("--batch", "--concurrency", "--grid", "--connect", "--header",
+                  "input order", "exit status 1"):
+        assert words in text, words
+
+
+def test_bad_batch_arguments_exit_2_before_anything_starts(cli: CLI, tmp_path: Path) -> None:
+    missing = cli.run("browse", "--batch", str(tmp_path / "none.txt"))
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == f"error: No such file: {tmp_path / 'none.txt'} (--batch takes a file of URLs, one a line, or - for stdin)"
+    both = cli.run("browse", "http://127.0.0.1:1/", "--batch", "-", input="http://127.0.0.1:1/\n")
+    assert both.returncode == 2 and "URL or --batch" in both.stderr
+    zero = cli.run("browse", "--batch", "-", "--concurrency", "0", input="http://127.0.0.1:1/\n")
+    assert zero.returncode == 2 and "--concurrency" in zero.stderr

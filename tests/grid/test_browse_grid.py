@@ -1,0 +1,63 @@
+"""``cdpkit browse --batch --grid``: pages that need JavaScript run on a real Selenium Grid
+4 session, static ones over HTTP, and the session is deleted when the batch ends."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from tests.cli.conftest import children
+from tests.grid.conftest import NODE_ARGS, busy_slots, wait_until
+from tests.mcp.conftest import ROOT
+from tests.server import FixtureServer
+
+
+def test_a_batch_runs_its_javascript_page_on_the_grid(
+    standalone_grid: str, server: FixtureServer, tmp_path: Path
+) -> None:
+    # The JavaScript page fetches this route as it renders: the handler looks, while the
+    # page is being browsed, at the grid's /status and at the processes the command
+    # started, and the rendered page says what it saw.
+    seen: list[tuple[int, int]] = []
+    command: list[subprocess.Popen[str]] = []
+    lock = threading.Lock()
+
+    def proof(handler: object) -> None:
+        with lock:
+            local = len(children(command[0].pid)) if command else -1
+            seen.append((busy_slots(standalone_grid), local))
+            busy, local = seen[-1]
+        handler.reply(200, f"grid sessions busy: {busy}; local processes: {local}", "text/plain")  # type: ignore[attr-defined]
+
+    server.route("/browse-surfaces/grid-proof", proof)
+    article = server.url("/browse-surfaces/article.html")
+    app = server.url("/browse-surfaces/app.html?proof=/browse-surfaces/grid-proof")
+    listing = tmp_path / "urls.txt"
+    listing.write_text(f"{article}\n{app}\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cdpkit", "browse", "--batch", str(listing), "--grid",
+         standalone_grid, *(f"--chrome-arg={arg}" for arg in NODE_ARGS), "--timeout", "60"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )
+    with lock:
+        command.append(process)
+    try:
+        stdout, stderr = process.communicate(timeout=180)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, stderr
+    lines = [json.loads(line) for line in stdout.splitlines()]
+    assert [line["url"] for line in lines] == [article, app]
+    assert all(line["ok"] for line in lines), lines
+    rendered = lines[1]
+    assert lines[0]["tier_used"] == 1 and rendered["tier_used"] in (2, 3)
+    # Rendered on the grid: it held a session, and the command had started no Chrome.
+    assert "grid sessions busy: 1; local processes: 0" in rendered["content"], rendered["content"]
+    assert seen and all(sample == (1, 0) for sample in seen), seen
+    # And the grid's session was deleted when the batch ended.
+    wait_until(lambda: busy_slots(standalone_grid) == 0, 15, "the grid session to be deleted")

@@ -5,6 +5,11 @@ the exit status saying whether any failed."""
 from __future__ import annotations
 
 import json
+import os
+import pty
+import subprocess
+import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -87,3 +92,42 @@ def test_bad_batch_arguments_exit_2_before_anything_starts(cli: CLI, tmp_path: P
     assert both.returncode == 2 and "URL or --batch" in both.stderr
     zero = cli.run("browse", "--batch", "-", "--concurrency", "0", input="http://127.0.0.1:1/\n")
     assert zero.returncode == 2 and "--concurrency" in zero.stderr
+
+
+def test_a_progress_bar_on_stderr_when_it_is_a_terminal(cli: CLI, server: FixtureServer) -> None:
+    urls = [server.url("/browse-surfaces/article.html"), server.url("/mcp/index.html")]
+    leader, follower = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "cdpkit", "browse", "--batch", "-", "--max-tier", "1"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=follower, text=True,
+            env=cli.env, cwd=cli.cwd,
+        )
+    finally:
+        os.close(follower)
+    shown = bytearray()
+
+    def read_terminal() -> None:
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # EIO: the command closed its end
+                return
+            if not chunk:
+                return
+            shown.extend(chunk)
+
+    reader = threading.Thread(target=read_terminal, daemon=True)
+    reader.start()
+    try:
+        stdout, _ = process.communicate("\n".join(urls) + "\n", timeout=90)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        reader.join(10)
+        os.close(leader)
+    assert process.returncode == 0, shown.decode(errors="replace")
+    assert [json.loads(line)["url"] for line in stdout.splitlines()] == urls  # stdout stays JSON
+    terminal = shown.decode(errors="replace")
+    assert "Browsing" in terminal and "2/2" in terminal, terminal

@@ -45,10 +45,13 @@ from .session import EventStream, Expectation, Session
 
 if TYPE_CHECKING:
     from . import tools
+    from ._browse import BrowseError, BrowseResult, Engine, browse, engine
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BrowseError",
+    "BrowseResult",
     "Browser",
     "BrowserContext",
     "CDPError",
@@ -61,6 +64,7 @@ __all__ = [
     "Dialog",
     "DownloadError",
     "ElementNotFoundError",
+    "Engine",
     "EvaluationError",
     "Event",
     "EventStream",
@@ -80,13 +84,19 @@ __all__ = [
     "TargetClosedError",
     "WaitTimeoutError",
     "__version__",
+    "browse",
     "cdp",
     "connect",
+    "engine",
     "grid",
     "launch",
     "pool",
     "tools",
 ]
+
+
+# Loaded on first use: the browse engine pulls in httpx, selectolax, pypdf and Pillow.
+_BROWSE_NAMES = ("BrowseError", "BrowseResult", "Engine", "browse", "engine")
 
 
 def __getattr__(name: str) -> Any:
@@ -95,4 +105,10 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module(".tools", __name__)
+    if name in _BROWSE_NAMES:
+        import importlib
+
+        value = getattr(importlib.import_module("._browse", __name__), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'cdpkit' has no attribute {name!r}")

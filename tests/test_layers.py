@@ -40,9 +40,11 @@ FLOORS: dict[str, int] = {
     "_grid": 2,
     "_pool": 2,
     # The package re-exports the core (floor 2) and imports the tools only lazily, in
-    # __getattr__; that import is the one allowed to go up (a re-export, not a use).
+    # __getattr__; that import is the one allowed to go up (a re-export, not a use); so are
+# the browse engine's names (cdpkit.browse, cdpkit.engine...).
     "__init__": 2,
     "tools.": 3,
+    # The browse engine sits with the tools (it uses them for tiers 2 and 3).
     "_browse.": 3,
     "_browser_options": 4,
     "_cli_common": 4,
@@ -66,7 +68,7 @@ FLOORS: dict[str, int] = {
     "__main__": 4,
 }
 FLOOR_NAMES = ["bindings", "core", "browser/page", "tools", "programs"]
-ALLOWED_UPWARD = {("__init__", "tools")}
+ALLOWED_UPWARD = {("__init__", "tools"), ("__init__", "_browse")}
 
 
 def _module_name(path: Path) -> str:

@@ -43,6 +43,34 @@ def test_import_cdpkit_stays_light() -> None:
     assert flags == "False False False"
 
 
+def test_import_cdpkit_loads_the_browse_engine_only_when_used() -> None:
+    heavy = ["httpx", "selectolax", "trafilatura", "pypdf", "PIL", "cdpkit._browse"]
+    code = (
+        "import sys, cdpkit; "
+        f"print([m for m in {heavy!r} if m in sys.modules]); "
+        "cdpkit.browse; "
+        f"print([m for m in {heavy!r} if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    before, after = out.stdout.splitlines()
+    assert before == "[]", f"import cdpkit imported {before}"
+    assert "'cdpkit._browse'" in after and "'httpx'" in after
+
+
+def test_the_browse_api_is_exported() -> None:
+    import inspect
+
+    for name in ("browse", "engine", "Engine", "BrowseResult", "BrowseError"):
+        assert name in cdpkit.__all__, name
+    assert issubclass(cdpkit.BrowseError, cdpkit.CDPError)
+    parameters = inspect.signature(cdpkit.browse).parameters
+    for option in (
+        "format", "selectors", "exclude_selectors", "keywords", "keyword_mode", "query",
+        "max_tokens", "readability", "include_media", "max_tier", "tier", "timeout",
+    ):  # fmt: skip
+        assert parameters[option].kind is inspect.Parameter.KEYWORD_ONLY, option
+
+
 def test_readme_test_command_is_what_ci_runs() -> None:
     from pathlib import Path
 

@@ -1,59 +1,667 @@
-"""The browse engine: tiers, sessions and configuration (API contract; being built)."""
+"""The browse engine: one call from a URL to the content an agent needs, over tiers.
+
+Tier 1 fetches with HTTP only (:mod:`._http`); when the page needs JavaScript (an empty
+app root, a ``<noscript>`` asking for it, a bot challenge or a script redirect) the engine
+escalates to tier 2 (Chrome, heavy resources blocked) and then tier 3 (the full page),
+never above ``max_tier``, and says why in :attr:`BrowseResult.escalations`. Everything a
+call does is bounded by its ``timeout``, across tiers.
+
+Sessions (:mod:`._sessions`) keep a cookie jar that tier 1 and the browser share both
+ways; the browser is launched (or attached, or made by ``browser_factory``) the first
+time a page needs it, and an isolated context is made per session only then.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+import contextlib
+import dataclasses
+import time
+import urllib.parse
+from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-from ._result import BrowseResult
+import anyio
+
+from ..errors import CDPError, PageCrashedError
+from ._config import EngineConfig, load_config
+from ._documents import (
+    MediaLimits,
+    browser_needed,
+    decode_html,
+    extract_document,
+    is_html,
+    mime_type_of,
+)
+from ._http import RobotsCache, fetch, make_client, network_error
+from ._result import (
+    BrowseError,
+    BrowseFormat,
+    BrowseOptions,
+    BrowseResult,
+    Extraction,
+    KeywordMode,
+    LinkStyle,
+    Timing,
+)
+from ._sessions import BrowseSession, check_session_name
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..browser import Browser
+
+__all__ = ["BrowserFactory", "Engine", "browse", "engine"]
+
+BrowserFactory = Callable[[], Awaitable["Browser"]]
+# Beyond the call's timeout, what closing pages and cleaning up may take before the call
+# is cut short anyway (each stage already keeps to the deadline).
+_GRACE = 1.0
+_PAGE_CLOSE_TIMEOUT = 2.0
+
+
+def http_error(url: str, status: int, *, challenge: bool = False) -> BrowseError:
+    """The :class:`BrowseError` ``http.<status>`` for an error status, with its advice."""
+    if challenge:
+        return BrowseError(
+            url, f"http.{status}", f"HTTP {status}: the site shows a bot challenge that was not passed",
+            recoverable=True, suggestion="allow the browser tiers (max_tier=3), or try again later",
+            status=status,
+        )  # fmt: skip
+    advice: dict[int, tuple[str, bool, str]] = {
+        401: ("needs authentication", False, "log in within a session (session=...) first"),
+        403: ("access is forbidden", False, "log in within a session first, or the site refuses automated clients"),
+        404: ("not found", False, "check the URL"),
+        410: ("gone: removed for good", False, "look for the content elsewhere"),
+        429: ("too many requests", True, "wait a while before trying again"),
+    }
+    what, recoverable, suggestion = advice.get(
+        status,
+        ("the server failed", True, "try again later")
+        if status >= 500
+        else ("the server refused the request", False, "check the URL"),
+    )
+    return BrowseError(
+        url, f"http.{status}", f"HTTP {status}: {what}", recoverable=recoverable, suggestion=suggestion, status=status
+    )
 
 
 class Engine:
     """Keeps what :func:`browse` needs between calls: the configuration, named sessions
-    (an isolated browser context plus an HTTP cookie jar each) and a browser launched
-    lazily, the first time a page needs tier 2 or 3.
+    (an isolated browser context plus an HTTP cookie jar each) and a browser, launched
+    lazily the first time a page needs tier 2 or 3.
 
     Use it as an async context manager (``async with cdpkit.engine() as engine:``); leaving
     it closes every session (saving the persistent ones) and the browser it launched.
+
+    Where the browser comes from, first that applies: ``browser=`` (a :class:`Browser`
+    someone else owns: used, never closed; only the contexts the engine made are closed),
+    ``browser_factory=`` (an async callable returning a browser, called once, when a page
+    first needs one; the engine closes what it returns), ``[browser] connect`` (attach),
+    else :func:`cdpkit.launch` with the ``[browser]`` settings.
+
+    Args:
+        config: Settings by table, over the config file's (``{"network": {"retries": 2},
+            "session": {"persist": True}}``); see :mod:`cdpkit._browse._config` for every
+            table and key.
+        browser: A running :class:`Browser` to use, or the ``[browser]`` table.
+        browser_factory: Makes the browser when first needed.
+        config_file: Read this TOML file instead of the user's (``$CDPKIT_CONFIG`` or
+            ``~/.config/cdpkit/config.toml``).
+        **tables: More tables, as keywords (``session={"persist": True}``).
+
+    Raises:
+        ConfigError: (a :class:`ValueError`) a table, key or value of the config file or
+            of these settings is wrong; the message names where, the table and the key.
     """
 
-    def __init__(self, config: Mapping[str, Any] | None = None, **settings: Any) -> None:
-        raise NotImplementedError
+    def __init__(
+        self,
+        config: Mapping[str, Any] | None = None,
+        *,
+        browser: Browser | Mapping[str, Any] | None = None,
+        browser_factory: BrowserFactory | None = None,
+        config_file: str | None = None,
+        **tables: Any,
+    ) -> None:
+        from pathlib import Path
+
+        merged: dict[str, Any] = dict(config or {})
+        merged.update(tables)
+        self._given_browser: Browser | None = None
+        if isinstance(browser, Mapping):
+            merged["browser"] = {**merged.get("browser", {}), **browser}
+        elif browser is not None:
+            self._given_browser = browser
+        self.config: EngineConfig = load_config(merged, path=Path(config_file) if config_file else None)
+        self._factory = browser_factory
+        self._browser: Browser | None = self._given_browser
+        self._owns_browser = False
+        self._browser_lock = asyncio.Lock()
+        self._sessions: dict[str, BrowseSession] = {}
+        self._robots = RobotsCache()
+        self._closed = False
 
     async def __aenter__(self) -> Self:
-        raise NotImplementedError
+        return self
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        raise NotImplementedError
+        await self.close()
 
-    async def browse(self, url: str, *, session: str | None = None, **options: Any) -> BrowseResult:
-        """Browse ``url`` in ``session`` (created on first use; ``None``: a throwaway one)."""
-        raise NotImplementedError
+    @property
+    def browser(self) -> Browser | None:
+        """The browser tiers 2 and 3 use, ``None`` until a page first needed it."""
+        return self._browser
 
     @property
     def sessions(self) -> list[str]:
-        """The names of the open sessions."""
-        raise NotImplementedError
+        """The names of the open sessions, in the order they were opened."""
+        return list(self._sessions)
 
     async def close_session(self, name: str) -> None:
-        """Close a session (its browser context and cookie jar; saved first when it
-        persists). Raises :class:`BrowseError` ``session.unknown`` for a name not open."""
-        raise NotImplementedError
+        """Close a session: save its cookies first when it persists, then close its HTTP
+        client and browser context.
+
+        Raises:
+            BrowseError: ``session.unknown`` for a name that is not open (the message
+                lists the open ones).
+        """
+        session = self._sessions.pop(name, None)
+        if session is None:
+            opened = ", ".join(self._sessions) or "none"
+            raise BrowseError(
+                name, "session.unknown", f"no open session named {name!r} (open: {opened})",
+                recoverable=False, suggestion="see engine.sessions for the open sessions",
+            )  # fmt: skip
+        await session.close()
 
     async def close(self) -> None:
-        """Close every session and the browser the engine launched."""
-        raise NotImplementedError
+        """Close every session (saving the persistent ones) and the browser the engine
+        launched (a browser given with ``browser=`` is left running). Idempotent; finishes
+        even when the calling task is being cancelled."""
+        self._closed = True
+        with anyio.CancelScope(shield=True):
+            sessions, self._sessions = list(self._sessions.values()), {}
+            for session in sessions:
+                with contextlib.suppress(Exception):
+                    await session.close()
+            browser, self._browser = self._browser, None
+            if browser is not None and self._owns_browser:
+                await browser.close()
+
+    # -- browsing -------------------------------------------------------------------------
+
+    async def browse(
+        self,
+        url: str,
+        *,
+        session: str | None = None,
+        persist: bool | None = None,
+        format: BrowseFormat | None = None,
+        selectors: Sequence[str] | None = None,
+        exclude_selectors: Sequence[str] | None = None,
+        keywords: Sequence[str] | None = None,
+        keyword_mode: KeywordMode = "any",
+        query: str | None = None,
+        max_tokens: int | None = None,
+        readability: bool | None = None,
+        include_media: bool | None = None,
+        max_tier: int | None = None,
+        tier: int | None = None,
+        timeout: float | None = None,
+        link_style: LinkStyle | None = None,
+    ) -> BrowseResult:
+        """Browse ``url`` in ``session``: see :func:`cdpkit.browse` for the options and
+        what comes back. ``None`` takes the config's value (``[output]``, ``[extraction]``,
+        ``[media]``, ``[network] timeout``).
+
+        Args:
+            session: The session's name (created on first use, cookies kept across
+                calls); ``None``: a throwaway session closed before this returns.
+            persist: For a session created now: save its cookies when it closes and
+                restore them in the next engine (default ``[session] persist``).
+
+        Raises:
+            BrowseError: It could not get the page (code, recoverable, suggestion).
+            ValueError: An option out of its range, or a bad session name.
+        """
+        if self._closed:
+            raise BrowseError(url, "session.closed", "the engine is closed", recoverable=False,
+                              suggestion="browse within `async with cdpkit.engine() as engine:`")
+        config = self.config
+        options = BrowseOptions(
+            format=format or config.output.format,  # type: ignore[arg-type]
+            selectors=tuple(selectors or ()),
+            exclude_selectors=tuple(exclude_selectors or ()),
+            keywords=tuple(keywords or ()),
+            keyword_mode=keyword_mode,
+            query=query,
+            max_tokens=max_tokens if max_tokens is not None else config.output.max_tokens,
+            readability=config.extraction.readability if readability is None else readability,
+            include_media=config.media.include if include_media is None else include_media,
+            link_style=link_style or config.output.link_style,  # type: ignore[arg-type]
+            max_tier=max_tier if max_tier is not None else config.extraction.max_tier,
+            tier=tier,
+            timeout=timeout if timeout is not None else config.network.timeout,
+        )
+        if options.format == "a11y" and max_tier is None and tier is None and options.max_tier < 3:
+            options = dataclasses.replace(options, max_tier=3)  # the config's cap vs. a11y asked now
+        options.validate()
+        target = _checked_url(url)
+        if session is not None:
+            check_session_name(session)
+        started = time.perf_counter()
+        browse_session, throwaway = await self._session(session, persist)
+        try:
+            async with asyncio.timeout(options.timeout + _GRACE):
+                return await _Call(self, browse_session, target, options, started).run()
+        except TimeoutError:
+            raise network_error(target, "network.timeout", timeout=options.timeout) from None
+        finally:
+            if throwaway:
+                await browse_session.close()
+
+    async def _session(self, name: str | None, persist: bool | None) -> tuple[BrowseSession, bool]:
+        if name is not None and name in self._sessions:
+            return self._sessions[name], False
+        config = self.config
+        keep = (config.session.persist if persist is None else persist) and name is not None
+        path = config.sessions_dir / f"{name}.json" if name is not None else None
+        client = make_client(config, _empty_cookies())
+        try:
+            created = BrowseSession(name, client, persist=keep, path=path)
+        except BaseException:
+            await client.aclose()
+            raise
+        if name is None:
+            return created, True
+        self._sessions[name] = created
+        return created, False
+
+    async def browser_for_pages(self, deadline: float) -> Browser:
+        """The browser tiers 2 and 3 use, made the first time (within ``deadline``)."""
+        async with self._browser_lock:
+            if self._browser is not None and not self._browser.closed:
+                return self._browser
+            if self._given_browser is not None:
+                raise BrowseError(
+                    "", "page.crashed", "the browser given to the engine is closed", recoverable=False,
+                    suggestion="give the engine a running browser",
+                )  # fmt: skip
+            loop = asyncio.get_running_loop()
+            left = max(0.1, deadline - loop.time())
+            async with asyncio.timeout(left):
+                self._browser = await self._start_browser(left)
+            self._owns_browser = True
+            return self._browser
+
+    async def _start_browser(self, left: float) -> Browser:
+        from ..browser import connect, launch
+
+        if self._factory is not None:
+            return await self._factory()
+        settings = self.config.browser
+        timeout = min(settings.timeout, left)
+        if settings.connect:
+            return await connect(settings.connect, timeout=timeout, command_timeout=settings.timeout)
+        args = list(settings.args)
+        if settings.proxy:
+            args.append(f"--proxy-server={settings.proxy}")
+        return await launch(
+            headless=settings.headless,
+            args=args,
+            viewport=self.config.viewport,
+            timeout=timeout,
+            command_timeout=settings.timeout,
+        )
 
 
-def engine(config: Mapping[str, Any] | None = None, **settings: Any) -> Engine:
-    """An :class:`Engine` with this configuration (over the config file's and defaults)."""
-    return Engine(config, **settings)
+def _empty_cookies() -> Any:
+    import httpx
+
+    return httpx.Cookies()
 
 
-async def browse(url: str, **options: Any) -> BrowseResult:
-    """One call from URL to content: a throwaway engine that owns what it starts."""
+def _checked_url(url: str) -> str:
+    if not isinstance(url, str) or not url.strip():
+        raise ValueError("url must be a non-empty string")
+    text = url.strip()
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme.lower() not in ("http", "https", "file", "data"):
+        raise ValueError(f"Invalid URL {url!r}: cdpkit.browse reads http(s), file and data URLs")
+    return text
+
+
+class _Call:
+    """One browse call: the tiers tried in turn, and the result."""
+
+    def __init__(
+        self, engine: Engine, session: BrowseSession, url: str, options: BrowseOptions, started: float
+    ) -> None:
+        self.engine = engine
+        self.config = engine.config
+        self.session = session
+        self.url = url
+        self.options = options
+        self.started = started
+        loop = asyncio.get_running_loop()
+        self.loop = loop
+        self.deadline = loop.time() + options.timeout
+        self.escalations: list[str] = []
+        self.fetch_ms = 0.0
+        self.extract_ms = 0.0
+        self.static_chars = 0  # visible text of the tier-1 HTML, to fall back on
+
+    def left(self) -> float:
+        return max(0.0, self.deadline - self.loop.time())
+
+    async def run(self) -> BrowseResult:
+        options = self.options
+        first = options.tier or 1
+        last = options.tier or options.max_tier
+        if options.format == "a11y" and options.tier is None:
+            first = 3
+            self.escalations.append("format='a11y' is the browser's accessibility tree: tier 3")
+        scheme = urllib.parse.urlsplit(self.url).scheme.lower()
+        if first == 1 and scheme not in ("http", "https"):
+            if last == 1:
+                raise BrowseError(self.url, "network.url", f"tier 1 fetches http(s) URLs, not {scheme}:",
+                                  recoverable=False, suggestion="allow tier 2 (max_tier=2) for it")
+            first = 2
+            self.escalations.append(f"tier 1 -> 2: a {scheme}: URL is read by the browser")
+        if self.config.privacy.respect_robots_txt:
+            await self.engine._robots.check(self.session.client, self.url)
+        static: BrowseResult | None = None
+        if first == 1:
+            outcome = await self._tier_one(last)
+            if isinstance(outcome, BrowseResult):
+                return outcome
+            static, reason = outcome
+            self.escalations.append(f"tier 1 -> 2: {reason}")
+            first = 2
+        return await self._browser_tiers(first, last, static)
+
+    # -- tier 1 ---------------------------------------------------------------------------
+
+    async def _tier_one(self, last: int) -> BrowseResult | tuple[BrowseResult | None, str]:
+        """The tier-1 result, or (what tier 1 got, why a browser is needed)."""
+        began = time.perf_counter()
+        fetched = await fetch(self.session.client, self.url, self.left())
+        self.fetch_ms += (time.perf_counter() - began) * 1000
+        mime = mime_type_of(fetched.content_type)
+        if not is_html(mime, fetched.body):
+            if fetched.status >= 400:
+                raise http_error(self.url, fetched.status)
+            media = self.config.media
+            limits = MediaLimits(self.options.include_media, media.max_width, media.max_height, media.quality)
+            extraction = await self._extract(
+                extract_document, fetched.body, mime, fetched.final_url, self.options, limits
+            )
+            return self._result(extraction, fetched.final_url, fetched.status, 1, mime or "application/octet-stream")
+        html = decode_html(fetched.body, fetched.content_type)
+        extraction = await self._extract(_extract_html, html, fetched.final_url, self.options)
+        challenge = browser_needed(fetched.status, html, extraction.text_chars)
+        if fetched.status >= 400 and challenge is None:
+            raise http_error(self.url, fetched.status)
+        reason = challenge or extraction.javascript_needed
+        if reason is None:
+            return self._result(extraction, fetched.final_url, fetched.status, 1)
+        if last == 1:
+            if fetched.status >= 400:
+                raise http_error(self.url, fetched.status, challenge=True)
+            # As far as allowed: the thin content, and why a browser would do better.
+            self.escalations.append(f"not escalated (max_tier=1): {reason}")
+            return self._result(extraction, fetched.final_url, fetched.status, 1)
+        static = self._result(extraction, fetched.final_url, fetched.status, 1) if fetched.status < 400 else None
+        self.static_chars = extraction.text_chars
+        return static, reason
+
+    # -- tiers 2 and 3 --------------------------------------------------------------------
+
+    async def _browser_tiers(self, tier: int, last: int, static: BrowseResult | None) -> BrowseResult:
+        while True:
+            try:
+                began = time.perf_counter()
+                try:
+                    rendered = await self._render(tier)
+                finally:
+                    self.fetch_ms += (time.perf_counter() - began) * 1000
+            except BrowseError as exc:
+                if static is not None and exc.code == "network.timeout":
+                    return self._degraded(static, tier, "the time ran out")
+                raise
+            except CDPError as exc:
+                what = "the page crashed" if isinstance(exc, PageCrashedError) else f"the browser failed ({exc})"
+                if static is not None:
+                    return self._degraded(static, tier, what)
+                code = "page.crashed" if isinstance(exc, PageCrashedError) else "page.js"
+                raise BrowseError(self.url, code, what, recoverable=True,
+                                  suggestion="try again, or tier=1 for the static HTML") from None
+            status = rendered.status or 200
+            extraction = await self._extract(_extract_html, rendered.html, rendered.final_url, self.options)
+            challenge = browser_needed(status, rendered.html, extraction.text_chars)
+            if status >= 400 and challenge is None:
+                raise http_error(self.url, status)
+            reason = challenge or extraction.javascript_needed
+            if reason is not None and tier < last and not rendered.partial:
+                self.escalations.append(f"tier {tier} -> {tier + 1}: {reason}")
+                tier += 1
+                continue
+            if challenge is not None and status >= 400:
+                raise http_error(self.url, status, challenge=True)
+            if rendered.accessibility is not None:
+                extraction = _with_accessibility(extraction, rendered.accessibility, self.options.max_tokens)
+            result = self._result(extraction, rendered.final_url, rendered.status, tier)
+            if rendered.partial:
+                note = f"the page did not finish loading within {self.options.timeout:g} s: content as it was then"
+                result = dataclasses.replace(result, truncated=True, truncation=[note, *result.truncation])
+            if (
+                static is not None
+                and extraction.javascript_needed is not None
+                and extraction.text_chars < self.static_chars
+            ):
+                return self._degraded(static, tier, "the rendered page had less text than the static HTML")
+            return result
+
+    async def _render(self, tier: int) -> Any:
+        from ._chrome import render
+
+        browser = await self.engine.browser_for_pages(self.deadline)
+        context = await self.session.browser_context(browser)
+        await self.session.push_cookies(browser, context)
+        page = await context.new_page()
+        try:
+            network = self.config.network
+            language = network.accept_language if network.accept_language != "en-US,en;q=0.9" else None
+            return await render(
+                page,
+                self.url,
+                tier=tier,
+                deadline=self.deadline,
+                timeout=self.options.timeout,
+                accessibility=self.options.format == "a11y",
+                user_agent=self.config.browser.user_agent,
+                accept_language=language,
+            )
+        finally:
+            with anyio.CancelScope(shield=True):
+                with contextlib.suppress(CDPError):
+                    await self.session.pull_cookies(browser, context)
+                with contextlib.suppress(CDPError):
+                    await page.close(timeout=_PAGE_CLOSE_TIMEOUT)
+
+    # -- results --------------------------------------------------------------------------
+
+    async def _extract(self, function: Callable[..., Extraction], *args: Any) -> Extraction:
+        began = time.perf_counter()
+        try:
+            return await anyio.to_thread.run_sync(function, *args, abandon_on_cancel=True)
+        finally:
+            self.extract_ms += (time.perf_counter() - began) * 1000
+
+    def _degraded(self, static: BrowseResult, tier: int, what: str) -> BrowseResult:
+        note = f"tier {tier} failed ({what}): the static content of tier 1 instead"
+        return dataclasses.replace(
+            static,
+            escalations=[*self.escalations, note],
+            truncated=True,
+            truncation=[note, *static.truncation],
+            timing=self._timing(),
+        )
+
+    def _timing(self) -> Timing:
+        return Timing(
+            fetch_ms=round(self.fetch_ms, 1),
+            extract_ms=round(self.extract_ms, 1),
+            total_ms=round((time.perf_counter() - self.started) * 1000, 1),
+        )
+
+    def _result(
+        self, extraction: Extraction, final_url: str, status: int | None, tier: int, mime_type: str = "text/html"
+    ) -> BrowseResult:
+        return BrowseResult(
+            url=self.url,
+            final_url=final_url,
+            status=status,
+            title=extraction.title,
+            content=extraction.content,
+            format=self.options.format,
+            links=list(extraction.links),
+            forms=list(extraction.forms),
+            media=list(extraction.media),
+            metadata=extraction.metadata,
+            tier_used=tier,
+            escalations=list(self.escalations),
+            truncated=extraction.truncated,
+            truncation=list(extraction.truncation),
+            mime_type=mime_type,
+            timing=self._timing(),
+            session=self.session.name,
+        )
+
+
+def _extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
+    from ._extract import extract_html
+
+    if options.format == "a11y":  # the tree comes from the browser; the HTML gives the rest
+        options = dataclasses.replace(options, format="text", max_tokens=None)
+    return extract_html(html, url, options)
+
+
+def _with_accessibility(extraction: Extraction, tree: str, max_tokens: int | None) -> Extraction:
+    """``extraction`` whose content is the accessibility snapshot, cut to the budget by
+    whole lines (a note says how many were cut)."""
+    lines = tree.splitlines()
+    truncation = list(extraction.truncation)
+    if max_tokens is not None and len(tree) > max_tokens * 4:
+        kept: list[str] = []
+        size = 0
+        limit = max_tokens * 4 - 60  # room for the note
+        for line in lines:
+            if size + len(line) + 1 > limit:
+                break
+            kept.append(line)
+            size += len(line) + 1
+        cut = len(lines) - len(kept)
+        note = f"{cut} of {len(lines)} accessibility tree lines cut at the end (max_tokens={max_tokens})"
+        truncation.append(note)
+        content = "\n".join([*kept, f"[{note}]"])
+        return dataclasses.replace(extraction, content=content, truncated=True, truncation=truncation)
+    return dataclasses.replace(extraction, content=tree)
+
+
+def engine(
+    config: Mapping[str, Any] | None = None,
+    *,
+    browser: Browser | Mapping[str, Any] | None = None,
+    browser_factory: BrowserFactory | None = None,
+    config_file: str | None = None,
+    **tables: Any,
+) -> Engine:
+    """An :class:`Engine` with this configuration over the config file's and the defaults
+    (see :class:`Engine` for the arguments)::
+
+        async with cdpkit.engine(session={"persist": True}) as engine:
+            result = await engine.browse("https://example.com", session="work")
+    """
+    return Engine(config, browser=browser, browser_factory=browser_factory, config_file=config_file, **tables)
+
+
+async def browse(
+    url: str,
+    *,
+    format: BrowseFormat | None = None,
+    selectors: Sequence[str] | None = None,
+    exclude_selectors: Sequence[str] | None = None,
+    keywords: Sequence[str] | None = None,
+    keyword_mode: KeywordMode = "any",
+    query: str | None = None,
+    max_tokens: int | None = None,
+    readability: bool | None = None,
+    include_media: bool | None = None,
+    max_tier: int | None = None,
+    tier: int | None = None,
+    timeout: float | None = None,
+    link_style: LinkStyle | None = None,
+) -> BrowseResult:
+    """One call from a URL to its content, in at most ``max_tokens``, about what you ask.
+
+    It fetches over HTTP first (tier 1, no browser); a page that needs JavaScript is
+    loaded in Chrome with images, media, fonts and stylesheets blocked (tier 2), then in
+    full (tier 3), never above ``max_tier``; the result says why in ``escalations``. A
+    PDF gives its text, an image a media item, JSON and text pass through. It owns what it
+    starts: no browser and no connection are left when it returns or raises. ``None``
+    takes the config file's value (then the default shown).
+
+    Args:
+        url: An http(s) URL (file: and data: URLs go to the browser tiers).
+        format: ``"markdown"`` (default), ``"text"``, ``"json"`` (structured blocks),
+            ``"a11y"`` (the accessibility tree; tier 3) or ``"links"``.
+        selectors: Keep only what these CSS selectors match.
+        exclude_selectors: Drop what these CSS selectors match.
+        keywords: Keep the blocks that mention these words (with their heading).
+        keyword_mode: ``"any"`` keyword or ``"all"`` of them.
+        query: Rank blocks by relevance to this text (BM25); the budget keeps the best.
+        max_tokens: Budget for ``content``, counted as characters / 4; whole blocks are cut
+            by priority and ``truncation`` says what.
+        readability: Keep only the main content (default ``False``).
+        include_media: Embed images as WebP scaled to fit 640x480 (default ``False``).
+        max_tier: The highest tier to escalate to: 1, 2 or 3 (default 3).
+        tier: Use exactly this tier (no escalation).
+        timeout: Seconds for the whole call, all tiers together (default 30). When the
+            time runs out in the browser, what the page showed so far comes back with
+            ``truncated=True``; with nothing to show, ``network.timeout``.
+        link_style: Links in markdown ``"inline"`` (default), ``"numbered"`` (``[n]``,
+            matching ``links[n-1]``) or ``"none"``.
+
+    Returns:
+        A :class:`BrowseResult` (content, title, links, forms, media, metadata, the tier
+        used and why, what was cut, timings).
+
+    Raises:
+        BrowseError: It could not get the page: ``code`` (``network.dns``,
+            ``network.refused``, ``network.timeout``, ``http.404``, ``http.robots``,
+            ``page.crashed``, ``processing.unsupported``...), whether it is
+            ``recoverable``, and a ``suggestion``.
+        ValueError: An option out of range, or a config file with a wrong key or value.
+    """
     async with Engine() as throwaway:
-        return await throwaway.browse(url, **options)
+        return await throwaway.browse(
+            url,
+            format=format,
+            selectors=selectors,
+            exclude_selectors=exclude_selectors,
+            keywords=keywords,
+            keyword_mode=keyword_mode,
+            query=query,
+            max_tokens=max_tokens,
+            readability=readability,
+            include_media=include_media,
+            max_tier=max_tier,
+            tier=tier,
+            timeout=timeout,
+            link_style=link_style,
+        )

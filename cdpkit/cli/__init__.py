@@ -6,6 +6,7 @@ generated bindings.
     cdpkit repl [URL]                    Python with top-level await, plus raw CDP lines
     cdpkit screenshot URL [-o FILE]      cdpkit snapshot URL        cdpkit eval URL EXPR
     cdpkit pdf URL [-o FILE]             cdpkit scrape URL [--format ...]
+    cdpkit browse URL [--format ...]     HTTP first, Chrome only when the page needs it
     cdpkit download URL [--dir DIR]
     cdpkit protocol [Domain[.item]]      cdpkit gen [--check]       cdpkit doctor
     cdpkit launch                        cdpkit open-browser --profile NAME
@@ -19,7 +20,7 @@ line ``error: ...`` on stderr (``--debug`` or ``CDPKIT_DEBUG=1`` prints the trac
 instead); 2 for a bad command line, URL or output file; 130 when interrupted by Ctrl-C.
 
 The package, one module per job: ``_params`` (the shared options and output checks),
-``_pages`` (repl, screenshot, pdf, snapshot, scrape, eval), ``_download``, ``_protocol``
+``_pages`` (repl, screenshot, pdf, snapshot, scrape, eval), ``_browse``, ``_download``, ``_protocol``
 (protocol, gen), ``_browser`` (launch, open-browser), ``_doctor`` and ``_mcp``. They define
 the commands; this module registers them on the one ``app``, in the order ``--help`` lists
 them.
@@ -39,6 +40,7 @@ import typer
 from .._cli_common import BrowserOptions, CLIError, normalize_url, open_browser
 from .._cli_common import _human_size as _human_size
 from .._cli_common import error_line as error_line
+from ._browse import browse
 from ._browser import http_endpoint as http_endpoint
 from ._browser import launch, open_browser_command
 from ._doctor import ProtocolDiff as ProtocolDiff
@@ -98,6 +100,7 @@ for _command, _name in (
     (pdf, None),
     (snapshot, None),
     (scrape, None),
+    (browse, None),
     (download, None),
     (eval_, "eval"),
     (protocol, None),

@@ -1,0 +1,204 @@
+"""Tier 1: fetching over HTTP with httpx, no browser. One client per session (its cookie
+jar is the session's), an honest user agent, redirects and retries as configured, every
+failure as a :class:`BrowseError` of the ``network`` family; and ``robots.txt``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+import urllib.parse
+import urllib.robotparser
+from dataclasses import dataclass
+
+import httpx
+
+from ._config import EngineConfig
+from ._result import BrowseError
+
+__all__ = ["MAX_BODY_BYTES", "Fetched", "RobotsCache", "fetch", "make_client", "network_error", "user_agent"]
+
+MAX_BODY_BYTES = 64 * 1024 * 1024  # larger resources are for `cdpkit download`
+ROBOTS_TOKEN = "cdpkit"  # the product token robots.txt groups are matched against
+_ROBOTS_TIMEOUT = 5.0
+
+
+def user_agent() -> str:
+    """cdpkit's own user agent: who fetches, and with what (``cdpkit/0.1.0 (+...)
+    python-httpx/0.28``)."""
+    from .. import __version__
+
+    return f"{ROBOTS_TOKEN}/{__version__} (+https://pypi.org/project/cdpkit/) python-httpx/{httpx.__version__}"
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """A tier-1 response: where it ended, its status and headers, and the body."""
+
+    url: str
+    final_url: str
+    status: int
+    content_type: str
+    body: bytes
+
+
+def make_client(config: EngineConfig, cookies: httpx.Cookies) -> httpx.AsyncClient:
+    """A client for one session: its cookie jar, the configured user agent, language,
+    proxy, redirect limit and connection retries."""
+    transport = httpx.AsyncHTTPTransport(retries=config.network.retries, proxy=config.browser.proxy)
+    return httpx.AsyncClient(
+        cookies=cookies,
+        follow_redirects=True,
+        max_redirects=config.network.max_redirects,
+        transport=transport,
+        headers={
+            "User-Agent": config.browser.user_agent or user_agent(),
+            "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            "Accept-Language": config.network.accept_language,
+        },
+    )
+
+
+async def fetch(client: httpx.AsyncClient, url: str, timeout: float) -> Fetched:
+    """GET ``url`` within ``timeout`` seconds (connecting, redirects and body together).
+
+    Raises:
+        BrowseError: ``network.*`` when it could not be fetched (``dns``, ``refused``,
+            ``timeout``, ``tls``, ``reset``, ``redirects``), ``processing.too_large``
+            for a body over 64 MiB.
+    """
+    try:
+        async with asyncio.timeout(timeout):
+            request = client.build_request("GET", url, timeout=httpx.Timeout(timeout))
+            response = await client.send(request, stream=True)
+            try:
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size > MAX_BODY_BYTES:
+                        raise BrowseError(
+                            url,
+                            "processing.too_large",
+                            f"the resource is over {MAX_BODY_BYTES // (1024 * 1024)} MiB",
+                            recoverable=False,
+                            suggestion="use cdpkit download to save it",
+                        )
+                    chunks.append(chunk)
+            finally:
+                await response.aclose()
+    except TimeoutError:
+        raise network_error(url, "network.timeout", timeout=timeout) from None
+    except httpx.HTTPError as exc:
+        raise _from_httpx(url, exc, timeout) from None
+    return Fetched(
+        url, str(response.url), response.status_code, response.headers.get("content-type", ""), b"".join(chunks)
+    )
+
+
+def network_error(url: str, code: str, *, detail: str = "", timeout: float = 0.0) -> BrowseError:
+    """The :class:`BrowseError` for a network failure of this code, with its advice."""
+    host = urllib.parse.urlsplit(url).netloc or url
+    words = {
+        "network.dns": (f"the host name {host} could not be resolved", False, "check the URL's host name"),
+        "network.refused": (f"{host} refused the connection", True, "is the server running on that port?"),
+        "network.timeout": (
+            f"no complete answer within {timeout:g} s",
+            True,
+            "raise timeout= (or --timeout) if the site is just slow",
+        ),
+        "network.tls": (f"the TLS connection to {host} failed", False, "check the certificate, or use http://"),
+        "network.reset": (f"{host} closed the connection", True, "try again"),
+        "network.redirects": ("too many redirects", False, "raise [network] max_redirects in the config"),
+    }
+    message, recoverable, suggestion = words.get(code, ("the request failed", True, "try again"))
+    if detail:
+        message = f"{message} ({detail})"
+    return BrowseError(url, code, message, recoverable=recoverable, suggestion=suggestion)
+
+
+def _from_httpx(url: str, exc: httpx.HTTPError, timeout: float) -> BrowseError:
+    text = str(exc) or type(exc).__name__
+    lowered = text.lower()
+    if isinstance(exc, httpx.TimeoutException):
+        return network_error(url, "network.timeout", timeout=timeout)
+    if isinstance(exc, httpx.TooManyRedirects):
+        return network_error(url, "network.redirects", detail=text)
+    if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
+        return BrowseError(url, "network.url", f"not a URL cdpkit can fetch ({text})", recoverable=False,
+                           suggestion="give an http:// or https:// URL")
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(cause, ssl.SSLError) or "ssl" in lowered or "certificate" in lowered:
+        return network_error(url, "network.tls", detail=text)
+    if isinstance(exc, httpx.ConnectError):
+        if any(word in lowered for word in ("name or service", "nodename", "getaddrinfo", "name resolution",
+                                             "no address associated")):
+            return network_error(url, "network.dns", detail=text)
+        if "refused" in lowered or "errno 111" in lowered:
+            return network_error(url, "network.refused")
+        return network_error(url, "network.refused", detail=text)
+    return network_error(url, "network.reset", detail=text)
+
+
+class RobotsCache:
+    """``robots.txt`` of each origin, fetched once per engine, checked for cdpkit's
+    product token (then ``*``)."""
+
+    def __init__(self) -> None:
+        self._parsers: dict[str, urllib.robotparser.RobotFileParser | None] = {}
+        self._lock = asyncio.Lock()
+
+    async def check(self, client: httpx.AsyncClient, url: str) -> None:
+        """Raise when ``robots.txt`` disallows ``url`` for cdpkit. A missing or unreadable
+        ``robots.txt`` allows everything.
+
+        Raises:
+            BrowseError: ``http.robots``, naming the rule (not recoverable).
+        """
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in ("http", "https"):
+            return
+        origin = f"{parts.scheme}://{parts.netloc}"
+        async with self._lock:
+            if origin not in self._parsers:
+                self._parsers[origin] = await _read_robots(client, origin)
+        parser = self._parsers[origin]
+        if parser is None or parser.can_fetch(ROBOTS_TOKEN, url):
+            return
+        rule = _matching_rule(parser, url)
+        raise BrowseError(
+            url,
+            "http.robots",
+            f"{origin}/robots.txt disallows it for {ROBOTS_TOKEN} ({rule})",
+            recoverable=False,
+            suggestion="set [privacy] respect_robots_txt = false in the config to fetch it anyway",
+        )
+
+
+async def _read_robots(client: httpx.AsyncClient, origin: str) -> urllib.robotparser.RobotFileParser | None:
+    try:
+        response = await client.get(f"{origin}/robots.txt", timeout=_ROBOTS_TIMEOUT)
+    except httpx.HTTPError:
+        return None
+    if response.status_code >= 400:
+        return None
+    parser = urllib.robotparser.RobotFileParser(f"{origin}/robots.txt")
+    parser.parse(response.text.splitlines())
+    return parser
+
+
+def _matching_rule(parser: urllib.robotparser.RobotFileParser, url: str) -> str:
+    """The ``Disallow:`` line of the group that applies to cdpkit, for the message."""
+    parts = urllib.parse.urlsplit(url)
+    path = urllib.parse.quote(parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    entries = list(getattr(parser, "entries", []))
+    default = getattr(parser, "default_entry", None)
+    if default is not None:
+        entries.append(default)
+    for entry in entries:
+        if entry.applies_to(ROBOTS_TOKEN):
+            for line in entry.rulelines:
+                if line.applies_to(path):
+                    agents = ", ".join(entry.useragents)
+                    return f"User-agent: {agents}; {'Allow' if line.allowance else 'Disallow'}: {line.path}"
+    return "Disallow"

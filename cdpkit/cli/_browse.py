@@ -1,0 +1,252 @@
+"""``cdpkit browse URL``: the content of a page, fetched over HTTP first and in Chrome
+only when the page needs it (see :func:`cdpkit.browse`).
+
+The browser, when a page needs one, is launched or attached as the shared browser
+options say (``--connect``, ``--grid``, ``--headful``...), and only then. A run's work on
+one URL is :func:`_browse_one`, so other ways of running it (several URLs) reuse it.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from .._cli_common import CLIError, _options, normalize_url, run, start_browser
+from ._params import (
+    ChromeArgOption,
+    ConnectOption,
+    DebugOption,
+    GridOption,
+    HeaderOption,
+    HeadfulOption,
+    ProfileOption,
+    UrlArgument,
+    ViewportOption,
+)
+
+if TYPE_CHECKING:
+    from .._browse import BrowseResult, Engine
+    from .._browser_options import BrowserOptions
+    from ..browser import Browser
+
+
+class BrowseFormat(enum.StrEnum):
+    """Formats of ``cdpkit browse``."""
+
+    markdown = "markdown"
+    text = "text"
+    json = "json"
+    a11y = "a11y"
+    links = "links"
+
+
+class KeywordMode(enum.StrEnum):
+    """How ``--keyword`` values combine."""
+
+    any = "any"
+    all = "all"
+
+
+class LinkStyle(enum.StrEnum):
+    """How links appear in markdown."""
+
+    inline = "inline"
+    numbered = "numbered"
+    none = "none"
+
+
+def browse_call_options(
+    *,
+    output_format: str | None,
+    selector: list[str] | None,
+    exclude: list[str] | None,
+    keyword: list[str] | None,
+    keyword_mode: str,
+    query: str | None,
+    max_tokens: int | None,
+    readability: bool | None,
+    tier: int | None,
+    max_tier: int | None,
+    link_style: str | None,
+    include_media: bool | None,
+    timeout: float | None,
+) -> dict[str, Any]:
+    """The keyword arguments of :meth:`Engine.browse` the command-line values say
+    (``None``: the config file's value)."""
+    return {
+        "format": output_format,
+        "selectors": selector or None,
+        "exclude_selectors": exclude or None,
+        "keywords": keyword or None,
+        "keyword_mode": keyword_mode,
+        "query": query,
+        "max_tokens": max_tokens,
+        "readability": readability,
+        "tier": tier,
+        "max_tier": max_tier,
+        "link_style": link_style,
+        "include_media": include_media,
+        "timeout": timeout,
+    }
+
+
+def browser_factory(options: BrowserOptions) -> Any:
+    """An async callable giving the browser the shared options describe, for
+    ``engine(browser_factory=...)``: nothing starts until a page needs it."""
+
+    async def make() -> Browser:
+        return await start_browser(options)
+
+    return make
+
+
+async def _browse_one(
+    engine: Engine, url: str, call: Mapping[str, Any], *, session: str | None = None
+) -> BrowseResult:
+    """Browse one URL with the command's options in ``engine`` (``session``: a named,
+    persistent session)."""
+    return await engine.browse(url, session=session, persist=True if session else None, **call)
+
+
+def render_result(result: BrowseResult, *, as_json: bool) -> str:
+    """What the command prints: the content (ending with a newline), or the whole result
+    as JSON with ``--json``."""
+    if as_json:
+        return json.dumps(result.to_dict(), ensure_ascii=False) + "\n"
+    text = result.content
+    return text if text.endswith("\n") or not text else text + "\n"
+
+
+def browse(
+    url: UrlArgument,
+    output_format: Annotated[
+        BrowseFormat | None,
+        typer.Option(
+            "--format",
+            case_sensitive=False,
+            help="markdown (default), text, json (structured), a11y (accessibility tree) or links.",
+            show_default=False,
+        ),
+    ] = None,
+    selector: Annotated[
+        list[str] | None,
+        typer.Option("--selector", metavar="CSS", help="Keep only what this matches (repeatable)."),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option("--exclude", metavar="CSS", help="Drop what this matches (repeatable)."),
+    ] = None,
+    keyword: Annotated[
+        list[str] | None,
+        typer.Option("--keyword", metavar="WORD", help="Keep blocks mentioning it (repeatable)."),
+    ] = None,
+    keyword_mode: Annotated[
+        KeywordMode, typer.Option("--keyword-mode", case_sensitive=False, help="any or all of the keywords.")
+    ] = KeywordMode.any,
+    query: Annotated[
+        str | None, typer.Option("--query", metavar="TEXT", help="Rank blocks by relevance to this.")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", min=1, help="Budget for the content (chars/4).")
+    ] = None,
+    readability: Annotated[
+        bool | None,
+        typer.Option("--readability/--no-readability", help="Keep only the main content.", show_default=False),
+    ] = None,
+    tier: Annotated[
+        int | None,
+        typer.Option("--tier", min=1, max=3, help="Use exactly this tier: 1 HTTP, 2 light Chrome, 3 full Chrome."),
+    ] = None,
+    max_tier: Annotated[
+        int | None, typer.Option("--max-tier", min=1, max=3, help="Escalate at most to this tier (default 3).")
+    ] = None,
+    session: Annotated[
+        str | None,
+        typer.Option(
+            "--session",
+            metavar="NAME",
+            help="A named session: its cookies are saved when the command ends and sent next time.",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
+    link_style: Annotated[
+        LinkStyle | None,
+        typer.Option("--link-style", case_sensitive=False, help="inline (default), numbered or none.",
+                     show_default=False),
+    ] = None,
+    include_media: Annotated[
+        bool | None,
+        typer.Option("--include-media/--no-include-media", help="Embed images as small WebP (in --json).",
+                     show_default=False),
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            metavar="SECONDS",
+            help="For the whole page, all tiers together (default 30, or the config's [network] timeout).",
+            show_default=False,
+        ),
+    ] = None,
+    connect: ConnectOption = None,
+    grid: GridOption = None,
+    header: HeaderOption = None,
+    headful: HeadfulOption = False,
+    profile: ProfileOption = None,
+    chrome_arg: ChromeArgOption = None,
+    viewport: ViewportOption = None,
+    debug: DebugOption = False,
+) -> None:
+    """Print what a page says, fetched over HTTP first and in Chrome only if it needs
+    JavaScript (the tier used and why are in --json). Failures print one line with the
+    error's code and what to do, and exit 1."""
+    if timeout is not None and not timeout > 0:
+        raise CLIError(f"Invalid --timeout {timeout:g}: give a positive number of seconds", 2)
+    options = _options(
+        connect, headful, profile, chrome_arg, timeout or 30.0, viewport=viewport, grid=grid, header=header
+    )
+    target = normalize_url(url)
+    call = browse_call_options(
+        output_format=output_format.value if output_format is not None else None,
+        selector=selector,
+        exclude=exclude,
+        keyword=keyword,
+        keyword_mode=keyword_mode.value,
+        query=query,
+        max_tokens=max_tokens,
+        readability=readability,
+        tier=tier,
+        max_tier=max_tier,
+        link_style=link_style.value if link_style is not None else None,
+        include_media=include_media,
+        timeout=timeout,
+    )
+    # Browser flags win over the config file's [browser] table; without any, the engine
+    # launches or attaches as the config says.
+    given = any((connect, grid, header, headful, profile, chrome_arg, viewport))
+    engine = _engine(options if given else None)
+
+    async def work() -> None:
+        async with engine:
+            try:
+                result = await _browse_one(engine, target, call, session=session)
+            except ValueError as exc:
+                raise CLIError(str(exc), 2) from None
+        sys.stdout.write(render_result(result, as_json=as_json))
+
+    run(work, debug=debug)
+
+
+def _engine(options: BrowserOptions | None) -> Engine:
+    """The command's engine (the config file read and checked, nothing started)."""
+    from .._browse import Engine
+
+    try:
+        return Engine(browser_factory=browser_factory(options) if options is not None else None)
+    except ValueError as exc:  # the config file: names the file, table and key
+        raise CLIError(str(exc), 2) from None

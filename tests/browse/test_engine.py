@@ -1,0 +1,351 @@
+"""The browse engine against real pages on 127.0.0.1: which tier it uses and why, what
+the browser tiers load, sessions and their cookies, documents that are not HTML, and
+errors. Tiers 2 and 3 run in the suite's shared browser (``engine(browser=browser)``)
+except where the test is about the engine's own browser."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+import cdpkit
+from cdpkit import BrowseError
+from tests.browse.conftest import chrome_children
+from tests.server import FixtureServer, closed_port
+
+
+def _requests_for(server: FixtureServer, marker: str) -> list[str]:
+    return [path for path in server.requests if marker in path]
+
+
+# -- tiers ------------------------------------------------------------------------------
+
+
+async def test_a_static_article_stays_at_tier_1_without_a_browser(browse_server: FixtureServer) -> None:
+    before = set(chrome_children())
+    async with cdpkit.engine() as engine:
+        result = await engine.browse(browse_server.url("/browse/article.html"))
+        assert engine.browser is None  # no browser launched for a tier-1 page
+        assert set(chrome_children()) == before
+    assert result.tier_used == 1
+    assert result.escalations == []
+    assert result.status == 200
+    assert result.title == "A static article"
+    assert "HTTP client alone can read it" in result.content
+    assert result.timing.total_ms >= result.timing.fetch_ms > 0
+
+
+async def test_cdpkit_browse_reads_a_static_page_and_starts_no_chrome(browse_server: FixtureServer) -> None:
+    before = set(chrome_children())
+    result = await cdpkit.browse(browse_server.url("/browse/article.html"), format="text")
+    assert set(chrome_children()) == before
+    assert result.tier_used == 1 and result.format == "text"
+    assert "need no browser at all" in result.content
+
+
+async def test_a_javascript_app_escalates_and_its_rendered_text_is_read(
+    browser: cdpkit.Browser, browse_server: FixtureServer
+) -> None:
+    async with cdpkit.engine(browser=browser) as engine:
+        result = await engine.browse(browse_server.url("/browse/app.html?t=escalates"))
+    assert result.tier_used == 2
+    assert len(result.escalations) == 1
+    assert result.escalations[0].startswith("tier 1 -> 2:") and "#root" in result.escalations[0]
+    assert "exists only once the app's script ran" in result.content
+
+
+async def test_tier_2_blocks_images_and_stylesheets(browser: cdpkit.Browser, browse_server: FixtureServer) -> None:
+    browse_server.requests.clear()
+    async with cdpkit.engine(browser=browser) as engine:
+        result = await engine.browse(browse_server.url("/browse/app.html"), tier=2)
+    assert result.tier_used == 2
+    assert "exists only once the app's script ran" in result.content
+    assert _requests_for(browse_server, "/browse/app.html")  # the page itself was loaded
+    assert _requests_for(browse_server, "from=app") == []  # neither the image nor the CSS
+
+
+async def test_tier_3_loads_the_full_page(browser: cdpkit.Browser, browse_server: FixtureServer) -> None:
+    browse_server.requests.clear()
+    async with cdpkit.engine(browser=browser) as engine:
+        result = await engine.browse(browse_server.url("/browse/app.html"), tier=3)
+    assert result.tier_used == 3 and result.escalations == []
+    assert "exists only once the app's script ran" in result.content
+    assert _requests_for(browse_server, "/browse/pixel.png?from=app")
+
+
+async def test_tier_3_forced_on_a_static_page(browser: cdpkit.Browser, browse_server: FixtureServer) -> None:
+    async with cdpkit.engine(browser=browser) as engine:
+        result = await engine.browse(browse_server.url("/browse/article.html"), tier=3)
+    assert result.tier_used == 3
+    assert "HTTP client alone can read it" in result.content
+
+
+async def test_a_noscript_page_escalates(browser: cdpkit.Browser, browse_server: FixtureServer) -> None:
+    async with cdpkit.engine(browser=browser) as engine:
+        result = await engine.browse(browse_server.url("/browse/noscript.html"))
+    assert result.tier_used >= 2
+    assert "noscript" in result.escalations[0]
+    assert "Text written by the script" in result.content
+
+
+async def test_max_tier_1_returns_the_thin_content_without_a_browser(browse_server: FixtureServer) -> None:
+    async with cdpkit.engine() as engine:
+        result = await engine.browse(browse_server.url("/browse/app.html"), max_tier=1)
+        assert engine.browser is None
+    assert result.tier_used == 1
+    assert result.title == "A JavaScript app"
+    assert "exists only once" not in result.content
+    assert result.escalations and "max_tier=1" in result.escalations[0]
+
+
+async def test_a_bot_challenge_is_passed_by_the_browser(browser: cdpkit.Browser, browse_server: FixtureServer) -> None:
+    async with cdpkit.engine(browser=browser) as engine:
+        result = await engine.browse(browse_server.url("/browse/challenge"), timeout=20)
+    assert "HTTP 503" in result.escalations[0] and "challenge" in result.escalations[0]
+    assert result.status == 200
+    assert "The content behind the bot check" in result.content
+
+
+async def test_a_bot_challenge_at_max_tier_1_is_an_http_error(browse_server: FixtureServer) -> None:
+    with pytest.raises(BrowseError) as caught:
+        await cdpkit.browse(browse_server.url("/browse/challenge"), max_tier=1)
+    assert caught.value.code == "http.503"
+    assert "max_tier" in caught.value.suggestion
+
+
+async def test_format_a11y_reads_the_accessibility_tree_within_the_budget(
+    browser: cdpkit.Browser, browse_server: FixtureServer
+) -> None:
+    async with cdpkit.engine(browser=browser) as engine:
+        full = await engine.browse(browse_server.url("/browse/article.html"), format="a11y")
+        cut = await engine.browse(browse_server.url("/browse/article.html"), format="a11y", max_tokens=30)
+    assert full.tier_used == 3
+    assert 'heading "Why static pages are fast"' in full.content
+    assert len(cut.content) <= 30 * 4
+    assert cut.truncated and "lines cut" in cut.truncation[-1]
+    assert all(line in full.content for line in cut.content.splitlines()[:-1])  # whole lines
+
+
+# -- sessions ---------------------------------------------------------------------------
+
+
+async def test_a_cookie_set_by_a_tier_3_login_is_sent_by_tier_1_in_the_same_session_only(
+    browser: cdpkit.Browser, browse_server: FixtureServer
+) -> None:
+    async with cdpkit.engine(browser=browser) as engine:
+        login = await engine.browse(browse_server.url("/browse/login"), session="work", tier=3)
+        assert "Welcome back, alice" in login.content
+        mine = await engine.browse(browse_server.url("/browse/echo-cookie"), session="work")
+        other = await engine.browse(browse_server.url("/browse/echo-cookie"), session="other")
+        throwaway = await engine.browse(browse_server.url("/browse/echo-cookie"))
+        assert engine.sessions == ["work", "other"]
+    assert mine.tier_used == 1 and "login=alice" in mine.content
+    assert "login=alice" not in other.content
+    assert "login=alice" not in throwaway.content
+    assert mine.session == "work" and throwaway.session is None
+
+
+async def test_a_cookie_from_tier_1_is_sent_by_the_browser(browser: cdpkit.Browser, browse_server: FixtureServer) -> None:
+    async with cdpkit.engine(browser=browser) as engine:
+        await engine.browse(browse_server.url("/browse/set-cookie"), session="s")
+        echoed = await engine.browse(browse_server.url("/browse/echo-cookie"), session="s", tier=2)
+    assert "visit=header-cookie" in echoed.content
+
+
+async def test_a_persistent_session_is_restored_by_the_next_engine(
+    browse_server: FixtureServer, tmp_path: Path
+) -> None:
+    sessions = tmp_path / "sessions"
+    async with cdpkit.engine(session={"persist": True, "dir": str(sessions)}) as engine:
+        await engine.browse(browse_server.url("/browse/set-cookie"), session="kept")
+        await engine.browse(browse_server.url("/browse/set-cookie"), session="dropped", persist=False)
+    saved = sessions / "kept.json"
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+    assert [c["name"] for c in json.loads(saved.read_text())["cookies"]] == ["visit"]
+    assert not (sessions / "dropped.json").exists()
+    async with cdpkit.engine(session={"persist": True, "dir": str(sessions)}) as engine:
+        again = await engine.browse(browse_server.url("/browse/echo-cookie"), session="kept")
+        fresh = await engine.browse(browse_server.url("/browse/echo-cookie"), session="dropped")
+    assert "visit=header-cookie" in again.content
+    assert "visit=header-cookie" not in fresh.content
+
+
+async def test_closing_an_unknown_session_is_a_session_error(browse_server: FixtureServer) -> None:
+    async with cdpkit.engine() as engine:
+        await engine.browse(browse_server.url("/browse/article.html"), session="a")
+        await engine.close_session("a")
+        assert engine.sessions == []
+        with pytest.raises(BrowseError) as caught:
+            await engine.close_session("a")
+    assert caught.value.code == "session.unknown" and caught.value.family == "session"
+    assert "'a'" in str(caught.value)
+
+
+async def test_the_engine_closes_its_own_browser_and_leaves_a_given_one(
+    browser: cdpkit.Browser, browse_server: FixtureServer
+) -> None:
+    async with cdpkit.engine() as engine:
+        await engine.browse(browse_server.url("/browse/app.html"), tier=2)
+        own = engine.browser
+        assert own is not None and own is not browser
+    assert own.closed
+    contexts = len(browser.contexts)
+    async with cdpkit.engine(browser=browser) as engine:
+        await engine.browse(browse_server.url("/browse/app.html"), tier=2, session="x")
+        assert len(browser.contexts) == contexts + 1
+    assert not browser.closed and len(browser.contexts) == contexts
+
+
+async def test_cdpkit_browse_leaves_no_chrome_behind_after_a_browser_tier(browse_server: FixtureServer) -> None:
+    before = set(chrome_children())
+    result = await cdpkit.browse(browse_server.url("/browse/app.html"))
+    assert result.tier_used == 2
+    await asyncio.sleep(0.2)
+    assert set(chrome_children()) == before
+
+
+async def test_a_browser_factory_is_called_only_when_a_page_needs_it(
+    browser: cdpkit.Browser, browse_server: FixtureServer
+) -> None:
+    calls: list[str] = []
+
+    async def factory() -> cdpkit.Browser:
+        calls.append("made")
+        return await cdpkit.launch()
+
+    async with cdpkit.engine(browser_factory=factory) as engine:
+        await engine.browse(browse_server.url("/browse/article.html"))
+        assert calls == []
+        await engine.browse(browse_server.url("/browse/app.html"))
+        await engine.browse(browse_server.url("/browse/noscript.html"))
+        made = engine.browser
+    assert calls == ["made"]
+    assert made is not None and made.closed
+
+
+# -- documents that are not HTML --------------------------------------------------------
+
+
+async def test_a_pdf_gives_its_text_and_title(browse_server: FixtureServer) -> None:
+    result = await cdpkit.browse(browse_server.url("/browse/report.pdf"))
+    assert result.mime_type == "application/pdf" and result.tier_used == 1
+    assert "Quarterly figures of the browse engine" in result.content
+    assert result.title == "Browse engine report"
+
+
+async def test_an_image_with_include_media_is_a_webp_within_640x480(browse_server: FixtureServer) -> None:
+    from PIL import Image
+
+    result = await cdpkit.browse(browse_server.url("/browse/big.png"), include_media=True)
+    [item] = result.media
+    assert (item.kind, item.width, item.height, item.mime_type) == ("image", 1600, 1200, "image/webp")
+    assert item.data is not None
+    with Image.open(io.BytesIO(item.data)) as image:
+        assert image.format == "WEBP"
+        assert image.size == (640, 480)
+    plain = await cdpkit.browse(browse_server.url("/browse/big.png"))
+    assert plain.media[0].data is None and plain.media[0].width == 1600
+
+
+async def test_a_broken_image_is_its_url_and_no_error(browse_server: FixtureServer) -> None:
+    result = await cdpkit.browse(browse_server.url("/browse/broken.png"), include_media=True)
+    [item] = result.media
+    assert item.url == browse_server.url("/browse/broken.png")
+    assert item.data is None and item.width is None
+    assert "could not be decoded" in result.truncation[0]
+
+
+async def test_json_and_csv_pass_through(browse_server: FixtureServer) -> None:
+    data = await cdpkit.browse(browse_server.url("/browse/data.json"))
+    table = await cdpkit.browse(browse_server.url("/browse/table.csv"))
+    assert json.loads(data.content) == {"answer": 42, "name": "browse"}
+    assert data.mime_type == "application/json"
+    assert table.content.splitlines() == ["id,name", "1,alpha", "2,beta"]
+
+
+async def test_garbage_bytes_are_unsupported_with_a_download_suggestion(browse_server: FixtureServer) -> None:
+    with pytest.raises(BrowseError) as caught:
+        await cdpkit.browse(browse_server.url("/browse/garbage"))
+    assert caught.value.code == "processing.unsupported"
+    assert "cdpkit download" in caught.value.suggestion
+    assert caught.value.recoverable is False
+
+
+async def test_the_charset_of_a_meta_tag_is_used(browse_server: FixtureServer) -> None:
+    result = await cdpkit.browse(browse_server.url("/browse/latin1"))
+    assert result.title == "Café"
+    assert "Crème brûlée" in result.content
+
+
+# -- errors and time --------------------------------------------------------------------
+
+
+async def test_a_silent_port_is_a_network_timeout_within_the_timeout(silent_port: int) -> None:
+    began = time.monotonic()
+    with pytest.raises(BrowseError) as caught:
+        await cdpkit.browse(f"http://127.0.0.1:{silent_port}/", timeout=1.5)
+    assert time.monotonic() - began < 1.5 + 1
+    assert caught.value.code == "network.timeout" and caught.value.recoverable
+    assert "timeout=" in caught.value.suggestion
+
+
+async def test_a_refused_port_is_network_refused() -> None:
+    url = f"http://127.0.0.1:{closed_port()}/"
+    with pytest.raises(BrowseError) as caught:
+        await cdpkit.browse(url)
+    assert caught.value.code == "network.refused" and caught.value.family == "network"
+    assert caught.value.url == url
+
+
+async def test_a_404_is_http_404(browse_server: FixtureServer) -> None:
+    with pytest.raises(BrowseError) as caught:
+        await cdpkit.browse(browse_server.url("/status?code=404"))
+    assert caught.value.code == "http.404" and caught.value.status == 404
+    assert not caught.value.recoverable
+
+
+async def test_a_5xx_is_recoverable(browse_server: FixtureServer) -> None:
+    with pytest.raises(BrowseError) as caught:
+        await cdpkit.browse(browse_server.url("/status?code=502"))
+    assert caught.value.code == "http.502" and caught.value.recoverable
+
+
+async def test_robots_txt_is_respected_when_the_config_says_so(
+    browse_server: FixtureServer, config_file: Path
+) -> None:
+    url = browse_server.url("/browse/private/page.html")
+    assert (await cdpkit.browse(url)).title == "private"  # off by default
+    config_file.write_text("[privacy]\nrespect_robots_txt = true\n")
+    with pytest.raises(BrowseError) as caught:
+        await cdpkit.browse(url)
+    assert caught.value.code == "http.robots" and caught.value.recoverable is False
+    assert "Disallow: /browse/private" in str(caught.value)
+    assert (await cdpkit.browse(browse_server.url("/browse/article.html"))).tier_used == 1
+
+
+async def test_a_slow_page_in_the_browser_gives_what_it_has_when_time_runs_out(
+    browser: cdpkit.Browser, browse_server: FixtureServer
+) -> None:
+    # The page's text is there at once; an image keeps the load event away for 10 s.
+    url = browse_server.url("/browse/slow-image")
+    began = time.monotonic()
+    async with cdpkit.engine(browser=browser) as engine:
+        result = await engine.browse(url, tier=3, timeout=4)
+    assert time.monotonic() - began < 4 + 1
+    assert result.truncated and "did not finish loading" in result.truncation[0]
+    assert "Text that was there" in result.content
+
+
+async def test_bad_options_are_value_errors_naming_them() -> None:
+    with pytest.raises(ValueError, match="max_tier"):
+        await cdpkit.browse("http://127.0.0.1:1/", max_tier=4)
+    with pytest.raises(ValueError, match="session name"):
+        async with cdpkit.engine() as engine:
+            await engine.browse("http://127.0.0.1:1/", session="../etc")
+

@@ -44,7 +44,8 @@ FLOORS: dict[str, int] = {
 # the browse engine's names (cdpkit.browse, cdpkit.engine...).
     "__init__": 2,
     "tools.": 3,
-    # The browse engine sits with the tools (it uses them for tiers 2 and 3).
+    # browse: the extraction pipeline needs only errors; the engine drives the browser and
+    # the tools (scrape's wait).
     "_browse.": 3,
     "_browser_options": 4,
     "_cli_common": 4,

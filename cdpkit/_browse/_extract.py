@@ -1,97 +1,572 @@
-"""HTML or text to an :class:`Extraction` (a deliberately simple stand-in: the full
-pipeline, with selectors, readability, filters, ranking and the token budget, replaces it
-with the same two functions)."""
+"""The extraction pipeline of :func:`cdpkit.browse`: a document to the content an agent needs.
+
+Stages, in order, each in its own module:
+
+1. selectors: ``options.exclude_selectors`` are removed, then ``options.selectors`` (a
+   union, in document order) choose the subtrees to read (here);
+2. structure: HTML to blocks, links and media (:mod:`._blocks`), metadata, forms and the
+   JavaScript signals (:mod:`._document`);
+3. main content, when ``options.readability`` (:mod:`._main_content`);
+4. keywords, then the ``query`` ranking (:mod:`._rank`);
+5. format (:mod:`._formats`);
+6. token budget (:mod:`._budget`).
+
+Both entry points are pure, synchronous and thread-safe (no shared state): the engine runs
+them in a worker thread. Speed: a 200 KB article takes about 10-30 ms without readability;
+``readability=True`` adds trafilatura's pass (typically 30-100 ms, plus ~150 ms to import it
+the first time).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
-import urllib.parse
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode, SelectolaxError
 
-from ._result import BrowseOptions, Extraction, Link, Metadata
+from ._blocks import Block, BlockReader, plain
+from ._budget import Part, choose, cut_text, describe_cuts, marker, tokens
+from ._document import base_url, find_forms, javascript_signals, og_image, read_metadata, read_title
+from ._formats import Renderer
+from ._main_content import main_content_html
+from ._rank import bm25_scores, keyword_matcher, matches
+from ._result import BrowseOptions, Extraction, Form, Link, MediaItem, Metadata
 
 __all__ = ["extract_html", "extract_text"]
 
-_BLOCKS = "h1, h2, h3, h4, h5, h6, p, li, pre, td, th, blockquote"
-_JS_WORDS = ("enable javascript", "javascript is required", "requires javascript", "turn on javascript")
-
-
-def _budget(text: str, options: BrowseOptions) -> tuple[str, bool, list[str]]:
-    if options.max_tokens is None or len(text) <= options.max_tokens * 4:
-        return text, False, []
-    limit = options.max_tokens * 4
-    cut = text[:limit].rsplit("\n", 1)[0] if "\n" in text[:limit] else text[:limit]
-    return cut, True, [f"{len(text) - len(cut)} characters at the end"]
+_INVISIBLE = ["script", "style", "template", "noscript"]
+_SPACES = re.compile(r"\s+")
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_LONG_PARAGRAPH = 1500  # characters: longer text paragraphs (PDF pages) are split at lines
 
 
 def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
-    """The title, the text blocks and the links of ``html``; ``javascript_needed`` for an
-    empty app root or a ``<noscript>`` asking for JavaScript."""
+    """Extract ``html`` (fetched from ``url``) as ``options`` ask.
+
+    Args:
+        html: The document.
+        url: Where it came from: relative URLs resolve against it (or its ``<base href>``).
+        options: The browse options (selectors, readability, keywords, query, format,
+            link style, token budget).
+
+    Returns:
+        The title, content in ``options.format`` within ``options.max_tokens``, links
+        (numbered when ``link_style="numbered"``), forms, media, metadata, what was cut,
+        the count of visible characters and whether the page seems to need JavaScript.
+
+    Raises:
+        ValueError: A selector is not valid CSS (the message names it).
+    """
     tree = LexborHTMLParser(html)
-    title_node = tree.css_first("title")
-    title = title_node.text(strip=True) if title_node is not None else ""
-    noscript = " ".join(node.text(strip=True).lower() for node in tree.css("noscript"))
-    for node in tree.css("script, style, noscript, template"):
-        node.decompose()
-    body = tree.body
-    text = body.text(separator=" ", strip=True) if body is not None else ""
-    blocks: list[str] = []
-    for node in tree.css(_BLOCKS):
-        piece = node.text(separator=" ", strip=True)
-        if not piece:
-            continue
-        tag = node.tag or ""
-        level = tag[1:] if tag[:1] == "h" and tag[1:].isdigit() else ""
-        blocks.append(f"{'#' * int(level)} {piece}" if level and options.format == "markdown" else piece)
-    links = []
-    for anchor in tree.css("a[href]"):
-        href = anchor.attributes.get("href") or ""
-        if href.startswith(("javascript:", "#")):
-            continue
-        links.append(Link(urllib.parse.urljoin(url, href), anchor.text(strip=True)))
-    if options.format == "links":
-        content = "\n".join(f"{link.url}\t{link.text}" for link in links)
-    elif options.format == "json":
-        content = json.dumps({"title": title, "blocks": blocks}, ensure_ascii=False)
+    base = base_url(tree, url)
+    title = read_title(tree)
+    metadata = read_metadata(tree, base)
+    signals = javascript_signals(tree, len(html))
+    page_image = og_image(tree, base)
+    tree.strip_tags(_INVISIBLE)
+    body = tree.body or tree.root
+    text_chars = len(_SPACES.sub(" ", body.text(separator=" ")).strip()) if body is not None else 0
+
+    for selector in options.exclude_selectors:
+        for node in _css(tree, selector, "exclude_selectors"):
+            node.decompose()
+    if options.selectors:
+        roots = _select(tree, options.selectors)
     else:
-        head = f"# {title}\n\n" if title and options.format == "markdown" else ""
-        content = head + "\n\n".join(blocks)
-    needed = None
-    for root in ("#root", "#app", "[ng-app]"):
-        app = tree.css_first(root)
-        if app is not None and not app.text(strip=True) and len(text) < 200:
-            needed = f"an empty app root ({root}) and no rendered text"
-    if needed is None and any(word in noscript for word in _JS_WORDS) and len(text) < 500:
-        needed = "a <noscript> asks for JavaScript"
-    lang = tree.css_first("html")
-    meta = tree.css_first('meta[name="description"]')
-    metadata = Metadata(
-        description=(meta.attributes.get("content") or "") if meta is not None else "",
-        language=(lang.attributes.get("lang") or "") if lang is not None else "",
-    )
-    content, truncated, truncation = _budget(content, options)
-    return Extraction(
-        title=title,
-        content=content,
-        links=links,
-        metadata=metadata,
-        truncated=truncated,
-        truncation=truncation,
-        text_chars=len(text),
-        javascript_needed=needed,
+        roots = [body] if body is not None else []
+    forms = find_forms(tree, roots if options.selectors else None, base)
+
+    blocks: list[Block] | None = None
+    if options.readability:
+        source = html if not (options.selectors or options.exclude_selectors) else _fragment(roots)
+        main = main_content_html(source, base)
+        if main:
+            main_tree = LexborHTMLParser(main)
+            reader = BlockReader(base, skip_chrome=False)
+            main_roots = [main_tree.body] if main_tree.body is not None else []
+            blocks = reader.read(main_roots)
+    if blocks is None:
+        reader = BlockReader(base, skip_chrome=True)
+        blocks = reader.read(roots)
+    media = list(reader.media)
+    if page_image and all(item.url != page_image for item in media):
+        media.append(MediaItem(kind="image", url=page_image, alt=metadata.description[:200]))
+    if not title:
+        title = next((plain(b.inline) for b in blocks if b.kind == "heading"), "")
+    return _finish(
+        title,
+        blocks,
+        reader.links,
+        media,
+        forms,
+        metadata,
+        options,
+        text_chars=text_chars,
+        javascript_needed=signals.reason(text_chars),
     )
 
 
 def extract_text(
     text: str, url: str, options: BrowseOptions, *, title: str = "", mime_type: str = "text/plain"
 ) -> Extraction:
-    """Plain text, JSON or a PDF's text, passed through (within the token budget)."""
-    content, truncated, truncation = _budget(text, options)
-    return Extraction(
-        title=title,
-        content=content,
-        truncated=truncated,
-        truncation=truncation,
-        text_chars=len(text),
+    """Extract plain text, a PDF's text or JSON as ``options`` ask.
+
+    Paragraphs (split on blank lines; long ones at line ends) become blocks, then the
+    keyword, query and budget steps run as for HTML. JSON (``mime_type`` ending in
+    ``json``) is one code block: pretty-printed in markdown, as given in text and JSON.
+
+    Args:
+        text: The document's text.
+        url: Where it came from (unused but for symmetry and messages).
+        options: The browse options (selectors and readability do not apply to text).
+        title: The title, when the caller knows one (a PDF's metadata).
+        mime_type: The resource's type.
+    """
+    del url  # text has no relative links to resolve
+    blocks: list[Block] = []
+    if mime_type.split(";")[0].strip().endswith("json"):
+        shown = text.strip()
+        if options.format == "markdown":
+            with contextlib.suppress(ValueError):  # not valid JSON after all: shown as sent
+                shown = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+        if shown:
+            blocks.append(Block("code", text=shown, language="json"))
+    else:
+        for paragraph in _text_paragraphs(text):
+            blocks.append(Block("paragraph", inline=paragraph))
+    for block in blocks:
+        block.finish()
+    return _finish(
+        title.strip(),
+        blocks,
+        [],
+        [],
+        [],
+        Metadata(),
+        options,
+        text_chars=len(_SPACES.sub(" ", text).strip()),
+        javascript_needed=None,
     )
+
+
+# -- selection -----------------------------------------------------------------------------
+
+
+def _css(tree: LexborHTMLParser, selector: str, option: str) -> list[LexborNode]:
+    try:
+        return list(tree.css(selector))
+    except (SelectolaxError, ValueError) as error:
+        raise ValueError(f"{option}: {selector!r} is not a valid CSS selector ({error})") from None
+
+
+def _select(tree: LexborHTMLParser, selectors: Sequence[str]) -> list[LexborNode]:
+    """The subtrees ``selectors`` match (a union), in document order; a match inside
+    another match is read once, as part of the outer one."""
+    found: dict[int, LexborNode] = {}
+    for selector in selectors:
+        for node in _css(tree, selector, "selectors"):
+            found.setdefault(node.mem_id, node)
+    if not found:
+        return []
+    outermost = []
+    for mem_id, node in found.items():
+        parent = node.parent
+        while parent is not None and parent.mem_id not in found:
+            parent = parent.parent
+        if parent is None:
+            outermost.append(mem_id)
+    if len(outermost) == 1:
+        return [found[outermost[0]]]
+    position = (
+        {node.mem_id: index for index, node in enumerate(tree.root.traverse())} if tree.root else {}
+    )
+    return sorted((found[m] for m in outermost), key=lambda node: position.get(node.mem_id, 0))
+
+
+def _fragment(roots: Sequence[LexborNode]) -> str:
+    return "<html><body>" + "".join(root.html or "" for root in roots) + "</body></html>"
+
+
+def _text_paragraphs(text: str) -> list[str]:
+    paragraphs = []
+    for chunk in _PARAGRAPH_BREAK.split(text.replace("\r\n", "\n")):
+        chunk = chunk.strip()
+        if not chunk:
+            continue
+        if len(chunk) <= _LONG_PARAGRAPH:
+            paragraphs.append(_SPACES.sub(" ", chunk))
+            continue
+        current: list[str] = []
+        size = 0
+        for line in chunk.split("\n"):
+            current.append(line.strip())
+            size += len(line)
+            if size >= _LONG_PARAGRAPH * 2 // 3:
+                paragraphs.append(_SPACES.sub(" ", " ".join(current)).strip())
+                current, size = [], 0
+        if current:
+            paragraphs.append(_SPACES.sub(" ", " ".join(current)).strip())
+    return [p for p in paragraphs if p]
+
+
+# -- filters, ranking, format, budget ------------------------------------------------------
+
+
+def _finish(
+    title: str,
+    blocks: list[Block],
+    links: list[Link],
+    media: list[MediaItem],
+    forms: list[Form],
+    metadata: Metadata,
+    options: BrowseOptions,
+    *,
+    text_chars: int,
+    javascript_needed: str | None,
+) -> Extraction:
+    """Keywords, query, format and budget over the blocks; the :class:`Extraction`."""
+    if options.link_style == "numbered":
+        links = [replace(link, number=index) for index, link in enumerate(links, 1)]
+    notes: list[str] = []
+    order = list(range(len(blocks)))
+    if options.keywords:
+        order = _keyword_filter(blocks, options)
+        if not order:
+            quoted = ", ".join(repr(k) for k in options.keywords)
+            mode = (
+                "all of"
+                if options.keyword_mode == "all" and len(options.keywords) > 1
+                else "any of"
+            )
+            notes.append(f"no block matched the keywords ({mode} {quoted}): content left empty")
+    ranks: dict[int, int] = {}
+    if options.query and order:
+        order, ranks = _rank(blocks, order, options.query)
+    extraction = Extraction(
+        title=title,
+        content="",
+        links=links,
+        forms=forms,
+        media=media,
+        metadata=metadata,
+        truncated=bool(notes),
+        truncation=notes,
+        text_chars=text_chars,
+        javascript_needed=javascript_needed,
+    )
+    if notes and options.format != "links":
+        return extraction
+    renderer = Renderer(
+        options.format if options.format != "a11y" else "markdown", options.link_style, links, media
+    )
+    if options.format == "links":
+        content, cut = _links_content(links, options.max_tokens)
+    elif options.format == "json":
+        content, cut = _json_content(
+            title, blocks, order, ranks, renderer, extraction, options.max_tokens
+        )
+    else:
+        content, cut = _text_content(title, blocks, order, ranks, renderer, options)
+    if cut:
+        notes = [*notes, *cut]
+    return replace(extraction, content=content, truncated=bool(notes), truncation=notes)
+
+
+def _keyword_filter(blocks: Sequence[Block], options: BrowseOptions) -> list[int]:
+    """Indexes of the blocks matching the keywords, with the headings they sit under."""
+    pattern = keyword_matcher(options.keywords, options.keyword_mode)
+    if pattern is None:
+        return list(range(len(blocks)))
+    count = sum(1 for k in options.keywords if k.split())
+    keep: set[int] = set()
+    for index, block in enumerate(blocks):
+        if matches(pattern, block.text, count, options.keyword_mode):
+            keep.add(index)
+            keep.update(block.headings)
+    return sorted(keep)
+
+
+def _rank(
+    blocks: Sequence[Block], order: list[int], query: str
+) -> tuple[list[int], dict[int, int]]:
+    """``order`` by BM25 relevance to ``query`` (best first, each block after the headings
+    it sits under); unchanged when no block shares a word with the query."""
+    body = [i for i in order if blocks[i].kind != "heading"]
+    documents = [
+        " ".join([*(blocks[h].text for h in blocks[i].headings), blocks[i].text]) for i in body
+    ]
+    scores = bm25_scores(documents, query)
+    if not any(scores):
+        return order, {}
+    ranked = [
+        i for _, i in sorted(zip(scores, body, strict=True), key=lambda pair: (-pair[0], pair[1]))
+    ]
+    ranks = {index: rank for rank, index in enumerate(ranked)}
+    in_order = set(order)
+    result: list[int] = []
+    placed: set[int] = set()
+    for index in ranked:
+        for heading in blocks[index].headings:
+            if heading not in placed and heading in in_order:
+                placed.add(heading)
+                result.append(heading)
+        result.append(index)
+        placed.add(index)
+    result.extend(i for i in order if i not in placed)  # headings with no block under them
+    return result, ranks
+
+
+def _parts(
+    blocks: Sequence[Block], order: Sequence[int], ranks: dict[int, int], texts: Sequence[str]
+) -> list[Part]:
+    parts = []
+    for position, (index, text) in enumerate(zip(order, texts, strict=True)):
+        block = blocks[index]
+        section = plain(blocks[block.headings[-1]].inline) if block.headings else ""
+        if block.kind == "heading":
+            parts.append(Part(text, heading=True, level=block.level, section=section))
+        else:
+            parts.append(Part(text, rank=ranks.get(index, len(ranks) + position), section=section))
+    return parts
+
+
+def _text_content(
+    title: str,
+    blocks: Sequence[Block],
+    order: Sequence[int],
+    ranks: dict[int, int],
+    renderer: Renderer,
+    options: BrowseOptions,
+) -> tuple[str, list[str]]:
+    """Markdown or plain text: the title line, then the blocks, within the budget."""
+    rendered = [(index, renderer.block(blocks[index])) for index in order]
+    rendered = [(index, text) for index, text in rendered if text]
+    first_is_h1 = (
+        bool(rendered)
+        and blocks[rendered[0][0]].kind == "heading"
+        and blocks[rendered[0][0]].level == 1
+    )
+    title_line = ""
+    # Main content (readability) is the article alone, as Readability gives it: the title
+    # stays in Extraction.title.
+    if title and not first_is_h1 and not options.readability:
+        title_line = f"# {title}" if renderer.fmt == "markdown" else title
+    parts = _parts(blocks, [i for i, _ in rendered], ranks, [t for _, t in rendered])
+    return _fit_text(title_line, parts, options.max_tokens)
+
+
+def _fit_text(title_line: str, parts: list[Part], max_tokens: int | None) -> tuple[str, list[str]]:
+    pieces = [title_line] if title_line else []
+    full = "\n\n".join([*pieces, *(part.text for part in parts)])
+    if max_tokens is None or len(full) <= max_tokens * 4:
+        return full, []
+    limit = max_tokens * 4
+    notes: list[str] = []
+    worst_marker = marker(len(parts), tokens(full), max_tokens)
+    available = limit - len(worst_marker) - 2
+    if len(title_line) > max(available, 0):
+        # Not even the title fits with the marker: the title alone, cut to the budget.
+        cut_title = cut_text(title_line, limit)
+        notes.append(
+            f"cut the title to {len(cut_title)} characters: max_tokens={max_tokens} is smaller than it"
+        )
+        if parts:
+            notes.extend(describe_cuts(parts, [False] * len(parts)))
+        return cut_title, notes
+    remaining = available - (len(title_line) + 2 if title_line else 0)
+    kept = choose(parts, remaining)
+    used = sum(len(p.text) + 2 for p, k in zip(parts, kept, strict=True) if k)
+    partial = _partial_block(parts, kept, remaining - used)
+    body = []
+    for index, (part, stays) in enumerate(zip(parts, kept, strict=True)):
+        if stays:
+            body.append(part.text)
+        elif index == partial[0]:
+            body.append(partial[1])
+    cut_parts = [not k and i != partial[0] for i, k in enumerate(kept)]
+    cut_count = sum(cut_parts)
+    cut_tokens = sum(tokens(p.text) for p, c in zip(parts, cut_parts, strict=True) if c)
+    if partial[0] >= 0:
+        notes.append(
+            f"cut the block under {parts[partial[0]].section or 'the title'!r} short to fit"
+        )
+    notes.extend(describe_cuts(parts, [not c for c in cut_parts]))
+    content = "\n\n".join([*pieces, *body, marker(cut_count, cut_tokens, max_tokens)])
+    if len(content) > limit:  # never: the marker's room was kept; the budget is the rule
+        content = cut_text(content, limit)
+    return content, notes
+
+
+def _partial_block(parts: Sequence[Part], kept: Sequence[bool], room: int) -> tuple[int, str]:
+    """When no body block fits whole, the best one cut to ``room`` (index, text), so a
+    single long paragraph (a PDF page, a JSON document) still shows its beginning."""
+    if any(k and not p.heading for p, k in zip(parts, kept, strict=True)) or room < 80:
+        return -1, ""
+    candidates = [i for i, p in enumerate(parts) if not p.heading]
+    if not candidates:
+        return -1, ""
+    best = min(candidates, key=lambda i: (parts[i].rank, i))
+    text = parts[best].text
+    if text.startswith("```"):
+        fence = text.split("\n", 1)[0]
+        fence_end = "````" if fence.startswith("````") else "```"
+        inner = cut_text(text[len(fence) + 1 :], room - 2 - len(fence) - len(fence_end) - 2)
+        return best, f"{fence}\n{inner}\n{fence_end}"
+    return best, cut_text(text, room - 2)
+
+
+def _links_content(links: Sequence[Link], max_tokens: int | None) -> tuple[str, list[str]]:
+    lines = [f"[{n}] {link.text} <{link.url}>" for n, link in enumerate(links, 1)]
+    full = "\n".join(lines)
+    if max_tokens is None or len(full) <= max_tokens * 4:
+        return full, []
+    limit = max_tokens * 4
+    room = limit - len(marker(len(lines), tokens(full), max_tokens)) - 1
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > room:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    cut = len(lines) - len(kept)
+    cut_tokens = tokens(full) - tokens(used)
+    content = "\n".join([*kept, marker(cut, cut_tokens, max_tokens)])
+    if len(content) > limit:
+        content = cut_text(content, limit)
+    return content, [f"cut the last {cut} of {len(lines)} links ({cut_tokens:,} tokens)"]
+
+
+def _json_content(
+    title: str,
+    blocks: Sequence[Block],
+    order: Sequence[int],
+    ranks: dict[int, int],
+    renderer: Renderer,
+    extraction: Extraction,
+    max_tokens: int | None,
+) -> tuple[str, list[str]]:
+    """The JSON object of :mod:`._formats`, within the budget: blocks are cut by priority,
+    then (when still too long) the links, forms and media lists and the metadata."""
+    block_data = [renderer.block_json(blocks[i]) for i in order]
+    texts = [_dump(data) for data in block_data]
+    document: dict[str, Any] = {
+        "title": title,
+        "headings": [],
+        "blocks": [],
+        "links": [
+            {"number": n, "text": link.text, "url": link.url}
+            for n, link in enumerate(extraction.links, 1)
+        ],
+        "forms": [_form_json(form) for form in extraction.forms],
+        "media": [_media_json(item) for item in extraction.media],
+        "metadata": _metadata_json(extraction.metadata),
+    }
+
+    def render(kept: Sequence[bool], truncation: list[str]) -> str:
+        chosen = [data for data, k in zip(block_data, kept, strict=True) if k]
+        document["blocks"] = chosen
+        document["headings"] = [
+            {"level": d["level"], "text": d["text"]} for d in chosen if d["type"] == "heading"
+        ]
+        if truncation:
+            document["truncation"] = truncation
+        else:
+            document.pop("truncation", None)
+        return _dump(document)
+
+    full = render([True] * len(block_data), [])
+    if max_tokens is None or len(full) <= max_tokens * 4:
+        return full, []
+    limit = max_tokens * 4
+    notes: list[str] = []
+    placeholder = ["x" * 160]  # room for the truncation notes, filled in once known
+    empty = render([False] * len(block_data), placeholder)
+    for key, what in (
+        ("links", "links list"),
+        ("media", "media list"),
+        ("forms", "forms list"),
+        ("metadata", "metadata"),
+    ):
+        if len(empty) <= limit // 2:
+            break
+        if document[key]:
+            document[key] = {} if key == "metadata" else []
+            notes.append(f"the {what} left out of the JSON content (result.{key} has it)")
+            empty = render([False] * len(block_data), placeholder)
+    # A heading costs twice: in "blocks" and in "headings".
+    costs = [
+        text + ("x" * (len(text) + 2) if data["type"] == "heading" else "")
+        for text, data in zip(texts, block_data, strict=True)
+    ]
+    parts = _parts(blocks, order, ranks, costs)
+    kept = choose(parts, limit - len(empty)) if len(empty) < limit else [False] * len(parts)
+    priority = sorted(
+        range(len(parts)),
+        key=lambda i: (0, parts[i].level, i) if parts[i].heading else (1, parts[i].rank, i),
+    )
+    while True:
+        cuts = [*notes, *(describe_cuts(parts, kept) if not all(kept) else [])]
+        content = render(kept, cuts)
+        if len(content) <= limit or not any(kept):
+            break
+        kept[next(i for i in reversed(priority) if kept[i])] = False
+    if len(content) > limit:
+        # Not even an empty document fits: the title alone, cut to the budget.
+        minimal: dict[str, Any] = {"title": "", "truncation": ["cut to the title"]}
+        room = limit - len(_dump(minimal))
+        minimal["title"] = cut_text(title, room) if room > 0 else ""
+        content = _dump(minimal) if room > 0 else ""
+        cuts = [
+            *cuts,
+            f"cut the title to {len(minimal['title'])} characters: max_tokens={max_tokens} is smaller than it",
+        ]
+    return content, cuts
+
+
+def _dump(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False)
+
+
+def _form_json(form: Form) -> dict[str, Any]:
+    return {
+        "action": form.action,
+        "method": form.method,
+        "name": form.name,
+        "fields": [
+            {
+                "name": f.name,
+                "type": f.type,
+                "value": f.value,
+                "label": f.label,
+                "required": f.required,
+                "options": list(f.options),
+            }
+            for f in form.fields
+        ],
+    }
+
+
+def _media_json(item: MediaItem) -> dict[str, Any]:
+    return {
+        "kind": item.kind,
+        "url": item.url,
+        "alt": item.alt,
+        "width": item.width,
+        "height": item.height,
+    }
+
+
+def _metadata_json(metadata: Metadata) -> dict[str, str]:
+    return {
+        "description": metadata.description,
+        "author": metadata.author,
+        "published": metadata.published,
+        "language": metadata.language,
+        "canonical": metadata.canonical,
+        "site_name": metadata.site_name,
+    }

@@ -1,0 +1,750 @@
+"""HTML to structured blocks: the second stage of the browse extraction pipeline.
+
+A :class:`BlockReader` walks a parsed document (selectolax/Lexbor) once and turns what a
+reader sees into a flat list of :class:`Block` (headings with their level, paragraphs,
+nested lists, tables, code with its language, quotes, images, video and audio), collecting
+the links and media it passes, every URL made absolute against ``<base href>`` and the
+page's URL. It skips what a reader does not see (scripts, styles, templates, ``hidden``,
+``aria-hidden="true"``, inline ``display:none``/``visibility:hidden``, form controls) and
+page chrome (``nav``, ``footer``, ``aside``, the site header, cookie banners), except inside
+a subtree the caller selected on purpose.
+
+Inline formatting is kept in a block's ``inline`` text with control-character marks (a
+link is ``\\x01<n>\\x02text\\x03``, an image ``\\x04<n>\\x05``, strong/emphasis/code are
+wrapped in ``\\x06``/``\\x0e``/``\\x0f``) so one walk serves every format and link style:
+:mod:`._formats` renders the marks, :func:`plain` drops them.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from selectolax.lexbor import LexborNode
+
+from ._result import Link, MediaItem
+
+__all__ = ["Block", "BlockReader", "ListItem", "plain", "resolve_url"]
+
+LINK_OPEN, LINK_MID, LINK_CLOSE = "\x01", "\x02", "\x03"
+IMAGE_OPEN, IMAGE_CLOSE = "\x04", "\x05"
+STRONG, EMPHASIS, CODE = "\x06", "\x0e", "\x0f"
+
+BlockKind = Literal[
+    "heading", "paragraph", "list", "table", "code", "quote", "image", "video", "audio"
+]
+
+# Control characters the marks use never come from the page itself.
+_MARK_CHARS = re.compile(r"[\x00-\x08\x0e\x0f]")
+_MARKS = re.compile(r"\x01\d+\x02|\x04\d+\x05|[\x03\x06\x0e\x0f]")
+_SPACES = re.compile(r"[ \t\r\f\v\u00a0\u200b]+|\n")
+_HEADING_ANCHOR = re.compile(r"[\s\u00b6#\u00a7\U0001f517]+$")
+_LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight-source|brush:?)-?([\w+#.-]+)")
+_COOKIE_BANNER = re.compile(r"cookie|consent|gdpr|onetrust|cookiebot", re.IGNORECASE)
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+
+_SKIPPED_TAGS = frozenset(
+    [
+        "script",
+        "style",
+        "template",
+        "noscript",
+        "head",
+        "title",
+        "meta",
+        "link",
+        "base",
+        "svg",
+        "canvas",
+        "iframe",
+        "object",
+        "embed",
+        "button",
+        "input",
+        "select",
+        "textarea",
+        "option",
+        "optgroup",
+        "datalist",
+        "map",
+        "area",
+        "source",
+        "track",
+        "param",
+        "frame",
+        "frameset",
+        "applet",
+        "portal",
+        "slot",
+    ]
+)
+_CONTAINER_TAGS = frozenset(
+    [
+        "html",
+        "body",
+        "div",
+        "section",
+        "article",
+        "main",
+        "header",
+        "footer",
+        "nav",
+        "aside",
+        "address",
+        "details",
+        "summary",
+        "fieldset",
+        "legend",
+        "dl",
+        "dt",
+        "dd",
+        "figure",
+        "figcaption",
+        "center",
+        "hgroup",
+        "form",
+        "search",
+        "dialog",
+        "caption",
+        "li",
+        "tbody",
+        "thead",
+        "tfoot",
+        "tr",
+        "td",
+        "th",
+    ]
+)
+_BLOCK_TAGS = (
+    frozenset(
+        [
+            "h1",
+            "h2",
+            "h3",
+            "h4",
+            "h5",
+            "h6",
+            "p",
+            "pre",
+            "ul",
+            "ol",
+            "menu",
+            "table",
+            "blockquote",
+            "hr",
+            "video",
+            "audio",
+        ]
+    )
+    | _CONTAINER_TAGS
+)
+_CHROME_TAGS = frozenset({"nav", "footer", "aside"})
+_CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search"})
+_SECTIONING = frozenset({"article", "main", "section"})
+_MAX_DEPTH = 300  # beyond this nesting a subtree is read as flat text (no recursion limit hit)
+
+
+def plain(inline: str) -> str:
+    """The visible text of inline marked-up text (marks dropped)."""
+    return _MARKS.sub("", inline)
+
+
+def _collapse(text: str) -> str:
+    """Runs of whitespace (newlines included) as one space, marks removed."""
+    return _SPACES.sub(" ", _MARK_CHARS.sub("", text))
+
+
+def resolve_url(base: str, href: str) -> str:
+    """``href`` made absolute against ``base`` (whitespace inside the attribute dropped)."""
+    href = href.strip().replace("\n", "").replace("\t", "")
+    try:
+        return urllib.parse.urljoin(base, href)
+    except ValueError:  # a malformed URL (bad IPv6 literal...): keep it as written
+        return href
+
+
+@dataclass(slots=True)
+class ListItem:
+    """One item of a list: its inline text and the lists nested in it."""
+
+    inline: str
+    children: list[Block] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Block:
+    """One unit of content: what keyword filters keep, ranking orders and the budget cuts.
+
+    Attributes:
+        kind: What it is.
+        inline: Marked-up inline text (headings, paragraphs, quotes, captions).
+        level: A heading's level (1-6).
+        language: A code block's language, from its class (``language-python``...).
+        text: For code, the code as written; otherwise filled by :meth:`finish` with the
+            plain text.
+        items: A list's items; ``ordered`` for ``<ol>``.
+        rows: A table's rows of marked-up cells; ``header`` when the first is a header row.
+        children: A quote's blocks.
+        media: Index of an image/video/audio in the reader's media list.
+        headings: Indexes (in the block list) of the headings this block sits under,
+            outermost first.
+    """
+
+    kind: BlockKind
+    inline: str = ""
+    level: int = 0
+    language: str = ""
+    text: str = ""
+    items: list[ListItem] = field(default_factory=list)
+    ordered: bool = False
+    rows: list[list[str]] = field(default_factory=list)
+    header: bool = False
+    children: list[Block] = field(default_factory=list)
+    media: int = -1
+    headings: tuple[int, ...] = ()
+
+    def finish(self) -> None:
+        """Compute ``text``: the block's visible text, what filters and ranking read."""
+        if self.kind == "code":
+            return
+        if self.kind == "list":
+            self.text = "\n".join(_list_text(self.items))
+        elif self.kind == "table":
+            self.text = "\n".join(" ".join(plain(cell) for cell in row) for row in self.rows)
+            if self.inline:
+                self.text = plain(self.inline) + "\n" + self.text
+        elif self.kind == "quote":
+            for child in self.children:
+                child.finish()
+            self.text = "\n".join(child.text for child in self.children)
+        else:
+            self.text = plain(self.inline)
+
+
+def _list_text(items: Iterable[ListItem]) -> Iterable[str]:
+    for item in items:
+        yield plain(item.inline)
+        for child in item.children:
+            yield from _list_text(child.items)
+
+
+class _BlockInside(Exception):
+    """An element met while reading inline text holds block content (a ``<div>`` in a
+    ``<a>``...): the caller reads it as a container instead."""
+
+
+class BlockReader:
+    """Reads a document's subtrees into blocks, links and media (see the module docstring).
+
+    Args:
+        base_url: The URL relative links resolve against (``<base href>`` already applied).
+        skip_chrome: Whether page chrome (navigation, footers, asides, the site header,
+            cookie banners) is left out.
+    """
+
+    def __init__(self, base_url: str, *, skip_chrome: bool = True) -> None:
+        self.base_url = base_url
+        self.skip_chrome = skip_chrome
+        self.blocks: list[Block] = []
+        self.links: list[Link] = []
+        self.media: list[MediaItem] = []
+        self._link_index: dict[str, int] = {}
+        self._media_index: dict[str, int] = {}
+        self._buffer: list[str] = []
+        self._sectioning = 0  # depth inside article/main/section: their <header> is content
+        self._depth = 0
+
+    # -- public --------------------------------------------------------------------------
+
+    def read(self, roots: Sequence[LexborNode]) -> list[Block]:
+        """Read ``roots`` in order (each root itself is never skipped as chrome) and return
+        every block, with ``text`` and ``headings`` filled."""
+        for root in roots:
+            tag = root.tag or ""
+            if tag in _BLOCK_TAGS and tag not in _CONTAINER_TAGS:
+                handler = _BLOCK_HANDLERS.get(tag)
+                if handler is not None:
+                    handler(self, root)
+            elif tag == "-text":
+                self._buffer.append(_collapse(root.text_content or ""))
+            else:
+                self._container(root, tag)
+            self._flush()
+        for block in self.blocks:
+            block.finish()
+        _link_headings(self.blocks)
+        return self.blocks
+
+    # -- walking -------------------------------------------------------------------------
+
+    def _walk(self, node: LexborNode) -> None:
+        self._depth += 1
+        try:
+            if self._depth > _MAX_DEPTH:
+                self._buffer.append(_collapse(node.text(separator=" ")))
+                return
+            for child in node.iter(include_text=True):
+                tag = child.tag or ""
+                if tag == "-text":
+                    self._buffer.append(_collapse(child.text_content or ""))
+                    continue
+                if tag[:1] == "-" or tag in _SKIPPED_TAGS or self._skipped(child, tag):
+                    continue
+                handler = _BLOCK_HANDLERS.get(tag)
+                if handler is not None:
+                    self._flush()
+                    handler(self, child)
+                elif tag in _CONTAINER_TAGS:
+                    self._container(child, tag)
+                else:
+                    self._inline_or_container(child, tag)
+        finally:
+            self._depth -= 1
+
+    def _container(self, node: LexborNode, tag: str) -> None:
+        self._flush()
+        sectioning = tag in _SECTIONING
+        self._sectioning += sectioning
+        try:
+            self._walk(node)
+        finally:
+            self._sectioning -= sectioning
+        self._flush()
+
+    def _inline_or_container(self, node: LexborNode, tag: str) -> None:
+        try:
+            text = self._inline_element(node, tag)
+        except _BlockInside:
+            if tag == "a":
+                self._link_url(node)
+            self._container(node, tag)
+        else:
+            self._buffer.append(text)
+
+    def _skipped(self, node: LexborNode, tag: str) -> bool:
+        """Whether ``node`` is hidden, or chrome the reader leaves out."""
+        attrs = node.attributes
+        if not attrs and tag not in _CHROME_TAGS and tag != "header":
+            return False
+        if "hidden" in attrs or attrs.get("aria-hidden") == "true":
+            return True
+        if tag == "dialog" and "open" not in attrs:
+            return True
+        style = attrs.get("style")
+        if style and _HIDDEN_STYLE.search(style):
+            return True
+        if not self.skip_chrome:
+            return False
+        if tag in _CHROME_TAGS or attrs.get("role") in _CHROME_ROLES:
+            return True
+        if tag == "header" and self._sectioning == 0:
+            return True  # the site's header (implicitly role=banner), not an article's
+        if tag in ("div", "section", "aside", "form", "dialog"):
+            marker = f"{attrs.get('id') or ''} {attrs.get('class') or ''}"
+            if _COOKIE_BANNER.search(marker):
+                return True
+        return False
+
+    def _flush(self) -> None:
+        """Close the paragraph the inline buffer holds (an image alone becomes an image)."""
+        if not self._buffer:
+            return
+        inline = _tidy("".join(self._buffer))
+        self._buffer.clear()
+        if not inline:
+            return
+        if inline.startswith(IMAGE_OPEN) and not plain(inline).strip():
+            for match in re.finditer(r"\x04(\d+)\x05", inline):
+                self.blocks.append(Block("image", media=int(match.group(1))))
+            return
+        self.blocks.append(Block("paragraph", inline=inline))
+
+    # -- inline --------------------------------------------------------------------------
+
+    def _inline(self, node: LexborNode) -> str:
+        """``node``'s content as marked-up inline text; raises :class:`_BlockInside`."""
+        self._depth += 1
+        try:
+            if self._depth > _MAX_DEPTH:
+                return _collapse(node.text(separator=" "))
+            parts: list[str] = []
+            for child in node.iter(include_text=True):
+                tag = child.tag or ""
+                if tag == "-text":
+                    parts.append(_collapse(child.text_content or ""))
+                elif tag[:1] == "-" or tag in _SKIPPED_TAGS:
+                    continue
+                elif tag in _BLOCK_TAGS:
+                    raise _BlockInside
+                elif not self._skipped(child, tag):
+                    parts.append(self._inline_element(child, tag))
+            return "".join(parts)
+        finally:
+            self._depth -= 1
+
+    def _inline_element(self, node: LexborNode, tag: str) -> str:
+        if tag == "br":
+            return "\n"
+        if tag == "a":
+            return self._link(node)
+        if tag == "img":
+            return self._image(node)
+        if tag == "picture":
+            img = node.css_first("img")
+            return self._image(img) if img is not None else ""
+        if tag in ("strong", "b"):
+            return _wrap(STRONG, self._inline(node))
+        if tag in ("em", "i", "cite"):
+            return _wrap(EMPHASIS, self._inline(node))
+        if tag in ("code", "kbd", "samp", "tt", "var"):
+            return _wrap(CODE, _collapse(node.text(separator="")).replace("`", "'"))
+        if tag == "wbr":
+            return ""
+        return self._inline(node)
+
+    def _link_url(self, node: LexborNode) -> str | None:
+        href = node.attributes.get("href")
+        if not href:
+            return None
+        href = href.strip()
+        if href.startswith("#") or href.lower().startswith(("javascript:", "data:")):
+            return None  # in-page anchors and scripts are not places to go
+        return resolve_url(self.base_url, href)
+
+    def _link(self, node: LexborNode) -> str:
+        text = _tidy(self._inline(node))
+        url = self._link_url(node)
+        if url is None:
+            return text
+        label = plain(text).strip()
+        if not label:
+            attrs = node.attributes
+            label = (attrs.get("aria-label") or attrs.get("title") or "").strip()
+            if not label:
+                return text  # an image-only link with no words: the image stays
+            text = label
+        index = self._link_index.get(url)
+        if index is None:
+            index = self._link_index[url] = len(self.links)
+            self.links.append(Link(url=url, text=_collapse(label).strip()))
+        # Images inside a link stay images; the link wraps the words.
+        return f"{LINK_OPEN}{index}{LINK_MID}{text}{LINK_CLOSE}"
+
+    def _image(self, node: LexborNode) -> str:
+        attrs = node.attributes
+        url = _image_source(attrs)
+        if not url:
+            return ""
+        index = self._add_media(
+            MediaItem(
+                kind="image",
+                url=resolve_url(self.base_url, url),
+                alt=_collapse(attrs.get("alt") or attrs.get("title") or "").strip(),
+                width=_int_attr(attrs.get("width")),
+                height=_int_attr(attrs.get("height")),
+            )
+        )
+        return f"{IMAGE_OPEN}{index}{IMAGE_CLOSE}"
+
+    def _add_media(self, item: MediaItem) -> int:
+        index = self._media_index.get(item.url)
+        if index is None:
+            index = self._media_index[item.url] = len(self.media)
+            self.media.append(item)
+        return index
+
+    # -- blocks --------------------------------------------------------------------------
+
+    def _heading(self, node: LexborNode) -> None:
+        inline = self._inline_safe(node)
+        inline = _HEADING_ANCHOR.sub("", _tidy(inline).replace("\n", " "))
+        if plain(inline).strip():
+            self.blocks.append(Block("heading", inline=inline, level=int((node.tag or "h2")[1])))
+
+    def _paragraph(self, node: LexborNode) -> None:
+        try:
+            self._buffer.append(self._inline(node))
+        except _BlockInside:
+            self._walk(node)
+        self._flush()
+
+    def _code(self, node: LexborNode) -> None:
+        code = _MARK_CHARS.sub("", node.text(deep=True, separator=""))
+        code = code.strip("\n").rstrip()
+        if code.strip():
+            self.blocks.append(Block("code", text=code, language=_code_language(node)))
+
+    def _list(self, node: LexborNode) -> None:
+        block = self._read_list(node)
+        if block.items:
+            self.blocks.append(block)
+
+    def _read_list(self, node: LexborNode) -> Block:
+        block = Block("list", ordered=node.tag == "ol")
+        for child in node.iter(include_text=False):
+            tag = child.tag or ""
+            if tag in _SKIPPED_TAGS or self._skipped(child, tag):
+                continue
+            if tag == "li":
+                item = self._list_item(child)
+                if plain(item.inline).strip() or item.children:
+                    block.items.append(item)
+            elif tag in ("ul", "ol", "menu"):
+                nested = self._read_list(child)
+                if nested.items and block.items:
+                    block.items[-1].children.append(nested)
+                else:
+                    block.items.extend(nested.items)
+        return block
+
+    def _list_item(self, node: LexborNode) -> ListItem:
+        parts: list[str] = []
+        children: list[Block] = []
+        for child in node.iter(include_text=True):
+            tag = child.tag or ""
+            if tag == "-text":
+                parts.append(_collapse(child.text_content or ""))
+            elif tag[:1] == "-" or tag in _SKIPPED_TAGS or self._skipped(child, tag):
+                continue
+            elif tag in ("ul", "ol", "menu"):
+                nested = self._read_list(child)
+                if nested.items:
+                    children.append(nested)
+            else:
+                parts.append(
+                    " " + self._flat(child) + " " if tag in _BLOCK_TAGS else self._flat(child)
+                )
+        return ListItem(_tidy("".join(parts)).replace("\n", " "), children)
+
+    def _flat(self, node: LexborNode) -> str:
+        """Inline text of any element, block content flattened with spaces."""
+        try:
+            return self._inline_element(node, node.tag or "")
+        except _BlockInside:
+            reader = BlockReader(self.base_url, skip_chrome=self.skip_chrome)
+            reader.links, reader._link_index = self.links, self._link_index
+            reader.media, reader._media_index = self.media, self._media_index
+            reader._depth = self._depth
+            reader._walk(node)
+            reader._flush()
+            return " ".join(_block_inline(block) for block in reader.blocks)
+
+    def _inline_safe(self, node: LexborNode) -> str:
+        try:
+            return self._inline(node)
+        except _BlockInside:
+            return self._flat_children(node)
+
+    def _flat_children(self, node: LexborNode) -> str:
+        return " ".join(self._flat(child) for child in node.iter(include_text=False)) or _collapse(
+            node.text()
+        )
+
+    def _table(self, node: LexborNode) -> None:
+        if _is_layout_table(node):
+            self._container(node, "table")
+            return
+        rows: list[list[str]] = []
+        header = False
+        caption = ""
+        for part in node.iter(include_text=False):
+            tag = part.tag or ""
+            if tag == "caption":
+                caption = _tidy(self._inline_safe(part))
+            elif tag in ("thead", "tbody", "tfoot"):
+                for row in part.iter(include_text=False):
+                    if row.tag == "tr":
+                        cells, all_th = self._table_row(row)
+                        if cells:
+                            header = header or (not rows and (tag == "thead" or all_th))
+                            rows.append(cells)
+            elif tag == "tr":
+                cells, all_th = self._table_row(part)
+                if cells:
+                    header = header or (not rows and all_th)
+                    rows.append(cells)
+        if any(plain(cell).strip() for row in rows for cell in row):
+            width = max(len(row) for row in rows)
+            rows = [row + [""] * (width - len(row)) for row in rows]
+            self.blocks.append(Block("table", inline=caption, rows=rows, header=header))
+
+    def _table_row(self, row: LexborNode) -> tuple[list[str], bool]:
+        cells: list[str] = []
+        all_th = True
+        for cell in row.iter(include_text=False):
+            tag = cell.tag or ""
+            if tag not in ("td", "th") or self._skipped(cell, tag):
+                continue
+            all_th = all_th and tag == "th"
+            text = _tidy(self._flat_children_inline(cell)).replace("\n", " ")
+            span = _int_attr(cell.attributes.get("colspan")) or 1
+            cells.extend([text] + [""] * (min(span, 50) - 1))
+        return cells, all_th and bool(cells)
+
+    def _flat_children_inline(self, node: LexborNode) -> str:
+        try:
+            return self._inline(node)
+        except _BlockInside:
+            return self._flat_children(node)
+
+    def _quote(self, node: LexborNode) -> None:
+        outer = self.blocks
+        self.blocks = []
+        try:
+            self._walk(node)
+            self._flush()
+            children = self.blocks
+        finally:
+            self.blocks = outer
+        if children:
+            self.blocks.append(Block("quote", children=children))
+
+    def _media_block(self, node: LexborNode) -> None:
+        attrs = node.attributes
+        src = attrs.get("src")
+        if not src:
+            source = node.css_first("source[src]")
+            src = source.attributes.get("src") if source is not None else None
+        if not src:
+            return
+        kind: Literal["video", "audio"] = "video" if node.tag == "video" else "audio"
+        index = self._add_media(
+            MediaItem(
+                kind=kind,
+                url=resolve_url(self.base_url, src),
+                alt=_collapse(attrs.get("title") or attrs.get("aria-label") or "").strip(),
+                width=_int_attr(attrs.get("width")),
+                height=_int_attr(attrs.get("height")),
+            )
+        )
+        self.blocks.append(Block(kind, media=index))
+
+    def _rule(self, node: LexborNode) -> None:
+        pass  # a thematic break separates paragraphs; the flush already did
+
+
+_BLOCK_HANDLERS = {
+    **{f"h{level}": BlockReader._heading for level in range(1, 7)},
+    "p": BlockReader._paragraph,
+    "pre": BlockReader._code,
+    "ul": BlockReader._list,
+    "ol": BlockReader._list,
+    "menu": BlockReader._list,
+    "table": BlockReader._table,
+    "blockquote": BlockReader._quote,
+    "video": BlockReader._media_block,
+    "audio": BlockReader._media_block,
+    "hr": BlockReader._rule,
+}
+
+
+def _block_inline(block: Block) -> str:
+    if block.kind == "image":
+        return f"{IMAGE_OPEN}{block.media}{IMAGE_CLOSE}"
+    if block.kind == "code":
+        return _wrap(CODE, _collapse(block.text))
+    if block.kind == "list":
+        return " ".join(item.inline for item in block.items)
+    if block.kind == "table":
+        return " ".join(" ".join(row) for row in block.rows)
+    if block.kind == "quote":
+        return " ".join(_block_inline(child) for child in block.children)
+    return block.inline
+
+
+def _tidy(inline: str) -> str:
+    """Spaces around line breaks and runs of spaces removed, ends stripped."""
+    inline = re.sub(r" {2,}", " ", inline)
+    inline = re.sub(r" *\n *", "\n", inline)
+    return re.sub(r"\n{2,}", "\n", inline).strip()
+
+
+def _wrap(mark: str, inline: str) -> str:
+    """``inline`` wrapped in ``mark``, spaces kept outside (``**a**`` never ``** a **``)."""
+    stripped = inline.strip()
+    if not plain(stripped):
+        return inline
+    lead = inline[: len(inline) - len(inline.lstrip())]
+    trail = inline[len(inline.rstrip()) :]
+    return f"{lead}{mark}{stripped}{mark}{trail}"
+
+
+def _int_attr(value: str | None) -> int | None:
+    if not value:
+        return None
+    match = re.match(r"\s*(\d+)", value)
+    return int(match.group(1)) if match else None
+
+
+def _image_source(attrs: dict[str, str | None]) -> str:
+    """The best URL of an image: the largest ``srcset`` candidate, else ``src``, else the
+    lazy-loading attributes; never a ``data:`` placeholder."""
+    best, best_size = "", -1.0
+    for name in ("srcset", "data-srcset"):
+        srcset = attrs.get(name)
+        if not srcset:
+            continue
+        for candidate in re.split(r",\s+(?=\S)", srcset.strip()):
+            pieces = candidate.split()
+            if not pieces or pieces[0].startswith("data:"):
+                continue
+            size = 1.0
+            if len(pieces) > 1:
+                descriptor = pieces[1].lower()
+                try:
+                    size = float(descriptor[:-1]) * (1 if descriptor.endswith("w") else 1000)
+                except ValueError:
+                    size = 1.0
+            if size > best_size:
+                best, best_size = pieces[0], size
+    if best:
+        return best
+    for name in ("src", "data-src", "data-original", "data-lazy-src"):
+        value = (attrs.get(name) or "").strip()
+        if value and not value.startswith("data:"):
+            return value
+    return ""
+
+
+def _code_language(node: LexborNode) -> str:
+    candidates = [node]
+    code = node.css_first("code")
+    if code is not None:
+        candidates.append(code)
+    parent = node.parent
+    if parent is not None and parent.tag == "div":
+        candidates.append(parent)  # GitHub: <div class="highlight-source-python"><pre>
+    for element in candidates:
+        attrs = element.attributes
+        language = attrs.get("data-lang") or attrs.get("data-language")
+        if language:
+            return language.strip().lower()
+        match = _LANGUAGE_CLASS.search(attrs.get("class") or "")
+        if match:
+            return match.group(1).lower()
+    return ""
+
+
+def _is_layout_table(node: LexborNode) -> bool:
+    """Whether a ``<table>`` lays out a page rather than holding data: it nests a table,
+    says it is a presentation, or holds headings, code or quotes in its cells."""
+    attrs = node.attributes
+    if attrs.get("role") in ("presentation", "none"):
+        return True
+    return node.css_first("table, h1, h2, h3, h4, h5, h6, pre, blockquote, article") is not None
+
+
+def _link_headings(blocks: list[Block]) -> None:
+    """Fill each block's ``headings``: the chain of headings it sits under."""
+    stack: list[tuple[int, int]] = []  # (level, block index)
+    for index, block in enumerate(blocks):
+        if block.kind == "heading":
+            while stack and stack[-1][0] >= block.level:
+                stack.pop()
+            block.headings = tuple(i for _, i in stack)
+            stack.append((block.level, index))
+        else:
+            block.headings = tuple(i for _, i in stack)

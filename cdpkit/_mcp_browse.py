@@ -140,7 +140,9 @@ async def get_links(
     session: str | None = None,
 ) -> BrowseResult:
     """List a web page's links, numbered in page order: each with its text and absolute
-    URL. To follow one, ``browse`` its URL.
+    URL. To follow one, ``browse`` its URL. The links of the page's content are listed;
+    those of its navigation menus, site header, footer and sidebars only when
+    ``selectors`` names them (e.g. ``["nav", "footer"]``).
 
     Args:
         engine: The server's engine.
@@ -244,8 +246,8 @@ def _header(result: BrowseResult) -> str:
     if result.mime_type and result.mime_type != "text/html":
         lines.append(f"Type: {result.mime_type}")
     if result.truncated:
-        cut = "; ".join(result.truncation) if result.truncation else "the rest of the page"
-        lines.append(f"Truncated: cut {cut}")
+        cut = "; ".join(result.truncation) if result.truncation else "the content is partial"
+        lines.append(f"Truncated: {cut}")
     if result.session:
         lines.append(f"Session: {result.session}")
     return "\n".join(lines)

@@ -16,25 +16,30 @@ import asyncio
 import contextlib
 import json
 import sys
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import Awaitable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Annotated, Any, Protocol
 
-from .._cli_common import BrowserOptions, CLIError, error_line, normalize_url, run, start_browser
+import typer
+
+from .._cli_common import CLIError, error_line, normalize_url, run
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
     from .._browse._engine import Engine
     from .._browse._result import BrowseResult
-    from ..browser import Browser
 
 __all__ = [
     "BatchEngine",
     "BatchLine",
+    "BatchOption",
+    "BrowseOne",
+    "ConcurrencyOption",
     "browse_batch",
-    "engine_on",
+    "check_batch",
+    "check_call_options",
     "error_record",
     "read_batch",
     "run_batch",
@@ -126,7 +131,7 @@ def error_record(url: str, exc: BaseException) -> dict[str, Any]:
                 "suggestion": exc.suggestion,
             },
         }
-    if isinstance(exc, CLIError):
+    if isinstance(exc, CLIError | ValueError):  # normalize_url's, or the engine's URL check
         code, recoverable, suggestion = INVALID_URL_CODE, False, "fix this line of the batch file"
     elif isinstance(exc, TimeoutError):
         code, recoverable, suggestion = "network.timeout", True, "raise --timeout SECONDS"
@@ -254,55 +259,109 @@ async def browse_batch(
     return failed
 
 
-@contextlib.asynccontextmanager
-async def engine_on(browser: BrowserOptions) -> AsyncIterator[Engine]:
-    """An engine whose tier-2/3 pages run on the browser ``browser`` says (launched,
-    ``--connect``, or ``--grid``), started by :func:`start_browser` only the first time a
-    page needs it; on exit the engine is closed, then that browser (a connected one is
-    detached, a grid session deleted)."""
-    from .._browse._engine import Engine
+class BrowseOne(Protocol):
+    """How the single-URL command browses one URL (``cli._browse._browse_one``)."""
 
-    started: list[Browser] = []
+    def __call__(
+        self, engine: Engine, url: str, call: Mapping[str, Any], *, session: str | None = None
+    ) -> Awaitable[BrowseResult]: ...
 
-    async def start() -> Browser:
-        opened = await start_browser(browser)
-        started.append(opened)
-        return opened
 
+BatchOption = Annotated[
+    str | None,
+    typer.Option(
+        "--batch",
+        metavar="FILE",
+        help="Browse every URL in FILE (one a line; blank lines and # comments skipped; - "
+        "reads stdin), --concurrency at a time over one engine, and print one JSON line per "
+        "URL, in input order: {url, ok: true, ...the --json result} or {url, ok: false, "
+        "error: {code, message, recoverable, suggestion}}. One failing URL never stops the "
+        "others. Exit status 0 when every URL succeeded, exit status 1 when any failed. A "
+        "progress bar shows on stderr when it is a terminal.",
+        show_default=False,
+    ),
+]
+ConcurrencyOption = Annotated[
+    int,
+    typer.Option(
+        "--concurrency",
+        metavar="N",
+        help="With --batch: how many URLs are browsed at once (pages that need JavaScript "
+        "share one browser).",
+    ),
+]
+
+
+def check_batch(url: str | None, batch: str | None, concurrency: int) -> None:
+    """Check, before anything starts, that the command got one URL or ``--batch``.
+
+    Raises:
+        CLIError: Both or neither, or ``--concurrency`` below 1 (exit status 2).
+    """
+    if (url is None) == (batch is None):
+        raise CLIError("Give a URL or --batch FILE (one of them)", 2)
+    if concurrency < 1:
+        raise CLIError(f"Invalid --concurrency {concurrency}: give at least 1", 2)
+
+
+def check_call_options(call: Mapping[str, Any]) -> None:
+    """Check the browse options the command line gave once, before the batch starts:
+    an option out of range would fail every URL the same way.
+
+    Raises:
+        CLIError: The option and why (exit status 2).
+    """
+    from .._browse._result import BrowseOptions
+
+    given = {name: value for name, value in call.items() if value is not None}
+    for name in ("selectors", "exclude_selectors", "keywords"):
+        if name in given:
+            given[name] = tuple(given[name])
     try:
-        async with Engine(browser_factory=start) as engine:
-            yield engine
-    finally:
-        for opened in started:
-            await opened.close()
+        BrowseOptions(**given).validate()
+    except (TypeError, ValueError) as exc:
+        raise CLIError(str(exc), 2) from None
 
 
 def run_batch(
     source: str,
     *,
-    options: Mapping[str, Any],
-    browser: BrowserOptions,
+    engine: Engine,
+    browse_one: BrowseOne,
+    call: Mapping[str, Any],
     concurrency: int,
     session: str | None,
     debug: bool,
 ) -> None:
-    """What ``cdpkit browse --batch SOURCE`` runs: read the URLs, browse them all, one
-    JSON line each on stdout.
+    """What ``cdpkit browse --batch SOURCE`` runs: read the URLs, browse them all with
+    ``engine`` (made by the command from its browser options, nothing started yet), each
+    as the single-URL command does (``browse_one``), one JSON line each on stdout.
 
     Raises:
-        typer.Exit: Status 1 when any URL failed (after every line is written), 2 for a
-            bad batch file or ``--concurrency``.
+        typer.Exit: Status 1 when any URL failed (after every line is written).
+        CLIError: A batch file that cannot be read or lists no URL, or a bad option
+            (exit status 2).
     """
-    import typer
+    from .._browse._sessions import check_session_name
 
-    if concurrency < 1:
-        raise CLIError(f"Invalid --concurrency {concurrency}: give at least 1", 2)
+    check_call_options(call)
+    if session is not None:
+        try:
+            check_session_name(session)
+        except ValueError as exc:
+            raise CLIError(str(exc), 2) from None
     lines = read_batch(source)
 
+    class _OneAtATime:
+        """The engine as the batch calls it: each URL as the single-URL command runs it."""
+
+        async def browse(self, url: str, *, session: str | None = None, **options: Any) -> BrowseResult:
+            return await browse_one(engine, url, options, session=session)
+
     async def work() -> int:
-        async with engine_on(browser) as engine:
+        async with engine:
             return await browse_batch(
-                engine, lines, options=options, concurrency=concurrency, session=session
+                _OneAtATime(), lines, options=call, concurrency=concurrency, session=session
             )
 
     if run(work, debug=debug):

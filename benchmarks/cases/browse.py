@@ -1,4 +1,6 @@
-"""The light path: ``cdpkit.browse`` at tier 1 against ``tools.scrape`` of the same page.
+"""The light path: ``cdpkit.browse`` at tier 1 against ``tools.scrape`` of the same page
+(``browse_tier1``), and the quality of its main-content extraction against trafilatura's
+on a saved corpus (``browse_quality``).
 
 The "raw" column is the page-level tool people used before ``browse`` existed:
 ``tools.scrape(page, url)`` on a page of an already launched Chrome (the launch is not
@@ -107,4 +109,45 @@ BROWSE_TIER1 = Case(
            "engine is open).",),
 )
 
-CASES = (BROWSE_TIER1,)
+
+
+# Main-content quality on the saved corpus (benchmarks/quality.py): F1 against the content
+# Mozilla Readability's tests expect, cdpkit's extraction vs trafilatura's on the same pages.
+
+def _corpus_figures(side: str) -> dict[str, float]:
+    from benchmarks.quality import CORPUS, measure
+
+    if not CORPUS.is_dir():
+        raise SystemExit(f"the quality corpus is missing: {CORPUS}")
+    summary = measure(CORPUS)["summary"]
+    assert isinstance(summary, dict)
+    suffix = "_trafilatura" if side == "raw" else ""
+    return {"f1": float(summary[f"f1{suffix}_mean"]),
+            "f1_median": float(summary[f"f1{suffix}_median"])}
+
+
+async def _trafilatura_quality(ctx: Ctx) -> dict[str, float]:
+    return _corpus_figures("raw")
+
+
+async def _browse_quality(ctx: Ctx) -> dict[str, float]:
+    return _corpus_figures("cdpkit")
+
+
+BROWSE_QUALITY = Case(
+    name="browse_quality",
+    metrics=(
+        Metric("f1", "main content, word F1 vs Readability's expected (mean)",
+               Target(ratio_min=1.0)),
+        Metric("f1_median", "main content, word F1 vs Readability's expected (median)"),
+    ),
+    sides={"raw": _trafilatura_quality, "cdpkit": _browse_quality},
+    transports=("",),  # no browser
+    needs=("engine",),
+    notes=("browse_quality: the \"raw\" column is `trafilatura.extract` with its defaults, the "
+           "\"cdpkit\" column `extract_html(readability=True)`, on the 65 saved pages of "
+           "`../shared/corpus/readability-dev/` (see `python -m benchmarks.quality` for the "
+           "per-page figures and median tokens). Target: F1 at least trafilatura's.",),
+)
+
+CASES = (BROWSE_TIER1, BROWSE_QUALITY)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -11,8 +12,10 @@ from pathlib import Path
 
 from tests.cli.conftest import children
 from tests.grid.conftest import NODE_ARGS, busy_slots, wait_until
-from tests.mcp.conftest import ROOT
+from tests.mcp.conftest import ROOT, McpSession, text_of
 from tests.server import FixtureServer
+
+NODE_FLAGS = [f"--chrome-arg={arg}" for arg in NODE_ARGS]
 
 
 def test_a_batch_runs_its_javascript_page_on_the_grid(
@@ -39,7 +42,7 @@ def test_a_batch_runs_its_javascript_page_on_the_grid(
     listing.write_text(f"{article}\n{app}\n")
     process = subprocess.Popen(
         [sys.executable, "-m", "cdpkit", "browse", "--batch", str(listing), "--grid",
-         standalone_grid, *(f"--chrome-arg={arg}" for arg in NODE_ARGS), "--timeout", "60"],
+         standalone_grid, *NODE_FLAGS, "--timeout", "60"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
     )
     with lock:
@@ -61,3 +64,23 @@ def test_a_batch_runs_its_javascript_page_on_the_grid(
     assert seen and all(sample == (1, 0) for sample in seen), seen
     # And the grid's session was deleted when the batch ended.
     wait_until(lambda: busy_slots(standalone_grid) == 0, 15, "the grid session to be deleted")
+
+
+async def test_mcp_browse_leases_a_grid_session_only_for_javascript_pages(
+    standalone_grid: str, server: FixtureServer
+) -> None:
+    session = await McpSession(["--grid", standalone_grid, *NODE_FLAGS]).start()
+    try:
+        static = await session.call("browse", {"url": server.url("/browse-surfaces/article.html")})
+        assert "Loaded: tier 1 (HTTP only)" in text_of(static), text_of(static)
+        assert await asyncio.to_thread(busy_slots, standalone_grid) == 0  # no session for HTTP
+        rendered = await session.call("browse", {"url": server.url("/browse-surfaces/app.html")})
+        text = text_of(rendered)
+        assert not rendered.is_error, text
+        assert "the ferry to Cacilhas leaves every fifteen minutes" in text
+        assert await asyncio.to_thread(busy_slots, standalone_grid) == 1  # the server's one
+    finally:
+        await session.stop()
+    await asyncio.to_thread(
+        wait_until, lambda: busy_slots(standalone_grid) == 0, 15, "the grid session to be deleted"
+    )

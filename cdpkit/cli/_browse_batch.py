@@ -177,6 +177,13 @@ class _InOrder:
             self.next += 1
         self.out.flush()
 
+    def rest(self) -> None:
+        """Write the lines done but held back behind a URL still running (when the
+        batch is interrupted), in input order."""
+        for index in sorted(self.pending):
+            self.out.write(json.dumps(self.pending.pop(index), ensure_ascii=False, default=str) + "\n")
+        self.out.flush()
+
 
 @contextlib.contextmanager
 def _progress_bar(total: int, enabled: bool) -> Any:
@@ -213,8 +220,9 @@ async def browse_batch(
     """Browse every URL of ``lines`` with ``engine``, at most ``concurrency`` at once,
     and write one JSON line per URL to ``out`` (default stdout) in input order.
 
-    A URL that fails gets an error line; the others go on. Cancelling this (Ctrl-C)
-    cancels the browses under way; the lines already written stay.
+    A URL that fails gets an error line; the others go on. Cancelling this (Ctrl-C,
+    SIGTERM) cancels the browses under way and writes the lines already done, also those
+    held back behind a URL still running (each line names its URL).
 
     Args:
         engine: The engine (its browser is shared by the tier-2/3 pages).
@@ -233,29 +241,41 @@ async def browse_batch(
     batch = list(lines)
     writer = _InOrder(out if out is not None else sys.stdout)
     show = sys.stderr.isatty() if progress is None else progress
-    slots = asyncio.Semaphore(concurrency)
     failed = 0
+    # N workers pull the next URL: never more tasks than --concurrency, however long the file.
+    queue = iter(enumerate(batch))
 
-    async def one(index: int, line: BatchLine, bar: tuple[Progress, TaskID] | None) -> None:
+    async def worker(bar: tuple[Progress, TaskID] | None) -> None:
         nonlocal failed
-        if line.problem is not None:
-            record = error_record(line.url, CLIError(line.problem))
-        else:
-            async with slots:
+        for index, line in queue:
+            if line.problem is not None:
+                record = error_record(line.url, CLIError(line.problem))
+            else:
                 try:
-                    record = success_record(line.url, await engine.browse(line.url, session=session, **options))
+                    result = await engine.browse(line.url, session=session, **options)
+                    record = success_record(line.url, result)
                 except Exception as exc:  # one URL never stops the batch
                     record = error_record(line.url, exc)
-        if not record["ok"]:
-            failed += 1
-        writer.done(index, record)
-        if bar is not None:
-            bar[0].update(bar[1], advance=1, failed=f"{failed} failed" if failed else "")
+            if not record["ok"]:
+                failed += 1
+            writer.done(index, record)
+            if bar is not None:
+                bar[0].update(bar[1], advance=1, failed=f"{failed} failed" if failed else "")
 
     with _progress_bar(len(batch), show) as bar:
-        async with asyncio.TaskGroup() as group:
-            for index, line in enumerate(batch):
-                group.create_task(one(index, line, bar))
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(min(concurrency, len(batch))):
+                    group.create_task(worker(bar))
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            with contextlib.suppress(OSError):
+                writer.rest()  # interrupted: what was done is written, not lost
+            raise
+        except BaseExceptionGroup as errors:
+            # The reader of stdout left (`| head`): said as such, not as a task's failure.
+            if errors.subgroup(BrokenPipeError) is not None:
+                raise BrokenPipeError("stdout was closed") from None
+            raise
     return failed
 
 

@@ -7,15 +7,17 @@ from __future__ import annotations
 import json
 import os
 import pty
+import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from tests.server import FixtureServer, closed_port
 
-from .conftest import CLI
+from .conftest import CLI, children, wait_gone
 
 
 def records(stdout: str) -> list[dict[str, Any]]:
@@ -131,3 +133,68 @@ def test_a_progress_bar_on_stderr_when_it_is_a_terminal(cli: CLI, server: Fixtur
     assert [json.loads(line)["url"] for line in stdout.splitlines()] == urls  # stdout stays JSON
     terminal = shown.decode(errors="replace")
     assert "Browsing" in terminal and "2/2" in terminal, terminal
+
+
+def test_sigterm_mid_batch_closes_the_browser_and_keeps_the_lines_done(
+    cli: CLI, server: FixtureServer, tmp_path: Path
+) -> None:
+    rendered = threading.Event()
+
+    def proof(handler: object) -> None:  # fetched by the app page's script as it renders
+        rendered.set()
+        handler.reply(200, "rendered", "text/plain")  # type: ignore[attr-defined]
+
+    server.route("/browse-surfaces/rendered", proof)
+    article = server.url("/browse-surfaces/article.html")
+    slow = server.url("/slow?s=60")
+    app = server.url("/browse-surfaces/app.html?proof=/browse-surfaces/rendered")
+    listing = tmp_path / "urls.txt"
+    listing.write_text(f"{article}\n{slow}\n{app}\n")
+    process = cli.popen("browse", "--batch", str(listing), "--concurrency", "3", "--timeout", "90")
+    assert process.stdout is not None
+    try:
+        first = process.stdout.readline()  # the article, at once
+        # The app page needs a browser: wait until it rendered, while the slow page still
+        # holds its line back; then give the engine a moment to read it and close its tab.
+        assert rendered.wait(60), "the app page was not rendered"
+        chrome = [pid for pid in children(process.pid) if "chrom" in _command(pid)]
+        assert chrome, "no browser was launched for the app page"
+        time.sleep(3)
+        process.send_signal(signal.SIGTERM)
+        rest, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert stderr.strip().endswith("error: terminated by SIGTERM"), stderr
+    assert json.loads(first)["url"] == article
+    held = records(rest)
+    assert [line["url"] for line in held] == [app]  # done, written although the slow one was not
+    assert held[0]["ok"] and "Cacilhas" in held[0]["content"]
+    wait_gone(chrome)  # no browser left behind
+
+
+def test_a_reader_that_leaves_early_is_not_an_error(cli: CLI, server: FixtureServer) -> None:
+    urls = "".join(f"{server.url('/browse-surfaces/article.html')}?n={n}\n" for n in range(12))
+    done = subprocess.run(
+        [sys.executable, "-c",
+         "import subprocess, sys\n"
+         "p = subprocess.Popen([sys.executable, '-m', 'cdpkit', 'browse', '--batch', '-', "
+         "'--max-tier', '1'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, "
+         "stderr=subprocess.PIPE, text=True)\n"
+         "p.stdin.write(sys.stdin.read()); p.stdin.close()\n"
+         "print(p.stdout.readline(), end=''); p.stdout.close()\n"
+         "err = p.stderr.read(); print('STATUS', p.wait()); print(err, end='')\n"],
+        input=urls, capture_output=True, text=True, env=cli.env, cwd=cli.cwd, timeout=90,
+    )
+    out = done.stdout.splitlines()
+    assert json.loads(out[0])["ok"] is True
+    assert out[1:] == ["STATUS 0"], done.stdout  # no traceback, no error line, status 0
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode()
+    except OSError:
+        return ""

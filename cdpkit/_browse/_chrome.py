@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, cast
 from .. import cdp
 from ..errors import CDPError, NavigationError, WaitTimeoutError
 from ..tools import SmartWait, navigate, snapshot, wait_for_content
-from ..tools.navigation import wait_for_network_idle
 from ._http import network_error
 from ._result import BrowseError
 
@@ -30,13 +29,13 @@ __all__ = ["BLOCKED_TYPES", "Rendered", "navigation_error", "render"]
 # What tier 2 does not load: what a page needs to look right, not to say what it says.
 BLOCKED_TYPES = ("Image", "Media", "Font", "Stylesheet")
 _LIGHT_WAIT = 1.0  # tier 2: at most this for the network to go idle after load
-_PARTIAL_READ = 2.0  # seconds kept back from the deadline to read a partial page
+_PARTIAL_READ = 2.0  # at most this kept back from the deadline to read a partial page
 # The status is read from the page's own navigation entry: after a script reload (a bot
 # check passed) it is the new document's, not the first one's.
 _PAGE_STATE = (
     "[document.documentElement ? document.documentElement.outerHTML : '',"
     " document.body ? document.body.innerText.trim().length : 0, location.href, document.title,"
-    " performance.getEntriesByType('navigation')[0]?.responseStatus || null]"
+    " performance.getEntriesByType('navigation')[0]?.responseStatus || null, document.contentType]"
 )
 
 
@@ -51,6 +50,7 @@ class Rendered:
         title: The document's title.
         partial: The load did not finish within the time left: the page as it was.
         accessibility: The page's accessibility snapshot text, when asked for.
+        mime_type: ``document.contentType`` (a PDF or an image shows in a viewer).
     """
 
     html: str
@@ -59,6 +59,7 @@ class Rendered:
     title: str
     partial: bool = False
     accessibility: str | None = None
+    mime_type: str = "text/html"
 
 
 def navigation_error(url: str, exc: NavigationError) -> BrowseError:
@@ -103,25 +104,66 @@ async def render(
     if user_agent or accept_language:
         agent = user_agent or page_user_agent(page)
         await page.send(cdp.emulation.set_user_agent_override(agent, accept_language=accept_language))
-    blocker: asyncio.Task[None] | None = None
+    tasks: list[asyncio.Task[None]] = []
+    in_flight = _InFlight(loop)
     async with contextlib.AsyncExitStack() as stack:
+        # Requests are counted from before the navigation: a page's own fetch() started
+        # during load is one the wait afterwards must see finish.
+        requests = await stack.enter_async_context(
+            page.listen(
+                cdp.network.RequestWillBeSent, cdp.network.LoadingFinished, cdp.network.LoadingFailed, raw=True
+            )
+        )
+        await stack.enter_async_context(page.enabled("Network"))
+        tasks.append(asyncio.create_task(in_flight.count(requests)))
         if tier == 2:
             paused = await stack.enter_async_context(page.listen(cdp.fetch.RequestPaused, raw=True))
             patterns = [cdp.fetch.RequestPattern(resource_type=kind, request_stage="Request") for kind in BLOCKED_TYPES]
             await page.send(cdp.fetch.enable(patterns=patterns))
-            blocker = asyncio.create_task(_fail_heavy_requests(page, paused))
+            tasks.append(asyncio.create_task(_fail_heavy_requests(page, paused)))
         try:
-            return await _load(page, url, tier, deadline, timeout, accessibility, loop)
+            return await _load(page, url, tier, deadline, timeout, accessibility, in_flight)
         finally:
-            if blocker is not None:
-                blocker.cancel()
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
-                    await blocker
+                    await task
 
 
 def page_user_agent(page: Page) -> str:
     """The browser's own user agent (for an override that only changes the language)."""
     return page.browser.version.user_agent
+
+
+class _InFlight:
+    """The page's requests in flight, counted from before its navigation."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.requests: set[str] = set()
+        self.last_change = loop.time()
+
+    async def count(self, events: EventStream[Any]) -> None:
+        async for event in events:
+            request_id = str(event.params.get("requestId"))
+            if event.method == cdp.network.RequestWillBeSent.method:
+                self.requests.add(request_id)
+            else:
+                self.requests.discard(request_id)
+            self.last_change = self.loop.time()
+
+    async def wait_idle(self, limit: float, idle: float = 0.5) -> bool:
+        """Wait until no request has been in flight for ``idle`` seconds, at most
+        ``limit`` seconds; whether it got there."""
+        end = self.loop.time() + limit
+        while True:
+            now = self.loop.time()
+            if not self.requests and now - self.last_change >= idle:
+                return True
+            if now >= end:
+                return False
+            await asyncio.sleep(min(0.05, end - now))
 
 
 async def _fail_heavy_requests(page: Page, paused: EventStream[Any]) -> None:
@@ -138,37 +180,37 @@ async def _load(
     deadline: float,
     timeout: float,
     accessibility: bool,
-    loop: asyncio.AbstractEventLoop,
+    in_flight: _InFlight,
 ) -> Rendered:
+    loop = in_flight.loop
     status: int | None = None
     partial = False
-    budget = deadline - loop.time() - _PARTIAL_READ
+    reserve = min(_PARTIAL_READ, 0.2 * timeout)  # a short timeout keeps back less
+    budget = deadline - loop.time() - reserve
     try:
         if budget <= 0:
             raise WaitTimeoutError("no time left to load the page", 0)
         loaded = await navigate(page, url, timeout=budget)
         status = loaded.status
-        left = deadline - loop.time() - _PARTIAL_READ
+        left = deadline - loop.time() - reserve
         if tier == 2:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(max(0.0, min(_LIGHT_WAIT, left))):
-                    await wait_for_network_idle(page)
+            await in_flight.wait_idle(max(0.0, min(_LIGHT_WAIT, left)))
         elif left > 0:
             default = SmartWait()
+            await in_flight.wait_idle(min(default.network_idle_timeout, left))
+            left = deadline - loop.time() - reserve
             settled = await wait_for_content(
                 page,
-                settings=SmartWait(
-                    network_idle_timeout=min(default.network_idle_timeout, left),
-                    max_wait=min(default.max_wait, left),
-                ),
+                # The network wait is done (counted from before the navigation).
+                settings=SmartWait(network_idle_timeout=0, max_wait=max(0.0, min(default.max_wait, left))),
             )
-            partial = not settled and deadline - loop.time() < _PARTIAL_READ + 0.5
+            partial = not settled and deadline - loop.time() < reserve + 0.5
     except NavigationError as exc:
         raise navigation_error(url, exc) from None
     except WaitTimeoutError:
         partial = True
-    read_timeout = max(0.5, min(_PARTIAL_READ, deadline - loop.time()))
-    html, text_length, final_url, title, shown_status = await _page_state(page, read_timeout)
+    read_timeout = max(0.5, min(reserve, deadline - loop.time()))
+    html, text_length, final_url, title, shown_status, mime_type = await _page_state(page, read_timeout)
     status = shown_status or status
     if partial and (not text_length or final_url in ("about:blank", "")):
         raise network_error(url, "network.timeout", timeout=timeout)
@@ -176,17 +218,18 @@ async def _load(
     if accessibility:
         async with asyncio.timeout(max(0.5, deadline - loop.time())):
             text = (await snapshot(page)).text
-    return Rendered(html, final_url or url, status, title, partial, text)
+    return Rendered(html, final_url or url, status, title, partial, text, mime_type)
 
 
-async def _page_state(page: Page, timeout: float) -> tuple[str, int, str, str, int | None]:
-    """The page's HTML, the length of its visible text, its URL, title and HTTP status."""
+async def _page_state(page: Page, timeout: float) -> tuple[str, int, str, str, int | None, str]:
+    """The page's HTML, the length of its visible text, its URL, title, HTTP status and
+    MIME type."""
     reply = await page.send_json(
         cdp.runtime.evaluate(_PAGE_STATE, return_by_value=True), timeout=timeout
     )
     value = reply.get("result", {}).get("value")
-    if not isinstance(value, list) or len(value) != 5:
+    if not isinstance(value, list) or len(value) != 6:
         details = reply.get("exceptionDetails", {})
         raise CDPError(f"Reading the page failed: {details.get('text', 'no value')}")
-    html, length, href, title, status = value
-    return str(html), int(length or 0), str(href), str(title), int(status) if status else None
+    html, length, href, title, status, mime_type = value
+    return str(html), int(length or 0), str(href), str(title), int(status) if status else None, str(mime_type)

@@ -20,6 +20,7 @@ __all__ = [
     "browser_needed",
     "decode_html",
     "extract_document",
+    "image_data",
     "is_html",
     "mime_type_of",
 ]
@@ -198,31 +199,39 @@ def _pdf_text(body: bytes, url: str) -> tuple[str, str]:
     return "\n\n".join(page.strip() for page in pages if page.strip()), title
 
 
-def _image(body: bytes, mime_type: str, url: str, media: MediaLimits) -> Extraction:
-    """The image as one media item: its size, and a WebP scaled to fit the box when
-    ``media.include``. An image that cannot be decoded is its URL only (no error)."""
+def image_data(body: bytes, media: MediaLimits) -> tuple[int, int, bytes | None] | None:
+    """An image's width and height, and (when ``media.include``) a WebP of it scaled to fit
+    ``max_width`` x ``max_height``; ``None`` when it cannot be decoded."""
     from PIL import Image, UnidentifiedImageError
 
-    name = _filename(url)
     try:
         with Image.open(io.BytesIO(body)) as image:
             image.load()
             width, height = image.size
-            data = None
-            if media.include:
-                copy = image.convert("RGBA" if image.mode in ("RGBA", "LA", "P") else "RGB")
-                copy.thumbnail((media.max_width, media.max_height))
-                out = io.BytesIO()
-                copy.save(out, "WEBP", quality=media.quality)
-                data = out.getvalue()
+            if not media.include:
+                return width, height, None
+            copy = image.convert("RGBA" if image.mode in ("RGBA", "LA", "P") else "RGB")
+            copy.thumbnail((media.max_width, media.max_height))
+            out = io.BytesIO()
+            copy.save(out, "WEBP", quality=media.quality)
+            return width, height, out.getvalue()
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
-        item = MediaItem("image", url, alt=name)
+        return None
+
+
+def _image(body: bytes, mime_type: str, url: str, media: MediaLimits) -> Extraction:
+    """The image as one media item: its size, and a WebP scaled to fit the box when
+    ``media.include``. An image that cannot be decoded is its URL only (no error)."""
+    name = _filename(url)
+    decoded = image_data(body, media)
+    if decoded is None:
         return Extraction(
             title=name,
             content=f"![{name}]({url})",
-            media=[item],
+            media=[MediaItem("image", url, alt=name)],
             truncation=["the image could not be decoded: only its URL is given"],
         )
+    width, height, data = decoded
     item = MediaItem(
         "image", url, alt=name, width=width, height=height, data=data,
         mime_type="image/webp" if data is not None else mime_type,
@@ -231,5 +240,4 @@ def _image(body: bytes, mime_type: str, url: str, media: MediaLimits) -> Extract
         title=name,
         content=f"![{name}]({url})\n\n{mime_type} image, {width}x{height} pixels",
         media=[item],
-        text_chars=0,
     )

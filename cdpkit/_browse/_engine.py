@@ -24,13 +24,14 @@ from typing import TYPE_CHECKING, Any, Self
 
 import anyio
 
-from ..errors import CDPError, PageCrashedError
+from ..errors import CDPError, ConnectError, LaunchError, PageCrashedError
 from ._config import EngineConfig, load_config
 from ._documents import (
     MediaLimits,
     browser_needed,
     decode_html,
     extract_document,
+    image_data,
     is_html,
     mime_type_of,
 )
@@ -43,6 +44,7 @@ from ._result import (
     Extraction,
     KeywordMode,
     LinkStyle,
+    MediaItem,
     Timing,
 )
 from ._sessions import BrowseSession, check_session_name
@@ -59,6 +61,8 @@ BrowserFactory = Callable[[], Awaitable["Browser"]]
 # is cut short anyway (each stage already keeps to the deadline).
 _GRACE = 1.0
 _PAGE_CLOSE_TIMEOUT = 2.0
+_MAX_MEDIA_FETCHES = 8  # images of a page fetched for include_media (the first ones)
+_MEDIA_FETCH_TIMEOUT = 10.0
 
 
 def http_error(url: str, status: int, *, challenge: bool = False) -> BrowseError:
@@ -265,7 +269,8 @@ class Engine:
             raise network_error(target, "network.timeout", timeout=options.timeout) from None
         finally:
             if throwaway:
-                await browse_session.close()
+                with anyio.CancelScope(shield=True):  # even when the call is cancelled
+                    await browse_session.close()
 
     async def _session(self, name: str | None, persist: bool | None) -> tuple[BrowseSession, bool]:
         if name is not None and name in self._sessions:
@@ -273,7 +278,7 @@ class Engine:
         config = self.config
         keep = (config.session.persist if persist is None else persist) and name is not None
         path = config.sessions_dir / f"{name}.json" if name is not None else None
-        client = make_client(config, _empty_cookies())
+        client = make_client(config)
         try:
             created = BrowseSession(name, client, persist=keep, path=path)
         except BaseException:
@@ -291,8 +296,8 @@ class Engine:
                 return self._browser
             if self._given_browser is not None:
                 raise BrowseError(
-                    "", "page.crashed", "the browser given to the engine is closed", recoverable=False,
-                    suggestion="give the engine a running browser",
+                    "", "session.closed", "the browser given to the engine is closed", recoverable=False,
+                    suggestion="give the engine a running browser (engine(browser=...))",
                 )  # fmt: skip
             loop = asyncio.get_running_loop()
             left = max(0.1, deadline - loop.time())
@@ -322,10 +327,9 @@ class Engine:
         )
 
 
-def _empty_cookies() -> Any:
-    import httpx
-
-    return httpx.Cookies()
+def _fetchable(url: str) -> bool:
+    """Whether tier 1 can fetch ``url`` (http or https)."""
+    return urllib.parse.urlsplit(url).scheme.lower() in ("http", "https")
 
 
 def _checked_url(url: str) -> str:
@@ -404,8 +408,10 @@ class _Call:
                 extract_document, fetched.body, mime, fetched.final_url, self.options, limits
             )
             return self._result(extraction, fetched.final_url, fetched.status, 1, mime or "application/octet-stream")
-        html = decode_html(fetched.body, fetched.content_type)
+        # Charset detection can take a while on a big page: off the event loop too.
+        html = await anyio.to_thread.run_sync(decode_html, fetched.body, fetched.content_type, abandon_on_cancel=True)
         extraction = await self._extract(_extract_html, html, fetched.final_url, self.options)
+        extraction = await self._with_media(extraction)
         challenge = browser_needed(fetched.status, html, extraction.text_chars)
         if fetched.status >= 400 and challenge is None:
             raise http_error(self.url, fetched.status)
@@ -435,7 +441,20 @@ class _Call:
             except BrowseError as exc:
                 if static is not None and exc.code == "network.timeout":
                     return self._degraded(static, tier, "the time ran out")
+                if "ERR_ABORTED" in str(exc) and _fetchable(self.url):
+                    # Chrome downloads it (a PDF, a CSV...) rather than showing it: read it
+                    # as tier 1 reads documents.
+                    self.escalations.append(f"tier {tier}: the browser downloads it rather than showing it")
+                    outcome = await self._tier_one(1)
+                    if isinstance(outcome, BrowseResult):
+                        return outcome
                 raise
+            except (LaunchError, ConnectError) as exc:
+                what = f"no browser could be started ({exc})"
+                if static is not None:
+                    return self._degraded(static, tier, what)
+                raise BrowseError(self.url, "page.browser", what, recoverable=False,
+                                  suggestion="check Chrome with `cdpkit doctor`, or use max_tier=1") from None
             except CDPError as exc:
                 what = "the page crashed" if isinstance(exc, PageCrashedError) else f"the browser failed ({exc})"
                 if static is not None:
@@ -443,8 +462,16 @@ class _Call:
                 code = "page.crashed" if isinstance(exc, PageCrashedError) else "page.js"
                 raise BrowseError(self.url, code, what, recoverable=True,
                                   suggestion="try again, or tier=1 for the static HTML") from None
+            if rendered.mime_type not in ("text/html", "application/xhtml+xml") and _fetchable(self.url):
+                # A PDF, an image or a text file in the browser's viewer: read the resource
+                # itself, as tier 1 reads documents.
+                self.escalations.append(f"tier {tier}: the browser shows {rendered.mime_type}, not a page")
+                outcome = await self._tier_one(1)
+                if isinstance(outcome, BrowseResult):
+                    return outcome
             status = rendered.status or 200
             extraction = await self._extract(_extract_html, rendered.html, rendered.final_url, self.options)
+            extraction = await self._with_media(extraction)
             challenge = browser_needed(status, rendered.html, extraction.text_chars)
             if status >= 400 and challenge is None:
                 raise http_error(self.url, status)
@@ -478,7 +505,10 @@ class _Call:
         page = await context.new_page()
         try:
             network = self.config.network
-            language = network.accept_language if network.accept_language != "en-US,en;q=0.9" else None
+            language = None
+            if network.accept_language != "en-US,en;q=0.9":  # Chrome's own default otherwise
+                # Chrome takes the languages alone and adds the q-values itself.
+                language = ",".join(part.split(";")[0].strip() for part in network.accept_language.split(","))
             return await render(
                 page,
                 self.url,
@@ -497,6 +527,46 @@ class _Call:
                     await page.close(timeout=_PAGE_CLOSE_TIMEOUT)
 
     # -- results --------------------------------------------------------------------------
+
+    async def _with_media(self, extraction: Extraction) -> Extraction:
+        """With ``include_media``, the page's first images fetched and turned into WebP
+        data; an image that fails keeps its URL and alt text, and ``truncation`` says so."""
+        if not self.options.include_media:
+            return extraction
+        wanted = [
+            index
+            for index, item in enumerate(extraction.media)
+            if item.kind == "image" and item.data is None and item.url.startswith(("http://", "https://"))
+        ][:_MAX_MEDIA_FETCHES]
+        if not wanted:
+            return extraction
+        media = self.config.media
+        limits = MediaLimits(True, media.max_width, media.max_height, media.quality)
+
+        async def one(index: int) -> MediaItem:
+            item = extraction.media[index]
+            fetched = await fetch(self.session.client, item.url, min(_MEDIA_FETCH_TIMEOUT, self.left()))
+            if fetched.status >= 400:
+                raise http_error(item.url, fetched.status)
+            decoded = await anyio.to_thread.run_sync(image_data, fetched.body, limits, abandon_on_cancel=True)
+            if decoded is None:
+                raise BrowseError(item.url, "processing.image", "not an image it could decode", recoverable=False)
+            width, height, data = decoded
+            return dataclasses.replace(item, width=width, height=height, data=data, mime_type="image/webp")
+
+        outcomes = await asyncio.gather(*(one(index) for index in wanted), return_exceptions=True)
+        items = list(extraction.media)
+        notes: list[str] = []
+        for index, outcome in zip(wanted, outcomes, strict=True):
+            if isinstance(outcome, MediaItem):
+                items[index] = outcome
+            elif isinstance(outcome, Exception):
+                why = outcome.code if isinstance(outcome, BrowseError) else type(outcome).__name__
+                shown = f" ({items[index].alt!r})" if items[index].alt else ""
+                notes.append(f"image {items[index].url}{shown} failed ({why}): its URL and alt text only")
+            else:  # cancellation and the like: not the image's fault
+                raise outcome
+        return dataclasses.replace(extraction, media=items, truncation=[*extraction.truncation, *notes])
 
     async def _extract(self, function: Callable[..., Extraction], *args: Any) -> Extraction:
         began = time.perf_counter()

@@ -42,12 +42,11 @@ class Fetched:
     body: bytes
 
 
-def make_client(config: EngineConfig, cookies: httpx.Cookies) -> httpx.AsyncClient:
-    """A client for one session: its cookie jar, the configured user agent, language,
-    proxy, redirect limit and connection retries."""
+def make_client(config: EngineConfig) -> httpx.AsyncClient:
+    """A client for one session (``client.cookies`` is its jar): the configured user
+    agent, language, proxy, redirect limit and connection retries."""
     transport = httpx.AsyncHTTPTransport(retries=config.network.retries, proxy=config.browser.proxy)
     return httpx.AsyncClient(
-        cookies=cookies,
         follow_redirects=True,
         max_redirects=config.network.max_redirects,
         transport=transport,

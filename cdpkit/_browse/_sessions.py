@@ -7,6 +7,7 @@ A saved session is a Playwright ``storage_state`` JSON file (``{"cookies": [...]
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import http.cookiejar
 import json
@@ -67,6 +68,7 @@ class BrowseSession:
         self.persist = persist
         self.path = path
         self.context: BrowserContext | None = None
+        self._context_lock = asyncio.Lock()
         self.closed = False
         if persist and path is not None and path.is_file():
             self._restore(path)
@@ -75,9 +77,10 @@ class BrowseSession:
 
     async def browser_context(self, browser: Browser) -> BrowserContext:
         """The session's browser context (created on first use)."""
-        if self.context is None or self.context.browser is not browser:
-            self.context = await browser.new_context()
-        return self.context
+        async with self._context_lock:  # two calls at once in a session share one context
+            if self.context is None or self.context.browser is not browser:
+                self.context = await browser.new_context()
+            return self.context
 
     async def push_cookies(self, browser: Browser, context: BrowserContext) -> None:
         """Give the browser context every cookie of the jar (before a page loads)."""

@@ -72,6 +72,12 @@ def _echo_cookie(handler: Handler) -> None:
     handler.reply(200, f"<title>Cookies</title><p>Cookies received: [{cookie}]</p>")
 
 
+def _echo_headers(handler: Handler) -> None:
+    agent = handler.headers.get("User-Agent", "")
+    language = handler.headers.get("Accept-Language", "")
+    handler.reply(200, f"<title>Headers</title><p>Agent: [{agent}] Language: [{language}]</p>")
+
+
 def _set_cookie(handler: Handler) -> None:
     handler.reply(
         200,
@@ -126,6 +132,14 @@ def browse_server(server: FixtureServer) -> FixtureServer:
         "/browse/login": _login,
         "/browse/echo-cookie": _echo_cookie,
         "/browse/set-cookie": _set_cookie,
+        "/browse/echo-headers": _echo_headers,
+        "/browse/xhr-app": _file(
+            b"<title>Slow app</title><div id='root'></div><script>"
+            b"fetch('/slow?s=1.5').then(r => r.text()).then(() => {"
+            b"document.getElementById('root').innerHTML = '<p>Arrived after a slow request: only a "
+            b"wait for the network to go idle, as tier 3 does, sees this text.</p>'; });</script>",
+            "text/html",
+        ),
         "/browse/challenge": _challenge,
         "/browse/report.pdf": _file(PDF_BODY, "application/pdf"),
         "/browse/big.png": _file(BIG_PNG, "image/png"),
@@ -136,6 +150,11 @@ def browse_server(server: FixtureServer) -> FixtureServer:
         "/browse/private/page.html": _file(b"<title>private</title><p>secret</p>", "text/html"),
         "/browse/latin1": _latin1,
         "/browse/slow-image": _slow_image,
+        "/browse/gallery": _file(
+            b"<title>Gallery</title><p>Two pictures: one that loads and one that does not.</p>"
+            b"<img src='/browse/big.png' alt='big picture'><img src='/status?code=404' alt='missing chart'>",
+            "text/html",
+        ),
         "/robots.txt": _robots,
     }
     for path, route in routes.items():

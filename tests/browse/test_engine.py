@@ -185,6 +185,9 @@ async def test_closing_an_unknown_session_is_a_session_error(browse_server: Fixt
             await engine.close_session("a")
     assert caught.value.code == "session.unknown" and caught.value.family == "session"
     assert "'a'" in str(caught.value)
+    with pytest.raises(BrowseError) as closed:
+        await engine.browse(browse_server.url("/browse/article.html"))
+    assert closed.value.code == "session.closed"
 
 
 async def test_the_engine_closes_its_own_browser_and_leaves_a_given_one(
@@ -222,8 +225,8 @@ async def test_a_browser_factory_is_called_only_when_a_page_needs_it(
     async with cdpkit.engine(browser_factory=factory) as engine:
         await engine.browse(browse_server.url("/browse/article.html"))
         assert calls == []
-        await engine.browse(browse_server.url("/browse/app.html"))
-        await engine.browse(browse_server.url("/browse/noscript.html"))
+        await engine.browse(browse_server.url("/browse/app.html"), tier=2)
+        await engine.browse(browse_server.url("/browse/app.html"), tier=2)
         made = engine.browser
     assert calls == ["made"]
     assert made is not None and made.closed
@@ -349,3 +352,99 @@ async def test_bad_options_are_value_errors_naming_them() -> None:
         async with cdpkit.engine() as engine:
             await engine.browse("http://127.0.0.1:1/", session="../etc")
 
+
+
+async def test_page_images_with_include_media_and_a_failing_one_keeps_its_alt(
+    browse_server: FixtureServer,
+) -> None:
+    result = await cdpkit.browse(browse_server.url("/browse/gallery"), include_media=True)
+    big, missing = result.media
+    assert (big.width, big.height, big.mime_type) == (1600, 1200, "image/webp") and big.data
+    assert missing.alt == "missing chart" and missing.data is None
+    assert any("missing chart" in note and "http.404" in note for note in result.truncation)
+    without = await cdpkit.browse(browse_server.url("/browse/gallery"))
+    assert all(item.data is None for item in without.media)
+
+
+async def test_a_crash_in_the_browser_falls_back_to_the_static_content(
+    browser: cdpkit.Browser, browse_server: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cdpkit._browse import _chrome
+
+    async def crash(*args: object, **kwargs: object) -> object:
+        raise cdpkit.PageCrashedError("The page crashed (killed, error code 9)")
+
+    monkeypatch.setattr(_chrome, "render", crash)
+    async with cdpkit.engine(browser=browser) as engine:
+        result = await engine.browse(browse_server.url("/browse/app.html"))
+        with pytest.raises(BrowseError) as caught:
+            await engine.browse(browse_server.url("/browse/app.html"), tier=3)
+    assert result.tier_used == 1 and result.title == "A JavaScript app"
+    assert result.truncated and "tier 2 failed (the page crashed)" in result.escalations[-1]
+    assert caught.value.code == "page.crashed" and caught.value.recoverable
+
+
+async def test_a_pdf_forced_to_tier_3_is_read_over_http(browser: cdpkit.Browser, browse_server: FixtureServer) -> None:
+    async with cdpkit.engine(browser=browser) as engine:
+        result = await engine.browse(browse_server.url("/browse/report.pdf"), tier=3)
+    assert "Quarterly figures of the browse engine" in result.content
+    assert result.mime_type == "application/pdf"
+
+
+async def test_a_file_url_is_read_by_the_browser(browser: cdpkit.Browser) -> None:
+    path = Path(__file__).parent.parent / "pages" / "browse" / "article.html"
+    async with cdpkit.engine(browser=browser) as engine:
+        result = await engine.browse(path.as_uri())
+    assert result.tier_used == 2 and "file: URL" in result.escalations[0]
+    assert "HTTP client alone can read it" in result.content
+
+
+async def test_a_silent_port_in_the_browser_is_a_network_timeout_within_the_timeout(
+    browser: cdpkit.Browser, silent_port: int
+) -> None:
+    began = time.monotonic()
+    async with cdpkit.engine(browser=browser) as engine:
+        with pytest.raises(BrowseError) as caught:
+            await engine.browse(f"http://127.0.0.1:{silent_port}/", tier=2, timeout=2)
+    assert time.monotonic() - began < 2 + 1
+    assert caught.value.code == "network.timeout"
+
+
+async def test_tier_1_says_who_it_is_unless_the_config_sets_an_agent(
+    browser: cdpkit.Browser, browse_server: FixtureServer
+) -> None:
+    url = browse_server.url("/browse/echo-headers")
+    plain = await cdpkit.browse(url)
+    assert f"Agent: [cdpkit/{cdpkit.__version__} (+" in plain.content
+    assert "Language: [en-US,en;q=0.9]" in plain.content
+    config = {"browser": {"user_agent": "MyAgent/2.0"}, "network": {"accept_language": "fr-CH, fr;q=0.9"}}
+    async with cdpkit.engine(config, browser=browser) as engine:
+        tier_1 = await engine.browse(url)
+        tier_2 = await engine.browse(url, tier=2)
+    for result in (tier_1, tier_2):
+        assert "Agent: [MyAgent/2.0]" in result.content
+        assert "Language: [fr-CH," in result.content  # Chrome words the q-values its own way
+
+
+async def test_content_after_a_slow_request_escalates_to_tier_3(
+    browser: cdpkit.Browser, browse_server: FixtureServer
+) -> None:
+    async with cdpkit.engine(browser=browser) as engine:
+        result = await engine.browse(browse_server.url("/browse/xhr-app"))
+        capped = await engine.browse(browse_server.url("/browse/xhr-app"), max_tier=2)
+    assert result.tier_used == 3
+    assert [reason.split(":")[0] for reason in result.escalations] == ["tier 1 -> 2", "tier 2 -> 3"]
+    assert "Arrived after a slow request" in result.content
+    # At the highest tier allowed, what there is (no failure).
+    assert capped.tier_used == 2 and capped.title == "Slow app"
+    assert "Arrived after a slow request" not in capped.content
+
+
+async def test_a_browser_that_cannot_start_falls_back_or_says_so(browse_server: FixtureServer) -> None:
+    broken = {"browser": {"args": ["--user-data-dir=/nonexistent"]}}  # refused by launch()
+    async with cdpkit.engine(broken) as engine:
+        result = await engine.browse(browse_server.url("/browse/app.html"))
+        with pytest.raises(BrowseError) as caught:
+            await engine.browse(browse_server.url("/browse/app.html"), tier=2)
+    assert result.tier_used == 1 and "no browser could be started" in result.escalations[-1]
+    assert caught.value.code == "page.browser" and "cdpkit doctor" in caught.value.suggestion

@@ -57,7 +57,11 @@ def html_text(html: str) -> str:
 
 
 def pages(corpus: Path) -> list[Path]:
-    return sorted(p for p in corpus.iterdir() if (p / "source.html").is_file() and (p / "expected.html").is_file())
+    return sorted(
+        p
+        for p in corpus.iterdir()
+        if (p / "source.html").is_file() and (p / "expected.html").is_file()
+    )
 
 
 def measure(corpus: Path) -> dict[str, object]:
@@ -68,7 +72,9 @@ def measure(corpus: Path) -> dict[str, object]:
     plain_options = BrowseOptions()
     for page in pages(corpus):
         source = (page / "source.html").read_text(encoding="utf-8", errors="replace")
-        expected = words(html_text((page / "expected.html").read_text(encoding="utf-8", errors="replace")))
+        expected = words(
+            html_text((page / "expected.html").read_text(encoding="utf-8", errors="replace"))
+        )
         started = time.perf_counter()
         ours = extract_html(source, PAGE_URL, options)
         ours_ms = (time.perf_counter() - started) * 1000
@@ -98,6 +104,12 @@ def measure(corpus: Path) -> dict[str, object]:
         summary[f"{key}_median"] = statistics.median(values)
     for key in ("tokens", "tokens_whole_page", "ms", "ms_without_readability", "ms_trafilatura"):
         summary[f"{key}_median"] = statistics.median(float(r[key]) for r in rows)  # type: ignore[arg-type]
+    # Speed on pages the size of the benchmark's article (150-300 KB of HTML).
+    sized = [r for r in rows if 150 <= float(r["html_kb"]) <= 300]  # type: ignore[arg-type]
+    summary["pages_150_300_kb"] = len(sized)
+    if sized:
+        for key in ("ms", "ms_without_readability"):
+            summary[f"{key}_150_300_kb_median"] = statistics.median(float(r[key]) for r in sized)  # type: ignore[arg-type]
     return {"summary": summary, "pages": rows}
 
 
@@ -118,17 +130,28 @@ def main(argv: list[str] | None = None) -> int:
     assert isinstance(s, dict)
     if args.pages:
         for row in result["pages"]:  # type: ignore[attr-defined]
-            print(f"{row['page']:45} ours {row['f1']:.3f}  trafilatura {row['f1_trafilatura']:.3f}  {row['tokens']:6} tok")
+            print(
+                f"{row['page']:45} ours {row['f1']:.3f}  trafilatura {row['f1_trafilatura']:.3f}  {row['tokens']:6} tok"
+            )
     print(f"pages: {s['pages']}")
     print("| extractor | F1 mean | F1 median |")
     print("|---|---|---|")
     print(f"| cdpkit extract_html(readability=True) | {s['f1_mean']:.3f} | {s['f1_median']:.3f} |")
-    print(f"| trafilatura.extract (defaults) | {s['f1_trafilatura_mean']:.3f} | {s['f1_trafilatura_median']:.3f} |")
-    print(f"median tokens (chars/4): readability {s['tokens_median']:.0f}, whole page {s['tokens_whole_page_median']:.0f}")
+    print(
+        f"| trafilatura.extract (defaults) | {s['f1_trafilatura_mean']:.3f} | {s['f1_trafilatura_median']:.3f} |"
+    )
+    print(
+        f"median tokens (chars/4): readability {s['tokens_median']:.0f}, whole page {s['tokens_whole_page_median']:.0f}"
+    )
     print(
         f"median ms: readability {s['ms_median']:.1f}, without readability {s['ms_without_readability_median']:.1f},"
         f" trafilatura alone {s['ms_trafilatura_median']:.1f}"
     )
+    if s.get("pages_150_300_kb"):
+        print(
+            f"median ms on the {s['pages_150_300_kb']} pages of 150-300 KB: without readability"
+            f" {s['ms_without_readability_150_300_kb_median']:.1f}, with readability {s['ms_150_300_kb_median']:.1f}"
+        )
     return 0
 
 

@@ -27,7 +27,15 @@ from selectolax.lexbor import LexborNode
 
 from ._result import Link, MediaItem
 
-__all__ = ["Block", "BlockReader", "ListItem", "plain", "resolve_url"]
+__all__ = [
+    "Block",
+    "BlockReader",
+    "ListItem",
+    "code_language",
+    "image_item",
+    "plain",
+    "resolve_url",
+]
 
 LINK_OPEN, LINK_MID, LINK_CLOSE = "\x01", "\x02", "\x03"
 IMAGE_OPEN, IMAGE_CLOSE = "\x04", "\x05"
@@ -79,6 +87,7 @@ _SKIPPED_TAGS = frozenset(
         "applet",
         "portal",
         "slot",
+        "label",
     ]
 )
 _CONTAINER_TAGS = frozenset(
@@ -434,20 +443,10 @@ class BlockReader:
         return f"{LINK_OPEN}{index}{LINK_MID}{text}{LINK_CLOSE}"
 
     def _image(self, node: LexborNode) -> str:
-        attrs = node.attributes
-        url = _image_source(attrs)
-        if not url:
+        item = image_item(node, self.base_url)
+        if item is None:
             return ""
-        index = self._add_media(
-            MediaItem(
-                kind="image",
-                url=resolve_url(self.base_url, url),
-                alt=_collapse(attrs.get("alt") or attrs.get("title") or "").strip(),
-                width=_int_attr(attrs.get("width")),
-                height=_int_attr(attrs.get("height")),
-            )
-        )
-        return f"{IMAGE_OPEN}{index}{IMAGE_CLOSE}"
+        return f"{IMAGE_OPEN}{self._add_media(item)}{IMAGE_CLOSE}"
 
     def _add_media(self, item: MediaItem) -> int:
         index = self._media_index.get(item.url)
@@ -475,7 +474,7 @@ class BlockReader:
         code = _MARK_CHARS.sub("", node.text(deep=True, separator=""))
         code = code.strip("\n").rstrip()
         if code.strip():
-            self.blocks.append(Block("code", text=code, language=_code_language(node)))
+            self.blocks.append(Block("code", text=code, language=code_language(node)))
 
     def _list(self, node: LexborNode) -> None:
         block = self._read_list(node)
@@ -566,10 +565,16 @@ class BlockReader:
                 if cells:
                     header = header or (not rows and all_th)
                     rows.append(cells)
-        if any(plain(cell).strip() for row in rows for cell in row):
-            width = max(len(row) for row in rows)
-            rows = [row + [""] * (width - len(row)) for row in rows]
-            self.blocks.append(Block("table", inline=caption, rows=rows, header=header))
+        if not any(plain(cell).strip() for row in rows for cell in row):
+            return
+        width = max(len(row) for row in rows)
+        if width == 1:  # a one-column table lays out paragraphs
+            self.blocks.extend(
+                Block("paragraph", inline=row[0]) for row in rows if plain(row[0]).strip()
+            )
+            return
+        rows = [row + [""] * (width - len(row)) for row in rows]
+        self.blocks.append(Block("table", inline=caption, rows=rows, header=header))
 
     def _table_row(self, row: LexborNode) -> tuple[list[str], bool]:
         cells: list[str] = []
@@ -679,6 +684,22 @@ def _int_attr(value: str | None) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def image_item(node: LexborNode, base_url: str) -> MediaItem | None:
+    """An ``<img>`` as a media item (absolute best source, alt, size), or ``None`` when it
+    has no source but a ``data:`` placeholder."""
+    attrs = node.attributes
+    url = _image_source(attrs)
+    if not url:
+        return None
+    return MediaItem(
+        kind="image",
+        url=resolve_url(base_url, url),
+        alt=_collapse(attrs.get("alt") or attrs.get("title") or "").strip(),
+        width=_int_attr(attrs.get("width")),
+        height=_int_attr(attrs.get("height")),
+    )
+
+
 def _image_source(attrs: dict[str, str | None]) -> str:
     """The best URL of an image: the largest ``srcset`` candidate, else ``src``, else the
     lazy-loading attributes; never a ``data:`` placeholder."""
@@ -688,8 +709,8 @@ def _image_source(attrs: dict[str, str | None]) -> str:
         if not srcset:
             continue
         for candidate in re.split(r",\s+(?=\S)", srcset.strip()):
-            pieces = candidate.split()
-            if not pieces or pieces[0].startswith("data:"):
+            pieces = candidate.strip(" ,").split()
+            if not pieces or pieces[0].startswith("data:") or not pieces[0].strip(","):
                 continue
             size = 1.0
             if len(pieces) > 1:
@@ -709,7 +730,9 @@ def _image_source(attrs: dict[str, str | None]) -> str:
     return ""
 
 
-def _code_language(node: LexborNode) -> str:
+def code_language(node: LexborNode) -> str:
+    """A ``<pre>``'s language: ``data-lang``, or a ``language-*``/``lang-*`` class on it, its
+    ``<code>`` or its wrapper ``<div>``; ``""`` when none says."""
     candidates = [node]
     code = node.css_first("code")
     if code is not None:
@@ -734,7 +757,9 @@ def _is_layout_table(node: LexborNode) -> bool:
     attrs = node.attributes
     if attrs.get("role") in ("presentation", "none"):
         return True
-    return node.css_first("table, h1, h2, h3, h4, h5, h6, pre, blockquote, article") is not None
+    if any(inner.mem_id != node.mem_id for inner in node.css("table")):
+        return True
+    return node.css_first("h1, h2, h3, h4, h5, h6, pre, blockquote, article") is not None
 
 
 def _link_headings(blocks: list[Block]) -> None:

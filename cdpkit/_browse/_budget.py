@@ -1,11 +1,12 @@
 """The token budget: the last stage of the pipeline, cutting whole blocks by priority.
 
 Tokens are counted as ``ceil(characters / 4)``, so content of at most ``4 * max_tokens``
-characters is within budget. What stays, in order: the title, the headings (outermost
-levels first), then the blocks best ranked (by the query, else in document order); a block
-that does not fit is cut whole and smaller ones after it may still fit. When nothing but
-headings fits, the best block is cut at a word boundary rather than dropped, and a title
-longer than the whole budget is itself cut. A one-line marker at the end of the content says
+characters is within budget. What stays, in order: the title, the headings as an outline
+(outermost levels first, up to a share of the budget; not when a query ranked the blocks),
+then the blocks best ranked (by the query, else in document order), each with the headings
+it sits under; a block that does not fit is cut whole and smaller ones after it may still
+fit (see :func:`plan` for when a block is cut short instead), and a title longer than the
+whole budget is itself cut. A one-line marker at the end of the content says
 that it was cut; :attr:`Extraction.truncation` says what, by section.
 """
 
@@ -15,7 +16,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Part", "choose", "cut_text", "describe_cuts", "marker", "tokens"]
+__all__ = ["Part", "Plan", "cut_block", "cut_text", "describe_cuts", "marker", "plan", "tokens"]
 
 ELLIPSIS = "\u2026"
 
@@ -25,16 +26,23 @@ def tokens(text: str | int) -> int:
     return math.ceil((text if isinstance(text, int) else len(text)) / 4)
 
 
+# Under a budget, headings kept as an outline (before any block) take at most this share.
+OUTLINE_SHARE = 0.4
+_SEPARATOR = 2  # blocks are joined by a blank line
+
+
 @dataclass(slots=True)
 class Part:
     """One rendered block competing for the budget.
 
     Attributes:
         text: What it adds to the content.
-        heading: Whether it is a heading (kept before any other block).
+        heading: Whether it is a heading.
         level: A heading's level (outermost first).
         rank: Priority among non-heading blocks (0 = best).
         section: The heading it sits under, for saying what was cut ("" before any).
+        chain: Positions (in the same list of parts) of the headings it sits under: kept
+            with it, so a kept block always shows its context.
     """
 
     text: str
@@ -42,23 +50,97 @@ class Part:
     level: int = 0
     rank: int = 0
     section: str = ""
+    chain: tuple[int, ...] = ()
 
 
-def choose(parts: Sequence[Part], available: int, separator: int = 2) -> list[bool]:
-    """Which parts fit in ``available`` characters (joined with ``separator`` characters),
-    taken by priority; the result is one flag per part."""
-    order = sorted(
-        range(len(parts)),
-        key=lambda i: (0, parts[i].level, i) if parts[i].heading else (1, parts[i].rank, i),
-    )
+@dataclass(slots=True)
+class Plan:
+    """What fits: one flag per part, and at most one part cut short (``partial`` is its
+    position, ``-1`` for none; ``partial_text`` what stays of it)."""
+
+    kept: list[bool]
+    partial: int = -1
+    partial_text: str = ""
+
+
+def plan(
+    parts: Sequence[Part], available: int, *, outline: bool = True, best_first: bool = False
+) -> Plan:
+    """Choose the parts that fit in ``available`` characters.
+
+    With ``outline``, headings come first (outermost levels first, at most
+    :data:`OUTLINE_SHARE` of the room); then blocks by rank, each with the headings it sits
+    under; a block that does not fit is skipped and smaller ones after it may still fit.
+    With ``best_first`` (a query ranked the blocks), the best block is cut short rather than
+    skipped when it does not fit whole; otherwise a block is cut short only when no block
+    fits at all, so a single long paragraph still shows its beginning.
+    """
     kept = [False] * len(parts)
     used = 0
-    for index in order:
-        cost = len(parts[index].text) + (separator if used else 0)
-        if used + cost <= available:
-            kept[index] = True
-            used += cost
-    return kept
+
+    def cost(position: int) -> int:
+        return len(parts[position].text) + _SEPARATOR
+
+    if outline:
+        room = int(available * OUTLINE_SHARE)
+        headings = sorted(
+            (i for i, p in enumerate(parts) if p.heading), key=lambda i: (parts[i].level, i)
+        )
+        for position in headings:
+            if used + cost(position) <= room:
+                kept[position] = True
+                used += cost(position)
+    body = sorted(
+        (i for i, p in enumerate(parts) if not p.heading), key=lambda i: (parts[i].rank, i)
+    )
+    result = Plan(kept)
+
+    def cut_short(position: int) -> None:
+        nonlocal used
+        chain = [h for h in parts[position].chain if not kept[h]]
+        room = available - used - sum(cost(h) for h in chain) - _SEPARATOR
+        if room >= 80:
+            for heading in chain:
+                kept[heading] = True
+            result.partial, result.partial_text = position, cut_block(parts[position].text, room)
+            used += sum(cost(h) for h in chain) + len(result.partial_text) + _SEPARATOR
+
+    for position in body:
+        chain = [h for h in parts[position].chain if not kept[h]]
+        need = cost(position) + sum(cost(h) for h in chain)
+        if used + need <= available:
+            for heading in chain:
+                kept[heading] = True
+            kept[position] = True
+            used += need
+        elif best_first and position == body[0]:
+            cut_short(position)
+    if body and result.partial < 0 and not any(kept[i] for i in body):
+        cut_short(body[0])
+    return result
+
+
+def cut_block(text: str, limit: int) -> str:
+    """A rendered block cut to ``limit`` characters: whole lines when it has several (a
+    fenced code block stays closed), else at a word boundary; the cut is marked with an
+    ellipsis."""
+    if len(text) <= limit:
+        return text
+    lines = text.split("\n")
+    if len(lines) > 1:
+        fence = lines[0] if lines[0].startswith("```") else ""
+        closing = ("````" if fence.startswith("````") else "```") if fence else ""
+        reserve = len(ELLIPSIS) + 1 + (len(closing) + 1 if closing else 0)
+        kept: list[str] = []
+        size = 0
+        for line in lines[:-1] if closing else lines:
+            if size + len(line) + 1 > limit - reserve:
+                break
+            kept.append(line)
+            size += len(line) + 1
+        if kept and (not fence or len(kept) > 1):
+            return "\n".join([*kept, ELLIPSIS, *([closing] if closing else [])])
+    return cut_text(text.replace("\n", " "), limit)
 
 
 def cut_text(text: str, limit: int) -> str:

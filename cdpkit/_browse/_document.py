@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -38,16 +38,25 @@ def _text(node: LexborNode | None) -> str:
     return _SPACES.sub(" ", node.text(separator=" ")).strip() if node is not None else ""
 
 
-def _meta(tree: LexborHTMLParser, *names: str) -> str:
-    """The first non-empty ``<meta name|property=...>`` content among ``names``."""
-    for name in names:
+def meta_table(tree: LexborHTMLParser) -> dict[str, str]:
+    """Every ``<meta>`` content by its lower-cased ``property``, ``name`` or ``itemprop``
+    (the first non-empty one of each), read in one pass over the document."""
+    table: dict[str, str] = {}
+    for node in tree.css("meta[content]"):
+        attrs = node.attributes
+        value = _SPACES.sub(" ", attrs.get("content") or "").strip()
+        if not value:
+            continue
         for attribute in ("property", "name", "itemprop"):
-            node = tree.css_first(f'meta[{attribute}="{name}" i]')
-            if node is not None:
-                value = (node.attributes.get("content") or "").strip()
-                if value:
-                    return _SPACES.sub(" ", value)
-    return ""
+            key = (attrs.get(attribute) or "").strip().lower()
+            if key:
+                table.setdefault(key, value)
+    return table
+
+
+def _meta(meta: Mapping[str, str], *names: str) -> str:
+    """The first of ``names`` that ``meta`` has."""
+    return next((meta[name] for name in names if meta.get(name)), "")
 
 
 def base_url(tree: LexborHTMLParser, url: str) -> str:
@@ -58,10 +67,10 @@ def base_url(tree: LexborHTMLParser, url: str) -> str:
     return resolve_url(url, href) if href and href.strip() else url
 
 
-def read_title(tree: LexborHTMLParser) -> str:
+def read_title(tree: LexborHTMLParser, meta: Mapping[str, str]) -> str:
     """``<title>``, else ``og:title``, else the first ``<h1>``."""
     title = _text(tree.css_first("title"))
-    return title or _meta(tree, "og:title", "twitter:title") or _text(tree.css_first("h1"))
+    return title or _meta(meta, "og:title", "twitter:title") or _text(tree.css_first("h1"))
 
 
 def _json_ld(tree: LexborHTMLParser) -> Iterator[dict[str, Any]]:
@@ -91,7 +100,7 @@ def _ld_name(value: object) -> str:
     return ""
 
 
-def read_metadata(tree: LexborHTMLParser, base: str) -> Metadata:
+def read_metadata(tree: LexborHTMLParser, meta: Mapping[str, str], base: str) -> Metadata:
     """Description, author, published date, language, canonical URL and site name, from
     ``<meta>``, JSON-LD, ``<time datetime>`` in the article, ``<html lang>`` and
     ``<link rel=canonical>``."""
@@ -101,9 +110,9 @@ def read_metadata(tree: LexborHTMLParser, base: str) -> Metadata:
         published = item.get("datePublished")
         if isinstance(published, str) and not ld_published:
             ld_published = published.strip()
-    author = _meta(tree, "author", "article:author", "dc.creator", "parsely-author") or ld_author
+    author = _meta(meta, "author", "article:author", "dc.creator", "parsely-author") or ld_author
     published = (
-        _meta(tree, "article:published_time", "datePublished", "dc.date", "pubdate") or ld_published
+        _meta(meta, "article:published_time", "datepublished", "dc.date", "pubdate") or ld_published
     )
     if not published:
         time = tree.css_first("article time[datetime], main time[datetime], time[pubdate]")
@@ -118,18 +127,18 @@ def read_metadata(tree: LexborHTMLParser, base: str) -> Metadata:
         else ""
     )
     return Metadata(
-        description=_meta(tree, "description", "og:description", "twitter:description"),
+        description=_meta(meta, "description", "og:description", "twitter:description"),
         author=author,
         published=published,
-        language=language or _meta(tree, "og:locale", "language", "content-language"),
+        language=language or _meta(meta, "og:locale", "language", "content-language"),
         canonical=canonical,
-        site_name=_meta(tree, "og:site_name", "application-name"),
+        site_name=_meta(meta, "og:site_name", "application-name"),
     )
 
 
-def og_image(tree: LexborHTMLParser, base: str) -> str:
+def og_image(meta: Mapping[str, str], base: str) -> str:
     """The page's ``og:image`` (absolute), or ``""``."""
-    value = _meta(tree, "og:image", "og:image:url", "twitter:image")
+    value = _meta(meta, "og:image", "og:image:url", "twitter:image")
     return resolve_url(base, value) if value else ""
 
 
@@ -228,17 +237,26 @@ def _label(tree: LexborHTMLParser, control: LexborNode) -> str:
     if control_id:
         for label in tree.css("label[for]"):
             if (label.attributes.get("for") or "").strip() == control_id:
-                return _text(label)
+                return _label_text(label)
     parent = control.parent
     while parent is not None and parent.tag not in ("form", "body"):
         if parent.tag == "label":
-            return _text(parent)
+            return _label_text(parent)
         parent = parent.parent
     for name in ("aria-label", "placeholder", "title"):
         value = (attrs.get(name) or "").strip()
         if value:
             return value
     return ""
+
+
+def _label_text(label: LexborNode) -> str:
+    """A label's words, without the options or text of the controls inside it."""
+    if label.css_first("select, textarea, option") is None:
+        return _text(label)
+    copy = label.clone()
+    copy.strip_tags(["select", "textarea", "option", "datalist"])
+    return _text(copy)
 
 
 class JavaScriptSignals:
@@ -282,11 +300,11 @@ class JavaScriptSignals:
     def reason(self, text_chars: int) -> str | None:
         """Why the page looks like it needs JavaScript given ``text_chars`` of visible text,
         or ``None``. Thresholds keep static articles out: each signal needs thin text too."""
-        if self.empty_root and text_chars < 1500:
+        if self.empty_root and text_chars < 500:
             return f"empty app root {self.empty_root}: the content is rendered by JavaScript"
         if self.framework_data and text_chars < 500:
             return f"{self.framework_data} present without rendered text ({text_chars} characters)"
-        if self.noscript_asks and text_chars < 2000:
+        if self.noscript_asks and text_chars < 500:
             return f"the page asks for JavaScript: <noscript> says {self.noscript_asks!r}"
         if (
             self.html_length > 5000

@@ -29,10 +29,18 @@ from typing import Any
 from selectolax.lexbor import LexborHTMLParser, LexborNode, SelectolaxError
 
 from ._blocks import Block, BlockReader, plain
-from ._budget import Part, choose, cut_text, describe_cuts, marker, tokens
-from ._document import base_url, find_forms, javascript_signals, og_image, read_metadata, read_title
+from ._budget import Part, cut_text, describe_cuts, marker, plan, tokens
+from ._document import (
+    base_url,
+    find_forms,
+    javascript_signals,
+    meta_table,
+    og_image,
+    read_metadata,
+    read_title,
+)
 from ._formats import Renderer
-from ._main_content import main_content_html
+from ._main_content import main_content_html, restore_details
 from ._rank import bm25_scores, keyword_matcher, matches
 from ._result import BrowseOptions, Extraction, Form, Link, MediaItem, Metadata
 
@@ -63,10 +71,11 @@ def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
     """
     tree = LexborHTMLParser(html)
     base = base_url(tree, url)
-    title = read_title(tree)
-    metadata = read_metadata(tree, base)
+    meta = meta_table(tree)
+    title = read_title(tree, meta)
+    metadata = read_metadata(tree, meta, base)
     signals = javascript_signals(tree, len(html))
-    page_image = og_image(tree, base)
+    page_image = og_image(meta, base)
     tree.strip_tags(_INVISIBLE)
     body = tree.body or tree.root
     text_chars = len(_SPACES.sub(" ", body.text(separator=" ")).strip()) if body is not None else 0
@@ -83,12 +92,12 @@ def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
     blocks: list[Block] | None = None
     if options.readability:
         source = html if not (options.selectors or options.exclude_selectors) else _fragment(roots)
-        main = main_content_html(source, base)
+        main = main_content_html(source)
         if main:
             main_tree = LexborHTMLParser(main)
             reader = BlockReader(base, skip_chrome=False)
-            main_roots = [main_tree.body] if main_tree.body is not None else []
-            blocks = reader.read(main_roots)
+            blocks = reader.read([main_tree.body] if main_tree.body is not None else [])
+            restore_details(blocks, reader.media, roots, base)
     if blocks is None:
         reader = BlockReader(base, skip_chrome=True)
         blocks = reader.read(roots)
@@ -323,14 +332,18 @@ def _rank(
 def _parts(
     blocks: Sequence[Block], order: Sequence[int], ranks: dict[int, int], texts: Sequence[str]
 ) -> list[Part]:
+    """The blocks ``order`` lists (rendered as ``texts``) as parts for the budget."""
+    position_of = {index: position for position, index in enumerate(order)}
     parts = []
     for position, (index, text) in enumerate(zip(order, texts, strict=True)):
         block = blocks[index]
         section = plain(blocks[block.headings[-1]].inline) if block.headings else ""
+        chain = tuple(position_of[h] for h in block.headings if h in position_of)
         if block.kind == "heading":
-            parts.append(Part(text, heading=True, level=block.level, section=section))
+            parts.append(Part(text, heading=True, level=block.level, section=section, chain=chain))
         else:
-            parts.append(Part(text, rank=ranks.get(index, len(ranks) + position), section=section))
+            rank = ranks.get(index, len(ranks) + position)
+            parts.append(Part(text, rank=rank, section=section, chain=chain))
     return parts
 
 
@@ -345,21 +358,30 @@ def _text_content(
     """Markdown or plain text: the title line, then the blocks, within the budget."""
     rendered = [(index, renderer.block(blocks[index])) for index in order]
     rendered = [(index, text) for index, text in rendered if text]
-    first_is_h1 = (
-        bool(rendered)
-        and blocks[rendered[0][0]].kind == "heading"
-        and blocks[rendered[0][0]].level == 1
-    )
     title_line = ""
     # Main content (readability) is the article alone, as Readability gives it: the title
-    # stays in Extraction.title.
-    if title and not first_is_h1 and not options.readability:
+    # stays in Extraction.title. A page whose <h1> says its title does not get it twice.
+    if title and not options.readability and not _has_title_heading(title, blocks, order):
         title_line = f"# {title}" if renderer.fmt == "markdown" else title
     parts = _parts(blocks, [i for i, _ in rendered], ranks, [t for _, t in rendered])
-    return _fit_text(title_line, parts, options.max_tokens)
+    return _fit_text(title_line, parts, options.max_tokens, ranked=bool(ranks))
 
 
-def _fit_text(title_line: str, parts: list[Part], max_tokens: int | None) -> tuple[str, list[str]]:
+def _has_title_heading(title: str, blocks: Sequence[Block], order: Sequence[int]) -> bool:
+    """Whether a level-1 heading among the shown blocks says the title (or part of it)."""
+    folded = title.casefold()
+    for index in order:
+        block = blocks[index]
+        if block.kind == "heading" and block.level == 1:
+            heading = block.text.casefold().strip()
+            if heading and (heading in folded or folded in heading):
+                return True
+    return False
+
+
+def _fit_text(
+    title_line: str, parts: list[Part], max_tokens: int | None, *, ranked: bool
+) -> tuple[str, list[str]]:
     pieces = [title_line] if title_line else []
     full = "\n\n".join([*pieces, *(part.text for part in parts)])
     if max_tokens is None or len(full) <= max_tokens * 4:
@@ -378,45 +400,27 @@ def _fit_text(title_line: str, parts: list[Part], max_tokens: int | None) -> tup
             notes.extend(describe_cuts(parts, [False] * len(parts)))
         return cut_title, notes
     remaining = available - (len(title_line) + 2 if title_line else 0)
-    kept = choose(parts, remaining)
-    used = sum(len(p.text) + 2 for p, k in zip(parts, kept, strict=True) if k)
-    partial = _partial_block(parts, kept, remaining - used)
+    chosen = plan(parts, remaining, outline=not ranked, best_first=ranked)
     body = []
-    for index, (part, stays) in enumerate(zip(parts, kept, strict=True)):
+    for position, (part, stays) in enumerate(zip(parts, chosen.kept, strict=True)):
         if stays:
             body.append(part.text)
-        elif index == partial[0]:
-            body.append(partial[1])
-    cut_parts = [not k and i != partial[0] for i, k in enumerate(kept)]
-    cut_count = sum(cut_parts)
-    cut_tokens = sum(tokens(p.text) for p, c in zip(parts, cut_parts, strict=True) if c)
-    if partial[0] >= 0:
+        elif position == chosen.partial:
+            body.append(chosen.partial_text)
+    cut = [not stays and i != chosen.partial for i, stays in enumerate(chosen.kept)]
+    cut_tokens = sum(tokens(p.text) for p, c in zip(parts, cut, strict=True) if c)
+    if chosen.partial >= 0:
+        where = parts[chosen.partial].section
         notes.append(
-            f"cut the block under {parts[partial[0]].section or 'the title'!r} short to fit"
+            f"cut the block under {where!r} short to fit"
+            if where
+            else "cut the first block short to fit"
         )
-    notes.extend(describe_cuts(parts, [not c for c in cut_parts]))
-    content = "\n\n".join([*pieces, *body, marker(cut_count, cut_tokens, max_tokens)])
+    notes.extend(describe_cuts(parts, [not c for c in cut]))
+    content = "\n\n".join([*pieces, *body, marker(sum(cut), cut_tokens, max_tokens)])
     if len(content) > limit:  # never: the marker's room was kept; the budget is the rule
         content = cut_text(content, limit)
     return content, notes
-
-
-def _partial_block(parts: Sequence[Part], kept: Sequence[bool], room: int) -> tuple[int, str]:
-    """When no body block fits whole, the best one cut to ``room`` (index, text), so a
-    single long paragraph (a PDF page, a JSON document) still shows its beginning."""
-    if any(k and not p.heading for p, k in zip(parts, kept, strict=True)) or room < 80:
-        return -1, ""
-    candidates = [i for i, p in enumerate(parts) if not p.heading]
-    if not candidates:
-        return -1, ""
-    best = min(candidates, key=lambda i: (parts[i].rank, i))
-    text = parts[best].text
-    if text.startswith("```"):
-        fence = text.split("\n", 1)[0]
-        fence_end = "````" if fence.startswith("````") else "```"
-        inner = cut_text(text[len(fence) + 1 :], room - 2 - len(fence) - len(fence_end) - 2)
-        return best, f"{fence}\n{inner}\n{fence_end}"
-    return best, cut_text(text, room - 2)
 
 
 def _links_content(links: Sequence[Link], max_tokens: int | None) -> tuple[str, list[str]]:
@@ -504,7 +508,10 @@ def _json_content(
         for text, data in zip(texts, block_data, strict=True)
     ]
     parts = _parts(blocks, order, ranks, costs)
-    kept = choose(parts, limit - len(empty)) if len(empty) < limit else [False] * len(parts)
+    if len(empty) < limit:
+        kept = plan(parts, limit - len(empty), outline=not ranks).kept
+    else:
+        kept = [False] * len(parts)
     priority = sorted(
         range(len(parts)),
         key=lambda i: (0, parts[i].level, i) if parts[i].heading else (1, parts[i].rank, i),

@@ -1,0 +1,597 @@
+"""The browse extraction pipeline on local fixture pages: structure, chrome, selectors,
+main content, keywords, query ranking, formats, links, forms, media, metadata, the token
+budget and the JavaScript-needed signal. Pure Python: no browser."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from pathlib import Path
+
+import pytest
+
+from cdpkit._browse._extract import extract_html, extract_text
+from cdpkit._browse._result import BrowseOptions, Extraction
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "browse"
+ARTICLE_URL = "https://kettle.example/guides/brewing-tea"
+NOISY_URL = "https://gazette.example/news/dredge"
+
+
+def _article(**options: object) -> Extraction:
+    html = (FIXTURES / "article.html").read_text(encoding="utf-8")
+    return extract_html(html, ARTICLE_URL, BrowseOptions(**options))  # type: ignore[arg-type]
+
+
+def _noisy(**options: object) -> Extraction:
+    html = (FIXTURES / "noisy.html").read_text(encoding="utf-8")
+    return extract_html(html, NOISY_URL, BrowseOptions(**options))  # type: ignore[arg-type]
+
+
+def _tokens(text: str) -> int:
+    return math.ceil(len(text) / 4)
+
+
+# -- structure ---------------------------------------------------------------------------
+
+
+def test_markdown_keeps_headings_tables_lists_code_quotes_and_inline_marks() -> None:
+    content = _article().content
+
+    assert content.startswith("# Brewing Tea at Home\n\nBy Ada Leaf")  # the h1, its anchor "¶" gone
+    assert "\n## Steeping times\n" in content and "\n### Timer script\n" in content
+    assert (
+        "| Tea | Temperature | Minutes |\n| --- | --- | --- |\n| Green | 80 °C | 2 |\n| Black \\| Assam | 100 °C | 4 |"
+    ) in content
+    assert "- A kettle\n  - Electric, with a thermostat\n  - Stovetop\n- A [strainer]" in content
+    assert "1. Boil\n2. Pour" in content
+    assert (
+        "```python\nimport time\n\ndef steep(minutes):\n    time.sleep(minutes * 60)  # wait\n```"
+        in content
+    )
+    assert "> Tea is liquid wisdom." in content
+    assert "Good tea needs **fresh water**, the *right temperature* and patience." in content
+
+
+def test_urls_resolve_against_base_href_and_images_take_the_largest_srcset() -> None:
+    result = _article()
+
+    assert "[water guide](https://kettle.example/guides/water.html)" in result.content
+    assert "![A blue teapot](https://kettle.example/guides/pot-1200.jpg)" in result.content
+    assert [link.url for link in result.links] == [
+        "https://kettle.example/guides/water.html",
+        "https://kettle.example/shop/strainer",
+    ]
+
+
+def test_page_chrome_hidden_elements_and_scripts_are_left_out() -> None:
+    content = _article().content
+
+    for absent in (
+        "Kettle Journal home",  # site header
+        "Shop",  # nav
+        "cookies",  # cookie banner
+        "Coffee brewing",  # aside
+        "©",  # footer
+        "hidden",
+        "Nor is this one visible",
+        "Decorative duplicate",
+        "analytics",
+        ".promo",
+        "Your email",  # form labels belong to result.forms
+    ):
+        assert absent not in content, absent
+
+
+def test_title_metadata_and_media() -> None:
+    result = _article()
+
+    assert result.title == "Brewing Tea at Home | The Kettle Journal"
+    meta = result.metadata
+    assert meta.description == "How to brew loose-leaf tea: water, time and leaves."
+    assert meta.author == "Ada Leaf"  # from JSON-LD's @graph
+    assert meta.published == "2024-03-01T09:00:00Z"
+    assert meta.language == "en-GB"
+    assert meta.canonical == "https://kettle.example/guides/brewing-tea"
+    assert meta.site_name == "The Kettle Journal"
+    kinds = [(item.kind, item.url, item.width, item.height) for item in result.media]
+    assert kinds == [
+        ("image", "https://kettle.example/guides/pot-1200.jpg", 600, 400),
+        ("video", "https://kettle.example/media/pouring.mp4", 640, 360),
+        ("image", "https://kettle.example/img/og-teapot.jpg", None, None),
+    ]
+    assert result.media[0].alt == "A blue teapot"
+
+
+def test_title_falls_back_to_og_title_then_first_h1() -> None:
+    og = '<html><head><meta property="og:title" content="From OG"></head><body><h1>Heading</h1></body></html>'
+    bare = "<html><body><div><h1>Only a heading</h1><p>Text.</p></div></body></html>"
+
+    assert extract_html(og, "https://a.example/", BrowseOptions()).title == "From OG"
+    assert extract_html(bare, "https://a.example/", BrowseOptions()).title == "Only a heading"
+
+
+def test_forms_have_absolute_action_method_and_labelled_fields() -> None:
+    search, contact = _article().forms
+
+    assert (search.action, search.method) == ("https://kettle.example/search", "GET")
+    assert search.fields[0].label == "Search the journal"  # placeholder
+    assert (contact.action, contact.method, contact.name) == (
+        "https://kettle.example/contact",
+        "POST",
+        "contact",
+    )
+    fields = {field.name: field for field in contact.fields}
+    assert (fields["email"].type, fields["email"].label, fields["email"].required) == (
+        "email",
+        "Your email",
+        True,
+    )
+    assert (fields["topic"].label, fields["topic"].value, fields["topic"].options) == (
+        "Topic",
+        "black",
+        ("green", "black"),
+    )
+    assert (fields["message"].type, fields["message"].value, fields["message"].label) == (
+        "textarea",
+        "Hello",
+        "Message",
+    )
+    assert (fields["size"].type, fields["size"].value, fields["size"].options) == (
+        "radio",
+        "cup",
+        ("cup", "pot"),
+    )
+    assert fields["token"].value == "abc123"
+
+
+# -- selectors -----------------------------------------------------------------------------
+
+
+def test_selectors_keep_only_their_subtrees_in_document_order() -> None:
+    # Given table first, h1 second: the content follows the page, not the option.
+    content = _article(selectors=("table", "h1", "article h1")).content
+
+    assert content.startswith("# Brewing Tea at Home\n\n| Tea | Temperature | Minutes |")
+    assert content.count("Brewing Tea at Home") == 1  # matched twice, read once
+    assert "Good tea needs" not in content and "Equipment" not in content
+
+
+def test_selectors_can_choose_page_chrome() -> None:
+    result = _article(selectors=("nav",))
+
+    assert "[Guides](https://kettle.example/guides/)" in result.content
+    assert "[Shop](https://kettle.example/shop/)" in result.content
+
+
+def test_exclude_selectors_remove_subtrees() -> None:
+    result = _article(exclude_selectors=("table", "pre"))
+
+    assert "| Tea |" not in result.content and "import time" not in result.content
+    assert "Steeping times" in result.content
+
+
+def test_a_bad_selector_is_a_value_error_naming_it() -> None:
+    with pytest.raises(ValueError, match=r"selectors: 'div\[\[' is not a valid CSS selector"):
+        _article(selectors=("div[[",))
+
+
+# -- main content --------------------------------------------------------------------------
+
+
+def test_readability_keeps_the_article_and_drops_comments_sidebar_and_menus() -> None:
+    whole = _noisy().content
+    main = _noisy(readability=True)
+
+    assert "zebra3" in whole and "lighthouse keepers" in whole  # the noise is on the page
+    assert "Port Wren votes to dredge its harbour" in main.content
+    assert "mooring fees" in main.content and "sandbar is worst" in main.content
+    for noise in (
+        "zebra",
+        "lighthouse keepers",
+        "sailboat",
+        "ferry timetables",
+        "Subscribe",
+        "Copyright",
+    ):
+        assert noise not in main.content, noise
+    assert main.title == "Port Wren votes to dredge its harbour - Wren Gazette"
+
+
+def test_readability_output_keeps_what_the_page_says_about_links_code_lists_and_images() -> None:
+    content = _article(readability=True).content
+
+    assert content.startswith("# Brewing Tea at Home\n\nGood tea needs")  # byline and "¶" gone
+    assert "[water guide](https://kettle.example/guides/water.html)" in content  # <base href>
+    assert "![A blue teapot](https://kettle.example/guides/pot-1200.jpg)" in content  # srcset
+    assert "```python\nimport time" in content
+    assert "1. Boil\n2. Pour" in content
+    assert "| Green | 80 °C | 2 |" in content
+    assert "hidden" not in content
+
+
+# -- keywords and query ----------------------------------------------------------------------
+
+
+def test_keywords_any_keep_matching_blocks_with_their_headings() -> None:
+    content = _article(keywords=("ASSAM", "thermostat")).content
+
+    assert "Black \\| Assam" in content  # the table, case-insensitively
+    assert "## Steeping times" in content  # the heading the table sits under
+    assert "Electric, with a thermostat" in content and "## Equipment" in content
+    assert "Good tea needs" not in content and "Tea is liquid wisdom" not in content
+
+
+def test_keywords_match_whole_words_and_phrases_only() -> None:
+    # "pot" is in "teapot"; "right temperature" is a phrase of one paragraph.
+    assert "teapot" not in _article(keywords=("pot",), format="text").content
+    content = _article(keywords=("Right  Temperature",), format="text").content
+    assert "Good tea needs fresh water, the right temperature" in content
+    assert "Steep green tea" not in content
+
+
+def test_keywords_all_needs_every_keyword_in_one_block() -> None:
+    both = _article(keywords=("green", "black"), keyword_mode="all", format="text").content
+    either = _article(keywords=("green", "black"), keyword_mode="any", format="text").content
+
+    assert "Steep green tea briefly; black tea wants longer." in both
+    assert "Green | 80 °C | 2" not in both.split("Steep green")[0]
+    assert "Topic" not in both
+    assert "Green | 80 °C | 2" in either  # the table has "Green" only... and "Black"
+    assert len(either) >= len(both)
+
+
+def test_a_keyword_matching_nothing_gives_empty_content_and_says_so() -> None:
+    result = _article(keywords=("espresso", "latte"))
+
+    assert result.content == ""
+    assert result.truncated
+    assert result.truncation == [
+        "no block matched the keywords (any of 'espresso', 'latte'): content left empty"
+    ]
+    assert result.title and result.links  # the rest of the page is still there
+
+
+def test_query_puts_the_most_relevant_block_first_after_its_heading() -> None:
+    result = _noisy(readability=True, query="who pays: funding and mooring fees", format="text")
+    blocks = result.content.split("\n\n")
+
+    assert blocks[0] == "Port Wren votes to dredge its harbour"
+    assert blocks[1].startswith("Funding comes from a mix of sources")
+    assert blocks[-1].startswith(
+        "Work is due to begin in May"
+    )  # no query word: last, in page order
+
+
+def test_a_query_matching_nothing_keeps_document_order() -> None:
+    assert _article(query="xylophone quartz").content == _article().content
+
+
+# -- formats and links ---------------------------------------------------------------------
+
+
+def test_numbered_links_put_the_number_in_content_and_on_the_link() -> None:
+    result = _article(link_style="numbered")
+
+    assert "Read the water guide [1] first." in result.content
+    assert "- A strainer [2]" in result.content
+    assert [(link.number, link.text) for link in result.links] == [
+        (1, "water guide"),
+        (2, "strainer"),
+    ]
+    assert "[water guide](" not in result.content and "[strainer](" not in result.content
+
+
+def test_link_style_none_keeps_only_the_words() -> None:
+    content = _article(link_style="none").content
+
+    assert "Read the water guide first." in content
+    assert "kettle.example/guides/water.html" not in content
+
+
+def test_links_format_is_one_line_per_link_deduplicated_by_url() -> None:
+    html = (
+        "<body><p><a href='/a'>First</a> <a href='/b'>Second</a> <a href='/a'>First again</a>"
+        " <a href='#top'>Top</a> <a href='javascript:void(0)'>Script</a></p></body>"
+    )
+    result = extract_html(html, "https://links.example/page", BrowseOptions(format="links"))
+
+    assert (
+        result.content
+        == "[1] First <https://links.example/a>\n[2] Second <https://links.example/b>"
+    )
+    assert len(result.links) == 2
+
+
+def test_text_format_has_no_markdown() -> None:
+    content = _article(format="text").content
+
+    assert content.startswith("Brewing Tea at Home\n\nBy Ada Leaf")
+    assert (
+        "Good tea needs fresh water, the right temperature and patience. Read the water guide first."
+        in content
+    )
+    for syntax in ("**", "](", "```", "## ", "| --- |"):
+        assert syntax not in content, syntax
+    assert "Tea | Temperature | Minutes" in content
+
+
+def test_json_format_has_the_documented_shape() -> None:
+    data = json.loads(_article(format="json").content)
+
+    assert set(data) == {"title", "headings", "blocks", "links", "forms", "media", "metadata"}
+    assert data["headings"][:2] == [
+        {"level": 1, "text": "Brewing Tea at Home"},
+        {"level": 2, "text": "Steeping times"},
+    ]
+    by_type = {}
+    for block in data["blocks"]:
+        by_type.setdefault(block["type"], block)  # the first of each type
+    assert by_type["table"]["header"] == ["Tea", "Temperature", "Minutes"]
+    assert by_type["table"]["rows"][0] == ["Green", "80 °C", "2"]
+    assert by_type["code"]["language"] == "python"
+    assert by_type["list"]["items"][0] == {
+        "text": "A kettle",
+        "items": [
+            {"text": "Electric, with a thermostat", "items": []},
+            {"text": "Stovetop", "items": []},
+        ],
+    }
+    assert by_type["image"]["url"] == "https://kettle.example/guides/pot-1200.jpg"
+    assert data["links"][0] == {
+        "number": 1,
+        "text": "water guide",
+        "url": "https://kettle.example/guides/water.html",
+    }
+    assert data["forms"][1]["fields"][0]["label"] == "Your email"
+    assert data["metadata"]["author"] == "Ada Leaf"
+
+
+# -- token budget --------------------------------------------------------------------------
+
+
+def test_budget_keeps_headings_and_first_blocks_and_says_what_was_cut() -> None:
+    full = _article()
+    result = _article(max_tokens=60)
+
+    assert _tokens(result.content) <= 60 < _tokens(full.content)
+    assert result.truncated
+    assert result.content.endswith("cut to fit max_tokens=60]")
+    # The outline first (outermost levels), then the blocks in page order.
+    assert result.content.startswith("# Brewing Tea at Home\n\nBy Ada Leaf, 1 March 2024\n\n")
+    for heading in ("## Steeping times", "## Equipment", "## Ask us"):
+        assert heading in result.content
+    assert "### Timer script" not in result.content and "import time" not in result.content
+    assert any(
+        re.fullmatch(r"cut \d+ blocks? \([\d,]+ tokens\) under 'Timer script'", note)
+        for note in result.truncation
+    )
+
+
+def test_budget_cuts_by_query_rank() -> None:
+    result = _noisy(readability=True, query="mooring fees funding", max_tokens=120)
+
+    assert _tokens(result.content) <= 120
+    assert "Funding comes from a mix of sources" in result.content
+    assert "Harbour master Ines Calloway" not in result.content
+
+
+def test_the_best_ranked_block_too_long_for_the_budget_is_cut_short_not_skipped() -> None:
+    long = " ".join(["A kettle boils water; descale the kettle monthly."] * 40)
+    html = (
+        "<h1>Guide</h1><h2>Intro</h2><p>Short intro.</p>"
+        f"<h2>Kettles</h2><p>{long}</p><h2>Other</h2><p>Cups and saucers.</p>"
+    )
+    result = extract_html(html, "https://g.example/", BrowseOptions(query="kettle", max_tokens=100))
+
+    assert _tokens(result.content) <= 100
+    assert result.content.startswith("# Guide\n\n## Kettles\n\nA kettle boils water;")
+    assert "\u2026\n\n" in result.content  # the cut paragraph ends with an ellipsis
+    assert result.truncation[0] == "cut the block under 'Kettles' short to fit"
+
+
+def test_a_budget_smaller_than_the_title_cuts_the_title_and_says_so() -> None:
+    result = _article(
+        max_tokens=3, selectors=("p",)
+    )  # no h1: the content starts with the title line
+
+    assert _tokens(result.content) <= 3
+    assert result.content == "# Brewing\u2026"
+    assert result.truncated
+    assert result.truncation[0] == "cut the title to 10 characters: max_tokens=3 is smaller than it"
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "text", "json", "links"])
+@pytest.mark.parametrize("budget", [1, 2, 7, 25, 90])
+def test_every_format_stays_within_tiny_budgets(fmt: str, budget: int) -> None:
+    full = _article(format=fmt, link_style="numbered")
+    result = _article(format=fmt, max_tokens=budget, link_style="numbered")
+
+    assert _tokens(result.content) <= budget
+    assert result.truncated == (_tokens(full.content) > budget)
+    if fmt == "json" and result.content:
+        json.loads(result.content)
+
+
+def test_one_long_text_block_is_cut_short_rather_than_dropped() -> None:
+    text = " ".join(f"word{i}" for i in range(3000))
+    result = extract_text(text, "https://t.example/a.txt", BrowseOptions(max_tokens=100))
+
+    assert _tokens(result.content) <= 100
+    assert result.content.startswith("word0 word1 word2")
+    assert "cut to fit max_tokens=100" in result.content
+
+
+# -- text, PDF text, JSON --------------------------------------------------------------------
+
+
+def test_text_paragraphs_become_blocks_for_keywords_and_budget() -> None:
+    text = "First paragraph about kettles.\n\nSecond one, about teapots.\r\n\r\n\n Third: kettles again."
+    result = extract_text(
+        text, "https://t.example/a.txt", BrowseOptions(keywords=("kettles",)), title="Notes"
+    )
+
+    assert result.title == "Notes"
+    assert result.content == "# Notes\n\nFirst paragraph about kettles.\n\nThird: kettles again."
+    assert result.text_chars == len(
+        "First paragraph about kettles. Second one, about teapots. Third: kettles again."
+    )
+
+
+def test_json_is_pretty_printed_in_markdown_and_raw_in_text() -> None:
+    raw = '{"name":"tea","sizes":[1,2]}'
+    markdown = extract_text(
+        raw, "https://t.example/a.json", BrowseOptions(), mime_type="application/json"
+    )
+    text = extract_text(
+        raw, "https://t.example/a.json", BrowseOptions(format="text"), mime_type="application/json"
+    )
+
+    assert (
+        markdown.content == '```json\n{\n  "name": "tea",\n  "sizes": [\n    1,\n    2\n  ]\n}\n```'
+    )
+    assert text.content == raw
+
+
+# -- JavaScript needed -----------------------------------------------------------------------
+
+
+def test_an_empty_app_root_needs_javascript() -> None:
+    html = (
+        "<html><head><title>App</title><script src='/static/app.js'></script></head>"
+        "<body><div id='root'></div></body></html>"
+    )
+    result = extract_html(html, "https://app.example/", BrowseOptions())
+
+    assert (
+        result.javascript_needed
+        == "empty app root <div id=root>: the content is rendered by JavaScript"
+    )
+
+
+def test_a_noscript_asking_for_javascript_needs_javascript() -> None:
+    html = (
+        "<html><head><title>Dashboard</title></head><body>"
+        "<noscript>Please enable JavaScript to use this dashboard.</noscript>"
+        "<div class='shell'><span>Loading…</span></div><script src='/bundle.js'></script></body></html>"
+    )
+    result = extract_html(html, "https://dash.example/", BrowseOptions())
+
+    assert result.javascript_needed is not None
+    assert "the page asks for JavaScript" in result.javascript_needed
+    assert "Please enable JavaScript to use this dashboard." in result.javascript_needed
+
+
+def test_next_data_without_text_and_script_heavy_pages_need_javascript() -> None:
+    next_page = (
+        "<html><body><div id='__next'><div><span>  </span></div></div>"
+        "<script id='__NEXT_DATA__' type='application/json'>{\"props\":{}}</script></body></html>"
+    )
+    heavy = "<html><body><p>Hi</p><script>" + "var x = 1;" * 1000 + "</script></body></html>"
+
+    assert "empty app root <div id=__next>" in (
+        extract_html(next_page, "https://n.example/", BrowseOptions()).javascript_needed or ""
+    )
+    reason = extract_html(heavy, "https://h.example/", BrowseOptions()).javascript_needed
+    assert reason is not None and reason.startswith(
+        "only 2 characters of text in 9 KB of HTML, mostly scripts"
+    )
+
+
+def test_static_articles_do_not_need_javascript() -> None:
+    disqus = (
+        (FIXTURES / "article.html")
+        .read_text(encoding="utf-8")
+        .replace(
+            "</article>",
+            "<noscript>Please enable JavaScript to view the comments powered by Disqus.</noscript>"
+            "<div id='app'></div></article>",
+        )
+    )
+
+    assert _article().javascript_needed is None
+    assert _noisy().javascript_needed is None
+    assert extract_html(disqus, ARTICLE_URL, BrowseOptions()).javascript_needed is None
+    assert _article().text_chars > 500
+
+
+# -- robustness ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("html", "content"),
+    [
+        ("", ""),
+        ("just words", "just words"),
+        ("<p>a<p>b", "a\n\nb"),
+        ("<table><tr><td>one</td></tr><tr><td>two</td></tr></table>", "one\n\ntwo"),  # layout
+        ("<ul><li></li></ul><pre> </pre><h1></h1><p>only</p>", "only"),
+        ('<img srcset=",, ," alt="broken">', ""),
+        (
+            '<img srcset="a.jpg 1x, b.jpg 2x" src="c.jpg" alt="sharp">',
+            "![sharp](https://o.example/b.jpg)",
+        ),
+        (
+            "<p>x<b> bold </b>y<a href='/l'><img src='i.png' alt='logo'></a></p>",
+            "x **bold** y![logo](https://o.example/i.png)",
+        ),
+    ],
+)
+def test_odd_markup_gives_sensible_content(html: str, content: str) -> None:
+    assert extract_html(html, "https://o.example/", BrowseOptions()).content == content
+
+
+def test_deeply_nested_markup_does_not_overflow_the_stack() -> None:
+    html = "<body>" + "<div><span>" * 3000 + "deep words" + "</span></div>" * 3000 + "</body>"
+
+    assert "deep words" in extract_html(html, "https://d.example/", BrowseOptions()).content
+
+
+def test_threads_extracting_at_once_get_the_same_results() -> None:
+    expected = _noisy(query="harbour dredging", max_tokens=300).content
+    results: list[str] = []
+
+    def work() -> None:
+        for _ in range(5):
+            results.append(_noisy(query="harbour dredging", max_tokens=300).content)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [expected] * 20
+
+
+# -- the corpus of real pages ----------------------------------------------------------------
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "readability-dev"
+
+
+def _corpus_pages() -> list[Path]:
+    if not CORPUS.is_dir():
+        return []
+    return sorted(p for p in CORPUS.iterdir() if (p / "source.html").is_file())
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")
+def test_max_tokens_500_holds_on_every_corpus_page_in_every_format() -> None:
+    pages = _corpus_pages()
+    assert len(pages) > 50
+    over = []
+    for page in pages:
+        html = (page / "source.html").read_text(encoding="utf-8", errors="replace")
+        for options in (
+            BrowseOptions(max_tokens=500, query="the main point of the article"),
+            BrowseOptions(max_tokens=500, readability=True, format="text", link_style="numbered"),
+            BrowseOptions(max_tokens=500, format="json"),
+            BrowseOptions(max_tokens=500, format="links"),
+        ):
+            result = extract_html(html, "http://fakehost/test/page.html", options)
+            if _tokens(result.content) > 500 or (result.truncated and not result.truncation):
+                over.append((page.name, options.format, _tokens(result.content)))
+            if options.format == "json":
+                json.loads(result.content)
+    assert over == []

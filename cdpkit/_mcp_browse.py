@@ -35,6 +35,8 @@ from ._mcp_urls import UrlBlockedError
 __all__ = ["BROWSE_TOOL_NAMES", "browse_tools"]
 
 BROWSE_TOOL_NAMES = ("browse", "get_links", "get_forms", "session_list", "session_close")
+# How many of the budget's cuts the header of a browse result names.
+_CUTS_SHOWN = 3
 
 
 class _Engine(Protocol):
@@ -246,8 +248,10 @@ def _header(result: BrowseResult) -> str:
     if result.mime_type and result.mime_type != "text/html":
         lines.append(f"Type: {result.mime_type}")
     if result.truncated:
-        cut = "; ".join(result.truncation) if result.truncation else "the content is partial"
-        lines.append(f"Truncated: {cut}")
+        # The first cuts only: the header is outside the token budget, keep it short.
+        cuts = result.truncation[:_CUTS_SHOWN] or ["the content is partial"]
+        more = len(result.truncation) - _CUTS_SHOWN
+        lines.append("Truncated: " + "; ".join(cuts) + (f"; and {more} more cuts" if more > 0 else ""))
     if result.session:
         lines.append(f"Session: {result.session}")
     return "\n".join(lines)

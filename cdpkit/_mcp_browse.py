@@ -8,7 +8,9 @@ no second Chrome is ever launched) only for pages that need JavaScript. As for t
 browser tools, the input schemas and descriptions come from the functions' signatures
 and Google-style docstrings, and the server's URL policy applies: the URL asked for is
 checked before anything is fetched, and where the page ended (after redirects) before
-anything of it is returned.
+anything of it is returned. In the browser (tiers 2 and 3), the server's request guard
+also refuses each blocked hop of a redirect; over HTTP (tier 1) the hops are followed and
+only where they ended is judged, so nothing from a blocked origin is ever shown.
 """
 
 from __future__ import annotations

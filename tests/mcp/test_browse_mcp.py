@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -156,3 +157,32 @@ async def test_errors_carry_the_code_and_the_suggestion(
     assert text_of(local).startswith("Browsing file:///etc/passwd is blocked: file URLs are not allowed")
     # And the server goes on.
     assert not (await mcp.call("session_list")).is_error
+
+
+async def test_a_redirect_to_a_blocked_origin_shows_nothing_from_there(
+    server: FixtureServer, other_server: FixtureServer, tmp_path: Path
+) -> None:
+    def redirect(handler: object) -> None:
+        handler.send_response(302)  # type: ignore[attr-defined]
+        handler.send_header("Location", other_server.url("/browse-surfaces/article.html"))  # type: ignore[attr-defined]
+        handler.send_header("Content-Length", "0")  # type: ignore[attr-defined]
+        handler.end_headers()  # type: ignore[attr-defined]
+
+    server.route("/browse-surfaces/away", redirect)
+    session = await McpSession(
+        ["--downloads", str(tmp_path), "--blocked-origins", other_server.origin]
+    ).start()
+    try:
+        direct = await session.call("browse", {"url": other_server.url("/browse-surfaces/article.html")})
+        assert direct.is_error
+        assert text_of(direct).startswith(f"Browsing {other_server.url('/browse-surfaces/article.html')} is blocked: origin")
+        away = await session.call("browse", {"url": server.url("/browse-surfaces/away")})
+        text = text_of(away)
+        assert away.is_error, text
+        assert text.startswith(
+            f"Browsing {server.url('/browse-surfaces/away')} ended at "
+            f"{other_server.url('/browse-surfaces/article.html')}, which is blocked: origin"
+        ), text
+        assert "Port of Lisbon" not in text
+    finally:
+        await session.stop()

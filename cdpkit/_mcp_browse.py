@@ -44,7 +44,9 @@ _CUTS_SHOWN = 3
 class _Engine(Protocol):
     """What the tools use of :class:`cdpkit.Engine`."""
 
-    async def browse(self, url: str, *, session: str | None = None, **options: Any) -> BrowseResult: ...
+    async def browse(
+        self, url: str, *, session: str | None = None, **options: Any
+    ) -> BrowseResult: ...
 
     @property
     def sessions(self) -> list[str]: ...
@@ -253,7 +255,9 @@ def _header(result: BrowseResult) -> str:
         # The first cuts only: the header is outside the token budget, keep it short.
         cuts = result.truncation[:_CUTS_SHOWN] or ["the content is partial"]
         more = len(result.truncation) - _CUTS_SHOWN
-        lines.append("Truncated: " + "; ".join(cuts) + (f"; and {more} more cuts" if more > 0 else ""))
+        lines.append(
+            "Truncated: " + "; ".join(cuts) + (f"; and {more} more cuts" if more > 0 else "")
+        )
     if result.session:
         lines.append(f"Session: {result.session}")
     return "\n".join(lines)
@@ -285,7 +289,9 @@ def _form_data(form: Form) -> dict[str, Any]:
 def render_forms(result: BrowseResult, session: BrowserSession) -> list[Part]:
     if not result.forms:
         return [Text(f"No forms on {result.final_url}.")]
-    return [Text(to_json({"url": result.final_url, "forms": [_form_data(f) for f in result.forms]}))]
+    return [
+        Text(to_json({"url": result.final_url, "forms": [_form_data(f) for f in result.forms]}))
+    ]
 
 
 def render_plain(result: Any, session: BrowserSession) -> list[Part]:
@@ -340,5 +346,7 @@ def browse_tools(policy_note: str = "") -> list[ToolSpec]:
         _engine_tool("get_links", get_links, render_links, note=policy_note),
         _engine_tool("get_forms", get_forms, render_forms, note=policy_note),
         _engine_tool("session_list", session_list, render_plain, page_content=False),
-        _engine_tool("session_close", session_close, render_plain, page_content=False, read_only=False),
+        _engine_tool(
+            "session_close", session_close, render_plain, page_content=False, read_only=False
+        ),
     ]

@@ -19,11 +19,26 @@ def test_browse_tier1_measures_both_sides_and_starts_no_chrome(tmp_path: Path) -
     if not Path(find_chrome()).exists():
         pytest.skip("no Chromium to benchmark")
     proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks", "--quick", "--no-playwright",
-         "--only", "browse_tier1", "--out", str(tmp_path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=180)
+        [
+            sys.executable,
+            "-m",
+            "benchmarks",
+            "--quick",
+            "--no-playwright",
+            "--only",
+            "browse_tier1",
+            "--out",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    rows = {row["metric"]: row for row in json.loads((tmp_path / "latest.json").read_text())["rows"]}
+    rows = {
+        row["metric"]: row for row in json.loads((tmp_path / "latest.json").read_text())["rows"]
+    }
     assert set(rows) == {"ms", "chars", "chrome_processes"}
     for row in rows.values():
         assert "median" in row["raw"] and "median" in row["cdpkit"], row

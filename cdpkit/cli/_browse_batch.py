@@ -53,7 +53,9 @@ INVALID_URL_CODE = "page.invalid_url"
 class BatchEngine(Protocol):
     """What a batch needs of an engine: :meth:`cdpkit.Engine.browse`."""
 
-    async def browse(self, url: str, *, session: str | None = None, **options: Any) -> BrowseResult: ...
+    async def browse(
+        self, url: str, *, session: str | None = None, **options: Any
+    ) -> BrowseResult: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,11 +90,16 @@ def read_batch(source: str, *, stdin: IO[str] | None = None) -> list[BatchLine]:
         try:
             text = path.read_text(encoding="utf-8-sig")
         except FileNotFoundError:
-            raise CLIError(f"No such file: {source} (--batch takes a file of URLs, one a line, or - for stdin)", 2) from None
+            raise CLIError(
+                f"No such file: {source} (--batch takes a file of URLs, one a line, or - for stdin)",
+                2,
+            ) from None
         except IsADirectoryError:
             raise CLIError(f"--batch {source} is a directory, not a file of URLs", 2) from None
         except (OSError, UnicodeDecodeError) as exc:
-            raise CLIError(f"Cannot read --batch {source}: {getattr(exc, 'strerror', None) or exc}", 2) from None
+            raise CLIError(
+                f"Cannot read --batch {source}: {getattr(exc, 'strerror', None) or exc}", 2
+            ) from None
         where = source
     lines: list[BatchLine] = []
     for number, raw in enumerate(text.splitlines(), 1):
@@ -104,7 +111,9 @@ def read_batch(source: str, *, stdin: IO[str] | None = None) -> list[BatchLine]:
         except CLIError as exc:
             lines.append(BatchLine(entry, number, str(exc)))
     if not lines:
-        raise CLIError(f"--batch {where} lists no URL (one a line; blank lines and # comments are skipped)", 2)
+        raise CLIError(
+            f"--batch {where} lists no URL (one a line; blank lines and # comments are skipped)", 2
+        )
     return lines
 
 
@@ -136,7 +145,11 @@ def error_record(url: str, exc: BaseException) -> dict[str, Any]:
     elif isinstance(exc, TimeoutError):
         code, recoverable, suggestion = "network.timeout", True, "raise --timeout SECONDS"
     else:
-        code, recoverable, suggestion = "processing.internal", False, "run it alone with --debug to see why"
+        code, recoverable, suggestion = (
+            "processing.internal",
+            False,
+            "run it alone with --debug to see why",
+        )
     return {
         "url": url,
         "ok": False,
@@ -181,7 +194,9 @@ class _InOrder:
         """Write the lines done but held back behind a URL still running (when the
         batch is interrupted), in input order."""
         for index in sorted(self.pending):
-            self.out.write(json.dumps(self.pending.pop(index), ensure_ascii=False, default=str) + "\n")
+            self.out.write(
+                json.dumps(self.pending.pop(index), ensure_ascii=False, default=str) + "\n"
+            )
         self.out.flush()
 
 
@@ -249,7 +264,7 @@ async def browse_batch(
         nonlocal failed
         for index, line in queue:
             if line.problem is not None:
-                record = error_record(line.url, CLIError(line.problem))
+                record = error_record(line.url, CLIError(f"line {line.line}: {line.problem}"))
             else:
                 try:
                     result = await engine.browse(line.url, session=session, **options)
@@ -375,7 +390,9 @@ def run_batch(
     class _OneAtATime:
         """The engine as the batch calls it: each URL as the single-URL command runs it."""
 
-        async def browse(self, url: str, *, session: str | None = None, **options: Any) -> BrowseResult:
+        async def browse(
+            self, url: str, *, session: str | None = None, **options: Any
+        ) -> BrowseResult:
             return await browse_one(engine, url, options, session=session)
 
     async def work() -> int:

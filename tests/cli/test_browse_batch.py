@@ -37,13 +37,27 @@ def test_a_batch_with_static_js_and_failing_urls(
         f"{article}?again=1\n"
     )
     done = cli.run(
-        "browse", "--batch", str(listing), "--connect", endpoint, "--max-tokens", "200",
-        "--concurrency", "3", "--timeout", "20",
+        "browse",
+        "--batch",
+        str(listing),
+        "--connect",
+        endpoint,
+        "--max-tokens",
+        "200",
+        "--concurrency",
+        "3",
+        "--timeout",
+        "20",
     )
     assert done.returncode == 1, done.stderr  # some failed
     lines = records(done.stdout)
     assert [line["url"] for line in lines] == [
-        article, missing, app, "not a url at all", refused, f"{article}?again=1"
+        article,
+        missing,
+        app,
+        "not a url at all",
+        refused,
+        f"{article}?again=1",
     ]
     assert [line["ok"] for line in lines] == [True, False, True, False, False, True]
     first, not_found, rendered, invalid, unreachable, last = lines
@@ -55,6 +69,7 @@ def test_a_batch_with_static_js_and_failing_urls(
     assert rendered["tier_used"] in (2, 3)
     assert "the ferry to Cacilhas leaves every fifteen minutes" in rendered["content"]
     assert invalid["error"]["code"] == "page.invalid_url"
+    assert invalid["error"]["message"].startswith("line 6: Invalid URL"), invalid
     assert unreachable["error"]["code"].startswith("network.")
     assert unreachable["error"]["recoverable"] in (True, False)
     assert last["ok"] and last["final_url"] == f"{article}?again=1"
@@ -66,7 +81,11 @@ def test_stdin_and_exit_status_0_when_all_succeeded(cli: CLI, server: FixtureSer
     # Chrome that cannot start would fail them).
     urls = [server.url("/browse-surfaces/article.html"), server.url("/mcp/index.html")]
     done = cli.run(
-        "browse", "--batch", "-", "--format", "text",
+        "browse",
+        "--batch",
+        "-",
+        "--format",
+        "text",
         input="\n".join(urls) + "\n",
         env={"CDPKIT_CHROME": "/nonexistent/chrome"},
     )
@@ -81,15 +100,25 @@ def test_help_says_order_and_exit_status(cli: CLI) -> None:
     shown = cli.run("browse", "--help")
     assert shown.returncode == 0
     text = " ".join(shown.stdout.split())
-    for words in ("--batch", "--concurrency", "--grid", "--connect", "--header",
-                  "input order", "exit status 1"):
+    for words in (
+        "--batch",
+        "--concurrency",
+        "--grid",
+        "--connect",
+        "--header",
+        "input order",
+        "exit status 1",
+    ):
         assert words in text, words
 
 
 def test_bad_batch_arguments_exit_2_before_anything_starts(cli: CLI, tmp_path: Path) -> None:
     missing = cli.run("browse", "--batch", str(tmp_path / "none.txt"))
     assert missing.returncode == 2
-    assert missing.stderr.strip() == f"error: No such file: {tmp_path / 'none.txt'} (--batch takes a file of URLs, one a line, or - for stdin)"
+    assert (
+        missing.stderr.strip()
+        == f"error: No such file: {tmp_path / 'none.txt'} (--batch takes a file of URLs, one a line, or - for stdin)"
+    )
     both = cli.run("browse", "http://127.0.0.1:1/", "--batch", "-", input="http://127.0.0.1:1/\n")
     assert both.returncode == 2 and "URL or --batch" in both.stderr
     zero = cli.run("browse", "--batch", "-", "--concurrency", "0", input="http://127.0.0.1:1/\n")
@@ -102,8 +131,12 @@ def test_a_progress_bar_on_stderr_when_it_is_a_terminal(cli: CLI, server: Fixtur
     try:
         process = subprocess.Popen(
             [sys.executable, "-m", "cdpkit", "browse", "--batch", "-", "--max-tier", "1"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=follower, text=True,
-            env=cli.env, cwd=cli.cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            text=True,
+            env=cli.env,
+            cwd=cli.cwd,
         )
     finally:
         os.close(follower)
@@ -178,15 +211,23 @@ def test_sigterm_mid_batch_closes_the_browser_and_keeps_the_lines_done(
 def test_a_reader_that_leaves_early_is_not_an_error(cli: CLI, server: FixtureServer) -> None:
     urls = "".join(f"{server.url('/browse-surfaces/article.html')}?n={n}\n" for n in range(12))
     done = subprocess.run(
-        [sys.executable, "-c",
-         "import subprocess, sys\n"
-         "p = subprocess.Popen([sys.executable, '-m', 'cdpkit', 'browse', '--batch', '-', "
-         "'--max-tier', '1'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, "
-         "stderr=subprocess.PIPE, text=True)\n"
-         "p.stdin.write(sys.stdin.read()); p.stdin.close()\n"
-         "print(p.stdout.readline(), end=''); p.stdout.close()\n"
-         "err = p.stderr.read(); print('STATUS', p.wait()); print(err, end='')\n"],
-        input=urls, capture_output=True, text=True, env=cli.env, cwd=cli.cwd, timeout=90,
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys\n"
+            "p = subprocess.Popen([sys.executable, '-m', 'cdpkit', 'browse', '--batch', '-', "
+            "'--max-tier', '1'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, "
+            "stderr=subprocess.PIPE, text=True)\n"
+            "p.stdin.write(sys.stdin.read()); p.stdin.close()\n"
+            "print(p.stdout.readline(), end=''); p.stdout.close()\n"
+            "err = p.stderr.read(); print('STATUS', p.wait()); print(err, end='')\n",
+        ],
+        input=urls,
+        capture_output=True,
+        text=True,
+        env=cli.env,
+        cwd=cli.cwd,
+        timeout=90,
     )
     out = done.stdout.splitlines()
     assert json.loads(out[0])["ok"] is True

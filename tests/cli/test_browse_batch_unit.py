@@ -47,7 +47,9 @@ def test_read_batch_from_stdin_and_its_errors(tmp_path: Path) -> None:
 
 
 def _result(url: str) -> BrowseResult:
-    return BrowseResult(url=url, final_url=url, status=200, title=url[-1], content="text", format="markdown")
+    return BrowseResult(
+        url=url, final_url=url, status=200, title=url[-1], content="text", format="markdown"
+    )
 
 
 class ScriptedEngine:
@@ -66,8 +68,14 @@ class ScriptedEngine:
         try:
             await asyncio.sleep(0.2 if url.endswith("slow") else 0.01)
             if url.endswith("bad"):
-                raise BrowseError(url, "http.404", "the server answered 404 Not Found",
-                                  recoverable=False, suggestion="check the URL", status=404)
+                raise BrowseError(
+                    url,
+                    "http.404",
+                    "the server answered 404 Not Found",
+                    recoverable=False,
+                    suggestion="check the URL",
+                    status=404,
+                )
             if url.endswith("boom"):
                 raise RuntimeError("unexpected")
             return _result(url)
@@ -82,11 +90,22 @@ async def test_lines_come_out_in_input_order_and_a_failure_does_not_stop_the_bat
     engine = ScriptedEngine()
     out = io.StringIO()
     failed = await browse_batch(
-        engine, lines, options={"max_tokens": 50}, concurrency=2, session="s", out=out, progress=False
+        engine,
+        lines,
+        options={"max_tokens": 50},
+        concurrency=2,
+        session="s",
+        out=out,
+        progress=False,
     )
     records = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [r["url"] for r in records] == [
-        "http://h/slow", "http://h/bad", "nonsense url", "http://h/c", "http://h/boom", "http://h/e"
+        "http://h/slow",
+        "http://h/bad",
+        "nonsense url",
+        "http://h/c",
+        "http://h/boom",
+        "http://h/e",
     ]
     assert [r["ok"] for r in records] == [True, False, False, True, False, True]
     assert failed == 3

@@ -41,9 +41,23 @@ def test_a_batch_runs_its_javascript_page_on_the_grid(
     listing = tmp_path / "urls.txt"
     listing.write_text(f"{article}\n{app}\n")
     process = subprocess.Popen(
-        [sys.executable, "-m", "cdpkit", "browse", "--batch", str(listing), "--grid",
-         standalone_grid, *NODE_FLAGS, "--timeout", "60"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "cdpkit",
+            "browse",
+            "--batch",
+            str(listing),
+            "--grid",
+            standalone_grid,
+            *NODE_FLAGS,
+            "--timeout",
+            "60",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
     )
     with lock:
         command.append(process)

@@ -87,7 +87,9 @@ async def test_a_javascript_page_runs_in_the_servers_one_browser(
     assert "Loaded: tier 2" in text or "Loaded: tier 3" in text
     assert "went up because: " in text
     # The browser tools then use the same Chrome: one browser process, not two.
-    navigated = await mcp.call("browser_navigate", {"url": server.url("/browse-surfaces/article.html")})
+    navigated = await mcp.call(
+        "browser_navigate", {"url": server.url("/browse-surfaces/article.html")}
+    )
     assert not navigated.is_error, text_of(navigated)
     launched = [  # a launched browser's main process is the one with the debugging flag
         cmd for _, cmd in browser_processes(mcp.marker) if "--remote-debugging-" in cmd
@@ -154,7 +156,9 @@ async def test_errors_carry_the_code_and_the_suggestion(
     # The server's URL policy holds for browse too: no local files by default.
     local = await mcp.call("browse", {"url": "file:///etc/passwd"})
     assert local.is_error
-    assert text_of(local).startswith("Browsing file:///etc/passwd is blocked: file URLs are not allowed")
+    assert text_of(local).startswith(
+        "Browsing file:///etc/passwd is blocked: file URLs are not allowed"
+    )
     # And the server goes on.
     assert not (await mcp.call("session_list")).is_error
 
@@ -173,9 +177,13 @@ async def test_a_redirect_to_a_blocked_origin_shows_nothing_from_there(
         ["--downloads", str(tmp_path), "--blocked-origins", other_server.origin]
     ).start()
     try:
-        direct = await session.call("browse", {"url": other_server.url("/browse-surfaces/article.html")})
+        direct = await session.call(
+            "browse", {"url": other_server.url("/browse-surfaces/article.html")}
+        )
         assert direct.is_error
-        assert text_of(direct).startswith(f"Browsing {other_server.url('/browse-surfaces/article.html')} is blocked: origin")
+        assert text_of(direct).startswith(
+            f"Browsing {other_server.url('/browse-surfaces/article.html')} is blocked: origin"
+        )
         away = await session.call("browse", {"url": server.url("/browse-surfaces/away")})
         text = text_of(away)
         assert away.is_error, text

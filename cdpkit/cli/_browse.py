@@ -126,7 +126,7 @@ def browse(
     url: Annotated[
         str | None,
         typer.Argument(
-            metavar="[URL]",
+            metavar="URL",
             help="A URL, a host name (https:// is added) or a local HTML file; or --batch FILE.",
             show_default=False,
         ),
@@ -213,7 +213,8 @@ def browse(
 ) -> None:
     """Print what a page says, fetched over HTTP first and in Chrome only if it needs
     JavaScript (the tier used and why are in --json). Failures print one line with the
-    error's code and what to do, and exit 1."""
+    error's code and what to do, and exit 1. With --batch FILE instead of a URL: many
+    pages at once, one JSON line each."""
     if timeout is not None and not timeout > 0:
         raise CLIError(f"Invalid --timeout {timeout:g}: give a positive number of seconds", 2)
     options = _options(

@@ -25,7 +25,8 @@ from benchmarks.common import now
 
 def browsers_started() -> int:
     """Live Chrome browsers descended from this process: their main processes, the ones
-    with a ``--remote-debugging-*`` flag (helpers, renderers and crash handlers aside)."""
+    with a ``--remote-debugging-*`` flag and no ``--type=`` (helpers, renderers and crash
+    handlers, which may repeat the browser's flags, aside)."""
     parents: dict[int, int] = {}
     browsers: list[int] = []
     for entry in Path("/proc").iterdir():
@@ -40,7 +41,9 @@ def browsers_started() -> int:
         if fields[0] in "ZX":
             continue
         parents[int(entry.name)] = int(fields[1])
-        if "chrom" in cmdline.split("\0")[0].lower() and "--remote-debugging-" in cmdline:
+        argv = cmdline.split("\0")
+        if ("chrom" in argv[0].lower() and "--remote-debugging-" in cmdline
+                and not any(arg.startswith("--type=") for arg in argv)):
             browsers.append(int(entry.name))
     me = os.getpid()
 

@@ -24,9 +24,8 @@ from benchmarks.common import now
 
 
 def browsers_started() -> int:
-    """Live Chrome browsers descended from this process: their main processes, the ones
-    with a ``--remote-debugging-*`` flag and no ``--type=`` (helpers, renderers and crash
-    handlers, which may repeat the browser's flags, aside)."""
+    """Live Chrome browsers descended from this process: their main processes (with a
+    ``--remote-debugging-*`` flag, no ``--type=``, and not a child of another one)."""
     parents: dict[int, int] = {}
     browsers: list[int] = []
     for entry in Path("/proc").iterdir():
@@ -41,11 +40,13 @@ def browsers_started() -> int:
         if fields[0] in "ZX":
             continue
         parents[int(entry.name)] = int(fields[1])
-        argv = cmdline.split("\0")
-        if ("chrom" in argv[0].lower() and "--remote-debugging-" in cmdline
-                and not any(arg.startswith("--type=") for arg in argv)):
+        # Renderers rewrite their command line into one string with --type=; zygotes
+        # repeat the browser's whole command line but are children of a browser.
+        if ("chrom" in cmdline.split("\0")[0].lower() and "--remote-debugging-" in cmdline
+                and "--type=" not in cmdline):
             browsers.append(int(entry.name))
     me = os.getpid()
+    browsers = [pid for pid in browsers if parents.get(pid) not in browsers]
 
     def descends(pid: int) -> bool:
         seen = set()

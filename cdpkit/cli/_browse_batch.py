@@ -217,6 +217,9 @@ def _progress_bar(total: int, enabled: bool) -> Any:
         TimeElapsedColumn(),
         console=Console(file=sys.stderr),
         transient=True,
+        # The JSON lines go to the real stdout, never through the bar's console (stderr).
+        redirect_stdout=False,
+        redirect_stderr=False,
     )
     with progress:
         yield progress, progress.add_task("batch", total=total, failed="")
@@ -246,7 +249,8 @@ async def browse_batch(
         concurrency: How many URLs are browsed at once.
         session: The engine session every URL runs in (``None``: a throwaway one each).
         out: Where the lines go (default stdout).
-        progress: Show a progress bar on stderr; ``None``: only when stderr is a terminal.
+        progress: Show a progress bar on stderr; ``None``: when stderr is a terminal and
+            stdout is not (a bar redrawn on the terminal the lines go to would erase them).
 
     Returns:
         How many URLs failed.
@@ -255,7 +259,7 @@ async def browse_batch(
         raise CLIError(f"Invalid --concurrency {concurrency}: give at least 1", 2)
     batch = list(lines)
     writer = _InOrder(out if out is not None else sys.stdout)
-    show = sys.stderr.isatty() if progress is None else progress
+    show = (sys.stderr.isatty() and not sys.stdout.isatty()) if progress is None else progress
     failed = 0
     # N workers pull the next URL: never more tasks than --concurrency, however long the file.
     queue = iter(enumerate(batch))
@@ -312,7 +316,7 @@ BatchOption = Annotated[
         "URL, in input order: {url, ok: true, ...the --json result} or {url, ok: false, "
         "error: {code, message, recoverable, suggestion}}. One failing URL never stops the "
         "others. Exit status 0 when every URL succeeded, exit status 1 when any failed. A "
-        "progress bar shows on stderr when it is a terminal.",
+        "progress bar shows on stderr when it is a terminal (and stdout is not).",
         show_default=False,
     ),
 ]

@@ -125,14 +125,15 @@ def test_bad_batch_arguments_exit_2_before_anything_starts(cli: CLI, tmp_path: P
     assert zero.returncode == 2 and "--concurrency" in zero.stderr
 
 
-def test_a_progress_bar_on_stderr_when_it_is_a_terminal(cli: CLI, server: FixtureServer) -> None:
-    urls = [server.url("/browse-surfaces/article.html"), server.url("/mcp/index.html")]
+def _on_a_terminal(cli: CLI, urls: list[str], *, stdout_too: bool) -> tuple[int, str, str]:
+    """Run a batch of ``urls`` with stderr (and stdout, with ``stdout_too``) on a
+    pseudo-terminal: its exit status, its stdout (piped) and what the terminal showed."""
     leader, follower = pty.openpty()
     try:
         process = subprocess.Popen(
             [sys.executable, "-m", "cdpkit", "browse", "--batch", "-", "--max-tier", "1"],
             stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
+            stdout=follower if stdout_too else subprocess.PIPE,
             stderr=follower,
             text=True,
             env=cli.env,
@@ -162,10 +163,20 @@ def test_a_progress_bar_on_stderr_when_it_is_a_terminal(cli: CLI, server: Fixtur
             process.wait()
         reader.join(10)
         os.close(leader)
-    assert process.returncode == 0, shown.decode(errors="replace")
+    return process.returncode, stdout or "", shown.decode(errors="replace")
+
+
+def test_a_progress_bar_on_stderr_when_it_is_a_terminal(cli: CLI, server: FixtureServer) -> None:
+    urls = [server.url("/browse-surfaces/article.html"), server.url("/mcp/index.html")]
+    status, stdout, terminal = _on_a_terminal(cli, urls, stdout_too=False)
+    assert status == 0, terminal
     assert [json.loads(line)["url"] for line in stdout.splitlines()] == urls  # stdout stays JSON
-    terminal = shown.decode(errors="replace")
     assert "Browsing" in terminal and "2/2" in terminal, terminal
+    # With the lines on the same terminal, no bar: redrawing it would erase them.
+    status, _, terminal = _on_a_terminal(cli, urls, stdout_too=True)
+    assert status == 0, terminal
+    assert "Browsing" not in terminal
+    assert [json.loads(line)["url"] for line in terminal.splitlines()] == urls
 
 
 def test_sigterm_mid_batch_closes_the_browser_and_keeps_the_lines_done(

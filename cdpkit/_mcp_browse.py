@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, Protocol
 
-from ._browse._result import BrowseResult, Form
+from ._browse._result import BrowseError, BrowseResult, Form
 from ._mcp_render import MAX_INLINE_BYTES
 from ._mcp_schema import (
     Image,
@@ -229,7 +229,19 @@ async def session_close(engine: _Engine, name: str) -> str:
     Returns:
         What was closed.
     """
-    await engine.close_session(name)
+    try:
+        await engine.close_session(name)
+    except BrowseError as exc:
+        if exc.code != "session.unknown":
+            raise
+        open_now = ", ".join(repr(open_name) for open_name in engine.sessions) or "none"
+        raise BrowseError(
+            name,
+            exc.code,
+            f"no open session named {name!r} (open: {open_now})",
+            recoverable=False,
+            suggestion="session_list shows the open sessions; browse with session=NAME opens one",
+        ) from None
     return f"Session {name!r} closed."
 
 

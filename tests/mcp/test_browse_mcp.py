@@ -140,7 +140,10 @@ async def test_sessions_round_trip(mcp: McpSession, server: FixtureServer) -> No
     assert json.loads(text_of(await mcp.call("session_list"))) == []
     again = await mcp.call("session_close", {"name": "work"})
     assert again.is_error
-    assert "[session.unknown]" in text_of(again)
+    assert text_of(again) == (
+        "work: no open session named 'work' (open: none) [session.unknown] (session_list shows "
+        "the open sessions; browse with session=NAME opens one)"
+    )
 
 
 async def test_errors_carry_the_code_and_the_suggestion(

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ..browser import Browser
+    from ._chrome import Rendered
 
 __all__ = ["BrowserFactory", "Engine", "browse", "engine"]
 
@@ -411,19 +412,18 @@ class _Call:
         # Charset detection can take a while on a big page: off the event loop too.
         html = await anyio.to_thread.run_sync(decode_html, fetched.body, fetched.content_type, abandon_on_cancel=True)
         extraction = await self._extract(_extract_html, html, fetched.final_url, self.options)
-        extraction = await self._with_media(extraction)
         challenge = browser_needed(fetched.status, html, extraction.text_chars)
         if fetched.status >= 400 and challenge is None:
             raise http_error(self.url, fetched.status)
         reason = challenge or extraction.javascript_needed
         if reason is None:
-            return self._result(extraction, fetched.final_url, fetched.status, 1)
+            return await self._with_media(self._result(extraction, fetched.final_url, fetched.status, 1))
         if last == 1:
             if fetched.status >= 400:
                 raise http_error(self.url, fetched.status, challenge=True)
             # As far as allowed: the thin content, and why a browser would do better.
             self.escalations.append(f"not escalated (max_tier=1): {reason}")
-            return self._result(extraction, fetched.final_url, fetched.status, 1)
+            return await self._with_media(self._result(extraction, fetched.final_url, fetched.status, 1))
         static = self._result(extraction, fetched.final_url, fetched.status, 1) if fetched.status < 400 else None
         self.static_chars = extraction.text_chars
         return static, reason
@@ -440,7 +440,7 @@ class _Call:
                     self.fetch_ms += (time.perf_counter() - began) * 1000
             except BrowseError as exc:
                 if static is not None and exc.code == "network.timeout":
-                    return self._degraded(static, tier, "the time ran out")
+                    return await self._degraded(static, tier, "the time ran out")
                 if "ERR_ABORTED" in str(exc) and _fetchable(self.url):
                     # Chrome downloads it (a PDF, a CSV...) rather than showing it: read it
                     # as tier 1 reads documents.
@@ -452,13 +452,13 @@ class _Call:
             except (LaunchError, ConnectError) as exc:
                 what = f"no browser could be started ({exc})"
                 if static is not None:
-                    return self._degraded(static, tier, what)
+                    return await self._degraded(static, tier, what)
                 raise BrowseError(self.url, "page.browser", what, recoverable=False,
                                   suggestion="check Chrome with `cdpkit doctor`, or use max_tier=1") from None
             except CDPError as exc:
                 what = "the page crashed" if isinstance(exc, PageCrashedError) else f"the browser failed ({exc})"
                 if static is not None:
-                    return self._degraded(static, tier, what)
+                    return await self._degraded(static, tier, what)
                 code = "page.crashed" if isinstance(exc, PageCrashedError) else "page.js"
                 raise BrowseError(self.url, code, what, recoverable=True,
                                   suggestion="try again, or tier=1 for the static HTML") from None
@@ -471,7 +471,6 @@ class _Call:
                     return outcome
             status = rendered.status or 200
             extraction = await self._extract(_extract_html, rendered.html, rendered.final_url, self.options)
-            extraction = await self._with_media(extraction)
             challenge = browser_needed(status, rendered.html, extraction.text_chars)
             if status >= 400 and challenge is None:
                 raise http_error(self.url, status)
@@ -493,10 +492,10 @@ class _Call:
                 and extraction.javascript_needed is not None
                 and extraction.text_chars < self.static_chars
             ):
-                return self._degraded(static, tier, "the rendered page had less text than the static HTML")
-            return result
+                return await self._degraded(static, tier, "the rendered page had less text than the static HTML")
+            return await self._with_media(result)
 
-    async def _render(self, tier: int) -> Any:
+    async def _render(self, tier: int) -> Rendered:
         from ._chrome import render
 
         browser = await self.engine.browser_for_pages(self.deadline)
@@ -528,23 +527,24 @@ class _Call:
 
     # -- results --------------------------------------------------------------------------
 
-    async def _with_media(self, extraction: Extraction) -> Extraction:
+    async def _with_media(self, result: BrowseResult) -> BrowseResult:
         """With ``include_media``, the page's first images fetched and turned into WebP
-        data; an image that fails keeps its URL and alt text, and ``truncation`` says so."""
-        if not self.options.include_media:
-            return extraction
+        data; an image that fails keeps its URL and alt text, and ``truncation`` says so.
+        Done once, on the result returned (not for tiers escalated past)."""
+        if not self.options.include_media or result.mime_type != "text/html":
+            return result
         wanted = [
             index
-            for index, item in enumerate(extraction.media)
+            for index, item in enumerate(result.media)
             if item.kind == "image" and item.data is None and item.url.startswith(("http://", "https://"))
         ][:_MAX_MEDIA_FETCHES]
         if not wanted:
-            return extraction
+            return result
         media = self.config.media
         limits = MediaLimits(True, media.max_width, media.max_height, media.quality)
 
         async def one(index: int) -> MediaItem:
-            item = extraction.media[index]
+            item = result.media[index]
             fetched = await fetch(self.session.client, item.url, min(_MEDIA_FETCH_TIMEOUT, self.left()))
             if fetched.status >= 400:
                 raise http_error(item.url, fetched.status)
@@ -555,7 +555,7 @@ class _Call:
             return dataclasses.replace(item, width=width, height=height, data=data, mime_type="image/webp")
 
         outcomes = await asyncio.gather(*(one(index) for index in wanted), return_exceptions=True)
-        items = list(extraction.media)
+        items = list(result.media)
         notes: list[str] = []
         for index, outcome in zip(wanted, outcomes, strict=True):
             if isinstance(outcome, MediaItem):
@@ -566,7 +566,9 @@ class _Call:
                 notes.append(f"image {items[index].url}{shown} failed ({why}): its URL and alt text only")
             else:  # cancellation and the like: not the image's fault
                 raise outcome
-        return dataclasses.replace(extraction, media=items, truncation=[*extraction.truncation, *notes])
+        return dataclasses.replace(
+            result, media=items, truncation=[*result.truncation, *notes], timing=self._timing()
+        )
 
     async def _extract(self, function: Callable[..., Extraction], *args: Any) -> Extraction:
         began = time.perf_counter()
@@ -575,8 +577,9 @@ class _Call:
         finally:
             self.extract_ms += (time.perf_counter() - began) * 1000
 
-    def _degraded(self, static: BrowseResult, tier: int, what: str) -> BrowseResult:
+    async def _degraded(self, static: BrowseResult, tier: int, what: str) -> BrowseResult:
         note = f"tier {tier} failed ({what}): the static content of tier 1 instead"
+        static = await self._with_media(static)
         return dataclasses.replace(
             static,
             escalations=[*self.escalations, note],

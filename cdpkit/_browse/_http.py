@@ -123,6 +123,9 @@ def _from_httpx(url: str, exc: httpx.HTTPError, timeout: float) -> BrowseError:
         return network_error(url, "network.timeout", timeout=timeout)
     if isinstance(exc, httpx.TooManyRedirects):
         return network_error(url, "network.redirects", detail=text)
+    if isinstance(exc, httpx.DecodingError):
+        return BrowseError(url, "processing.encoding", f"the response body could not be decoded ({text})",
+                           recoverable=False, suggestion="the server sent a broken compressed body")
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
         return BrowseError(url, "network.url", f"not a URL cdpkit can fetch ({text})", recoverable=False,
                            suggestion="give an http:// or https:// URL")

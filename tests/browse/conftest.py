@@ -111,9 +111,21 @@ def _file(body: bytes, content_type: str) -> object:
     return route
 
 
+def _slow_quietly(handler: Handler) -> None:
+    # As the suite's /slow, but a client gone by then (a page closed) is not an error: a
+    # traceback printed from this thread later would run while other tests do, for nothing.
+    import time
+
+    time.sleep(float(_query(handler, "s") or "1"))
+    try:
+        handler.reply(200, "<title>slow</title><p>slow</p>")
+    except OSError:
+        handler.close_connection = True
+
+
 def _slow_image(handler: Handler) -> None:
     handler.reply(200, "<title>partial</title><p>Text that was there before the image finished.</p>"
-                       "<img src='/slow?s=10'>")
+                       "<img src='/browse/slow?s=6'>")
 
 
 def _robots(handler: Handler) -> None:
@@ -135,7 +147,7 @@ def browse_server(server: FixtureServer) -> FixtureServer:
         "/browse/echo-headers": _echo_headers,
         "/browse/xhr-app": _file(
             b"<title>Slow app</title><div id='root'></div><script>"
-            b"fetch('/slow?s=1.5').then(r => r.text()).then(() => {"
+            b"fetch('/browse/slow?s=1.5').then(r => r.text()).then(() => {"
             b"document.getElementById('root').innerHTML = '<p>Arrived after a slow request: only a "
             b"wait for the network to go idle, as tier 3 does, sees this text.</p>'; });</script>",
             "text/html",
@@ -150,6 +162,7 @@ def browse_server(server: FixtureServer) -> FixtureServer:
         "/browse/private/page.html": _file(b"<title>private</title><p>secret</p>", "text/html"),
         "/browse/latin1": _latin1,
         "/browse/slow-image": _slow_image,
+        "/browse/slow": _slow_quietly,
         "/browse/gallery": _file(
             b"<title>Gallery</title><p>Two pictures: one that loads and one that does not.</p>"
             b"<img src='/browse/big.png' alt='big picture'><img src='/status?code=404' alt='missing chart'>",

@@ -29,7 +29,7 @@ def _run(*args: str, home: Path, timeout: float = 60) -> subprocess.CompletedPro
 def test_a_static_page_prints_its_content(browse_server: FixtureServer, tmp_path: Path) -> None:
     done = _run(browse_server.url("/browse/article.html"), home=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("# A static article")
+    assert "A static article" in done.stdout
     assert "HTTP client alone can read it" in done.stdout
     assert done.stderr == ""
 
@@ -64,8 +64,8 @@ def test_a_404_exits_1_naming_the_status(browse_server: FixtureServer, tmp_path:
 
 def test_a_named_session_keeps_its_cookies_across_runs(browse_server: FixtureServer, tmp_path: Path) -> None:
     assert _run(browse_server.url("/browse/set-cookie"), "--session", "me", home=tmp_path).returncode == 0
-    again = _run(browse_server.url("/browse/echo-cookie"), "--session", "me", home=tmp_path)
-    other = _run(browse_server.url("/browse/echo-cookie"), home=tmp_path)
+    again = _run(browse_server.url("/browse/echo-cookie"), "--session", "me", "--format", "text", home=tmp_path)
+    other = _run(browse_server.url("/browse/echo-cookie"), "--format", "text", home=tmp_path)
     assert "visit=header-cookie" in again.stdout
     assert "visit=header-cookie" not in other.stdout
 

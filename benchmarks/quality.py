@@ -69,6 +69,7 @@ def measure(corpus: Path) -> dict[str, object]:
 
     rows = []
     options = BrowseOptions(readability=True, format="text")
+    markdown_options = BrowseOptions(readability=True)  # links inline: their URLs count as words
     plain_options = BrowseOptions()
     for page in pages(corpus):
         source = (page / "source.html").read_text(encoding="utf-8", errors="replace")
@@ -78,6 +79,7 @@ def measure(corpus: Path) -> dict[str, object]:
         started = time.perf_counter()
         ours = extract_html(source, PAGE_URL, options)
         ours_ms = (time.perf_counter() - started) * 1000
+        markdown = extract_html(source, PAGE_URL, markdown_options)
         started = time.perf_counter()
         whole = extract_html(source, PAGE_URL, plain_options)
         whole_ms = (time.perf_counter() - started) * 1000
@@ -88,8 +90,10 @@ def measure(corpus: Path) -> dict[str, object]:
             {
                 "page": page.name,
                 "f1": f1(words(ours.content), expected),
+                "f1_markdown": f1(words(markdown.content), expected),
                 "f1_trafilatura": f1(words(theirs), expected),
                 "tokens": -(-len(ours.content) // 4),
+                "tokens_markdown": -(-len(markdown.content) // 4),
                 "tokens_whole_page": -(-len(whole.content) // 4),
                 "ms": ours_ms,
                 "ms_without_readability": whole_ms,
@@ -98,11 +102,18 @@ def measure(corpus: Path) -> dict[str, object]:
             }
         )
     summary: dict[str, object] = {"pages": len(rows)}
-    for key in ("f1", "f1_trafilatura"):
+    for key in ("f1", "f1_markdown", "f1_trafilatura"):
         values = [float(r[key]) for r in rows]  # type: ignore[arg-type]
         summary[f"{key}_mean"] = statistics.fmean(values)
         summary[f"{key}_median"] = statistics.median(values)
-    for key in ("tokens", "tokens_whole_page", "ms", "ms_without_readability", "ms_trafilatura"):
+    for key in (
+        "tokens",
+        "tokens_markdown",
+        "tokens_whole_page",
+        "ms",
+        "ms_without_readability",
+        "ms_trafilatura",
+    ):
         summary[f"{key}_median"] = statistics.median(float(r[key]) for r in rows)  # type: ignore[arg-type]
     # Speed on pages the size of the benchmark's article (150-300 KB of HTML).
     sized = [r for r in rows if 150 <= float(r["html_kb"]) <= 300]  # type: ignore[arg-type]
@@ -136,13 +147,22 @@ def main(argv: list[str] | None = None) -> int:
     print(f"pages: {s['pages']}")
     print("| extractor | F1 mean | F1 median |")
     print("|---|---|---|")
-    print(f"| cdpkit extract_html(readability=True) | {s['f1_mean']:.3f} | {s['f1_median']:.3f} |")
+    print(
+        f"| cdpkit extract_html(readability=True, format='text') | {s['f1_mean']:.3f} | {s['f1_median']:.3f} |"
+    )
+    print(
+        f"| cdpkit extract_html(readability=True), markdown with inline link URLs"
+        f" | {s['f1_markdown_mean']:.3f} | {s['f1_markdown_median']:.3f} |"
+    )
     print(
         f"| trafilatura.extract (defaults) | {s['f1_trafilatura_mean']:.3f} | {s['f1_trafilatura_median']:.3f} |"
     )
     print(
-        f"median tokens (chars/4): readability {s['tokens_median']:.0f}, whole page {s['tokens_whole_page_median']:.0f}"
+        f"median tokens (chars/4): readability text {s['tokens_median']:.0f},"
+        f" readability markdown {s['tokens_markdown_median']:.0f},"
+        f" whole page markdown {s['tokens_whole_page_median']:.0f}"
     )
+
     print(
         f"median ms: readability {s['ms_median']:.1f}, without readability {s['ms_without_readability_median']:.1f},"
         f" trafilatura alone {s['ms_trafilatura_median']:.1f}"

@@ -49,7 +49,8 @@ BlockKind = Literal[
 _MARK_CHARS = re.compile(r"[\x00-\x08\x0e\x0f]")
 _MARKS = re.compile(r"\x01\d+\x02|\x04\d+\x05|[\x03\x06\x0e\x0f]")
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u200b]+|\n")
-_HEADING_ANCHOR = re.compile(r"[\s\u00b6#\u00a7\U0001f517]+$")
+# A heading's trailing permalink ("¶", "§", "🔗", " #"), never the "#" of "C#".
+_HEADING_ANCHOR = re.compile(r"(?:\s+#+|[\s\u00b6\u00a7\U0001f517])+$")
 _LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight-source|brush:?)-?([\w+#.-]+)")
 _COOKIE_BANNER = re.compile(r"cookie|consent|gdpr|onetrust|cookiebot", re.IGNORECASE)
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
@@ -273,14 +274,15 @@ class BlockReader:
         every block, with ``text`` and ``headings`` filled."""
         for root in roots:
             tag = root.tag or ""
-            if tag in _BLOCK_TAGS and tag not in _CONTAINER_TAGS:
-                handler = _BLOCK_HANDLERS.get(tag)
-                if handler is not None:
-                    handler(self, root)
+            handler = _BLOCK_HANDLERS.get(tag)
+            if handler is not None:
+                handler(self, root)
             elif tag == "-text":
                 self._buffer.append(_collapse(root.text_content or ""))
-            else:
+            elif tag in _CONTAINER_TAGS or tag in ("html", "body") or tag in _SKIPPED_TAGS:
                 self._container(root, tag)
+            else:
+                self._inline_or_container(root, tag)  # a selected link, image, span...
             self._flush()
         for block in self.blocks:
             block.finish()
@@ -327,8 +329,10 @@ class BlockReader:
         try:
             text = self._inline_element(node, tag)
         except _BlockInside:
-            if tag == "a":
-                self._link_url(node)
+            if tag == "a":  # a card: the link wraps headings and paragraphs
+                url = self._link_url(node)
+                if url is not None:
+                    self._add_link(url, _collapse(node.text(separator=" ")).strip())
             self._container(node, tag)
         else:
             self._buffer.append(text)
@@ -432,15 +436,24 @@ class BlockReader:
         if not label:
             attrs = node.attributes
             label = (attrs.get("aria-label") or attrs.get("title") or "").strip()
+            image = node.css_first("img[alt]")
+            if not label and image is not None:
+                label = (image.attributes.get("alt") or "").strip()
             if not label:
-                return text  # an image-only link with no words: the image stays
-            text = label
+                return text  # nothing says where it goes: the image (if any) stays
+            if not text.startswith(IMAGE_OPEN):
+                text = label
+        index = self._add_link(url, _collapse(label).strip())
+        # Images inside a link stay images; the link wraps the words.
+        return f"{LINK_OPEN}{index}{LINK_MID}{text}{LINK_CLOSE}"
+
+    def _add_link(self, url: str, text: str) -> int:
+        """The index of ``url`` in the links list (added the first time, with ``text``)."""
         index = self._link_index.get(url)
         if index is None:
             index = self._link_index[url] = len(self.links)
-            self.links.append(Link(url=url, text=_collapse(label).strip()))
-        # Images inside a link stay images; the link wraps the words.
-        return f"{LINK_OPEN}{index}{LINK_MID}{text}{LINK_CLOSE}"
+            self.links.append(Link(url=url, text=text))
+        return index
 
     def _image(self, node: LexborNode) -> str:
         item = image_item(node, self.base_url)

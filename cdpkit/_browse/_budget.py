@@ -157,10 +157,14 @@ def cut_text(text: str, limit: int) -> str:
     return head.rstrip() + ELLIPSIS
 
 
-def marker(cut_blocks: int, cut_tokens: int, max_tokens: int) -> str:
-    """The line that ends cut content."""
+def marker(cut_blocks: int, cut_tokens: int, max_tokens: int, *, shortened: bool = False) -> str:
+    """The line that ends cut content: how many blocks were cut (and whether one was cut
+    short), how many tokens they held, and the budget."""
     noun = "block" if cut_blocks == 1 else "blocks"
-    return f"[{ELLIPSIS} {cut_blocks} {noun} ({cut_tokens:,} tokens) cut to fit max_tokens={max_tokens:,}]"
+    what = f"{cut_blocks} {noun}"
+    if shortened:
+        what = f"1 block cut short and {what}" if cut_blocks else "1 block cut short"
+    return f"[{ELLIPSIS} {what} ({cut_tokens:,} tokens) cut to fit max_tokens={max_tokens:,}]"
 
 
 def describe_cuts(parts: Sequence[Part], kept: Sequence[bool], limit: int = 8) -> list[str]:

@@ -259,6 +259,36 @@ def _label_text(label: LexborNode) -> str:
     return _text(copy)
 
 
+# Bot-check interstitials that a real browser passes by running their script.
+_CHALLENGE_TITLES = {
+    "just a moment...": "a Cloudflare challenge page",
+    "attention required! | cloudflare": "a Cloudflare challenge page",
+    "please wait... | cloudflare": "a Cloudflare challenge page",
+    "ddos-guard": "a DDoS-Guard challenge page",
+}
+_CHALLENGE_TEXT = re.compile(
+    r"checking (?:if the site connection is secure|your browser before accessing)"
+    r"|enable javascript and cookies to continue"
+    r"|please enable js and disable any ad blocker",
+    re.IGNORECASE,
+)
+
+
+def _challenge(tree: LexborHTMLParser) -> str:
+    """What bot-check page ``tree`` is (``""`` when none): Cloudflare's, DDoS-Guard's, or
+    one saying it checks the browser."""
+    title = _text(tree.css_first("title")).lower()
+    if title in _CHALLENGE_TITLES:
+        return _CHALLENGE_TITLES[title]
+    for script in tree.css("script[src]"):
+        if "/cdn-cgi/challenge-platform/" in (script.attributes.get("src") or ""):
+            return "a Cloudflare challenge page"
+    body = tree.body
+    if body is not None and len(body.html or "") < 50_000 and _CHALLENGE_TEXT.search(_text(body)):
+        return "a bot-check page (it checks the browser before showing the site)"
+    return ""
+
+
 class JavaScriptSignals:
     """What a document's raw HTML tells about its need for JavaScript, read before the
     scripts are stripped: :meth:`reason` decides once the visible text is counted."""
@@ -286,6 +316,7 @@ class JavaScriptSignals:
             if _ASKS_FOR_JAVASCRIPT.search(text):
                 self.noscript_asks = text[:120]
                 break
+        self.challenge = _challenge(tree)
         self.empty_root = ""
         for root in tree.css(_APP_ROOTS):
             if not _text(root):
@@ -300,6 +331,8 @@ class JavaScriptSignals:
     def reason(self, text_chars: int) -> str | None:
         """Why the page looks like it needs JavaScript given ``text_chars`` of visible text,
         or ``None``. Thresholds keep static articles out: each signal needs thin text too."""
+        if self.challenge and text_chars < 2000:
+            return f"{self.challenge}: a browser running its script gets past it"
         if self.empty_root and text_chars < 500:
             return f"empty app root {self.empty_root}: the content is rendered by JavaScript"
         if self.framework_data and text_chars < 500:

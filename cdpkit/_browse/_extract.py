@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -43,6 +43,7 @@ from ._formats import Renderer
 from ._main_content import main_content_html, restore_details
 from ._rank import bm25_scores, keyword_matcher, matches
 from ._result import BrowseOptions, Extraction, Form, Link, MediaItem, Metadata
+from ._semantic import semantic_scores
 
 __all__ = ["extract_html", "extract_text"]
 
@@ -50,6 +51,9 @@ _INVISIBLE = ["script", "style", "template", "noscript"]
 _SPACES = re.compile(r"\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _LONG_PARAGRAPH = 1500  # characters: longer text paragraphs (PDF pages) are split at lines
+_SEMANTIC_MATCH = 0.25  # cosine from which a block is about the query (all-MiniLM-L6-v2)
+_SEMANTIC_BLOCKS = 64  # blocks the embeddings re-rank, at most
+_LINK_MARK = re.compile(r"\x01(\d+)\x02")
 
 
 def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
@@ -254,7 +258,7 @@ def _finish(
             notes.append(f"no block matched the keywords ({mode} {quoted}): content left empty")
     ranks: dict[int, int] = {}
     if options.query and order:
-        order, ranks = _rank(blocks, order, options.query)
+        order, ranks = _rank(blocks, order, options.query, semantic=options.semantic)
     extraction = Extraction(
         title=title,
         content="",
@@ -267,16 +271,17 @@ def _finish(
         text_chars=text_chars,
         javascript_needed=javascript_needed,
     )
-    if notes and options.format != "links":
-        return extraction
+    if notes and options.format != "json":
+        return extraction  # no block matched the keywords: nothing to show
     renderer = Renderer(
         options.format if options.format != "a11y" else "markdown", options.link_style, links, media
     )
     if options.format == "links":
-        content, cut = _links_content(links, options.max_tokens)
+        shown = _links_in(blocks, order) if options.keywords else range(len(links))
+        content, cut = _links_content(links, shown, options.max_tokens)
     elif options.format == "json":
         content, cut = _json_content(
-            title, blocks, order, ranks, renderer, extraction, options.max_tokens
+            title, blocks, order, ranks, renderer, extraction, options.max_tokens, notes
         )
     else:
         content, cut = _text_content(title, blocks, order, ranks, renderer, options)
@@ -300,15 +305,36 @@ def _keyword_filter(blocks: Sequence[Block], options: BrowseOptions) -> list[int
 
 
 def _rank(
-    blocks: Sequence[Block], order: list[int], query: str
+    blocks: Sequence[Block], order: list[int], query: str, *, semantic: bool | None
 ) -> tuple[list[int], dict[int, int]]:
-    """``order`` by BM25 relevance to ``query`` (best first, each block after the headings
-    it sits under); unchanged when no block shares a word with the query."""
+    """``order`` by relevance to ``query`` (best first, each block after the headings it
+    sits under): BM25, averaged with the embeddings' cosine when the ``semantic`` extra is
+    installed (and ``semantic`` is not ``False``); unchanged when no block relates to the
+    query (no shared word, and no cosine of :data:`_SEMANTIC_MATCH` or more)."""
     body = [i for i in order if blocks[i].kind != "heading"]
     documents = [
         " ".join([*(blocks[h].text for h in blocks[i].headings), blocks[i].text]) for i in body
     ]
     scores = bm25_scores(documents, query)
+    if semantic is not False:
+        # The embeddings re-rank the BM25 leaders (then the page's first blocks): the
+        # model's cost stays bounded on any page.
+        leaders = sorted(range(len(body)), key=lambda i: (-scores[i], i))[:_SEMANTIC_BLOCKS]
+        # The block's own words first: the model reads only the first 64 tokens.
+        passages = [
+            " ".join([blocks[body[i]].text, *(blocks[h].text for h in blocks[body[i]].headings)])
+            for i in leaders
+        ]
+        similarities = semantic_scores(passages, query)
+        if similarities is not None:
+            if not any(scores) and max(similarities, default=0.0) < _SEMANTIC_MATCH:
+                return order, {}
+            top = max(scores) or 1.0
+            cosine = dict(zip(leaders, similarities, strict=True))
+            scores = [
+                0.5 * score / top + 0.5 * max(cosine.get(i, 0.0), 0.0)
+                for i, score in enumerate(scores)
+            ]
     if not any(scores):
         return order, {}
     ranked = [
@@ -368,11 +394,12 @@ def _text_content(
 
 
 def _has_title_heading(title: str, blocks: Sequence[Block], order: Sequence[int]) -> bool:
-    """Whether a level-1 heading among the shown blocks says the title (or part of it)."""
+    """Whether a heading among the shown blocks says the title (or part of it): a level-1
+    heading anywhere, or the first block being a heading."""
     folded = title.casefold()
-    for index in order:
+    for position, index in enumerate(order):
         block = blocks[index]
-        if block.kind == "heading" and block.level == 1:
+        if block.kind == "heading" and (block.level == 1 or position == 0):
             heading = block.text.casefold().strip()
             if heading and (heading in folded or folded in heading):
                 return True
@@ -388,6 +415,8 @@ def _fit_text(
         return full, []
     limit = max_tokens * 4
     notes: list[str] = []
+    # Room for the marker at its longest for these counts (longer still when a block is
+    # cut short: then the plan is made again with that room).
     worst_marker = marker(len(parts), tokens(full), max_tokens)
     available = limit - len(worst_marker) - 2
     if len(title_line) > max(available, 0):
@@ -401,6 +430,11 @@ def _fit_text(
         return cut_title, notes
     remaining = available - (len(title_line) + 2 if title_line else 0)
     chosen = plan(parts, remaining, outline=not ranked, best_first=ranked)
+    if chosen.partial >= 0:
+        longer = len(marker(len(parts), tokens(full), max_tokens, shortened=True)) - len(
+            worst_marker
+        )
+        chosen = plan(parts, remaining - longer, outline=not ranked, best_first=ranked)
     body = []
     for position, (part, stays) in enumerate(zip(parts, chosen.kept, strict=True)):
         if stays:
@@ -410,6 +444,7 @@ def _fit_text(
     cut = [not stays and i != chosen.partial for i, stays in enumerate(chosen.kept)]
     cut_tokens = sum(tokens(p.text) for p, c in zip(parts, cut, strict=True) if c)
     if chosen.partial >= 0:
+        cut_tokens += tokens(parts[chosen.partial].text) - tokens(chosen.partial_text)
         where = parts[chosen.partial].section
         notes.append(
             f"cut the block under {where!r} short to fit"
@@ -417,14 +452,42 @@ def _fit_text(
             else "cut the first block short to fit"
         )
     notes.extend(describe_cuts(parts, [not c for c in cut]))
-    content = "\n\n".join([*pieces, *body, marker(sum(cut), cut_tokens, max_tokens)])
+    content = "\n\n".join(
+        [*pieces, *body, marker(sum(cut), cut_tokens, max_tokens, shortened=chosen.partial >= 0)]
+    )
     if len(content) > limit:  # never: the marker's room was kept; the budget is the rule
         content = cut_text(content, limit)
     return content, notes
 
 
-def _links_content(links: Sequence[Link], max_tokens: int | None) -> tuple[str, list[str]]:
-    lines = [f"[{n}] {link.text} <{link.url}>" for n, link in enumerate(links, 1)]
+def _links_in(blocks: Sequence[Block], order: Sequence[int]) -> list[int]:
+    """Indexes of the links the blocks of ``order`` hold, in page order, each once."""
+    found: dict[int, None] = {}
+
+    def visit(block: Block) -> None:
+        texts = [block.inline, *(cell for row in block.rows for cell in row)]
+        pending = list(block.items)
+        while pending:
+            item = pending.pop(0)
+            texts.append(item.inline)
+            pending.extend(nested for child in item.children for nested in child.items)
+        for text in texts:
+            for match in _LINK_MARK.finditer(text):
+                found.setdefault(int(match.group(1)), None)
+        for child in block.children:
+            visit(child)
+
+    for index in sorted(order):
+        visit(blocks[index])
+    return list(found)
+
+
+def _links_content(
+    links: Sequence[Link], shown: Iterable[int], max_tokens: int | None
+) -> tuple[str, list[str]]:
+    """One ``[n] text <url>`` line per link of ``shown`` (``n`` its number on the page),
+    the last ones cut to fit the budget."""
+    lines = [f"[{i + 1}] {links[i].text} <{links[i].url}>" for i in shown if i < len(links)]
     full = "\n".join(lines)
     if max_tokens is None or len(full) <= max_tokens * 4:
         return full, []
@@ -453,9 +516,11 @@ def _json_content(
     renderer: Renderer,
     extraction: Extraction,
     max_tokens: int | None,
+    earlier: Sequence[str] = (),
 ) -> tuple[str, list[str]]:
     """The JSON object of :mod:`._formats`, within the budget: blocks are cut by priority,
-    then (when still too long) the links, forms and media lists and the metadata."""
+    then (when still too long) the links, forms and media lists and the metadata. Its
+    ``"truncation"`` holds the ``earlier`` notes and the cuts; the cuts are returned."""
     block_data = [renderer.block_json(blocks[i]) for i in order]
     texts = [_dump(data) for data in block_data]
     document: dict[str, Any] = {
@@ -477,8 +542,8 @@ def _json_content(
         document["headings"] = [
             {"level": d["level"], "text": d["text"]} for d in chosen if d["type"] == "heading"
         ]
-        if truncation:
-            document["truncation"] = truncation
+        if earlier or truncation:
+            document["truncation"] = [*earlier, *truncation]
         else:
             document.pop("truncation", None)
         return _dump(document)
@@ -527,7 +592,7 @@ def _json_content(
         minimal: dict[str, Any] = {"title": "", "truncation": ["cut to the title"]}
         room = limit - len(_dump(minimal))
         minimal["title"] = cut_text(title, room) if room > 0 else ""
-        content = _dump(minimal) if room > 0 else ""
+        content = _dump(minimal) if room > 0 else "{}"
         cuts = [
             *cuts,
             f"cut the title to {len(minimal['title'])} characters: max_tokens={max_tokens} is smaller than it",

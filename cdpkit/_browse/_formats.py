@@ -64,6 +64,7 @@ _LINK = re.compile(
 )
 _IMAGE = re.compile(re.escape(IMAGE_OPEN) + r"(\d+)" + re.escape(IMAGE_CLOSE))
 _MARKDOWN_MARKS = {STRONG: "**", EMPHASIS: "*", CODE: "`"}
+_BLOCK_SYNTAX = re.compile(r"(?m)^(\s*)(#{1,6}\s|[-+*>]\s|\d+[.)]\s)")
 
 
 class Renderer:
@@ -131,7 +132,11 @@ class Renderer:
             return f"{'#' * block.level} {text}" if markdown else text
         if kind == "paragraph":
             text = self.inline(block.inline)
-            return text.replace("\n", "  \n") if markdown else text
+            if not markdown:
+                return text
+            # A line that would read as a heading, list item or quote is escaped.
+            text = _BLOCK_SYNTAX.sub(_escape_block_syntax, text)
+            return text.replace("\n", "  \n")
         if kind == "list":
             return "\n".join(self._list_lines(block, 0))
         if kind == "table":
@@ -234,6 +239,14 @@ class Renderer:
             self._item_json(child_item) for child in item.children for child_item in child.items
         ]
         return {"text": _words(self.inline(item.inline)), "items": nested}
+
+
+def _escape_block_syntax(match: re.Match[str]) -> str:
+    """``# x`` -> ``\\# x``, ``- x`` -> ``\\- x``, ``1. x`` -> ``1\\. x`` (CommonMark escapes)."""
+    indent, syntax = match.group(1), match.group(2)
+    if syntax[0].isdigit():
+        return f"{indent}{syntax[:-2]}\\{syntax[-2:]}"
+    return f"{indent}\\{syntax}"
 
 
 def _words(text: str) -> str:

@@ -56,6 +56,10 @@ class BrowseOptions:
     max_tier: int = 3
     tier: int | None = None
     timeout: float = 30
+    # Query ranking: None ranks with all-MiniLM-L6-v2 embeddings (with BM25) when the
+    # `semantic` extra is installed, BM25 alone otherwise; False is BM25 alone; True needs
+    # the extra.
+    semantic: bool | None = None
 
     def validate(self) -> None:
         """Raise :class:`ValueError` for an option out of its range, naming it."""
@@ -79,6 +83,14 @@ class BrowseOptions:
             raise ValueError("format='a11y' is the browser's accessibility tree: it needs tier 3")
         if self.timeout <= 0:
             raise ValueError(f"timeout must be positive, not {self.timeout}")
+        if self.semantic:
+            from ._semantic import model_files
+
+            if model_files() is None:
+                raise ValueError(
+                    "semantic=True ranks with all-MiniLM-L6-v2, which is not installed:"
+                    " pip install 'cdpkit-browser[semantic]' (or leave semantic unset for BM25)"
+                )
 
 
 @dataclass(frozen=True, slots=True)

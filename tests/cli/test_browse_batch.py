@@ -4,6 +4,7 @@ the exit status saying whether any failed."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import pty
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -250,3 +252,41 @@ def _command(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode()
     except OSError:
         return ""
+
+
+async def test_a_batch_attaches_with_a_header(
+    cli: CLI, server: FixtureServer, endpoint: str
+) -> None:
+    from tests.core.test_remote_endpoints import TOKEN, auth_proxy
+
+    with urllib.request.urlopen(f"{endpoint}/json/version", timeout=10) as response:
+        upstream = json.loads(response.read())["webSocketDebuggerUrl"]
+    urls = [server.url("/browse-surfaces/article.html"), server.url("/browse-surfaces/app.html")]
+
+    async def batch(*args: str) -> tuple[int, list[dict[str, Any]], str]:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "cdpkit", "browse", "--batch", "-", "--timeout", "20", *args,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=cli.env, cwd=cli.cwd,
+        )  # fmt: skip
+        out, err = await asyncio.wait_for(process.communicate("\n".join(urls).encode()), 90)
+        assert process.returncode is not None
+        return process.returncode, records(out.decode()), err.decode()
+
+    async with auth_proxy(upstream, header=True) as proxied:
+        status, lines, stderr = await batch(
+            "--connect", proxied, "--header", f"Authorization: Bearer {TOKEN}"
+        )
+        assert status == 0, (lines, stderr)
+        assert [line["tier_used"] for line in lines] == [1, lines[1]["tier_used"]]
+        assert lines[1]["tier_used"] in (2, 3)
+        assert "the ferry to Cacilhas" in lines[1]["content"]
+        # Without the header the endpoint refuses: both pages are still read over HTTP;
+        # the JavaScript one is marked partial, saying why it could not be rendered.
+        status, lines, stderr = await batch("--connect", proxied)
+        assert status == 0, (lines, stderr)
+        assert [line["tier_used"] for line in lines] == [1, 1]
+        assert lines[1]["truncated"] is True
+        assert "401" in lines[1]["escalations"][-1]
+        assert "the ferry to Cacilhas" not in lines[1]["content"]
+        assert TOKEN not in json.dumps(lines) + stderr  # the token is never shown

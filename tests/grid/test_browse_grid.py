@@ -98,3 +98,16 @@ async def test_mcp_browse_leases_a_grid_session_only_for_javascript_pages(
     await asyncio.to_thread(
         wait_until, lambda: busy_slots(standalone_grid) == 0, 15, "the grid session to be deleted"
     )
+
+
+def test_browse_one_url_on_the_grid(standalone_grid: str, server: FixtureServer) -> None:
+    app = server.url("/browse-surfaces/app.html")
+    done = subprocess.run(
+        [sys.executable, "-m", "cdpkit", "browse", app, "--json", "--grid", standalone_grid,
+         *NODE_FLAGS, "--timeout", "60"],
+        capture_output=True, text=True, cwd=ROOT, timeout=180,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["tier_used"] in (2, 3) and "the ferry to Cacilhas" in result["content"]
+    wait_until(lambda: busy_slots(standalone_grid) == 0, 15, "the grid session to be deleted")

@@ -290,3 +290,29 @@ async def test_a_batch_attaches_with_a_header(
         assert "401" in lines[1]["escalations"][-1]
         assert "the ferry to Cacilhas" not in lines[1]["content"]
         assert TOKEN not in json.dumps(lines) + stderr  # the token is never shown
+
+
+def test_urls_are_isolated_unless_a_session_is_named(
+    cli: CLI, server: FixtureServer, tmp_path: Path
+) -> None:
+    def set_cookie(handler: object) -> None:
+        handler.reply(  # type: ignore[attr-defined]
+            200, "<title>in</title><p>Signed in.</p>", headers={"Set-Cookie": "visit=batch; Path=/"}
+        )
+
+    def echo_cookie(handler: object) -> None:
+        cookie = handler.headers.get("Cookie") or "none"  # type: ignore[attr-defined]
+        handler.reply(200, f"<title>echo</title><p>Cookie sent: {cookie}.</p>")  # type: ignore[attr-defined]
+
+    server.route("/browse-surfaces/set-cookie", set_cookie)
+    server.route("/browse-surfaces/echo-cookie", echo_cookie)
+    urls = [server.url("/browse-surfaces/set-cookie"), server.url("/browse-surfaces/echo-cookie")]
+    home = {"XDG_DATA_HOME": str(tmp_path / "data"), "CDPKIT_CONFIG": str(tmp_path / "none.toml")}
+    args = ("browse", "--batch", "-", "--concurrency", "1", "--format", "text")
+    isolated = cli.run(*args, input="\n".join(urls), env=home)
+    assert isolated.returncode == 0, isolated.stderr
+    assert "Cookie sent: none." in records(isolated.stdout)[1]["content"]
+    shared = cli.run(*args, "--session", "crawl", input="\n".join(urls), env=home)
+    assert shared.returncode == 0, shared.stderr
+    assert "Cookie sent: visit=batch." in records(shared.stdout)[1]["content"]
+    assert all(line["session"] == "crawl" for line in records(shared.stdout))

@@ -103,7 +103,7 @@ def read_batch(source: str, *, stdin: IO[str] | None = None) -> list[BatchLine]:
         where = source
     lines: list[BatchLine] = []
     for number, raw in enumerate(text.splitlines(), 1):
-        entry = raw.strip()
+        entry = raw.strip().lstrip("\ufeff")  # a byte-order mark read from stdin
         if not entry or entry.startswith("#"):
             continue
         try:

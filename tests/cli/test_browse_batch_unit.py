@@ -34,9 +34,9 @@ def test_read_batch_skips_blank_lines_and_comments_and_keeps_bad_lines_in_place(
 
 
 def test_read_batch_from_stdin_and_its_errors(tmp_path: Path) -> None:
-    assert [line.url for line in read_batch("-", stdin=io.StringIO("http://127.0.0.1:9/x\n"))] == [
-        "http://127.0.0.1:9/x"
-    ]
+    assert [
+        line.url for line in read_batch("-", stdin=io.StringIO("\ufeffhttp://127.0.0.1:9/x\r\n"))
+    ] == ["http://127.0.0.1:9/x"]
     with pytest.raises(CLIError, match=r"No such file: .*missing\.txt") as missing:
         read_batch(str(tmp_path / "missing.txt"))
     assert missing.value.exit_code == 2

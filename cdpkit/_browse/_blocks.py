@@ -349,6 +349,9 @@ class BlockReader:
         style = attrs.get("style")
         if style and _HIDDEN_STYLE.search(style):
             return True
+        classes = attrs.get("class")
+        if classes and _hidden_by_class(classes):
+            return True
         if not self.skip_chrome:
             return False
         if tag in _CHROME_TAGS or attrs.get("role") in _CHROME_ROLES:
@@ -545,15 +548,21 @@ class BlockReader:
             return " ".join(_block_inline(block) for block in reader.blocks)
 
     def _inline_safe(self, node: LexborNode) -> str:
+        """``node``'s content as inline text, block content inside flattened with spaces
+        (a heading or a table cell holding paragraphs)."""
         try:
             return self._inline(node)
         except _BlockInside:
-            return self._flat_children(node)
-
-    def _flat_children(self, node: LexborNode) -> str:
-        return " ".join(self._flat(child) for child in node.iter(include_text=False)) or _collapse(
-            node.text()
-        )
+            pieces = []
+            for child in node.iter(include_text=True):
+                tag = child.tag or ""
+                if tag == "-text":
+                    pieces.append(_collapse(child.text_content or ""))
+                elif tag[:1] != "-" and tag not in _SKIPPED_TAGS and not self._skipped(child, tag):
+                    pieces.append(
+                        " " + self._flat(child) + " " if tag in _BLOCK_TAGS else self._flat(child)
+                    )
+            return "".join(pieces)
 
     def _table(self, node: LexborNode) -> None:
         if _is_layout_table(node):
@@ -597,16 +606,10 @@ class BlockReader:
             if tag not in ("td", "th") or self._skipped(cell, tag):
                 continue
             all_th = all_th and tag == "th"
-            text = _tidy(self._flat_children_inline(cell)).replace("\n", " ")
+            text = _tidy(self._inline_safe(cell)).replace("\n", " ")
             span = _int_attr(cell.attributes.get("colspan")) or 1
             cells.extend([text] + [""] * (min(span, 50) - 1))
         return cells, all_th and bool(cells)
-
-    def _flat_children_inline(self, node: LexborNode) -> str:
-        try:
-            return self._inline(node)
-        except _BlockInside:
-            return self._flat_children(node)
 
     def _quote(self, node: LexborNode) -> None:
         outer = self.blocks
@@ -657,6 +660,30 @@ _BLOCK_HANDLERS = {
     "audio": BlockReader._media_block,
     "hr": BlockReader._rule,
 }
+
+
+# Classes that hide an element in the usual CSS frameworks (Bootstrap, Tailwind, WordPress).
+_HIDING_CLASSES = frozenset(
+    {
+        "sr-only",
+        "visually-hidden",
+        "screen-reader-text",
+        "d-none",
+        "is-hidden",
+        "u-hidden",
+        "hidden",
+    }
+)
+
+
+def _hidden_by_class(classes: str) -> bool:
+    """Whether ``classes`` hide the element (``hidden`` only without a responsive
+    ``md:block``-style class that shows it again)."""
+    names = classes.split()
+    for name in names:
+        if name in _HIDING_CLASSES:
+            return name != "hidden" or not any(":" in other for other in names)
+    return False
 
 
 def _block_inline(block: Block) -> str:

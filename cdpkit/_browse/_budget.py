@@ -87,9 +87,10 @@ def plan(
             (i for i, p in enumerate(parts) if p.heading), key=lambda i: (parts[i].level, i)
         )
         for position in headings:
-            if used + cost(position) <= room:
-                kept[position] = True
-                used += cost(position)
+            if used + cost(position) > room:
+                break  # the outline keeps its first headings, never a later shorter one
+            kept[position] = True
+            used += cost(position)
     body = sorted(
         (i for i, p in enumerate(parts) if not p.heading), key=lambda i: (parts[i].rank, i)
     )

@@ -142,9 +142,12 @@ def og_image(meta: Mapping[str, str], base: str) -> str:
     return resolve_url(base, value) if value else ""
 
 
-def find_forms(tree: LexborHTMLParser, roots: Sequence[LexborNode] | None, base: str) -> list[Form]:
+def find_forms(
+    tree: LexborHTMLParser, roots: Sequence[LexborNode] | None, base: str, page_url: str
+) -> list[Form]:
     """Every ``<form>`` in ``roots`` (the whole document when ``None``), with its absolute
-    action, method and fields; radio buttons of one name are one field with options."""
+    action (the page itself when it has none, as a browser submits it), method and fields;
+    radio buttons of one name are one field with options."""
     forms: list[Form] = []
     seen: set[int] = set()
     candidates: list[LexborNode] = []
@@ -153,21 +156,22 @@ def find_forms(tree: LexborHTMLParser, roots: Sequence[LexborNode] | None, base:
     else:
         for root in roots:
             candidates.extend([root] if root.tag == "form" else root.css("form"))
+    labels: dict[str, LexborNode] = {}  # <label for=id> by id, the first of each
+    if candidates:
+        for label in tree.css("label[for]"):
+            labels.setdefault((label.attributes.get("for") or "").strip(), label)
     for form in candidates:
         if form.mem_id in seen:
             continue
         seen.add(form.mem_id)
         attrs = form.attributes
-        action = (
-            resolve_url(base, attrs.get("action") or "")
-            if (attrs.get("action") or "").strip()
-            else base
-        )
+        action_attr = (attrs.get("action") or "").strip()
+        action = resolve_url(base, action_attr) if action_attr else page_url
         forms.append(
             Form(
                 action=action,
                 method=(attrs.get("method") or "get").strip().upper() or "GET",
-                fields=tuple(_form_fields(tree, form)),
+                fields=tuple(_form_fields(labels, form)),
                 name=(
                     attrs.get("name") or attrs.get("id") or attrs.get("aria-label") or ""
                 ).strip(),
@@ -176,7 +180,7 @@ def find_forms(tree: LexborHTMLParser, roots: Sequence[LexborNode] | None, base:
     return forms
 
 
-def _form_fields(tree: LexborHTMLParser, form: LexborNode) -> list[FormField]:
+def _form_fields(labels: Mapping[str, LexborNode], form: LexborNode) -> list[FormField]:
     fields: list[FormField] = []
     radios: dict[str, int] = {}
     for control in form.css("input, select, textarea, button[name]"):
@@ -186,7 +190,7 @@ def _form_fields(tree: LexborHTMLParser, form: LexborNode) -> list[FormField]:
         if tag == "button":
             kind = "button"
         name = (attrs.get("name") or attrs.get("id") or "").strip()
-        label = _label(tree, control)
+        label = _label(labels, control)
         required = "required" in attrs or attrs.get("aria-required") == "true"
         value = (attrs.get("value") or "").strip()
         options: tuple[str, ...] = ()
@@ -229,15 +233,13 @@ def _form_fields(tree: LexborHTMLParser, form: LexborNode) -> list[FormField]:
     return fields
 
 
-def _label(tree: LexborHTMLParser, control: LexborNode) -> str:
+def _label(labels: Mapping[str, LexborNode], control: LexborNode) -> str:
     """A control's label: ``<label for=id>``, the label wrapping it, ``aria-label``,
     ``placeholder``, ``title``."""
     attrs = control.attributes
     control_id = (attrs.get("id") or "").strip()
-    if control_id:
-        for label in tree.css("label[for]"):
-            if (label.attributes.get("for") or "").strip() == control_id:
-                return _label_text(label)
+    if control_id and control_id in labels:
+        return _label_text(labels[control_id])
     parent = control.parent
     while parent is not None and parent.tag not in ("form", "body"):
         if parent.tag == "label":

@@ -6,15 +6,20 @@ Stages, in order, each in its own module:
    union, in document order) choose the subtrees to read (here);
 2. structure: HTML to blocks, links and media (:mod:`._blocks`), metadata, forms and the
    JavaScript signals (:mod:`._document`);
-3. main content, when ``options.readability`` (:mod:`._main_content`);
-4. keywords, then the ``query`` ranking (:mod:`._rank`);
-5. format (:mod:`._formats`);
+3. main content, when ``options.readability`` (:mod:`._main_content`): the article alone,
+   without the title line (the title is in :attr:`Extraction.title`);
+4. keywords (no block matching is empty content and a note, not an error), then the
+   ``query`` ranking (:mod:`._rank`, BM25; with the ``semantic`` extra also
+   all-MiniLM-L6-v2 embeddings, :mod:`._semantic`);
+5. format (:mod:`._formats`, whose docstring shows the JSON shape);
 6. token budget (:mod:`._budget`).
 
-Both entry points are pure, synchronous and thread-safe (no shared state): the engine runs
-them in a worker thread. Speed: a 200 KB article takes about 10-30 ms without readability;
-``readability=True`` adds trafilatura's pass (typically 30-100 ms, plus ~150 ms to import it
-the first time).
+Both entry points are pure, synchronous and thread-safe (no shared state but the
+semantic model, loaded once under a lock): the engine runs them in a worker thread.
+Speed (``python -m benchmarks.quality``): a 150-300 KB page takes about 10 ms without
+readability; ``readability=True`` adds trafilatura's pass (about 25 ms more, plus ~150 ms
+to import it the first time); a query with the semantic extra adds the model (about 0.3 s
+to load once, then about 0.35 s for the 24 blocks it re-ranks).
 """
 
 from __future__ import annotations
@@ -52,7 +57,8 @@ _SPACES = re.compile(r"\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _LONG_PARAGRAPH = 1500  # characters: longer text paragraphs (PDF pages) are split at lines
 _SEMANTIC_MATCH = 0.25  # cosine from which a block is about the query (all-MiniLM-L6-v2)
-_SEMANTIC_BLOCKS = 64  # blocks the embeddings re-rank, at most
+_SEMANTIC_BLOCKS = 24  # blocks the embeddings re-rank, at most (each costs ~15 ms)
+_SEMANTIC_HEADINGS = 100  # headings the embeddings read (a few words each)
 _LINK_MARK = re.compile(r"\x01(\d+)\x02")
 
 
@@ -91,7 +97,7 @@ def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
         roots = _select(tree, options.selectors)
     else:
         roots = [body] if body is not None else []
-    forms = find_forms(tree, roots if options.selectors else None, base)
+    forms = find_forms(tree, roots if options.selectors else None, base, url)
 
     blocks: list[Block] | None = None
     if options.readability:
@@ -120,6 +126,11 @@ def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
         options,
         text_chars=text_chars,
         javascript_needed=signals.reason(text_chars),
+        nothing_selected=(
+            f"no element matched the selectors ({', '.join(map(repr, options.selectors))}): content left empty"
+            if options.selectors and not roots
+            else ""
+        ),
     )
 
 
@@ -140,6 +151,8 @@ def extract_text(
         mime_type: The resource's type.
     """
     del url  # text has no relative links to resolve
+    # Lone surrogates (bytes a lenient decode kept) cannot be written out as UTF-8.
+    text = text.encode("utf-8", "replace").decode("utf-8")
     blocks: list[Block] = []
     if mime_type.split(";")[0].strip().endswith("json"):
         shown = text.strip()
@@ -240,13 +253,15 @@ def _finish(
     *,
     text_chars: int,
     javascript_needed: str | None,
+    nothing_selected: str = "",
 ) -> Extraction:
-    """Keywords, query, format and budget over the blocks; the :class:`Extraction`."""
+    """Keywords, query, format and budget over the blocks; the :class:`Extraction`.
+    ``nothing_selected`` says why no block could be shown (the content is then empty)."""
     if options.link_style == "numbered":
         links = [replace(link, number=index) for index, link in enumerate(links, 1)]
-    notes: list[str] = []
+    notes: list[str] = [nothing_selected] if nothing_selected else []
     order = list(range(len(blocks)))
-    if options.keywords:
+    if options.keywords and not notes:
         order = _keyword_filter(blocks, options)
         if not order:
             quoted = ", ".join(repr(k) for k in options.keywords)
@@ -272,7 +287,7 @@ def _finish(
         javascript_needed=javascript_needed,
     )
     if notes and options.format != "json":
-        return extraction  # no block matched the keywords: nothing to show
+        return extraction  # nothing selected, or no block matched the keywords
     renderer = Renderer(
         options.format if options.format != "a11y" else "markdown", options.link_style, links, media
     )
@@ -308,32 +323,24 @@ def _rank(
     blocks: Sequence[Block], order: list[int], query: str, *, semantic: bool | None
 ) -> tuple[list[int], dict[int, int]]:
     """``order`` by relevance to ``query`` (best first, each block after the headings it
-    sits under): BM25, averaged with the embeddings' cosine when the ``semantic`` extra is
-    installed (and ``semantic`` is not ``False``); unchanged when no block relates to the
-    query (no shared word, and no cosine of :data:`_SEMANTIC_MATCH` or more)."""
+    sits under): BM25, or with the ``semantic`` extra installed (and ``semantic`` not
+    ``False``) BM25 normalized to 0..1 averaged with the embeddings' cosine; unchanged when
+    no block relates to the query (no shared word, and no cosine of
+    :data:`_SEMANTIC_MATCH` or more)."""
     body = [i for i in order if blocks[i].kind != "heading"]
     documents = [
         " ".join([*(blocks[h].text for h in blocks[i].headings), blocks[i].text]) for i in body
     ]
     scores = bm25_scores(documents, query)
     if semantic is not False:
-        # The embeddings re-rank the BM25 leaders (then the page's first blocks): the
-        # model's cost stays bounded on any page.
-        leaders = sorted(range(len(body)), key=lambda i: (-scores[i], i))[:_SEMANTIC_BLOCKS]
-        # The block's own words first: the model reads only the first 64 tokens.
-        passages = [
-            " ".join([blocks[body[i]].text, *(blocks[h].text for h in blocks[body[i]].headings)])
-            for i in leaders
-        ]
-        similarities = semantic_scores(passages, query)
+        similarities = _semantic_similarities(blocks, order, body, scores, query)
         if similarities is not None:
             if not any(scores) and max(similarities, default=0.0) < _SEMANTIC_MATCH:
                 return order, {}
-            top = max(scores) or 1.0
-            cosine = dict(zip(leaders, similarities, strict=True))
+            lexical = bm25_scores(documents, query, normalized=True)
             scores = [
-                0.5 * score / top + 0.5 * max(cosine.get(i, 0.0), 0.0)
-                for i, score in enumerate(scores)
+                0.5 * score + 0.5 * max(cosine, 0.0)
+                for score, cosine in zip(lexical, similarities, strict=True)
             ]
     if not any(scores):
         return order, {}
@@ -353,6 +360,50 @@ def _rank(
         placed.add(index)
     result.extend(i for i in order if i not in placed)  # headings with no block under them
     return result, ranks
+
+
+def _semantic_similarities(
+    blocks: Sequence[Block],
+    order: Sequence[int],
+    body: Sequence[int],
+    scores: Sequence[float],
+    query: str,
+) -> list[float] | None:
+    """Each body block's cosine with ``query`` (``None`` without the ``semantic`` extra).
+
+    The model's cost stays bounded on any page: it reads every heading (a few words each),
+    then re-ranks :data:`_SEMANTIC_BLOCKS` blocks: the BM25 leaders and the first blocks
+    under the headings closest to the query (so "what do people eat" reaches the section
+    "Cuisine" with no word in common). Other blocks get the cosine of their heading, a
+    little lowered.
+    """
+    headings = [i for i in order if blocks[i].kind == "heading"][:_SEMANTIC_HEADINGS]
+    heading_cosines = semantic_scores([blocks[h].text for h in headings], query)
+    if heading_cosines is None:
+        return None
+    by_heading = dict(zip(headings, heading_cosines, strict=True))
+    close = [
+        h for h, c in sorted(by_heading.items(), key=lambda pair: -pair[1]) if c >= _SEMANTIC_MATCH
+    ][:3]
+    under_close = [
+        p
+        for h in close
+        for p in [i for i, b in enumerate(body) if blocks[b].headings[-1:] == (h,)][:3]
+    ]
+    leaders = sorted(range(len(body)), key=lambda i: (-scores[i], i))
+    chosen = list(dict.fromkeys([*under_close, *leaders]))[:_SEMANTIC_BLOCKS]
+    # The block's own words first: the model reads only its first tokens.
+    passages = [
+        " ".join([blocks[body[i]].text, *(blocks[h].text for h in blocks[body[i]].headings)])
+        for i in chosen
+    ]
+    cosines = semantic_scores(passages, query) or [0.0] * len(chosen)
+    result = [
+        0.8 * max((by_heading.get(h, 0.0) for h in blocks[b].headings), default=0.0) for b in body
+    ]
+    for position, cosine in zip(chosen, cosines, strict=True):
+        result[position] = max(cosine, result[position])
+    return result
 
 
 def _parts(
@@ -389,6 +440,9 @@ def _text_content(
     # stays in Extraction.title. A page whose <h1> says its title does not get it twice.
     if title and not options.readability and not _has_title_heading(title, blocks, order):
         title_line = f"# {title}" if renderer.fmt == "markdown" else title
+    elif rendered and blocks[rendered[0][0]].kind == "heading" and options.max_tokens is not None:
+        # The heading the content starts with is its title: first kept, cut when too long.
+        title_line = rendered.pop(0)[1]
     parts = _parts(blocks, [i for i, _ in rendered], ranks, [t for _, t in rendered])
     return _fit_text(title_line, parts, options.max_tokens, ranked=bool(ranks))
 
@@ -419,12 +473,25 @@ def _fit_text(
     # cut short: then the plan is made again with that room).
     worst_marker = marker(len(parts), tokens(full), max_tokens)
     available = limit - len(worst_marker) - 2
+    if not title_line and parts and available < 40:
+        # Room for the marker and barely more: the beginning of the first block instead.
+        first = min(
+            range(len(parts)), key=lambda i: (parts[i].rank, i) if not parts[i].heading else (-1, i)
+        )
+        kept = cut_text(parts[first].text.replace("\n", " "), limit)
+        notes.append(
+            f"cut to the first {len(kept)} characters: max_tokens={max_tokens} leaves no room for more"
+        )
+        return kept, notes
     if len(title_line) > max(available, 0):
         # Not even the title fits with the marker: the title alone, cut to the budget.
         cut_title = cut_text(title_line, limit)
-        notes.append(
-            f"cut the title to {len(cut_title)} characters: max_tokens={max_tokens} is smaller than it"
-        )
+        if len(cut_title) < len(title_line):
+            notes.append(
+                f"cut the title to {len(cut_title)} characters: max_tokens={max_tokens} is smaller than it"
+            )
+        else:
+            notes.append(f"kept only the title: max_tokens={max_tokens} leaves no room for more")
         if parts:
             notes.extend(describe_cuts(parts, [False] * len(parts)))
         return cut_title, notes

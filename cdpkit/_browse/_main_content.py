@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from selectolax.lexbor import LexborNode
 
@@ -29,10 +30,21 @@ _SPACES = re.compile(r"\s+")
 
 
 def main_content_html(html: str) -> str | None:
-    """The main content of ``html`` as an HTML fragment, or ``None`` when none was found."""
+    """The main content of ``html`` as an HTML fragment, or ``None`` when none was found
+    (or trafilatura failed on the page: the caller then shows the whole page)."""
     import trafilatura  # imported on first use: ~150 ms, paid only by readability=True
 
-    return trafilatura.extract(
+    try:
+        return _extract(trafilatura, html)
+    except Exception:  # a parser bug on one odd page must not lose the page
+        logging.getLogger(__name__).debug(
+            "trafilatura failed; the whole page is used", exc_info=True
+        )
+        return None
+
+
+def _extract(trafilatura: Any, html: str) -> str | None:
+    result: str | None = trafilatura.extract(
         html,
         output_format="html",
         include_links=True,
@@ -46,6 +58,7 @@ def main_content_html(html: str) -> str | None:
         # (benchmarks/quality.py) without letting comments or sidebars in.
         favor_recall=True,
     )
+    return result
 
 
 def _key(text: str) -> str:

@@ -111,9 +111,19 @@ def terms(text: str) -> list[str]:
 
 
 def bm25_scores(
-    documents: Sequence[str], query: str, *, k1: float = 1.5, b: float = 0.75
+    documents: Sequence[str],
+    query: str,
+    *,
+    k1: float = 1.5,
+    b: float = 0.75,
+    normalized: bool = False,
 ) -> list[float]:
-    """The BM25 score of each document for ``query`` (0.0 for one sharing no term)."""
+    """The BM25 score of each document for ``query`` (0.0 for one sharing no term).
+
+    ``normalized`` divides by the score a document would get by holding every query term
+    many times (0..1): a block matching only a common word of the query then scores low,
+    however it compares with the others, which lets the score be mixed with a cosine.
+    """
     query_terms = list(dict.fromkeys(terms(query)))
     if not query_terms or not documents:
         return [0.0] * len(documents)
@@ -133,4 +143,7 @@ def bm25_scores(
             if tf:
                 score += idf[term] * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average))
         scores.append(score)
+    if normalized:
+        ceiling = sum(idf[term] * (k1 + 1) for term in query_terms) or 1.0
+        return [score / ceiling for score in scores]
     return scores

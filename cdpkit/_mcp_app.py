@@ -39,8 +39,11 @@ __all__ = ["build_server", "run_http", "run_stdio"]
 log = logging.getLogger("cdpkit.mcp")
 
 INSTRUCTIONS = """\
-Drives a Chromium browser. The browser starts on the first tool call.
-A typical loop: browser_navigate to a URL, browser_snapshot to read the page as numbered
+Reads the web and drives a Chromium browser.
+To read a page, call browse: it fetches over HTTP and uses the browser only when the page
+needs JavaScript; keywords=, query= and max_tokens= keep the answer short; get_links and
+get_forms list a page's links and forms. To interact with pages, use the browser tools
+(the browser starts on the first of them). A typical loop: browser_navigate to a URL, browser_snapshot to read the page as numbered
 lines, then act on an element by its index (browser_click index=N, browser_type index=N
 text=...). An element keeps its index until the page loads a new document. Each action's
 result says in a few lines what it changed (URL, title, dialogs, downloads, console

@@ -12,7 +12,7 @@ import contextlib
 import dataclasses
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import tools
 from ._browser_options import BrowserOptions, CLIError, error_line, start_browser
@@ -25,6 +25,9 @@ from .page import Page
 from .session import EventStream
 from .tools.files import default_download_dir
 from .tools.tabs import active_tab
+
+if TYPE_CHECKING:
+    from ._browse._engine import Engine
 
 log = logging.getLogger("cdpkit.mcp")
 
@@ -168,6 +171,9 @@ class BrowserSession:
     keeps the browser from loading blocked pages at all.
 
     Tool calls are serialized with :attr:`lock` (one agent, one page at a time).
+
+    The ``browse`` tools run on :meth:`engine`, which shares this browser (started only
+    when a page needs it) and is closed with it.
     """
 
     def __init__(self, options: ServerOptions) -> None:
@@ -176,6 +182,20 @@ class BrowserSession:
         self.guard = RequestGuard(options.url_policy)
         self.downloads: DownloadTracker | None = None
         self._browser: Browser | None = None
+        self._engine: Engine | None = None
+
+    async def engine(self) -> Engine:
+        """The engine of the ``browse`` tools, made on first use: tier-1 pages are
+        fetched over HTTP; pages that need JavaScript run in this session's browser
+        (:meth:`browser`: launched, attached or leased as the server's options say, and
+        guarded by its URL policy), never in a second one. Closed by :meth:`close`."""
+        if self._engine is None:
+            from ._browse._engine import Engine
+
+            engine = Engine(browser_factory=self.browser)
+            await engine.__aenter__()
+            self._engine = engine
+        return self._engine
 
     @property
     def started(self) -> bool:
@@ -237,7 +257,14 @@ class BrowserSession:
 
     async def close(self) -> None:
         """Close the browser (a connected one keeps running: only what the server opened
-        is closed). Idempotent."""
+        is closed), and the ``browse`` engine first (its sessions' browser contexts go
+        with it). Idempotent."""
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            try:
+                await engine.close()
+            except Exception:  # the browser must close even if the engine could not
+                log.exception("Closing the browse engine failed")
         browser = self._browser
         if browser is None:
             return

@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Literal
 
 from . import tools
+from ._mcp_browse import browse_tools
 from ._mcp_changes import summarize, watch_changes
 from ._mcp_network import (
     browser_network_request,
@@ -388,8 +389,9 @@ _SNAPSHOT_RETURNS = (
 
 
 def build_tools(options: ServerOptions) -> list[ToolSpec]:
-    """Every tool of the server, in a stable order; ``browser_execute_js`` only with
-    ``options.allow_js``."""
+    """Every tool of the server, in a stable order: ``browse`` first (it covers most
+    needs; see :mod:`cdpkit._mcp_browse`), then the browser tools; ``browser_execute_js``
+    only with ``options.allow_js``."""
 
     def downloads(session: BrowserSession) -> dict[str, Any]:
         return {"dest_dir": session.options.download_dir}
@@ -401,6 +403,8 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
     policy = options.url_policy.describe()
 
     specs = [
+        # the light path: read a page without driving the browser
+        *browse_tools(policy),
         # navigation
         _page_tool(
             "browser_navigate",

@@ -7,10 +7,13 @@
 Needs the ``mcp`` extra (``pip install 'cdpkit-browser[mcp]'``); importing this module does
 not import ``mcp``, and neither does ``import cdpkit``.
 
-Every tool function is exposed under the MCP name agents know (``browser_navigate``,
-``browser_click``, ``browser_snapshot``...): its input schema comes from the function's
-signature and its description from the docstring. Each tool acts on the active tab of one
-browser, started on the first tool call (``initialize`` stays fast) and closed when the
+First come the tools of the light path (``browse``, ``get_links``, ``get_forms``,
+``session_list``, ``session_close``; see :mod:`cdpkit._mcp_browse`), which fetch pages over
+HTTP and use the browser only for pages that need JavaScript. Then every tool function is
+exposed under the MCP name agents know (``browser_navigate``, ``browser_click``,
+``browser_snapshot``...): its input schema comes from the function's signature and its
+description from the docstring. Each tool acts on the active tab of one browser, started
+on the first tool call that needs it (``initialize`` stays fast) and closed when the
 client disconnects, so nothing is left running: over stdio when the client closes stdin
 (or on SIGTERM/SIGINT); over HTTP when the last client session ends (``DELETE``) or the
 server stops (clients of the sessionless 2026 protocol end nothing: the browser then

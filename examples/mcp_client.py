@@ -1,7 +1,7 @@
 """An MCP client driving cdpkit's MCP server, as an AI agent's host would: start the
-server over stdio, list its tools, open a page, read it as a numbered snapshot, click a
-button by its index, take a screenshot, read a resource, and see an error come back as a
-result. Needs the mcp extra: pip install 'cdpkit-browser[mcp]'."""
+server over stdio, list its tools, read a page with `browse` (no browser needed), open it,
+read it as a numbered snapshot, click a button by its index, take a screenshot, read a
+resource, and see an error come back as a result. Needs the mcp extra: pip install 'cdpkit-browser[mcp]'."""
 
 import asyncio
 import base64
@@ -31,7 +31,11 @@ async def main() -> None:
             tools = (await client.list_tools()).tools
             print(f"{len(tools)} tools, e.g. {', '.join(tool.name for tool in tools[:4])}")
 
-            # The browser starts with this first tool call.
+            # Reading a page: `browse` fetches it over HTTP, no browser needed.
+            result = await client.call_tool("browse", {"url": f"{base}/hello.html", "max_tokens": 200})
+            print(f"Browsed: {text(result).splitlines()[0]}")
+
+            # The browser starts with the first browser_* tool call.
             result = await client.call_tool("browser_navigate", {"url": f"{base}/hello.html"})
             print(f"Opened: {json.loads(text(result))['title']}")
 

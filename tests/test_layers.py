@@ -47,7 +47,8 @@ FLOORS: dict[str, int] = {
     # the browse engine's names (cdpkit.browse, cdpkit.engine...).
     "__init__": 2,
     "tools.": 3,
-    # The browse engine sits with the tools (it uses them for tiers 2 and 3).
+    # browse: the extraction pipeline needs only errors; the engine drives the browser and
+    # the tools (scrape's wait).
     "_browse.": 3,
     "_browser_options": 4,
     "pytest_plugin": 4,
@@ -65,6 +66,7 @@ FLOORS: dict[str, int] = {
     "_mcp_state": 4,
     "_mcp_downloads": 4,
     "_mcp_changes": 4,
+    "_mcp_browse": 4,
     "_mcp_reach": 4,
     "_mcp_render": 4,
     "_mcp_schema": 4,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from .._cli_common import CLIError, _options, normalize_url, run, start_browser
+from ._browse_batch import BatchOption, ConcurrencyOption, check_batch, run_batch
 from ._params import (
     ChromeArgOption,
     ConnectOption,
@@ -25,7 +26,6 @@ from ._params import (
     HeaderOption,
     HeadfulOption,
     ProfileOption,
-    UrlArgument,
     ViewportOption,
 )
 
@@ -123,7 +123,14 @@ def render_result(result: BrowseResult, *, as_json: bool) -> str:
 
 
 def browse(
-    url: UrlArgument,
+    url: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="URL",
+            help="A URL, a host name (https:// is added) or a local HTML file; or --batch FILE.",
+            show_default=False,
+        ),
+    ] = None,
     output_format: Annotated[
         BrowseFormat | None,
         typer.Option(
@@ -200,17 +207,21 @@ def browse(
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
     viewport: ViewportOption = None,
+    batch: BatchOption = None,
+    concurrency: ConcurrencyOption = 4,
     debug: DebugOption = False,
 ) -> None:
     """Print what a page says, fetched over HTTP first and in Chrome only if it needs
     JavaScript (the tier used and why are in --json). Failures print one line with the
-    error's code and what to do, and exit 1."""
+    error's code and what to do, and exit 1. With --batch FILE instead of a URL: many
+    pages at once, one JSON line each."""
     if timeout is not None and not timeout > 0:
         raise CLIError(f"Invalid --timeout {timeout:g}: give a positive number of seconds", 2)
     options = _options(
         connect, headful, profile, chrome_arg, timeout or 30.0, viewport=viewport, grid=grid, header=header
     )
-    target = normalize_url(url)
+    check_batch(url, batch, concurrency)
+    target = normalize_url(url) if url is not None else ""
     call = browse_call_options(
         output_format=output_format.value if output_format is not None else None,
         selector=selector,
@@ -230,6 +241,12 @@ def browse(
     # launches or attaches as the config says.
     given = any((connect, grid, header, headful, profile, chrome_arg, viewport))
     engine = _engine(options if given else None)
+    if batch is not None:
+        run_batch(
+            batch, engine=engine, browse_one=_browse_one, call=call, concurrency=concurrency,
+            session=session, debug=debug,
+        )
+        return
 
     async def work() -> None:
         async with engine:

@@ -24,7 +24,8 @@ from mcp.types import TextResourceContents
 ROOT = Path(__file__).parent.parent.parent
 MARKER = "CDPKIT_MCP_TEST_MARKER"
 
-# The MCP names of DESIGN.md ("The tools"), browser_execute_js aside (only with --allow-js).
+# The MCP names of DESIGN.md ("The tools") and of the browse tools, browser_execute_js aside
+# (only with --allow-js).
 EXPECTED_TOOLS = {
     "browser_navigate", "browser_go_back", "browser_go_forward", "browser_reload",
     "browser_wait", "browser_wait_for", "browser_click", "browser_hover", "browser_type",
@@ -37,6 +38,8 @@ EXPECTED_TOOLS = {
     "browser_get_dom_tree", "browser_tabs", "browser_download", "browser_scrape",
     "browser_network_requests", "browser_network_request", "browser_performance_trace",
     "browser_save_storage_state", "browser_emulate", "browser_downloads",
+    # the light path (issue 14): browse first in the list
+    "browse", "get_links", "get_forms", "session_list", "session_close",
 }  # fmt: skip
 
 

@@ -24,7 +24,8 @@ async def test_mcp_client_example(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0].startswith(f"{len(EXPECTED_TOOLS)} tools, e.g. browser_navigate")
+    assert lines[0] == f"{len(EXPECTED_TOOLS)} tools, e.g. browse, get_links, get_forms, session_list"
+    assert "Browsed: Title: Hello from cdpkit" in lines
     assert "Opened: Hello from cdpkit" in lines
     assert 'After the click: button "Clicked!"' in lines
     assert any(line.startswith("Screenshot: image/png, ") for line in lines)

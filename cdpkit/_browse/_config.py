@@ -10,10 +10,20 @@ names the file, the table and the key::
     headless = true
     timeout = 30            # seconds to launch or attach, and for each browser command
     viewport = "1280x800"
-    user_agent = "..."      # default: cdpkit's own, honest one (tier 1), Chrome's (tiers 2-3)
-    proxy = "http://proxy:3128"
     args = ["--lang=fr"]    # extra Chrome flags
     connect = "http://127.0.0.1:9222"   # attach to this browser instead of launching one
+    # The identity, every tier alike (cdpkit.BrowserSettings' keys):
+    user_agent = "..."      # default: cdpkit's own, honest one (tier 1), Chrome's (tiers 2-3)
+    user_agents = ["...", "..."]        # rotated, one per session (not with user_agent)
+    locale = "fr-FR"        # and Accept-Language "fr-FR,fr;q=0.9" unless accept_language
+    accept_language = "fr-FR,fr;q=0.9"
+    timezone = "Europe/Paris"
+    extra_headers = { "X-Team" = "research" }
+    proxy = "http://user:password@proxy:3128"   # or a table: server, username, password, bypass
+    stealth = false
+    send_dnt = false
+    storage_state = "~/login.json"
+    ignore_default_args = ["--disable-extensions"]
 
     [media]                 # images turned into media items
     include = false         # embed them (downscaled WebP) in results
@@ -55,6 +65,7 @@ from typing import Any
 
 import platformdirs
 
+from .._settings import BrowserSettings as Identity
 from ._result import FORMATS, LINK_STYLES
 
 __all__ = ["ConfigError", "EngineConfig", "config_path", "load_config", "merge_tables"]
@@ -70,10 +81,11 @@ class BrowserSettings:
     headless: bool = True
     timeout: float = 30.0
     viewport: str | None = None
-    user_agent: str | None = None
-    proxy: str | None = None
     args: tuple[str, ...] = ()
     connect: str | None = None
+    # The identity keys of the table (:class:`cdpkit.BrowserSettings`), ``None`` when the
+    # table has none: how every tier presents itself.
+    settings: Identity | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +262,13 @@ def merge_tables(
         cls = _CLASSES[table]
         known = {f.name: str(f.type) for f in fields(cls)}
         changes: dict[str, Any] = {}
+        if table == "browser":
+            known.pop("settings")
+            identity = {key: value for key, value in values.items() if key in _IDENTITY_KEYS}
+            values = {key: value for key, value in values.items() if key not in _IDENTITY_KEYS}
+            if identity:
+                changes["settings"] = _merged_identity(config.browser.settings, identity, where)
+            known.update(dict.fromkeys(_IDENTITY_KEYS, "identity"))  # listed when a key is unknown
         for key, value in values.items():
             if key not in known:
                 raise ConfigError(
@@ -258,6 +277,43 @@ def merge_tables(
             changes[key] = _checked_value(where, table, key, value, known[key])
         config = replace(config, **{table: replace(getattr(config, table), **changes)})
     return config
+
+
+_IDENTITY_KEYS = tuple(f.name for f in fields(Identity))
+# Identity keys TOML could give a value of the wrong type that BrowserSettings would
+# still take (any value is truthy): checked here, by name.
+_IDENTITY_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "send_dnt": ((bool,), "true or false"),
+    "stealth": ((bool, str), "true, false or the path of a script"),
+    "extra_headers": ((Mapping,), 'a table of headers, e.g. { "X-Team" = "research" }'),
+    "user_agents": ((list, tuple), "a list of strings"),
+    "ignore_default_args": ((bool, list, tuple), "true or a list of flags"),
+}
+
+
+def _merged_identity(base: Identity | None, values: Mapping[str, Any], where: str) -> Identity:
+    """``base`` with the identity keys of a ``[browser]`` table over it, each checked by
+    :class:`cdpkit.BrowserSettings` (the error names ``where``, the table and the key)."""
+    for key, value in values.items():
+        allowed = _IDENTITY_TYPES.get(key)
+        if allowed is not None and value is not None and (
+            not isinstance(value, allowed[0]) or (bool not in allowed[0] and isinstance(value, bool))
+        ):
+            raise ConfigError(f"{where}: [browser] {key} must be {allowed[1]}, not {value!r}")
+        try:
+            Identity.from_mapping({key: value})
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(f"{where}: [browser] {key}: {exc}") from None
+    given = dict(values)
+    # One layer's user agent (or rotation) replaces the other's, rather than clashing.
+    if "user_agent" in given:
+        given.setdefault("user_agents", ())
+    if "user_agents" in given:
+        given.setdefault("user_agent", None)
+    try:
+        return replace(base, **given) if base is not None else Identity.from_mapping(given)
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"{where}: [browser]: {exc}") from None
 
 
 def load_config(

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 import anyio
 
+from .._settings import BrowserSettings, resolve_settings
 from ..errors import CDPError, ConnectError, LaunchError, PageCrashedError
 from ._config import EngineConfig, load_config
 from ._documents import (
@@ -35,7 +36,7 @@ from ._documents import (
     is_html,
     mime_type_of,
 )
-from ._http import RobotsCache, fetch, make_client, network_error
+from ._http import RobotsCache, fetch, make_client, network_error, robots_token
 from ._result import (
     BrowseError,
     BrowseFormat,
@@ -106,12 +107,21 @@ class Engine:
     first needs one; the engine closes what it returns), ``[browser] connect`` (attach),
     else :func:`cdpkit.launch` with the ``[browser]`` settings.
 
+    Every tier presents the same identity (:class:`cdpkit.BrowserSettings`: ``settings=``
+    over the config's ``[browser]`` identity keys): tier 1 sends its user agent (else
+    cdpkit's honest one), language, extra headers and ``DNT`` through its proxy; the
+    browser contexts of tiers 2 and 3 are made with it, and a launched browser gets its
+    launch-wide parts (the proxy). With ``user_agents``, each session takes the next one,
+    for its HTTP client and its browser context alike.
+
     Args:
         config: Settings by table, over the config file's (``{"network": {"retries": 2},
             "session": {"persist": True}}``); see :mod:`cdpkit._browse._config` for every
             table and key.
         browser: A running :class:`Browser` to use, or the ``[browser]`` table.
         browser_factory: Makes the browser when first needed.
+        settings: The identity, over the ``[browser]`` table's identity keys (a setting
+            left at its default keeps the config's).
         config_file: Read this TOML file instead of the user's (``$CDPKIT_CONFIG`` or
             ``~/.config/cdpkit/config.toml``).
         **tables: More tables, as keywords (``session={"persist": True}``).
@@ -127,6 +137,7 @@ class Engine:
         *,
         browser: Browser | Mapping[str, Any] | None = None,
         browser_factory: BrowserFactory | None = None,
+        settings: BrowserSettings | None = None,
         config_file: str | None = None,
         **tables: Any,
     ) -> None:
@@ -140,6 +151,13 @@ class Engine:
         elif browser is not None:
             self._given_browser = browser
         self.config: EngineConfig = load_config(merged, path=Path(config_file) if config_file else None)
+        if settings is not None:
+            resolve_settings(settings, {})  # a TypeError for anything else
+            identity = _overlaid(self.config.browser.settings, settings)
+            self.config = dataclasses.replace(
+                self.config, browser=dataclasses.replace(self.config.browser, settings=identity)
+            )
+        self._rotation = 0  # the next of settings.user_agents for a new session
         self._factory = browser_factory
         self._browser: Browser | None = self._given_browser
         self._owns_browser = False
@@ -276,9 +294,10 @@ class Engine:
         config = self.config
         keep = (config.session.persist if persist is None else persist) and name is not None
         path = config.sessions_dir / f"{name}.json" if name is not None else None
-        client = make_client(config)
+        identity = self._session_identity()
+        client = make_client(config, identity)
         try:
-            created = BrowseSession(name, client, persist=keep, path=path)
+            created = BrowseSession(name, client, persist=keep, path=path, settings=identity)
         except BaseException:
             await client.aclose()
             raise
@@ -286,6 +305,16 @@ class Engine:
             return created, True
         self._sessions[name] = created
         return created, False
+
+    def _session_identity(self) -> BrowserSettings | None:
+        """The identity of a new session: the engine's, with the next user agent of its
+        rotation (so its HTTP client and browser context say the same)."""
+        settings = self.config.browser.settings
+        if settings is None or not settings.user_agents:
+            return settings
+        agent = settings.user_agents[self._rotation % len(settings.user_agents)]
+        self._rotation += 1
+        return dataclasses.replace(settings, user_agent=agent, user_agents=())
 
     async def browser_for_pages(self, deadline: float) -> Browser:
         """The browser tiers 2 and 3 use, made the first time (within ``deadline``)."""
@@ -313,16 +342,45 @@ class Engine:
         timeout = min(settings.timeout, left)
         if settings.connect:
             return await connect(settings.connect, timeout=timeout, command_timeout=settings.timeout)
-        args = list(settings.args)
-        if settings.proxy:
-            args.append(f"--proxy-server={settings.proxy}")
         return await launch(
             headless=settings.headless,
-            args=args,
+            args=list(settings.args),
             viewport=self.config.viewport,
             timeout=timeout,
             command_timeout=settings.timeout,
+            settings=_launch_wide(settings.settings),
         )
+
+
+def _overlaid(base: BrowserSettings | None, top: BrowserSettings) -> BrowserSettings:
+    """``base`` with every setting ``top`` gives (not left at its default) over it."""
+    if base is None:
+        return top
+    defaults = BrowserSettings()
+    given = {
+        item.name: getattr(top, item.name)
+        for item in dataclasses.fields(top)
+        if getattr(top, item.name) != getattr(defaults, item.name)
+    }
+    if "user_agent" in given:
+        given.setdefault("user_agents", ())
+    if "user_agents" in given:
+        given.setdefault("user_agent", None)
+    return dataclasses.replace(base, **given)
+
+
+def _launch_wide(settings: BrowserSettings | None) -> BrowserSettings | None:
+    """The parts of ``settings`` a launch takes (Chrome flags: the proxy, the language,
+    the stealth switch, the default flags left out); the rest is each context's."""
+    if settings is None:
+        return None
+    return BrowserSettings(
+        proxy=settings.proxy,
+        locale=settings.locale,
+        accept_language=settings.accept_language,
+        stealth=settings.stealth,
+        ignore_default_args=settings.ignore_default_args,
+    )
 
 
 def _fetchable(url: str) -> bool:
@@ -378,7 +436,8 @@ class _Call:
             first = 2
             self.escalations.append(f"tier 1 -> 2: a {scheme}: URL is read by the browser")
         if self.config.privacy.respect_robots_txt:
-            await self.engine._robots.check(self.session.client, self.url)
+            token = robots_token(self.session.client.headers.get("User-Agent"))
+            await self.engine._robots.check(self.session.client, self.url, token)
         static: BrowseResult | None = None
         if first == 1:
             outcome = await self._tier_one(last)
@@ -501,8 +560,10 @@ class _Call:
         page = await context.new_page()
         try:
             network = self.config.network
+            identity = self.session.settings
             language = None
-            if network.accept_language != "en-US,en;q=0.9":  # Chrome's own default otherwise
+            # The context's settings already give the page its language (and user agent).
+            if network.accept_language != "en-US,en;q=0.9" and (identity is None or not identity.languages):
                 # Chrome takes the languages alone and adds the q-values itself.
                 language = ",".join(part.split(";")[0].strip() for part in network.accept_language.split(","))
             return await render(
@@ -512,7 +573,7 @@ class _Call:
                 deadline=self.deadline,
                 timeout=self.options.timeout,
                 accessibility=self.options.format == "a11y",
-                user_agent=self.config.browser.user_agent,
+                user_agent=identity.user_agent if identity is not None and language else None,
                 accept_language=language,
             )
         finally:
@@ -651,6 +712,7 @@ def engine(
     *,
     browser: Browser | Mapping[str, Any] | None = None,
     browser_factory: BrowserFactory | None = None,
+    settings: BrowserSettings | None = None,
     config_file: str | None = None,
     **tables: Any,
 ) -> Engine:
@@ -660,7 +722,10 @@ def engine(
         async with cdpkit.engine(session={"persist": True}) as engine:
             result = await engine.browse("https://example.com", session="work")
     """
-    return Engine(config, browser=browser, browser_factory=browser_factory, config_file=config_file, **tables)
+    return Engine(
+        config, browser=browser, browser_factory=browser_factory, settings=settings, config_file=config_file,
+        **tables,
+    )
 
 
 async def browse(
@@ -679,6 +744,7 @@ async def browse(
     tier: int | None = None,
     timeout: float | None = None,
     link_style: LinkStyle | None = None,
+    settings: BrowserSettings | None = None,
 ) -> BrowseResult:
     """One call from a URL to its content, in at most ``max_tokens``, about what you ask.
 
@@ -709,6 +775,9 @@ async def browse(
             ``truncated=True``; with nothing to show, ``network.timeout``.
         link_style: Links in markdown ``"inline"`` (default), ``"numbered"`` (``[n]``,
             matching ``links[n-1]``) or ``"none"``.
+        settings: How every tier presents itself (user agent, language, extra headers,
+            ``DNT``, proxy...; see :class:`cdpkit.BrowserSettings`), over the config
+            file's ``[browser]`` table.
 
     Returns:
         A :class:`BrowseResult` (content, title, links, forms, media, metadata, the tier
@@ -721,7 +790,7 @@ async def browse(
             ``recoverable``, and a ``suggestion``.
         ValueError: An option out of range, or a config file with a wrong key or value.
     """
-    async with Engine() as throwaway:
+    async with Engine(settings=settings) as throwaway:
         return await throwaway.browse(
             url,
             format=format,

@@ -6,6 +6,7 @@ failure as a :class:`BrowseError` of the ``network`` family; and ``robots.txt``.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import ssl
 import urllib.parse
 import urllib.robotparser
@@ -13,10 +14,11 @@ from dataclasses import dataclass
 
 import httpx
 
+from .._settings import BrowserSettings, Proxy
 from ._config import EngineConfig
 from ._result import BrowseError
 
-__all__ = ["MAX_BODY_BYTES", "Fetched", "RobotsCache", "fetch", "make_client", "network_error", "user_agent"]
+__all__ = ["MAX_BODY_BYTES", "Fetched", "RobotsCache", "fetch", "make_client", "network_error", "robots_token", "user_agent"]
 
 MAX_BODY_BYTES = 64 * 1024 * 1024  # larger resources are for `cdpkit download`
 ROBOTS_TOKEN = "cdpkit"  # the product token robots.txt groups are matched against
@@ -42,20 +44,57 @@ class Fetched:
     body: bytes
 
 
-def make_client(config: EngineConfig) -> httpx.AsyncClient:
-    """A client for one session (``client.cookies`` is its jar): the configured user
-    agent, language, proxy, redirect limit and connection retries."""
-    transport = httpx.AsyncHTTPTransport(retries=config.network.retries, proxy=config.browser.proxy)
+def make_client(config: EngineConfig, settings: BrowserSettings | None = None) -> httpx.AsyncClient:
+    """A client for one session (``client.cookies`` is its jar): the identity of
+    ``settings`` (the session's: its user agent already picked from a rotation), else
+    cdpkit's honest one; the language (the settings', else ``[network] accept_language``),
+    extra headers, ``DNT``, the proxy with its credentials, the redirect limit and
+    connection retries.
+
+    Raises:
+        ValueError: A SOCKS proxy without httpx's SOCKS support installed.
+    """
+    headers = {
+        "User-Agent": user_agent(),
+        "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+        "Accept-Language": config.network.accept_language,
+    }
+    proxy: httpx.Proxy | None = None
+    if settings is not None:
+        agent = settings.user_agent or (settings.user_agents or (None,))[0]
+        if agent:
+            headers["User-Agent"] = agent
+        headers["Accept-Language"] = settings.effective_accept_language or headers["Accept-Language"]
+        if settings.send_dnt:
+            headers["DNT"] = "1"
+        headers.update(settings.extra_headers)
+        if settings.proxy is not None:
+            proxy = _httpx_proxy(settings.proxy)
+    transport = httpx.AsyncHTTPTransport(retries=config.network.retries, proxy=proxy)
     return httpx.AsyncClient(
         follow_redirects=True,
         max_redirects=config.network.max_redirects,
         transport=transport,
-        headers={
-            "User-Agent": config.browser.user_agent or user_agent(),
-            "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
-            "Accept-Language": config.network.accept_language,
-        },
+        headers=headers,
     )
+
+
+def _httpx_proxy(proxy: Proxy) -> httpx.Proxy:
+    """``proxy`` for httpx: Basic credentials sent with each request (httpx does not
+    answer a 407 itself), loopback included as Chrome's side does."""
+    if proxy.server.lower().startswith("socks") and importlib.util.find_spec("socksio") is None:
+        raise ValueError(f"proxy {proxy.server}: tier 1 needs SOCKS support for it: pip install 'httpx[socks]'")
+    auth = (proxy.username, proxy.password or "") if proxy.username is not None else None
+    return httpx.Proxy(proxy.server, auth=auth)
+
+
+def robots_token(agent: str | None) -> str:
+    """The product token robots.txt groups are matched against: the user agent's first
+    product (``Mozilla/5.0 (...)`` -> ``Mozilla``), cdpkit's own without one."""
+    if not agent:
+        return ROBOTS_TOKEN
+    token = agent.strip().split("/", 1)[0].split(" ", 1)[0]
+    return token or ROBOTS_TOKEN
 
 
 async def fetch(client: httpx.AsyncClient, url: str, timeout: float) -> Fetched:
@@ -143,16 +182,17 @@ def _from_httpx(url: str, exc: httpx.HTTPError, timeout: float) -> BrowseError:
 
 
 class RobotsCache:
-    """``robots.txt`` of each origin, fetched once per engine, checked for cdpkit's
-    product token (then ``*``)."""
+    """``robots.txt`` of each origin, fetched once per engine, checked for the user
+    agent's product token (then ``*``)."""
 
     def __init__(self) -> None:
         self._parsers: dict[str, urllib.robotparser.RobotFileParser | None] = {}
         self._lock = asyncio.Lock()
 
-    async def check(self, client: httpx.AsyncClient, url: str) -> None:
-        """Raise when ``robots.txt`` disallows ``url`` for cdpkit. A missing or unreadable
-        ``robots.txt`` allows everything.
+    async def check(self, client: httpx.AsyncClient, url: str, token: str = ROBOTS_TOKEN) -> None:
+        """Raise when ``robots.txt`` disallows ``url`` for ``token`` (the user agent's
+        product token, see :func:`robots_token`). A missing or unreadable ``robots.txt``
+        allows everything.
 
         Raises:
             BrowseError: ``http.robots``, naming the rule (not recoverable).
@@ -165,13 +205,13 @@ class RobotsCache:
             if origin not in self._parsers:
                 self._parsers[origin] = await _read_robots(client, origin)
         parser = self._parsers[origin]
-        if parser is None or parser.can_fetch(ROBOTS_TOKEN, url):
+        if parser is None or parser.can_fetch(token, url):
             return
-        rule = _matching_rule(parser, url)
+        rule = _matching_rule(parser, url, token)
         raise BrowseError(
             url,
             "http.robots",
-            f"{origin}/robots.txt disallows it for {ROBOTS_TOKEN} ({rule})",
+            f"{origin}/robots.txt disallows it for {token} ({rule})",
             recoverable=False,
             suggestion="set [privacy] respect_robots_txt = false in the config to fetch it anyway",
         )
@@ -189,8 +229,8 @@ async def _read_robots(client: httpx.AsyncClient, origin: str) -> urllib.robotpa
     return parser
 
 
-def _matching_rule(parser: urllib.robotparser.RobotFileParser, url: str) -> str:
-    """The ``Disallow:`` line of the group that applies to cdpkit, for the message."""
+def _matching_rule(parser: urllib.robotparser.RobotFileParser, url: str, token: str) -> str:
+    """The ``Disallow:`` line of the group that applies to ``token``, for the message."""
     parts = urllib.parse.urlsplit(url)
     path = urllib.parse.quote(parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     entries = list(getattr(parser, "entries", []))
@@ -198,7 +238,7 @@ def _matching_rule(parser: urllib.robotparser.RobotFileParser, url: str) -> str:
     if default is not None:
         entries.append(default)
     for entry in entries:
-        if entry.applies_to(ROBOTS_TOKEN):
+        if entry.applies_to(token):
             for line in entry.rulelines:
                 if line.applies_to(path):
                     agents = ", ".join(entry.useragents)

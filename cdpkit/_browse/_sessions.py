@@ -23,6 +23,7 @@ from ..errors import CDPError
 from ._result import BrowseError
 
 if TYPE_CHECKING:
+    from .._settings import BrowserSettings
     from ..browser import Browser, BrowserContext
 
 __all__ = ["BrowseSession", "check_session_name"]
@@ -56,12 +57,21 @@ class BrowseSession:
         persist: Whether the jar is saved on close and restored on creation.
         client: The tier-1 HTTP client.
         context: The browser context, ``None`` until a tier-2/3 page is needed.
+        settings: The session's identity (its user agent picked from a rotation), given
+            to its browser context; ``None``: Chrome's own.
     """
 
     def __init__(
-        self, name: str | None, client: httpx.AsyncClient, *, persist: bool, path: Path | None
+        self,
+        name: str | None,
+        client: httpx.AsyncClient,
+        *,
+        persist: bool,
+        path: Path | None,
+        settings: BrowserSettings | None = None,
     ) -> None:
         self.name = name
+        self.settings = settings
         self.client = client
         # The client's own jar: httpx copies a jar given to it, so this is the one it uses.
         self.cookies = client.cookies
@@ -79,7 +89,8 @@ class BrowseSession:
         """The session's browser context (created on first use)."""
         async with self._context_lock:  # two calls at once in a session share one context
             if self.context is None or self.context.browser is not browser:
-                self.context = await browser.new_context()
+                # The same identity as the session's HTTP client (user agent, language...).
+                self.context = await browser.new_context(settings=self.settings)
             return self.context
 
     async def push_cookies(self, browser: Browser, context: BrowserContext) -> None:

@@ -186,13 +186,15 @@ class BrowserSession:
 
     async def engine(self) -> Engine:
         """The engine of the ``browse`` tools, made on first use: tier-1 pages are
-        fetched over HTTP; pages that need JavaScript run in this session's browser
+        fetched over HTTP with the server's browser settings (user agent, language, extra
+        headers, proxy); pages that need JavaScript run in this session's browser
         (:meth:`browser`: launched, attached or leased as the server's options say, and
         guarded by its URL policy), never in a second one. Closed by :meth:`close`."""
         if self._engine is None:
             from ._browse._engine import Engine
 
-            engine = Engine(browser_factory=self.browser)
+            # The server's identity (user agent, language, proxy...) holds for tier 1 too.
+            engine = Engine(browser_factory=self.browser, settings=self.options.browser.settings)
             await engine.__aenter__()
             self._engine = engine
         return self._engine

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from .._cli_common import CLIError, _options, normalize_url, run, start_browser
+from .._settings import BrowserSettings
 from ._browse_batch import BatchOption, ConcurrencyOption, check_batch, run_batch
 from ._params import (
     ChromeArgOption,
@@ -209,16 +210,26 @@ def browse(
     viewport: ViewportOption = None,
     batch: BatchOption = None,
     concurrency: ConcurrencyOption = 4,
+    respect_robots: Annotated[
+        bool,
+        typer.Option(
+            "--respect-robots",
+            help="Refuse URLs the site's robots.txt disallows for the user agent ([privacy] respect_robots_txt).",
+        ),
+    ] = False,
     debug: DebugOption = False,
+    settings: BrowserSettings | None = None,
 ) -> None:
     """Print what a page says, fetched over HTTP first and in Chrome only if it needs
     JavaScript (the tier used and why are in --json). Failures print one line with the
     error's code and what to do, and exit 1. With --batch FILE instead of a URL: many
-    pages at once, one JSON line each."""
+    pages at once, one JSON line each. The identity options (--user-agent, --locale,
+    --proxy, --extra-header...) hold for every tier: the HTTP fetch and the browser."""
     if timeout is not None and not timeout > 0:
         raise CLIError(f"Invalid --timeout {timeout:g}: give a positive number of seconds", 2)
     options = _options(
-        connect, headful, profile, chrome_arg, timeout or 30.0, viewport=viewport, grid=grid, header=header
+        connect, headful, profile, chrome_arg, timeout or 30.0, viewport=viewport, grid=grid, header=header,
+        settings=settings,
     )
     check_batch(url, batch, concurrency)
     target = normalize_url(url) if url is not None else ""
@@ -240,7 +251,7 @@ def browse(
     # Browser flags win over the config file's [browser] table; without any, the engine
     # launches or attaches as the config says.
     given = any((connect, grid, header, headful, profile, chrome_arg, viewport))
-    engine = _engine(options if given else None)
+    engine = _engine(options if given else None, settings, respect_robots=respect_robots)
     if batch is not None:
         run_batch(
             batch, engine=engine, browse_one=_browse_one, call=call, concurrency=concurrency,
@@ -259,11 +270,15 @@ def browse(
     run(work, debug=debug)
 
 
-def _engine(options: BrowserOptions | None) -> Engine:
-    """The command's engine (the config file read and checked, nothing started)."""
+def _engine(options: BrowserOptions | None, settings: BrowserSettings | None, *, respect_robots: bool) -> Engine:
+    """The command's engine (the config file read and checked, nothing started): the
+    identity options over the config's, ``--respect-robots`` over ``[privacy]``."""
     from .._browse import Engine
 
+    tables: dict[str, Any] = {"privacy": {"respect_robots_txt": True}} if respect_robots else {}
     try:
-        return Engine(browser_factory=browser_factory(options) if options is not None else None)
+        return Engine(
+            tables, browser_factory=browser_factory(options) if options is not None else None, settings=settings
+        )
     except ValueError as exc:  # the config file: names the file, table and key
         raise CLIError(str(exc), 2) from None

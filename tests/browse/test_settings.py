@@ -1,0 +1,172 @@
+"""The browse engine presents the identity of :class:`cdpkit.BrowserSettings` at every
+tier: what the server sees (user agent, language, extra headers, DNT), through the proxy
+with its credentials, from ``settings=``, the config file's ``[browser]`` table and the
+command line (``cdpkit browse --user-agent ... --respect-robots``)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import cdpkit
+from tests.fixtures.proxy import ProxyServer
+from tests.server import FixtureServer, Handler
+
+IDENTITY = cdpkit.BrowserSettings(
+    user_agent="AgentX/1.0 (identity test)",
+    locale="fr-FR",
+    extra_headers={"X-Team": "research"},
+    send_dnt=True,
+)
+
+
+def _all_headers(handler: Handler) -> None:
+    """Every request header as a line of an HTML page (names lower-cased), so that the
+    browser tiers read it as a page too."""
+    items = "".join(f"<li>{name.lower()} = {value}</li>" for name, value in handler.headers.items())
+    handler.reply(200, f"<title>Headers</title><p>The headers this request carried.</p><ul>{items}</ul>")
+
+
+@pytest.fixture(scope="session")
+def headers_url(browse_server: FixtureServer) -> str:
+    browse_server.route("/browse/all-headers", _all_headers)
+    return browse_server.url("/browse/all-headers")
+
+
+@pytest.fixture
+def proxy() -> Iterator[ProxyServer]:
+    server = ProxyServer(credentials=("scout", "s3cret")).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _assert_identity(content: str) -> None:
+    assert "user-agent = AgentX/1.0 (identity test)" in content
+    assert "accept-language = fr-FR,fr;q=0.9" in content
+    assert "x-team = research" in content
+    assert "dnt = 1" in content
+
+
+async def test_tier_1_sends_the_settings_identity(headers_url: str) -> None:
+    async with cdpkit.engine(settings=IDENTITY) as engine:
+        result = await engine.browse(headers_url, tier=1, format="text")
+    assert result.tier_used == 1
+    _assert_identity(result.content)
+
+
+async def test_tier_3_pages_get_the_same_identity(browser: cdpkit.Browser, headers_url: str) -> None:
+    async with cdpkit.engine(browser=browser, settings=IDENTITY) as engine:
+        result = await engine.browse(headers_url, tier=3, format="text")
+    assert result.tier_used == 3
+    _assert_identity(result.content)
+
+
+async def test_browse_takes_settings(headers_url: str) -> None:
+    result = await cdpkit.browse(headers_url, tier=1, format="text", settings=IDENTITY)
+    _assert_identity(result.content)
+
+
+async def test_without_settings_tier_1_stays_honest(headers_url: str) -> None:
+    result = await cdpkit.browse(headers_url, tier=1, format="text")
+    assert "user-agent = cdpkit/" in result.content
+    assert "x-team" not in result.content and "dnt = 1" not in result.content
+
+
+async def test_tier_1_goes_through_the_proxy_with_its_credentials(proxy: ProxyServer, headers_url: str) -> None:
+    port = proxy.server_address[1]
+    settings = cdpkit.BrowserSettings(proxy=f"http://scout:s3cret@127.0.0.1:{port}", user_agent="ViaProxy/1.0")
+    async with cdpkit.engine(settings=settings) as engine:
+        result = await engine.browse(headers_url, tier=1, format="text")
+    assert "user-agent = ViaProxy/1.0" in result.content
+    passed = proxy.forwarded("/browse/all-headers")
+    assert len(passed) == 1
+    assert passed[0].headers.get("User-Agent") == "ViaProxy/1.0"
+    assert all(p.allowed for p in proxy.passed), "credentials were sent with the request, no 407"
+
+
+async def test_user_agents_rotate_per_session(headers_url: str) -> None:
+    settings = cdpkit.BrowserSettings(user_agents=("Alpha/1.0", "Beta/1.0"))
+    async with cdpkit.engine(settings=settings) as engine:
+        first = await engine.browse(headers_url, tier=1, format="text", session="one")
+        second = await engine.browse(headers_url, tier=1, format="text", session="two")
+        again = await engine.browse(headers_url, tier=1, format="text", session="one")
+    assert "user-agent = Alpha/1.0" in first.content
+    assert "user-agent = Beta/1.0" in second.content
+    assert "user-agent = Alpha/1.0" in again.content  # a session keeps its user agent
+
+
+async def test_the_config_files_browser_identity_reaches_tier_1(config_file: Path, headers_url: str) -> None:
+    config_file.write_text('[browser]\nlocale = "de-DE"\nuser_agent = "ConfigAgent/2.0"\nheadless = true\n')
+    async with cdpkit.engine() as engine:
+        result = await engine.browse(headers_url, tier=1, format="text")
+    assert "user-agent = ConfigAgent/2.0" in result.content
+    assert "accept-language = de-DE,de;q=0.9" in result.content
+
+
+async def test_settings_given_go_over_the_config_files(config_file: Path, headers_url: str) -> None:
+    config_file.write_text('[browser]\nlocale = "de-DE"\nuser_agent = "ConfigAgent/2.0"\n')
+    settings = cdpkit.BrowserSettings(user_agent="Given/3.0")
+    async with cdpkit.engine(settings=settings) as engine:
+        result = await engine.browse(headers_url, tier=1, format="text")
+    assert "user-agent = Given/3.0" in result.content
+    assert "accept-language = de-DE,de;q=0.9" in result.content  # the config's, kept
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ('locale = "not a locale!"', "[browser] locale"),
+        ('send_dnt = "yes"', "[browser] send_dnt must be true or false"),
+        ('proxy = "ftp://proxy:21"', "[browser] proxy"),
+        ('user_agnet = "typo"', "unknown key [browser] user_agnet"),
+    ],
+)
+def test_a_wrong_identity_key_names_file_table_and_key(config_file: Path, line: str, words: str) -> None:
+    config_file.write_text(f"[browser]\n{line}\n")
+    with pytest.raises(ValueError) as caught:
+        cdpkit.engine()
+    assert str(config_file) in str(caught.value)
+    assert words in str(caught.value)
+
+
+def _run(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "CDPKIT_CONFIG": str(home / "config.toml"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "HOME": str(home),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "cdpkit", "browse", *args],
+        capture_output=True, text=True, timeout=60, env=env, cwd=home,
+    )  # fmt: skip
+
+
+def test_cli_identity_options_reach_tier_1(headers_url: str, tmp_path: Path) -> None:
+    done = _run(
+        headers_url, "--tier", "1", "--format", "text", "--user-agent", "CliAgent/1.0",
+        "--locale", "it-IT", "--extra-header", "X-Team: research", home=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "user-agent = CliAgent/1.0" in done.stdout
+    assert "accept-language = it-IT,it;q=0.9" in done.stdout
+    assert "x-team = research" in done.stdout
+
+
+def test_cli_respect_robots_refuses_a_disallowed_url(browse_server: FixtureServer, tmp_path: Path) -> None:
+    url = browse_server.url("/browse/private/page.html")
+    done = _run(url, "--user-agent", "Mozilla/5.0 (X11; Linux) RobotsTest", "--respect-robots", home=tmp_path)
+    assert done.returncode == 1, done.stdout
+    assert "http.robots" in done.stderr
+    assert "for Mozilla" in done.stderr  # matched with the user agent's product token
+    assert "secret" not in done.stdout
+    allowed = _run(url, "--user-agent", "Mozilla/5.0 (X11; Linux) RobotsTest", "--tier", "1", home=tmp_path)
+    assert allowed.returncode == 0, allowed.stderr  # without --respect-robots it is read

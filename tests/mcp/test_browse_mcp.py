@@ -197,3 +197,19 @@ async def test_a_redirect_to_a_blocked_origin_shows_nothing_from_there(
         assert "Port of Lisbon" not in text
     finally:
         await session.stop()
+
+
+async def test_browse_sends_the_servers_browser_settings_at_tier_1(
+    server: FixtureServer, tmp_path: Path
+) -> None:
+    session = McpSession(["--downloads", str(tmp_path), "--user-agent", "McpAgent/1.0", "--locale", "pt-BR"])
+    await session.start()
+    try:
+        result = await session.call("browse", {"url": server.url("/echo/headers"), "tier": 1})
+        text = text_of(result)
+        assert not result.is_error, text
+        headers = json.loads(_content(text))
+        assert headers["User-Agent"] == "McpAgent/1.0"
+        assert headers["Accept-Language"] == "pt-BR,pt;q=0.9"
+    finally:
+        await session.stop()

@@ -79,6 +79,8 @@ def http_error(url: str, status: int, *, challenge: bool = False) -> BrowseError
         401: ("needs authentication", False, "log in within a session (session=...) first"),
         403: ("access is forbidden", False, "log in within a session first, or the site refuses automated clients"),
         404: ("not found", False, "check the URL"),
+        407: ("the proxy did not accept the credentials", False,
+              "check the proxy's username and password (--proxy, [browser] proxy)"),
         410: ("gone: removed for good", False, "look for the content elsewhere"),
         429: ("too many requests", True, "wait a while before trying again"),
     }

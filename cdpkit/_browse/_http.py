@@ -102,7 +102,7 @@ async def fetch(client: httpx.AsyncClient, url: str, timeout: float) -> Fetched:
 
     Raises:
         BrowseError: ``network.*`` when it could not be fetched (``dns``, ``refused``,
-            ``timeout``, ``tls``, ``reset``, ``redirects``), ``processing.too_large``
+            ``timeout``, ``tls``, ``reset``, ``redirects``, ``proxy``), ``processing.too_large``
             for a body over 64 MiB.
     """
     try:
@@ -148,6 +148,11 @@ def network_error(url: str, code: str, *, detail: str = "", timeout: float = 0.0
         "network.tls": (f"the TLS connection to {host} failed", False, "check the certificate, or use http://"),
         "network.reset": (f"{host} closed the connection", True, "try again"),
         "network.redirects": ("too many redirects", False, "raise [network] max_redirects in the config"),
+        "network.proxy": (
+            "the proxy refused to forward the request",
+            False,
+            "check the proxy's address and credentials (--proxy, [browser] proxy)",
+        ),
     }
     message, recoverable, suggestion = words.get(code, ("the request failed", True, "try again"))
     if detail:
@@ -160,6 +165,8 @@ def _from_httpx(url: str, exc: httpx.HTTPError, timeout: float) -> BrowseError:
     lowered = text.lower()
     if isinstance(exc, httpx.TimeoutException):
         return network_error(url, "network.timeout", timeout=timeout)
+    if isinstance(exc, httpx.ProxyError):  # httpx's words name the proxy's answer, not its password
+        return network_error(url, "network.proxy", detail=text)
     if isinstance(exc, httpx.TooManyRedirects):
         return network_error(url, "network.redirects", detail=text)
     if isinstance(exc, httpx.DecodingError):

@@ -170,3 +170,14 @@ def test_cli_respect_robots_refuses_a_disallowed_url(browse_server: FixtureServe
     assert "secret" not in done.stdout
     allowed = _run(url, "--user-agent", "Mozilla/5.0 (X11; Linux) RobotsTest", "--tier", "1", home=tmp_path)
     assert allowed.returncode == 0, allowed.stderr  # without --respect-robots it is read
+
+
+async def test_wrong_proxy_credentials_say_so_without_the_password(proxy: ProxyServer, headers_url: str) -> None:
+    port = proxy.server_address[1]
+    settings = cdpkit.BrowserSettings(proxy=f"http://scout:wrong-pass@127.0.0.1:{port}")
+    async with cdpkit.engine(settings=settings) as engine:
+        with pytest.raises(cdpkit.BrowseError) as caught:
+            await engine.browse(headers_url, tier=1)
+    assert caught.value.code == "http.407"
+    assert "proxy" in str(caught.value) and "credentials" in str(caught.value)
+    assert "wrong-pass" not in str(caught.value)

@@ -91,9 +91,14 @@ async def render(
     accessibility: bool = False,
     user_agent: str | None = None,
     accept_language: str | None = None,
+    proxy_auth: bool = False,
 ) -> Rendered:
     """Load ``url`` in ``page`` as tier 2 or 3 does, and read the page back, all before
     ``deadline`` (``loop.time()``); ``timeout`` is the call's whole time, for messages.
+
+    ``proxy_auth``: the page answers its proxy's credential challenges (its context's
+    settings have a proxy with credentials), so it continues every request itself at the
+    request stage; tier 2 then fails the heavy resources at their response instead.
 
     Raises:
         BrowseError: ``network.*`` or ``page.navigation`` when it did not load;
@@ -118,9 +123,12 @@ async def render(
         tasks.append(asyncio.create_task(in_flight.count(requests)))
         if tier == 2:
             paused = await stack.enter_async_context(page.listen(cdp.fetch.RequestPaused, raw=True))
-            patterns = [cdp.fetch.RequestPattern(resource_type=kind, request_stage="Request") for kind in BLOCKED_TYPES]
-            await page.send(cdp.fetch.enable(patterns=patterns))
-            tasks.append(asyncio.create_task(_fail_heavy_requests(page, paused)))
+            stage = "Response" if proxy_auth else "Request"
+            patterns = [cdp.fetch.RequestPattern(resource_type=kind, request_stage=stage) for kind in BLOCKED_TYPES]
+            # Through the page: it keeps the proxy's challenges answered (a plain
+            # Fetch.enable would drop them and the page would fail with bad credentials).
+            await page.send(page.fetch_enable(patterns))
+            tasks.append(asyncio.create_task(_fail_heavy_requests(page, paused, at_response=proxy_auth)))
         try:
             return await _load(page, url, tier, deadline, timeout, accessibility, in_flight)
         finally:
@@ -166,9 +174,12 @@ class _InFlight:
             await asyncio.sleep(min(0.05, end - now))
 
 
-async def _fail_heavy_requests(page: Page, paused: EventStream[Any]) -> None:
+async def _fail_heavy_requests(page: Page, paused: EventStream[Any], *, at_response: bool) -> None:
     async for event in paused:
         pause = cast("RequestPausedJSON", event.params)
+        at_its_response = "responseStatusCode" in pause or "responseErrorReason" in pause
+        if at_response and (not at_its_response or pause.get("resourceType") not in BLOCKED_TYPES):
+            continue  # a request-stage pause of the proxy's: the page continues it
         with contextlib.suppress(CDPError):
             await page.send(cdp.fetch.fail_request(pause["requestId"], "BlockedByClient"))
 

@@ -577,6 +577,7 @@ class _Call:
                 accessibility=self.options.format == "a11y",
                 user_agent=identity.user_agent if identity is not None and language else None,
                 accept_language=language,
+                proxy_auth=identity is not None and identity.proxy is not None and identity.proxy.needs_auth,
             )
         finally:
             with anyio.CancelScope(shield=True):

@@ -181,3 +181,16 @@ async def test_wrong_proxy_credentials_say_so_without_the_password(proxy: ProxyS
     assert caught.value.code == "http.407"
     assert "proxy" in str(caught.value) and "credentials" in str(caught.value)
     assert "wrong-pass" not in str(caught.value)
+
+
+@pytest.mark.parametrize("tier", [2, 3])
+async def test_the_browser_tiers_go_through_the_proxy_with_its_credentials(
+    browser: cdpkit.Browser, proxy: ProxyServer, headers_url: str, tier: int
+) -> None:
+    port = proxy.server_address[1]
+    settings = cdpkit.BrowserSettings(proxy=f"http://scout:s3cret@127.0.0.1:{port}", user_agent="ViaProxy/2.0")
+    async with cdpkit.engine(browser=browser, settings=settings) as engine:
+        result = await engine.browse(headers_url, tier=tier, format="text")
+    assert result.tier_used == tier
+    assert "user-agent = ViaProxy/2.0" in result.content
+    assert any(p.headers.get("User-Agent") == "ViaProxy/2.0" for p in proxy.forwarded("/browse/all-headers"))

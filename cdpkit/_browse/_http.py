@@ -220,7 +220,7 @@ class RobotsCache:
             "http.robots",
             f"{origin}/robots.txt disallows it for {token} ({rule})",
             recoverable=False,
-            suggestion="set [privacy] respect_robots_txt = false in the config to fetch it anyway",
+            suggestion="to fetch it anyway: drop --respect-robots, or set [privacy] respect_robots_txt = false",
         )
 
 

@@ -80,6 +80,9 @@ class BrowseSession:
         self.context: BrowserContext | None = None
         self._context_lock = asyncio.Lock()
         self.closed = False
+        if settings is not None and settings.storage_state is not None:
+            # The saved login's cookies for tier 1 too (its context loads the file itself).
+            self._restore(Path(settings.storage_state), saved_login=True)
         if persist and path is not None and path.is_file():
             self._restore(path)
 
@@ -134,12 +137,17 @@ class BrowseSession:
         os.chmod(temporary, 0o600)
         os.replace(temporary, path)
 
-    def _restore(self, path: Path) -> None:
+    def _restore(self, path: Path, *, saved_login: bool = False) -> None:
         try:
             state = json.loads(path.read_text(encoding="utf-8"))
             for cookie in state.get("cookies", []):
                 self.cookies.jar.set_cookie(_from_cdp(cookie))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            if saved_login:
+                raise BrowseError(
+                    str(path), "session.corrupt", f"the storage_state file could not be read ({exc})",
+                    recoverable=False, suggestion="give a storage_state JSON file (cookies and origins)",
+                ) from None  # fmt: skip
             raise BrowseError(
                 str(path),
                 "session.corrupt",

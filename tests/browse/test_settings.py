@@ -5,6 +5,7 @@ command line (``cdpkit browse --user-agent ... --respect-robots``)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -194,3 +195,14 @@ async def test_the_browser_tiers_go_through_the_proxy_with_its_credentials(
     assert result.tier_used == tier
     assert "user-agent = ViaProxy/2.0" in result.content
     assert any(p.headers.get("User-Agent") == "ViaProxy/2.0" for p in proxy.forwarded("/browse/all-headers"))
+
+
+async def test_storage_state_cookies_reach_tier_1(browse_server: FixtureServer, tmp_path: Path) -> None:
+    state = tmp_path / "login.json"
+    cookie = {"name": "login", "value": "from-state", "domain": "127.0.0.1", "path": "/", "expires": -1,
+              "httpOnly": False, "secure": False, "sameSite": "Lax"}  # fmt: skip
+    state.write_text(json.dumps({"cookies": [cookie], "origins": []}))
+    settings = cdpkit.BrowserSettings(storage_state=state)
+    async with cdpkit.engine(settings=settings) as engine:
+        result = await engine.browse(browse_server.url("/browse/echo-cookie"), tier=1, format="text")
+    assert "login=from-state" in result.content

@@ -117,9 +117,44 @@ def _tool(spec: ToolSpec) -> types.Tool:
     )
 
 
-def build_server(session: BrowserSession) -> Server[Any]:
+class _ClientSessions:
+    """Which :class:`BrowserSession` a request runs on: over HTTP, each client session
+    (its ``mcp-session-id``) gets its own view of the one browser
+    (:meth:`BrowserSession.for_client`: its own context, tabs and lock), unless
+    ``--shared-context``; stdio, stateless requests and ``--shared-context`` use the
+    server's session itself."""
+
+    def __init__(self, session: BrowserSession) -> None:
+        self.root = session
+        self.views: dict[str, BrowserSession] = {}
+
+    def for_request(self, ctx: ServerRequestContext[Any]) -> BrowserSession:
+        headers = getattr(ctx.request, "headers", None)
+        session_id = headers.get(_SESSION_HEADER.decode()) if headers is not None else None
+        if not session_id or self.root.options.shared_context:
+            return self.root
+        view = self.views.get(session_id)
+        if view is None:
+            view = self.views[session_id] = self.root.for_client()
+        return view
+
+    async def end(self, session_id: str) -> None:
+        """The client session ``session_id`` ended: close its browser context."""
+        view = self.views.pop(session_id, None)
+        if view is not None:
+            async with view.lock:
+                await view.close()
+
+
+def build_server(
+    session: BrowserSession, clients: _ClientSessions | None = None
+) -> Server[Any]:
     """The MCP server of ``session``'s tools (``browser_execute_js`` only with
-    ``session.options.allow_js``) and resources. Its lifespan closes the browser."""
+    ``session.options.allow_js``) and resources. Its lifespan closes the browser.
+
+    Each request runs on ``clients.for_request(...)`` (a client's own view over HTTP)
+    when ``clients`` is given, else on ``session``."""
+    clients = clients if clients is not None else _ClientSessions(session)
     specs = build_tools(session.options)
     by_name = {spec.name: spec for spec in specs}
     tools_result = types.ListToolsResult(tools=[_tool(spec) for spec in specs])
@@ -137,8 +172,9 @@ def build_server(session: BrowserSession) -> Server[Any]:
             return _error(f"Unknown tool {params.name!r}; the tools are: {', '.join(by_name)}")
         try:
             arguments = spec.arguments(params.arguments)
-            async with session.lock:
-                parts = await spec.run(session, arguments)
+            client = clients.for_request(ctx)
+            async with client.lock:
+                parts = await spec.run(client, arguments)
         except ToolArgumentError as exc:
             return _error(str(exc))
         except Exception as exc:
@@ -168,8 +204,9 @@ def build_server(session: BrowserSession) -> Server[Any]:
                 f"Unknown resource {uri!r}; the resources are: {', '.join(readers)}",
             )
         try:
-            async with session.lock:
-                text = await reader(session)
+            client = clients.for_request(ctx)
+            async with client.lock:
+                text = await reader(client)
         except CDPError as exc:
             raise MCPError(types.INTERNAL_ERROR, error_message(exc)) from None
         return types.ReadResourceResult(
@@ -224,12 +261,14 @@ _SESSION_HEADER = b"mcp-session-id"
 
 class _SessionTracker:
     """ASGI middleware: counts the open streamable-HTTP sessions (created by an
-    ``initialize`` answered with an ``mcp-session-id``, ended by the client's ``DELETE``)
-    and closes the browser when the last one ends."""
+    ``initialize`` answered with an ``mcp-session-id``, ended by the client's ``DELETE``),
+    closes an ended session's browser context, and closes the browser when the last
+    session ends."""
 
-    def __init__(self, app: ASGIApp, session: BrowserSession) -> None:
+    def __init__(self, app: ASGIApp, clients: _ClientSessions) -> None:
         self.app = app
-        self.session = session
+        self.clients = clients
+        self.session = clients.root
         self.open: set[bytes] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -244,6 +283,7 @@ class _SessionTracker:
         await self.app(scope, receive, send)
         if scope.get("method") == "DELETE" and session_id in self.open:
             self.open.discard(session_id)
+            await self.clients.end(session_id.decode())
             if not self.open:
                 async with self.session.lock:
                     await self.session.close()
@@ -261,12 +301,15 @@ class _SessionTracker:
 
 async def run_http(session: BrowserSession, host: str, port: int) -> None:
     """Serve streamable HTTP on ``http://host:port/mcp`` until interrupted (SIGINT or
-    SIGTERM); then close the browser. The browser is also closed when the last client
-    session ends (the client's ``DELETE``), and started again by the next tool call."""
+    SIGTERM); then close the browser. Each client session works in a browser context of
+    its own (``--shared-context``: all in one), closed when the session ends (the
+    client's ``DELETE``); the browser is closed when the last client session ends, and
+    started again by the next tool call."""
     import uvicorn
 
-    server = build_server(session)
-    app = _SessionTracker(server.streamable_http_app(host=host), session)
+    clients = _ClientSessions(session)
+    server = build_server(session, clients)
+    app = _SessionTracker(server.streamable_http_app(host=host), clients)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     print(
         f"cdpkit MCP server: http://{_host_for_url(host)}:{port}/mcp", file=sys.stderr, flush=True

@@ -263,7 +263,14 @@ class BrowserSession:
             self.downloads = self._owner.downloads
             if self._isolated and not self._context_alive(browser):
                 # The client's own context; a browser that restarted gets a new one.
-                self._context = await browser.new_context(settings=browser.settings)
+                context = await browser.new_context(settings=browser.settings)
+                try:
+                    if self.downloads is not None:
+                        await self.downloads.cover(context)
+                except BaseException:
+                    await context.close()
+                    raise
+                self._context = context
             return browser
         if self._browser is not None and not self._browser.closed:
             return self._browser

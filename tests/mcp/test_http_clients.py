@@ -21,7 +21,7 @@ from mcp import Client
 
 from cdpkit._mcp_app import _ClientSessions, _SessionTracker
 from cdpkit._mcp_session import BrowserSession, ServerOptions
-from tests.server import FixtureServer, closed_port
+from tests.server import DOWNLOADS, FixtureServer, closed_port
 
 from .conftest import ROOT, server_env, text_of
 from .test_http import HttpServer, _listening
@@ -243,3 +243,25 @@ async def test_an_idle_client_session_loses_its_context_and_a_busy_one_keeps_it(
     finally:
         release.set()
         await tracker.stop()
+
+
+async def test_a_download_in_a_clients_own_context_is_saved_and_listed(
+    servers: _Servers, server: FixtureServer
+) -> None:
+    server.route(
+        "/clients/files",
+        lambda h: h.reply(200, '<a id="get" href="/dl/report.pdf" download>Get the report</a>'),
+    )
+    http = servers.start()
+    async with _client(http) as client:
+        await _call(client, "browser_navigate", {"url": server.url("/clients/files")})
+        clicked = await _call(client, "browser_click", {"selector": "#get"})
+        assert "A download started: report.pdf" in clicked
+        listed = ""
+        for _ in range(100):
+            listed = await _call(client, "browser_downloads")
+            if "completed" in listed:
+                break
+            await asyncio.sleep(0.1)
+        assert f"{servers.tmp_path / 'report.pdf'}" in listed, listed
+        assert (servers.tmp_path / "report.pdf").read_bytes() == DOWNLOADS["/dl/report.pdf"][0]

@@ -255,8 +255,7 @@ async def test_a_download_in_a_clients_own_context_is_saved_and_listed(
     http = servers.start()
     async with _client(http) as client:
         await _call(client, "browser_navigate", {"url": server.url("/clients/files")})
-        clicked = await _call(client, "browser_click", {"selector": "#get"})
-        assert "A download started: report.pdf" in clicked
+        await _call(client, "browser_click", {"selector": "#get"})
         listed = ""
         for _ in range(100):
             listed = await _call(client, "browser_downloads")

@@ -41,7 +41,7 @@ class _Servers:
         self.tmp_path = tmp_path
         self.started: list[HttpServer] = []
 
-    def start(self, *args: str) -> HttpServer:
+    def start(self, *args: str, entry: tuple[str, ...] = ("-m", "cdpkit.mcp_server")) -> HttpServer:
         port = closed_port()
         # A debugging port of its own lets the test see every tab of the server's browser.
         self.debug_port = closed_port()
@@ -50,7 +50,7 @@ class _Servers:
         with log.open("wb") as stderr:
             process = subprocess.Popen(
                 [
-                    *(sys.executable, "-m", "cdpkit.mcp_server", "--http", str(port)),
+                    *(sys.executable, *entry, "--http", str(port)),
                     *("--allow-js", "--downloads", str(self.tmp_path)),
                     f"--chrome-arg=--remote-debugging-port={self.debug_port}",
                     *args,
@@ -181,10 +181,11 @@ async def test_each_http_client_has_its_own_cookies_tabs_and_snapshots(
             assert [t["url"] for t in await _tabs(c)] == [pages.url("/clients/other")]
 
 
+@pytest.mark.parametrize("entry", [("-m", "cdpkit.mcp_server"), ("-m", "cdpkit", "mcp")])
 async def test_shared_context_gives_http_clients_one_context(
-    servers: _Servers, pages: FixtureServer
+    servers: _Servers, pages: FixtureServer, entry: tuple[str, ...]
 ) -> None:
-    http = servers.start("--shared-context")
+    http = servers.start("--shared-context", entry=entry)
     async with _two_clients(http) as (a, b):
         await _call(a, "browser_navigate", {"url": pages.url("/clients/login")})
         assert await _cookie(b) == "agent=yes"  # B acts on the same (active) tab

@@ -190,6 +190,10 @@ class BrowserSession:
         # a browser context of its own, made when its first tool needs the browser.
         self._owner: BrowserSession | None = None
         self._context: BrowserContext | None = None
+        # Clients' views call browser() and engine() at once (each holds only its own
+        # lock): one of them starts what is missing, the others wait for it.
+        self._starting = asyncio.Lock()
+        self._engine_starting = asyncio.Lock()
 
     def for_client(self) -> BrowserSession:
         """A view of this session for one MCP client (an HTTP client session): the
@@ -217,13 +221,14 @@ class BrowserSession:
         guarded by its URL policy), never in a second one. Closed by :meth:`close`."""
         if self._owner is not None:
             return await self._owner.engine()
-        if self._engine is None:
-            from ._browse._engine import Engine
+        async with self._engine_starting:
+            if self._engine is None:
+                from ._browse._engine import Engine
 
-            engine = Engine(browser_factory=self.browser)
-            await engine.__aenter__()
-            self._engine = engine
-        return self._engine
+                engine = Engine(browser_factory=self.browser)
+                await engine.__aenter__()
+                self._engine = engine
+            return self._engine
 
     @property
     def started(self) -> bool:
@@ -272,6 +277,10 @@ class BrowserSession:
                     raise
                 self._context = context
             return browser
+        async with self._starting:
+            return await self._start()
+
+    async def _start(self) -> Browser:
         if self._browser is not None and not self._browser.closed:
             return self._browser
         if self._browser is not None:

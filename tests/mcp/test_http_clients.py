@@ -23,7 +23,7 @@ from cdpkit._mcp_app import _ClientSessions, _SessionTracker
 from cdpkit._mcp_session import BrowserSession, ServerOptions
 from tests.server import DOWNLOADS, FixtureServer, closed_port
 
-from .conftest import ROOT, server_env, text_of
+from .conftest import ROOT, browser_processes, server_env, text_of
 from .test_http import HttpServer, _listening
 
 LOGIN = """<title>login</title><script>document.cookie = "agent=yes; path=/";</script>
@@ -134,8 +134,17 @@ async def test_each_http_client_has_its_own_cookies_tabs_and_snapshots(
     http = servers.start()
     async with _client(http) as b:
         async with _client(http) as a:
-            await _call(a, "browser_navigate", {"url": pages.url("/clients/login")})
-            await _call(b, "browser_navigate", {"url": pages.url("/clients/other")})
+            # Both first calls at once: one browser starts, each client gets a context.
+            await asyncio.gather(
+                _call(a, "browser_navigate", {"url": pages.url("/clients/login")}),
+                _call(b, "browser_navigate", {"url": pages.url("/clients/other")}),
+            )
+            browsers = [
+                cmd
+                for _, cmd in browser_processes(http.marker)
+                if "--remote-debugging" in cmd and "--type=" not in cmd
+            ]
+            assert len(browsers) == 1, browsers
             assert await _cookie(a) == "agent=yes"
             assert await _cookie(b) == ""  # same origin, but not A's cookie jar
 

@@ -7,10 +7,13 @@ Imported only once the ``mcp`` extra is known to be installed (see
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
+import dataclasses
 import logging
 import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -117,9 +120,44 @@ def _tool(spec: ToolSpec) -> types.Tool:
     )
 
 
-def build_server(session: BrowserSession) -> Server[Any]:
+class _ClientSessions:
+    """Which :class:`BrowserSession` a request runs on: over HTTP, each client session
+    (its ``mcp-session-id``) gets its own view of the one browser
+    (:meth:`BrowserSession.for_client`: its own context, tabs and lock), unless
+    ``--shared-context``; stdio, stateless requests and ``--shared-context`` use the
+    server's session itself."""
+
+    def __init__(self, session: BrowserSession) -> None:
+        self.root = session
+        self.views: dict[str, BrowserSession] = {}
+
+    def for_request(self, ctx: ServerRequestContext[Any]) -> BrowserSession:
+        headers = getattr(ctx.request, "headers", None)
+        session_id = headers.get(_SESSION_HEADER.decode()) if headers is not None else None
+        if not session_id or self.root.options.shared_context:
+            return self.root
+        view = self.views.get(session_id)
+        if view is None:
+            view = self.views[session_id] = self.root.for_client()
+        return view
+
+    async def end(self, session_id: str) -> None:
+        """The client session ``session_id`` ended: close its browser context."""
+        view = self.views.pop(session_id, None)
+        if view is not None:
+            async with view.lock:
+                await view.close()
+
+
+def build_server(
+    session: BrowserSession, clients: _ClientSessions | None = None
+) -> Server[Any]:
     """The MCP server of ``session``'s tools (``browser_execute_js`` only with
-    ``session.options.allow_js``) and resources. Its lifespan closes the browser."""
+    ``session.options.allow_js``) and resources. Its lifespan closes the browser.
+
+    Each request runs on ``clients.for_request(...)`` (a client's own view over HTTP)
+    when ``clients`` is given, else on ``session``."""
+    clients = clients if clients is not None else _ClientSessions(session)
     specs = build_tools(session.options)
     by_name = {spec.name: spec for spec in specs}
     tools_result = types.ListToolsResult(tools=[_tool(spec) for spec in specs])
@@ -137,8 +175,9 @@ def build_server(session: BrowserSession) -> Server[Any]:
             return _error(f"Unknown tool {params.name!r}; the tools are: {', '.join(by_name)}")
         try:
             arguments = spec.arguments(params.arguments)
-            async with session.lock:
-                parts = await spec.run(session, arguments)
+            client = clients.for_request(ctx)
+            async with client.lock:
+                parts = await spec.run(client, arguments)
         except ToolArgumentError as exc:
             return _error(str(exc))
         except Exception as exc:
@@ -168,8 +207,9 @@ def build_server(session: BrowserSession) -> Server[Any]:
                 f"Unknown resource {uri!r}; the resources are: {', '.join(readers)}",
             )
         try:
-            async with session.lock:
-                text = await reader(session)
+            client = clients.for_request(ctx)
+            async with client.lock:
+                text = await reader(client)
         except CDPError as exc:
             raise MCPError(types.INTERNAL_ERROR, error_message(exc)) from None
         return types.ReadResourceResult(
@@ -221,16 +261,40 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _SESSION_HEADER = b"mcp-session-id"
 
+# How long an HTTP client session may go with no request in flight before the SDK ends it
+# (passed to the SDK, so both agree); the tracker ends the session's browser context a
+# little after that.
+SESSION_IDLE_TIMEOUT = 30 * 60.0
+_IDLE_MARGIN = 5.0
+
+
+@dataclasses.dataclass(slots=True)
+class _Activity:
+    """One client session's requests: how many are in flight, and when the last ended."""
+
+    in_flight: int = 0
+    last: float = dataclasses.field(default_factory=time.monotonic)
+
 
 class _SessionTracker:
-    """ASGI middleware: counts the open streamable-HTTP sessions (created by an
-    ``initialize`` answered with an ``mcp-session-id``, ended by the client's ``DELETE``)
-    and closes the browser when the last one ends."""
+    """ASGI middleware: tracks the open streamable-HTTP sessions (created by an
+    ``initialize`` answered with an ``mcp-session-id``, ended by the client's ``DELETE``
+    or after ``idle_timeout`` seconds with no request in flight, as the SDK ends them),
+    closes an ended session's browser context, and closes the browser when the last
+    session ends."""
 
-    def __init__(self, app: ASGIApp, session: BrowserSession) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        clients: _ClientSessions,
+        idle_timeout: float = SESSION_IDLE_TIMEOUT + _IDLE_MARGIN,
+    ) -> None:
         self.app = app
-        self.session = session
-        self.open: set[bytes] = set()
+        self.clients = clients
+        self.session = clients.root
+        self.idle_timeout = idle_timeout
+        self.open: dict[bytes, _Activity] = {}
+        self._sweeper: asyncio.Task[None] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -241,32 +305,81 @@ class _SessionTracker:
         if session_id is None:
             await self.app(scope, receive, self._watch(send))
             return
-        await self.app(scope, receive, send)
+        activity = self.open.get(session_id)
+        if activity is not None:
+            activity.in_flight += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            if activity is not None:
+                activity.in_flight -= 1
+                activity.last = time.monotonic()
         if scope.get("method") == "DELETE" and session_id in self.open:
-            self.open.discard(session_id)
-            if not self.open:
-                async with self.session.lock:
-                    await self.session.close()
+            await self._end(session_id)
+
+    async def _end(self, session_id: bytes) -> None:
+        """The client session ended: close its context, and the browser after the last."""
+        if self.open.pop(session_id, None) is None:
+            return
+        await self.clients.end(session_id.decode())
+        if not self.open:
+            async with self.session.lock:
+                await self.session.close()
 
     def _watch(self, send: Send) -> Send:
         async def watching(message: Message) -> None:
             if message["type"] == "http.response.start" and message.get("status", 500) < 400:
                 for name, value in message.get("headers") or []:
                     if name.lower() == _SESSION_HEADER:
-                        self.open.add(value)
+                        self.open.setdefault(value, _Activity())
+                        self._start_sweeper()
             await send(message)
 
         return watching
 
+    def _start_sweeper(self) -> None:
+        if self._sweeper is None or self._sweeper.done():
+            self._sweeper = asyncio.create_task(self._sweep())
+
+    async def _sweep(self) -> None:
+        """End the sessions idle for longer than :attr:`idle_timeout` until none is open."""
+        while self.open:
+            await asyncio.sleep(min(self.idle_timeout / 4, 30.0))
+            now = time.monotonic()
+            idle = [
+                session_id
+                for session_id, activity in self.open.items()
+                if activity.in_flight == 0 and now - activity.last > self.idle_timeout
+            ]
+            for session_id in idle:
+                try:
+                    await self._end(session_id)
+                except Exception:  # the sweep goes on for the other sessions
+                    log.exception("Closing an idle client session's browser context failed")
+
+    async def stop(self) -> None:
+        """Stop watching for idle sessions (the server is stopping)."""
+        sweeper, self._sweeper = self._sweeper, None
+        if sweeper is not None:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
+
 
 async def run_http(session: BrowserSession, host: str, port: int) -> None:
     """Serve streamable HTTP on ``http://host:port/mcp`` until interrupted (SIGINT or
-    SIGTERM); then close the browser. The browser is also closed when the last client
-    session ends (the client's ``DELETE``), and started again by the next tool call."""
+    SIGTERM); then close the browser. Each client session works in a browser context of
+    its own (``--shared-context``: all in one), closed when the session ends (the
+    client's ``DELETE``, or after :data:`SESSION_IDLE_TIMEOUT` without a request); the
+    browser is closed when the last client session ends, and started again by the next
+    tool call."""
     import uvicorn
 
-    server = build_server(session)
-    app = _SessionTracker(server.streamable_http_app(host=host), session)
+    clients = _ClientSessions(session)
+    server = build_server(session, clients)
+    app = _SessionTracker(
+        server.streamable_http_app(host=host, session_idle_timeout=SESSION_IDLE_TIMEOUT), clients
+    )
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     print(
         f"cdpkit MCP server: http://{_host_for_url(host)}:{port}/mcp", file=sys.stderr, flush=True
@@ -274,6 +387,7 @@ async def run_http(session: BrowserSession, host: str, port: int) -> None:
     try:
         await uvicorn.Server(config).serve()
     finally:
+        await app.stop()
         await session.close()
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from . import cdp
-from .browser import Browser
+from .browser import Browser, BrowserContext
 from .errors import CDPError
 from .tools.files import StandingDownloads
 
@@ -78,6 +78,18 @@ class DownloadTracker:
             )
         )
         self._task = asyncio.create_task(self._follow(events))
+
+    async def cover(self, context: BrowserContext) -> None:
+        """Send the downloads of ``context`` (a browser context made after :meth:`start`,
+        which covers only the default one) to ``directory`` too."""
+        await context.browser.send(
+            cdp.browser.set_download_behavior(
+                "allow",
+                browser_context_id=cdp.browser.BrowserContextID(context.id),
+                download_path=str(self.directory),
+                events_enabled=True,
+            )
+        )
 
     async def _follow(self, events: Any) -> None:
         try:

@@ -19,7 +19,7 @@ from ._browser_options import BrowserOptions, CLIError, error_line, start_browse
 from ._mcp_downloads import DownloadTracker
 from ._mcp_urls import UrlPolicy
 from ._model import RawEvent
-from .browser import Browser
+from .browser import Browser, BrowserContext
 from .errors import CDPError, ConnectionClosedError
 from .page import Page
 from .session import EventStream
@@ -46,6 +46,8 @@ class ServerOptions:
         http: Serve streamable HTTP on this ``(host, port)``; ``None`` for stdio.
         snapshot_after_action: After each action tool, return a full snapshot as well
             as what the action changed (``--snapshot-after-action``).
+        shared_context: Over HTTP, let every client session use the browser's one
+            default context (``--shared-context``) instead of a context of its own.
     """
 
     browser: BrowserOptions = dataclasses.field(default_factory=BrowserOptions)
@@ -54,6 +56,7 @@ class ServerOptions:
     url_policy: UrlPolicy = dataclasses.field(default_factory=UrlPolicy)
     http: tuple[str, int] | None = None
     snapshot_after_action: bool = False
+    shared_context: bool = False
 
     @property
     def download_dir(self) -> Path:
@@ -183,6 +186,33 @@ class BrowserSession:
         self.downloads: DownloadTracker | None = None
         self._browser: Browser | None = None
         self._engine: Engine | None = None
+        # A client's view (see for_client) shares its owner's browser; its tabs live in
+        # a browser context of its own, made when its first tool needs the browser.
+        self._owner: BrowserSession | None = None
+        self._context: BrowserContext | None = None
+        # Clients' views call browser() and engine() at once (each holds only its own
+        # lock): one of them starts what is missing, the others wait for it.
+        self._starting = asyncio.Lock()
+        self._engine_starting = asyncio.Lock()
+
+    def for_client(self) -> BrowserSession:
+        """A view of this session for one MCP client (an HTTP client session): the
+        same browser, request guard and download directory, but the client's own
+        browser context (cookies, storage, tabs and their active tab), created when its
+        first tool needs the browser and discarded by the view's :meth:`close`, and a
+        lock of its own (clients do not wait for each other). With ``--shared-context``
+        the view uses the browser's default context and every tab, as this session does.
+        The ``browse`` engine stays shared."""
+        view = BrowserSession(self.options)
+        view.guard = self.guard
+        view._owner = self
+        return view
+
+    @property
+    def tab_context(self) -> BrowserContext | None:
+        """The browser context whose tabs this session's tools see, ``None`` for all of
+        the browser's tabs (stdio, ``--shared-context``, or no context made yet)."""
+        return self._context
 
     async def engine(self) -> Engine:
         """The engine of the ``browse`` tools, made on first use: tier-1 pages are
@@ -190,24 +220,43 @@ class BrowserSession:
         headers, proxy); pages that need JavaScript run in this session's browser
         (:meth:`browser`: launched, attached or leased as the server's options say, and
         guarded by its URL policy), never in a second one. Closed by :meth:`close`."""
-        if self._engine is None:
-            from ._browse._engine import Engine
+        if self._owner is not None:
+            return await self._owner.engine()
+        async with self._engine_starting:
+            if self._engine is None:
+                from ._browse._engine import Engine
 
-            # The server's identity (user agent, language, proxy...) holds for tier 1 too.
-            engine = Engine(browser_factory=self.browser, settings=self.options.browser.settings)
-            await engine.__aenter__()
-            self._engine = engine
-        return self._engine
+                # The server's identity (user agent, language, proxy...) holds for tier 1 too.
+                engine = Engine(browser_factory=self.browser, settings=self.options.browser.settings)
+                await engine.__aenter__()
+                self._engine = engine
+            return self._engine
 
     @property
     def started(self) -> bool:
         """Whether a browser is running (or attached) now."""
+        if self._owner is not None:
+            return self._owner.started
         return self._browser is not None and not self._browser.closed
 
     @property
     def current(self) -> Browser | None:
-        """The browser if it is running, without starting one."""
+        """The browser if it is running, without starting one; for a client's view,
+        ``None`` also until its browser context is made (it has no tabs yet)."""
+        if self._owner is not None:
+            browser = self._owner.current
+            if browser is None or (self._isolated and not self._context_alive(browser)):
+                return None
+            return browser
         return self._browser if self.started else None
+
+    @property
+    def _isolated(self) -> bool:
+        return self._owner is not None and not self.options.shared_context
+
+    def _context_alive(self, browser: Browser) -> bool:
+        context = self._context
+        return context is not None and context.browser is browser and not browser.closed
 
     async def browser(self) -> Browser:
         """The browser, launched (or attached) now if it is not running.
@@ -216,6 +265,24 @@ class BrowserSession:
             CLIError: It could not be started or reached; the message names the server's
                 option to change (``--timeout``, ``--connect``, ``--headful``...).
         """
+        if self._owner is not None:
+            browser = await self._owner.browser()
+            self.downloads = self._owner.downloads
+            if self._isolated and not self._context_alive(browser):
+                # The client's own context; a browser that restarted gets a new one.
+                context = await browser.new_context(settings=browser.settings)
+                try:
+                    if self.downloads is not None:
+                        await self.downloads.cover(context)
+                except BaseException:
+                    await context.close()
+                    raise
+                self._context = context
+            return browser
+        async with self._starting:
+            return await self._start()
+
+    async def _start(self) -> Browser:
         if self._browser is not None and not self._browser.closed:
             return self._browser
         if self._browser is not None:
@@ -250,17 +317,29 @@ class BrowserSession:
         return browser
 
     async def page(self) -> Page:
-        """The active tab (see :func:`cdpkit.tools.tabs.active_tab`), opened if none is."""
+        """The active tab (see :func:`cdpkit.tools.tabs.active_tab`; of the client's own
+        context for a client's view), opened if none is."""
         browser = await self.browser()
-        page = active_tab(browser)
+        page = active_tab(browser, context=self._context)
         if page is None:
-            page = await tools.new_tab(browser)
+            page = await tools.new_tab(browser, context=self._context)
         return page
 
     async def close(self) -> None:
         """Close the browser (a connected one keeps running: only what the server opened
         is closed), and the ``browse`` engine first (its sessions' browser contexts go
-        with it). Idempotent."""
+        with it). Idempotent.
+
+        A client's view closes only its own browser context (its tabs and data); the
+        browser stays for the other clients."""
+        if self._owner is not None:
+            context, self._context = self._context, None
+            if context is not None and not context.browser.closed:
+                try:
+                    await context.close()
+                except (CDPError, TimeoutError):  # the browser is going: nothing to keep
+                    log.debug("Closing a client's browser context failed", exc_info=True)
+            return
         engine, self._engine = self._engine, None
         if engine is not None:
             try:

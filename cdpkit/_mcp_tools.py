@@ -80,7 +80,7 @@ from ._mcp_schema import (
 from ._mcp_session import BlockedRequest, BrowserSession, RequestGuard, ServerOptions
 from ._mcp_state import browser_downloads, browser_emulate, browser_save_storage_state
 from ._mcp_urls import UrlBlockedError, UrlPolicy
-from .browser import Browser
+from .browser import Browser, BrowserContext
 from .errors import NavigationError
 from .page import Dialog, DialogPolicy, Page
 from .tools.tabs import active_tab
@@ -150,11 +150,14 @@ def _page_tool(
     model = input_model_of(name, function, doc, exclude)
 
     async def run(session: BrowserSession, arguments: dict[str, Any]) -> list[Part]:
+        if on_browser:
+            browser = await session.browser()  # first: it makes a client's own context
+            if fixed is not None:
+                arguments = {**arguments, **fixed(session)}
+            result = await function(browser, **arguments)
+            return render(result, session)
         if fixed is not None:
             arguments = {**arguments, **fixed(session)}
-        if on_browser:
-            result = await function(await session.browser(), **arguments)
-            return render(result, session)
         policy = session.options.url_policy
         page = await session.page()
         await watch_network(page)  # from the first call on a page: its next loads are seen whole
@@ -264,6 +267,7 @@ async def browser_tabs(
     tab_id: str | None = None,
     url_policy: UrlPolicy | None = None,
     guard: RequestGuard | None = None,
+    context: BrowserContext | None = None,
 ) -> list[tools.Tab]:
     """List, open, switch to or close browser tabs. The active tab is the one every other
     tool acts on.
@@ -280,6 +284,8 @@ async def browser_tabs(
             at blocked URLs are not shown.
         guard: The server's request guard (not an MCP argument): a new tab whose load
             it refused (a redirect to a blocked URL) is closed.
+        context: The client's own browser context (not an MCP argument): only its tabs
+            are listed, opened, switched to and closed; ``None`` for all of the browser's.
 
     Returns:
         The open tabs after the action: id, title, URL and which one is active.
@@ -291,32 +297,32 @@ async def browser_tabs(
         if url is not None:
             policy.check(url)
         try:
-            page = await tools.new_tab(browser, url)
+            page = await tools.new_tab(browser, url, context=context)
         except NavigationError as exc:
             refused = guard.take_unreported() if guard is not None else []
-            opened = active_tab(browser)
+            opened = active_tab(browser, context=context)
             if not refused or opened is None:
                 raise
-            await tools.close_tab(browser, opened.target_id)
+            await tools.close_tab(browser, opened.target_id, context=context)
             message = str(navigation_refused(exc, refused[-1]))
             raise UrlBlockedError(f"{message} The new tab was closed.") from None
         final = await location(page)
         reason = policy.refusal(final)
         if reason is not None and url is not None:
-            await tools.close_tab(browser, page.target_id)
+            await tools.close_tab(browser, page.target_id, context=context)
             raise UrlBlockedError(
                 f"Navigation to {url} was redirected to {final}, which is blocked: {reason}. "
                 f"The new tab was closed."
             )
     elif action == "switch":
         assert tab_id is not None
-        await tools.switch_tab(browser, tab_id)
+        await tools.switch_tab(browser, tab_id, context=context)
     elif action == "close":
         assert tab_id is not None
-        await tools.close_tab(browser, tab_id)
+        await tools.close_tab(browser, tab_id, context=context)
     elif action != "list":
         raise ValueError(f"action must be list, new, switch or close; got {action!r}")
-    return hide_blocked_titles(await tools.list_tabs(browser), policy)
+    return hide_blocked_titles(await tools.list_tabs(browser, context=context), policy)
 
 
 def hide_blocked_titles(tabs: list[tools.Tab], policy: UrlPolicy) -> list[tools.Tab]:
@@ -531,8 +537,8 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         _page_tool(
             "browser_tabs",
             browser_tabs,
-            exclude=("url_policy", "guard"),
-            fixed=url_policy,
+            exclude=("url_policy", "guard", "context"),
+            fixed=lambda session: {**url_policy(session), "context": session.tab_context},
             on_browser=True,
             page_content=True,
             note=policy,
@@ -604,7 +610,7 @@ async def dom_resource(session: BrowserSession) -> str:
     """``dom://current-page``: the current page's URL, title and simplified DOM tree, as
     JSON (``null`` values while no browser is running)."""
     browser = session.current
-    page = active_tab(browser) if browser is not None else None
+    page = active_tab(browser, context=session.tab_context) if browser is not None else None
     if page is None:
         return to_json({"url": None, "title": None, "tree": None})
     policy = session.options.url_policy
@@ -624,5 +630,6 @@ async def tabs_resource(session: BrowserSession) -> str:
     browser = session.current
     if browser is None:
         return "[]"
-    return to_json(hide_blocked_titles(await tools.list_tabs(browser), session.options.url_policy))
+    tabs = await tools.list_tabs(browser, context=session.tab_context)
+    return to_json(hide_blocked_titles(tabs, session.options.url_policy))
 

@@ -123,6 +123,9 @@ HELP = {
     "snapshot_after_action": "Return a full snapshot (browser_snapshot's, within its default "
     "budget) after every action tool, as well as the few lines saying what the action "
     "changed.",
+    "shared_context": "With --http: let every client share one browser context (cookies, "
+    "storage, tabs). By default each client session gets a context of its own, closed "
+    "when the client disconnects.",
 }
 
 
@@ -186,6 +189,7 @@ def server_options(
     extra_header: Sequence[str] | None = None,
     storage_state: str | None = None,
     snapshot_after_action: bool = False,
+    shared_context: bool = False,
 ) -> ServerOptions:
     """The server's options from the values of its command line, checked: what both
     ``cdpkit mcp`` and ``python -m cdpkit.mcp_server`` run before anything starts.
@@ -228,6 +232,8 @@ def server_options(
         storage_state: A ``storage_state`` JSON file to start logged in from.
         snapshot_after_action: After each action tool, return a full snapshot as well as
             the lines saying what the action changed.
+        shared_context: Over HTTP, let every client share the browser's one context
+            instead of each client session getting its own.
 
     Raises:
         CLIError: A value or a combination that makes no sense (``http`` not
@@ -274,6 +280,7 @@ def server_options(
         url_policy=url_policy,
         http=address,
         snapshot_after_action=snapshot_after_action,
+        shared_context=shared_context,
     )
 
 
@@ -394,6 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--extra-header", metavar="'NAME: VALUE'", action="append", help=HELP["extra_header"])
     add("--storage-state", metavar="PATH", help=HELP["storage_state"])
     add("--snapshot-after-action", action="store_true", help=HELP["snapshot_after_action"])
+    add("--shared-context", action="store_true", help=HELP["shared_context"])
     return parser
 
 

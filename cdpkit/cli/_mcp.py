@@ -71,6 +71,9 @@ def mcp(
     snapshot_after_action: Annotated[
         bool, typer.Option("--snapshot-after-action", help=HELP["snapshot_after_action"])
     ] = False,
+    shared_context: Annotated[
+        bool, typer.Option("--shared-context", help=HELP["shared_context"])
+    ] = False,
 ) -> None:
     """Serve the browser tools to an AI agent over the Model Context Protocol (needs the
     `mcp` extra: pip install 'cdpkit-browser[mcp]'). The browser starts on the first tool
@@ -100,6 +103,7 @@ def mcp(
             extra_header=extra_header,
             storage_state=storage_state,
             snapshot_after_action=snapshot_after_action,
+            shared_context=shared_context,
         )
     )
     if status:

@@ -142,5 +142,6 @@ def test_help_lists_the_browser_options(entry: tuple[str, ...]) -> None:
         "--grid", "--header",
         "--profile", "--http", "--downloads", "--allow-js", "--allow-file-urls",
         "--allow-unrestricted-file-access", "--allowed-origins", "--blocked-origins",
+        "--shared-context",
     ):  # fmt: skip
         assert option in out.stdout, (option, out.stdout)

@@ -99,8 +99,12 @@ async def test_http_transport(
     # A client with a session (the initialize handshake): when it ends the session, the
     # browser is closed, and the server keeps serving.
     async with Client(http_server.url, mode="legacy") as client:
+        # Its own browser context: none of the stateless client's tabs, until it opens one.
+        assert json.loads(resource_text(await client.read_resource("tabs://list"))) == []
+        result = await client.call_tool("browser_navigate", {"url": server.url("/mcp/index.html")})
+        assert not result.is_error, text_of(result)
         tabs = json.loads(resource_text(await client.read_resource("tabs://list")))
-        assert tabs[0]["url"] == server.url("/mcp/index.html")
+        assert [tab["url"] for tab in tabs] == [server.url("/mcp/index.html")]
         assert browser_processes(http_server.marker)
     assert await wait_until_gone(http_server.marker, browser_only=True) == []
     assert http_server.process.poll() is None

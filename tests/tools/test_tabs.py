@@ -83,3 +83,29 @@ async def test_unknown_or_closed_tab_id_is_a_clear_error(
     await close_tab(browser, second.target_id)
     with pytest.raises(ValueError, match=f"Unknown tab id '{second.target_id}'"):
         await switch_tab(browser, second.target_id)
+
+
+async def test_tabs_of_a_context_have_their_own_list_and_active_tab(
+    browser: cdpkit.Browser, server: FixtureServer
+) -> None:
+    async with await browser.new_context() as mine, await browser.new_context() as theirs:
+        first = await new_tab(browser, server.url("/snapshot/form.html"), context=mine)
+        other = await new_tab(browser, server.url("/snapshot/shadow.html"), context=theirs)
+        assert first.context is mine and other.context is theirs
+        second = await new_tab(browser, context=mine)
+        # Another context's newer tab does not become this context's active tab.
+        assert active_tab(browser, context=mine) is second
+        assert active_tab(browser, context=theirs) is other
+        await switch_tab(browser, first.target_id, context=mine)
+        await new_tab(browser, context=theirs)
+        assert active_tab(browser, context=mine) is first
+        assert [t.id for t in await list_tabs(browser, context=mine)] == [
+            first.target_id, second.target_id
+        ]
+        with pytest.raises(ValueError, match="Unknown tab id") as failure:
+            await switch_tab(browser, other.target_id, context=mine)
+        assert other.url not in str(failure.value)  # only this context's tabs are named
+        with pytest.raises(ValueError, match="Unknown tab id"):
+            await close_tab(browser, other.target_id, context=mine)
+        await close_tab(browser, first.target_id, context=mine)
+        assert active_tab(browser, context=mine) is second

@@ -19,7 +19,6 @@ from . import cdp
 from ._grid import GridBrowser, grid
 from ._model import Command, Event, RawEvent
 from ._pool import Pool, pool
-from ._settings import BrowserSettings, Proxy
 from .browser import Browser, BrowserContext, connect, launch
 from .errors import (
     CDPError,
@@ -47,6 +46,7 @@ from .session import EventStream, Expectation, Session
 if TYPE_CHECKING:
     from . import tools
     from ._browse import BrowseError, BrowseResult, Engine, browse, engine
+    from ._settings import BrowserSettings, Proxy
 
 __version__ = "0.1.0"
 
@@ -108,6 +108,13 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module(".tools", __name__)
+    if name in ("BrowserSettings", "Proxy"):
+        # Imported when first used: only programs that set them pay for them.
+        from . import _settings
+
+        value = getattr(_settings, name)
+        globals()[name] = value
+        return value
     if name in _BROWSE_NAMES:
         import importlib
 

@@ -27,13 +27,15 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Coroutine, Mapping
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _grid
-from ._settings import BrowserSettings, resolve_settings
 from .browser import Browser, BrowserContext, launch
 from .errors import CDPError, WaitTimeoutError
 from .page import Page
+
+if TYPE_CHECKING:
+    from ._settings import BrowserSettings
 
 __all__ = ["Pool", "pool"]
 
@@ -105,6 +107,8 @@ class Pool:
             # to every page); other launch options do not.
             given = {name: launch_options.pop(name) for name in _SETTINGS_KEYS
                      if name in launch_options}
+            from ._settings import resolve_settings
+
             self._grid_settings = resolve_settings(given.pop("settings", None), given)
         if grid_url is not None and launch_options:
             raise ValueError(

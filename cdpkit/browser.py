@@ -18,10 +18,8 @@ import anyio
 import websockets
 
 from . import cdp
-from ._autoconnect import AUTO, find_running_chrome
 from ._endpoint import browser_ws_url, check_headers, redact
 from ._profiles import ProfileLock, profile_dir
-from ._settings import BrowserSettings, PageSetup, Proxy, page_setup, resolve_settings
 from ._transport import PipeTransport, Transport, WebSocketTransport
 from .connection import Connection
 from .errors import (
@@ -45,6 +43,7 @@ from .page import Page
 from .session import Session
 
 if TYPE_CHECKING:
+    from ._settings import BrowserSettings, PageSetup, Proxy
     from .cdp.browser import GetVersionResult
 
 __all__ = ["Browser", "BrowserContext", "connect", "launch"]
@@ -206,6 +205,8 @@ class Browser(Session):
         if settings is None or (self.process is None and not self._started):
             return None
         if key not in self._setups:
+            from ._settings import page_setup
+
             self._setups[key] = page_setup(
                 settings, user_agent=agent, browser_user_agent=self.version.user_agent
             )
@@ -308,6 +309,8 @@ class Browser(Session):
             "extra_headers": extra_headers, "proxy": proxy, "stealth": stealth,
             "send_dnt": send_dnt,
         }
+        from ._settings import resolve_settings
+
         own = resolve_settings(settings if settings is not None else self.settings, shortcuts)
         if own is not None and own.proxy is None and self.settings is not None:
             own = own.replace(proxy=self.settings.proxy)  # its credentials still answered
@@ -583,6 +586,8 @@ def launch(
     if viewport is not None:
         viewport = check_viewport(viewport)
     directory = profile_dir(profile) if profile is not None else user_data_dir
+    from ._settings import resolve_settings  # only when launching: import cdpkit stays light
+
     resolved_settings = resolve_settings(
         settings,
         {
@@ -763,6 +768,8 @@ def connect(
     Closing detaches: the browser keeps running (pages cdpkit opened are closed).
     """
     sent_headers = check_headers(headers)
+    from ._settings import resolve_settings
+
     resolved_settings = resolve_settings(
         settings,
         {
@@ -780,7 +787,9 @@ def connect(
         stage = f"{redact(endpoint)} to answer"
         try:
             async with asyncio.timeout(timeout):
-                if endpoint.strip().lower() == AUTO:
+                if endpoint.strip().lower() == "auto":
+                    from ._autoconnect import find_running_chrome
+
                     stage = "the person's running Chrome to be found"
                     url = await anyio.to_thread.run_sync(find_running_chrome)
                 else:

@@ -83,7 +83,7 @@ def _httpx_proxy(proxy: Proxy) -> httpx.Proxy:
     """``proxy`` for httpx: Basic credentials sent with each request (httpx does not
     answer a 407 itself), loopback included as Chrome's side does."""
     if proxy.server.lower().startswith("socks") and importlib.util.find_spec("socksio") is None:
-        raise ValueError(f"proxy {proxy.server}: tier 1 needs SOCKS support for it: pip install 'httpx[socks]'")
+        raise ValueError(f"proxy {proxy.server}: tier 1 needs SOCKS support for it: pip install 'cdpkit-browser[socks]'")
     auth = (proxy.username, proxy.password or "") if proxy.username is not None else None
     return httpx.Proxy(proxy.server, auth=auth)
 

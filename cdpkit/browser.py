@@ -110,10 +110,8 @@ class Browser(Session):
         task.add_done_callback(self._tasks.discard)
 
     async def _start(self) -> None:
-        # The version first: the settings of the pages attached below need Chrome's own
-        # user agent (one round trip on a local connection).
-        self.version = await self.send(cdp.browser.get_version())
-        await asyncio.gather(
+        get_version = cdp.browser.get_version()
+        attach = (
             self.call("Target.setDiscoverTargets", {"discover": True}),
             # Existing pages are attached (and their sessions registered) before this answers.
             self.call(
@@ -126,6 +124,14 @@ class Browser(Session):
                 },
             ),
         )
+        if self.settings is None:
+            # Nothing attached needs the version first: all three in one round trip.
+            replies = await asyncio.gather(self.call(get_version.method), *attach)
+            self.version = get_version.parse(replies[0])
+        else:
+            # The settings of the pages attached below need Chrome's own user agent.
+            self.version = await self.send(get_version)
+            await asyncio.gather(*attach)
         self._started = True
         # Pages that already existed are being set up now; no need to wait: a session runs
         # its commands in order, so anything sent to them comes after their setup.

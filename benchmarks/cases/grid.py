@@ -12,7 +12,6 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -52,8 +51,9 @@ def run_grid(nodes: int, sessions_per_node: int) -> Iterator[str]:
 
     def start(name: str, *args: str) -> None:
         with open(logs / f"{name}.log", "wb") as log:
+            # In the measuring process's group: a harness that stops it stops the grid too.
             processes.append(subprocess.Popen(["java", "-jar", str(JAR), *args], stdout=log,
-                                              stderr=subprocess.STDOUT, start_new_session=True))
+                                              stderr=subprocess.STDOUT))
 
     port = _free_port()
     # More sessions than CPUs needs --override-max-sessions (this machine may have 2).
@@ -85,13 +85,12 @@ def run_grid(nodes: int, sessions_per_node: int) -> Iterator[str]:
         yield url
     finally:
         for process in processes:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
+            process.terminate()
         for process in processes:
             try:
                 process.wait(15)
             except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
+                process.kill()
                 process.wait()
         shutil.rmtree(logs, ignore_errors=True)
 
@@ -194,6 +193,7 @@ GRID_CRAWL = Case(
              Metric("pages_per_s_one_node", "crawl, pool(size=4) on a grid of 1 node (pages/s)")),
     sides={"raw": _local_crawl, "cdpkit": _grid_crawl},
     needs=(*CORE_API, "pool", "grid", "tools.navigate"),
+    timeout=900.0,  # two grids started and crawled, 200 pages each
     notes=(f"grid_crawl: {CRAWL_PAGES} article pages, each loaded and its text read, with "
            f"pool(size={POOL_SIZE}); local (\"raw\" column) vs leased from a hub with two "
            "nodes of two sessions, and from one node of four; all on this machine, so the "

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from .. import cdp
 from .._model import Command
+from ..errors import CDPError
 from ..page import Page
 from ._input_state import _input_state
 from ._keys import _Key, _key_event
@@ -37,13 +38,19 @@ def _forget(task: asyncio.Future[Any]) -> None:
 
 
 async def _dispatch(page: Page, command: Command[None]) -> None:
-    """Send an ``Input.*`` command; stop waiting for it if it opens a dialog left open.
+    """Send an ``Input.*`` command; stop waiting for it if it opens a dialog left open, and
+    bring the page to the front if it waits because the page is a background tab.
 
     Chrome answers an input event only once the page has handled it, and a page stopped
-    at ``alert()`` handles nothing until the dialog is answered.
+    at ``alert()`` handles nothing until the dialog is answered. A tab hidden behind another
+    of its window (a second ``new_page``, a popup the page opened) handles pointer input
+    only after about 5 seconds; brought to the front, it handles the waiting event at once
+    (Playwright brings a page to the front before input for the same reason).
     """
     _check_no_dialog(page)
     call = asyncio.ensure_future(page.send(command))
+    # Looked at beside the polling: a page stopped at a dialog would not answer it.
+    looking: asyncio.Future[None] | None = None
     try:
         while True:
             done, _ = await asyncio.wait({call}, timeout=_DIALOG_POLL)
@@ -53,9 +60,27 @@ async def _dispatch(page: Page, command: Command[None]) -> None:
             if page.open_dialog is not None:
                 call.add_done_callback(_forget)
                 return
+            if looking is None:
+                looking = asyncio.ensure_future(_bring_to_front_if_hidden(page))
+                looking.add_done_callback(_forget)
     except asyncio.CancelledError:
         call.cancel()
         raise
+    finally:
+        if looking is not None:
+            looking.cancel()
+
+
+async def _bring_to_front_if_hidden(page: Page) -> None:
+    """Activate ``page``'s tab when its document is hidden (a background tab)."""
+    try:
+        seen = await page.send(
+            cdp.runtime.evaluate("document.visibilityState", return_by_value=True)
+        )
+        if seen.result.value == "hidden":
+            await page.send(cdp.page.bring_to_front())
+    except CDPError:
+        pass  # the page is navigating or closing: the waiting event says what happened
 
 
 async def _mouse(

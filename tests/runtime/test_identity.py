@@ -66,8 +66,7 @@ async def test_popups_and_new_tabs_opened_by_the_page_get_the_same_identity(
     ) as context:
         page = await context.new_page(server.url("/runtime/identity.html"))
         await tools.click(page, selector="#blank")
-        # (tools.click on the window.open button works too, but waits ~5 s after it.)
-        await tools.evaluate(page, "void document.getElementById('open').click()")
+        await tools.click(page, selector="#open")  # on the opener, behind the first popup
         await until(lambda: len(context.pages) == 3)
         for popup in context.pages[1:]:
             await until(lambda: "identity.html?popup=" in popup.url)  # noqa: B023

@@ -53,6 +53,47 @@ async def test_click_runs_the_handler_with_trusted_events(
     assert clicked["y"] == pytest.approx(box["y"] + box["height"] / 2, abs=1)
 
 
+async def test_click_on_a_background_tab_is_not_held_back(
+    context: cdpkit.BrowserContext, server: FixtureServer
+) -> None:
+    # A second tab of the window hides the first; Chrome then holds pointer input to the
+    # first for about 5 s unless its tab is brought to the front.
+    first = await context.new_page(server.url("/input/click.html"))
+    second = await context.new_page(server.url("/input/click.html"))
+    assert await js(first, "document.visibilityState") == "hidden"
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await click(first, selector="#go")
+    assert loop.time() - started < 2.5
+    assert await js(first, "window.events.some(e => e.type === 'click' && e.target === 'go')")
+    assert await js(first, "document.visibilityState") == "visible"
+    started = loop.time()
+    await click(second, selector="#go")  # and back: the other one is behind it now
+    assert loop.time() - started < 2.5
+    assert await js(second, "window.events.some(e => e.type === 'click' && e.target === 'go')")
+
+
+async def test_click_on_the_opener_after_it_opened_a_popup(
+    context: cdpkit.BrowserContext, server: FixtureServer
+) -> None:
+    opener = await context.new_page(server.url("/runtime/identity.html"))
+    await click(opener, selector="#open")  # window.open: the popup takes the front
+    for _ in range(100):
+        if len(context.pages) == 2:
+            break
+        await asyncio.sleep(0.05)
+    assert len(context.pages) == 2
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await click(opener, selector="#blank")  # target=_blank: a third tab
+    assert loop.time() - started < 2.5
+    for _ in range(100):
+        if len(context.pages) == 3:
+            break
+        await asyncio.sleep(0.05)
+    assert len(context.pages) == 3
+
+
 async def test_click_scrolls_a_far_element_into_view(
     page: cdpkit.Page, server: FixtureServer
 ) -> None:

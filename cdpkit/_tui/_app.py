@@ -121,7 +121,7 @@ class TuiApp(App[None]):
         self._pressed: list[str] = []
         self._prompt_mode = ""
         self._prompt_context: Any = None
-        self._closing = False
+        self._quitting = False
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -265,10 +265,20 @@ class TuiApp(App[None]):
 
     def on_key(self, event: events.Key) -> None:
         if self._prompt_mode:
+            prompt = self.query_one("#prompt", Input)
             if event.key == "escape":
                 event.stop()
                 self._close_prompt()
                 self._set_message("")
+            elif self.focused is not prompt:
+                # Typed ahead of the prompt taking the focus (f1 Enter in one go): its keys.
+                event.stop()
+                if event.key == "enter":
+                    self._submit_prompt(prompt.value)
+                elif event.key == "backspace":
+                    prompt.action_delete_left()
+                elif event.is_printable and event.character:
+                    prompt.insert_text_at_cursor(event.character)
             return
         event.stop()
         event.prevent_default()
@@ -380,9 +390,9 @@ class TuiApp(App[None]):
 
     async def action_quit_tui(self) -> None:
         """Close the live page and the engine (and the browser it started), then exit."""
-        if self._closing:
+        if self._quitting:
             return
-        self._closing = True
+        self._quitting = True
         self._set_message("Closing…")
         self.workers.cancel_group(self, "page")
         try:
@@ -458,7 +468,10 @@ class TuiApp(App[None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        mode, context, value = self._prompt_mode, self._prompt_context, event.value
+        self._submit_prompt(event.value)
+
+    def _submit_prompt(self, value: str) -> None:
+        mode, context = self._prompt_mode, self._prompt_context
         self._close_prompt()
         self._set_message("")
         if mode == "follow":

@@ -75,6 +75,7 @@ _NAMED = {
     "escape", "space", "backspace", "delete", "insert",
     *(f"f{n}" for n in range(1, 13)),
 }  # fmt: skip
+_MAX_SEQUENCE = 3  # characters typed in a row (gg); longer is taken for a misspelt key name
 _MODIFIED = re.compile(r"^(?:(?:ctrl|alt|shift)\+)+(?:[a-z0-9]|" + "|".join(sorted(_NAMED)) + r")$")
 
 
@@ -83,6 +84,8 @@ def key_tokens(key: str) -> tuple[str, ...] | None:
     is not a key this notation knows."""
     if key in _NAMED or _MODIFIED.match(key):
         return (key,)
+    if len(key) > 1 and ("+" in key or len(key) > _MAX_SEQUENCE):
+        return None  # a misspelt named key (ctrl+hyper+q, pgdown), not a sequence
     if key and all(char.isprintable() and not char.isspace() for char in key):
         return tuple(key)
     return None
@@ -137,7 +140,7 @@ def build_keymap(overrides: Mapping[str, Any], where: str = "engine config") -> 
             if tokens is None:
                 raise ConfigError(
                     f"{where}: [tui.keys] {action}: {key!r} is not a key (write a character like \"j\" or"
-                    f" \"G\", characters in sequence like \"gg\", or a named key: {', '.join(sorted(_NAMED))},"
+                    f" \"G\", up to 3 characters in sequence like \"gg\", or a named key: {', '.join(sorted(_NAMED))},"
                     " with ctrl+/alt+/shift+)"
                 )
             other = bindings.get(tokens)

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("textual", reason="the tui extra (pip install 'cdpkit-browser[tui]') is in the dev extra")
-
 import cdpkit
 from cdpkit._browse import Engine
 from cdpkit._tui import Driver, load_keymap

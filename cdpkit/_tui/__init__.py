@@ -26,7 +26,10 @@ def textual_installed() -> bool:
     """Whether Textual can be imported (without importing it)."""
     import importlib.util
 
-    return importlib.util.find_spec("textual") is not None
+    try:
+        return importlib.util.find_spec("textual") is not None
+    except (ImportError, ValueError):  # a broken or blocked install
+        return False
 
 
 async def run_tui(

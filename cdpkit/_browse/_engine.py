@@ -309,8 +309,9 @@ class Engine:
                 not be started (``page.browser``).
             ValueError: A bad session name.
         """
+        where = f"session {session!r}"
         if self._closed:
-            raise BrowseError("", "session.closed", "the engine is closed", recoverable=False,
+            raise BrowseError(where, "session.closed", "the engine is closed", recoverable=False,
                               suggestion="use the engine within `async with cdpkit.engine() as engine:`")
         check_session_name(session)
         browse_session, _ = await self._session(session, persist)
@@ -318,7 +319,7 @@ class Engine:
         try:
             browser = await self.browser_for_pages(deadline)
         except (LaunchError, ConnectError, TimeoutError) as exc:
-            raise BrowseError("", "page.browser", f"the browser could not be started ({exc})", recoverable=False,
+            raise BrowseError(where, "page.browser", f"the browser could not be started ({exc})", recoverable=False,
                               suggestion="check Chrome with `cdpkit doctor`") from None
         context = await browse_session.browser_context(browser)
         await browse_session.push_cookies(browser, context)

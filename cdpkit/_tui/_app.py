@@ -24,6 +24,7 @@ from textual.widgets import Input, Static
 
 from .._browse import BrowseError
 from ..errors import CDPError
+from ._driver import DEFAULT_SESSION
 from ._keymap import Keymap
 from ._render import Control, Line, field_label, render_result, render_snapshot, wrap_line
 
@@ -122,6 +123,7 @@ class TuiApp(App[None]):
         self._prompt_mode = ""
         self._prompt_context: Any = None
         self._quitting = False
+        self._match_row: int | None = None  # the row of the last search match
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -169,6 +171,8 @@ class TuiApp(App[None]):
         self._after_new_lines(False)
 
     def _after_new_lines(self, keep_position: bool) -> None:
+        if not keep_position:
+            self._match_row = None
         self.controls = [index for index, line in enumerate(self.lines) if line.control is not None]
         if not keep_position:
             self.selected = None
@@ -227,7 +231,7 @@ class TuiApp(App[None]):
                 f" {title} │ {result.final_url} │ tier {result.tier_used} │ "
                 f"{result.timing.total_ms / 1000:.2f} s │ {where}"
             )
-            if self.driver.session != "tui":
+            if self.driver.session != DEFAULT_SESSION:
                 status += f" │ session {self.driver.session}"
         self.query_one("#status", Static).update(Text(status, no_wrap=True, overflow="ellipsis"))
 
@@ -433,7 +437,7 @@ class TuiApp(App[None]):
         if not self.rows:
             return
         top = round(self.document.scroll_y)
-        start = getattr(self, "_match_row", top - step if step > 0 else top)
+        start = self._match_row if self._match_row is not None else (top - step if step > 0 else top)
         total = len(self.rows)
         for offset in range(1, total + 1):
             row = (start + step * offset) % total
@@ -515,8 +519,7 @@ class TuiApp(App[None]):
             self.search_pattern = re.compile(pattern, re.IGNORECASE)
         except re.error:
             self.search_pattern = re.compile(re.escape(pattern), re.IGNORECASE)
-        if hasattr(self, "_match_row"):
-            del self._match_row
+        self._match_row = None
         self._layout()
         self._search_step(1)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cdpkit._browse import Engine
 from tests.server import FixtureServer
 
@@ -116,3 +118,21 @@ async def test_help_lists_the_keys(engine: Engine) -> None:
         await pilot.press("x")
         await pilot.pause()
         assert app.screen.id == "_default"
+
+
+async def test_markdown_command_saves_the_page_with_its_links(
+    engine: Engine, server: FixtureServer, tmp_path: Path
+) -> None:
+    app = make_app(engine, server.url("/tui/second.html"))
+    target = tmp_path / "page.md"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("colon", *f"markdown {target}", "enter")
+        await settle(app, pilot)
+        assert app.message == f"Page saved to {target}"
+        await pilot.press("colon", *"zap", "enter")
+        await settle(app, pilot)
+        assert app.message.startswith("Unknown command :zap (commands: open, tier, snapshot")
+    saved = target.read_text()
+    assert "# The second page" in saved and "home page [1]" in saved
+    assert f"[1]: {server.url('/tui/index.html')}" in saved

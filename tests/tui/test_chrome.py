@@ -4,6 +4,7 @@ snapshot and a click by its index; on the suite's shared browser."""
 from __future__ import annotations
 
 import urllib.parse
+from pathlib import Path
 
 from cdpkit._browse import Engine
 from tests.server import FixtureServer, Handler
@@ -52,7 +53,7 @@ async def test_fills_a_form_with_tab_and_enter_and_submits_it_through_chrome(
         assert "Contact us" in app.visible_text()
 
 
-async def test_snapshot_then_click_by_index(chrome_engine: Engine, server: FixtureServer) -> None:
+async def test_snapshot_then_click_by_index(chrome_engine: Engine, server: FixtureServer, tmp_path: Path) -> None:
     app = make_app(chrome_engine, server.url("/tui/second.html"))
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
@@ -69,3 +70,7 @@ async def test_snapshot_then_click_by_index(chrome_engine: Engine, server: Fixtu
         await pilot.press("colon", *"click 3", "enter")
         await settle(app, pilot)
         assert app.message == "Take a snapshot first (:snapshot): :click and :type use its indices"
+        await pilot.press("colon", *f"screenshot {tmp_path}/s.png", "enter")
+        await settle(app, pilot)
+        assert app.message == f"Screenshot saved to {tmp_path}/s.png"
+        assert (tmp_path / "s.png").read_bytes().startswith(b"\x89PNG")

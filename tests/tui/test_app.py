@@ -133,6 +133,13 @@ async def test_markdown_command_saves_the_page_with_its_links(
         await pilot.press("colon", *"zap", "enter")
         await settle(app, pilot)
         assert app.message.startswith("Unknown command :zap (commands: open, tier, snapshot")
+        await pilot.press("colon", *"tier 5", "enter")
+        await settle(app, pilot)
+        assert app.message == ":tier takes 1 (HTTP), 2 (light Chrome), 3 (full Chrome) or auto"
+        await pilot.press("colon", *"session w", "enter")
+        await settle(app, pilot)
+        assert app.driver.session == "w" and "session w" in str(app.query_one("#status").render())
+        assert engine.sessions == ["tui", "w"] and "The second page" in app.visible_text()
     saved = target.read_text()
     assert "# The second page" in saved and "home page [1]" in saved
     assert f"[1]: {server.url('/tui/index.html')}" in saved

@@ -1,5 +1,6 @@
 """``cdpkit tui`` in a real terminal (tmux): it shows the page, follows a link, starts
-Chrome only for :snapshot, and leaves no Chrome behind on ``q`` or a closed terminal."""
+Chrome only for :snapshot, and leaves no Chrome behind on ``q``, Ctrl-C or a closed
+terminal (SIGHUP)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ class Tmux:
         return subprocess.run(["tmux", "-L", self.socket, "has-session", "-t", "tui"],
                               capture_output=True, timeout=10).returncode == 0  # fmt: skip
 
-    def wait_for(self, check: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+    def wait_for(self, check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         while not check():
             if time.monotonic() > deadline:
@@ -44,7 +45,7 @@ class Tmux:
                 raise AssertionError(f"{what} did not happen within {timeout} s; the terminal shows:\n{shown}")
             time.sleep(0.05)
 
-    def wait_for_text(self, text: str, timeout: float = 20.0) -> None:
+    def wait_for_text(self, text: str, timeout: float = 30.0) -> None:
         self.wait_for(lambda: text in self.screen(), repr(text), timeout)
 
 
@@ -99,7 +100,7 @@ def _start(tmux: Tmux, tmp_path: Path, url: str) -> tuple[int, float]:
 
 def _chrome_after_snapshot(tmux: Tmux, pid: int) -> dict[int, str]:
     tmux("send-keys", "-t", "tui", ":", "snapshot", "Enter")
-    tmux.wait_for_text("Accessibility snapshot of", timeout=30)
+    tmux.wait_for_text("Accessibility snapshot of", timeout=60)
     chrome = {child: name for child, name in _descendants(pid).items() if "chrom" in name.lower()}
     assert chrome, f"no Chrome under the TUI's process {pid}: {_descendants(pid)}"
     return chrome
@@ -121,10 +122,16 @@ def test_reads_follows_and_quits_leaving_no_chrome(tmux: Tmux, tmp_path: Path, s
     tmux.wait_for(lambda: not any(_running(child) for child in chrome), "Chrome closing", timeout=10)
 
 
-def test_a_closed_terminal_leaves_no_chrome(tmux: Tmux, tmp_path: Path, server: FixtureServer) -> None:
+@pytest.mark.parametrize("ending", ["closed terminal", "Ctrl-C"])
+def test_a_closed_terminal_or_ctrl_c_leaves_no_chrome(
+    tmux: Tmux, tmp_path: Path, server: FixtureServer, ending: str
+) -> None:
     pid, _ = _start(tmux, tmp_path, server.url("/tui/second.html"))
     tmux.wait_for_text("The second page")
     chrome = _chrome_after_snapshot(tmux, pid)
-    tmux("kill-session", "-t", "tui")  # the terminal goes away: SIGHUP
-    tmux.wait_for(lambda: not _running(pid), "the TUI exiting on SIGHUP")
+    if ending == "Ctrl-C":
+        tmux("send-keys", "-t", "tui", "C-c")
+    else:
+        tmux("kill-session", "-t", "tui")  # the terminal goes away: SIGHUP
+    tmux.wait_for(lambda: not _running(pid), f"the TUI exiting on {ending}")
     tmux.wait_for(lambda: not any(_running(child) for child in chrome), "Chrome closing", timeout=10)

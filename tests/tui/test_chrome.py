@@ -74,3 +74,26 @@ async def test_snapshot_then_click_by_index(chrome_engine: Engine, server: Fixtu
         await settle(app, pilot)
         assert app.message == f"Screenshot saved to {tmp_path}/s.png"
         assert (tmp_path / "s.png").read_bytes().startswith(b"\x89PNG")
+
+
+async def test_type_and_click_by_snapshot_index_submit_a_form(chrome_engine: Engine, server: FixtureServer) -> None:
+    received = _submit_route(server)
+    app = make_app(chrome_engine, server.url("/tui/form.html"))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("colon", *"snapshot", "enter")
+        await settle(app, pilot)
+        rows = app.visible_text().splitlines()
+
+        def index_of(text: str) -> str:
+            row = next(row for row in rows if text in row)
+            return row.strip().split("]")[0].lstrip("[")
+
+        name_box, send = index_of('textbox "Your name"'), index_of('button "Send"')
+        await pilot.press("colon", *f"type {name_box} Bo", "enter")
+        await settle(app, pilot)
+        assert app.message == "", app.message
+        await pilot.press("colon", *f"click {send}", "enter")
+        await settle(app, pilot)
+        assert received == [{"who": ["Bo"], "colour": ["red"]}]
+        assert "Thank you, Bo" in app.visible_text()

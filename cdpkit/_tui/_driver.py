@@ -244,12 +244,15 @@ class Driver:
 
     async def download(self, number: int, dest_dir: str | None = None) -> DownloadResult:
         """Download link ``[number]``'s resource as the live page would (its cookies and
-        referer) into ``dest_dir`` (the current directory by default)."""
+        referer) into ``dest_dir`` (the current directory by default), named as the server
+        or the URL says (never overwriting a file)."""
         from ..tools import download
 
         url = self.link_url(number)
         page = await self.live_page()
-        return await download(page, url=url, dest_dir=dest_dir or Path.cwd(), timeout=self.timeout)
+        return await download(
+            page, url=url, dest_dir=dest_dir or Path.cwd(), server_filename=True, timeout=self.timeout
+        )
 
     def markdown(self) -> str:
         """The current page as markdown: its content, then its numbered links' URLs."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 import urllib.parse
 from pathlib import Path
 
+import pytest
+
 from cdpkit._browse import Engine
 from tests.server import FixtureServer, Handler
 
@@ -97,3 +99,19 @@ async def test_type_and_click_by_snapshot_index_submit_a_form(chrome_engine: Eng
         await settle(app, pilot)
         assert received == [{"who": ["Bo"], "colour": ["red"]}]
         assert "Thank you, Bo" in app.visible_text()
+
+
+async def test_download_command_saves_a_linked_file(
+    chrome_engine: Engine, server: FixtureServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = make_app(chrome_engine, server.url("/tui/index.html"))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("colon", *"download 4", "enter")
+        await settle(app, pilot)
+        assert app.message == f"Downloaded {tmp_path / 'notes.txt'} (29 bytes)"
+        await pilot.press("colon", *"download 9", "enter")
+        await settle(app, pilot)
+        assert app.message == "No link [9] on this page (it has 4 links)"
+    assert (tmp_path / "notes.txt").read_text() == "Notes for the download test.\n"

@@ -152,17 +152,13 @@ class TuiApp(App[None]):
     def document(self) -> _Document:
         return self.query_one("#document", _Document)
 
-    @property
-    def busy(self) -> bool:
-        """Whether a page is loading or an action is running."""
-        return any(worker.is_running for worker in self.workers)
-
     # -- what the screen shows --------------------------------------------------------------
 
     def _show_result(self, result: BrowseResult | None, *, keep_position: bool = False) -> None:
         if result is None:
             return
-        self.values = {} if not keep_position else self.values
+        if not keep_position:  # another page: its fields start from the page's values
+            self.values = {}
         self.lines = render_result(result, self.values)
         self._after_new_lines(keep_position)
 

@@ -158,28 +158,6 @@ def _scroll(document: DocumentSnapshotJSON) -> tuple[float, float]:
     return (float(document.get("scrollOffsetX", 0)), float(document.get("scrollOffsetY", 0)))
 
 
-_Layout = tuple[list["DocumentSnapshotJSON"], list[str], dict[int, list[float]], dict[int, int]]
-
-
-async def _layout(session: Session) -> _Layout | None:
-    """Capture the layout of ``session``'s documents: (the documents, the capture's
-    string table, the boxes of the main document, and for each same-process child
-    document its ``<iframe>`` element's backend node id, by document index); ``None``
-    when there is no document."""
-    capture = await session.send_json(cdp.dom_snapshot.capture_snapshot(computed_styles=[]))
-    documents = _documents(capture)
-    if not documents:
-        return None
-    owners: dict[int, int] = {}
-    for document in documents:
-        content = document["nodes"].get("contentDocumentIndex")
-        if content:
-            backend = document["nodes"]["backendNodeId"]
-            for node_index, document_index in zip(content["index"], content["value"], strict=False):
-                owners[document_index] = backend[node_index]
-    return documents, capture.get("strings") or [], _layout_boxes(documents[0]), owners
-
-
 async def _collect_session(
     page: Page,
     session: Session,
@@ -191,20 +169,20 @@ async def _collect_session(
     frames). ``origin``: where the session's viewport is in the page's viewport."""
     attach = asyncio.ensure_future(page.frame_sessions(session))
     try:
-        # Both asked at once, the capture first: Chrome answers it quickly and
-        # ``_layout`` indexes it while Chrome is still building the (much larger)
-        # accessibility tree, so only that tree's decoding is left after it arrives.
-        layout, ax = await asyncio.gather(
-            _layout(session), session.send_json(cdp.accessibility.get_full_ax_tree())
+        # The capture first: Python parses it while Chrome builds the accessibility tree.
+        capture, ax = await asyncio.gather(
+            session.send_json(cdp.dom_snapshot.capture_snapshot(computed_styles=[])),
+            session.send_json(cdp.accessibility.get_full_ax_tree()),
         )
         frames = await attach
     except BaseException:
         attach.cancel()
         await asyncio.gather(attach, return_exceptions=True)
         raise
-    if layout is None:
+    documents = _documents(capture)
+    strings = capture.get("strings") or []
+    if not documents:
         return
-    documents, strings, main_boxes, owners = layout
     session_key = id(session)
 
     def offset(
@@ -216,11 +194,22 @@ async def _collect_session(
         return (at[0] - sx, at[1] - sy)
 
     main = documents[0]
-    tree = _Tree(session, _frame_of(ax["nodes"]), ax["nodes"], main_boxes, offset(main, origin))
+    tree = _Tree(
+        session, _frame_of(ax["nodes"]), ax["nodes"], _layout_boxes(main), offset(main, origin)
+    )
     if owner is None:
         collected.root = tree
     else:
         collected.children[owner] = tree
+
+    # Same-process child documents: their <iframe> element, by document index.
+    owners: dict[int, int] = {}
+    for document in documents:
+        content = document["nodes"].get("contentDocumentIndex")
+        if content:
+            backend = document["nodes"]["backendNodeId"]
+            for node_index, document_index in zip(content["index"], content["value"], strict=False):
+                owners[document_index] = backend[node_index]
 
     async def child_document(index: int, document: DocumentSnapshotJSON) -> None:
         backend_id = owners.get(index)

@@ -3,6 +3,8 @@ filters, frames (same-origin, cross-origin, out-of-process) and shadow DOM."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import re
 from typing import Any
 
@@ -255,3 +257,53 @@ async def test_closed_page_raises_target_closed(page: cdpkit.Page) -> None:
     await page.close()
     with pytest.raises(cdpkit.TargetClosedError):
         await snapshot(page)
+
+
+# -- the garbage collector pause (decoding a big tree must not run it dozens of times) -----
+
+
+async def test_collector_paused_while_the_tree_is_decoded_and_restored_after(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await navigate(page, server.url("/snapshot/form.html"))
+    assert gc.isenabled()
+    seen: list[bool] = []
+    task = asyncio.ensure_future(snapshot(page))
+    while not task.done():
+        seen.append(gc.isenabled())
+        await asyncio.sleep(0)
+    snap = task.result()
+    assert find(snap, "button", "Go now").box == Box(40, 30, 120, 40)
+    assert False in seen  # paused while Chrome's answers were decoded and walked
+    assert gc.isenabled()  # and running again once the snapshot returned
+
+
+async def test_collector_comes_back_after_cancelled_and_concurrent_snapshots(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await navigate(page, server.url("/snapshot/form.html"))
+    first, second = await asyncio.gather(snapshot(page), snapshot(page))
+    assert first.text == second.text
+    assert gc.isenabled()
+    task = asyncio.ensure_future(snapshot(page))
+    for _ in range(100_000):  # until the snapshot waits for Chrome, collector paused
+        if not gc.isenabled():
+            break
+        await asyncio.sleep(0)
+    assert not gc.isenabled()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert gc.isenabled()
+
+
+async def test_collector_the_program_disabled_stays_disabled(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await navigate(page, server.url("/snapshot/form.html"))
+    gc.disable()
+    try:
+        await snapshot(page)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -3,12 +3,20 @@ page per test, and the fixture pages served on two 127.0.0.1 ports."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
 import cdpkit
 from tests.server import FixtureServer, start_server
+
+# Signals ignored by whatever started the suite (a background job, nohup) stay ignored in
+# every process it spawns, and the tests that interrupt or hang up a cdpkit process would
+# then test nothing: give the suite, and so its children, the default dispositions.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
+signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 @pytest.fixture(scope="session")

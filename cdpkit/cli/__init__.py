@@ -7,7 +7,6 @@ generated bindings.
     cdpkit screenshot URL [-o FILE]      cdpkit snapshot URL        cdpkit eval URL EXPR
     cdpkit pdf URL [-o FILE]             cdpkit scrape URL [--format ...]
     cdpkit browse URL [--format ...]     HTTP first, Chrome only when the page needs it
-    cdpkit tui [URL]                     a terminal browser: read pages, follow links, fill forms
     cdpkit download URL [--dir DIR]
     cdpkit protocol [Domain[.item]]      cdpkit gen [--check]       cdpkit doctor
     cdpkit launch                        cdpkit open-browser --profile NAME
@@ -21,7 +20,7 @@ line ``error: ...`` on stderr (``--debug`` or ``CDPKIT_DEBUG=1`` prints the trac
 instead); 2 for a bad command line, URL or output file; 130 when interrupted by Ctrl-C.
 
 The package, one module per job: ``_params`` (the shared options and output checks),
-``_pages`` (repl, screenshot, pdf, snapshot, scrape, eval), ``_browse``, ``_tui``, ``_download``, ``_protocol``
+``_pages`` (repl, screenshot, pdf, snapshot, scrape, eval), ``_browse``, ``_download``, ``_protocol``
 (protocol, gen), ``_browser`` (launch, open-browser), ``_doctor`` and ``_mcp``. They define
 the commands; this module registers them on the one ``app``, in the order ``--help`` lists
 them.
@@ -56,7 +55,6 @@ from ._params import check_output_dir as check_output_dir
 from ._params import check_output_file as check_output_file
 from ._params import with_settings
 from ._protocol import gen, protocol
-from ._tui import tui
 
 # The `name as name` imports above keep importable from cdpkit.cli the helpers that
 # tests and scripts imported from it before it became a package.
@@ -105,7 +103,6 @@ for _command, _name in (
     (snapshot, None),
     (scrape, None),
     (browse, None),
-    (tui, None),
     (download, None),
     (eval_, "eval"),
     (protocol, None),

@@ -53,8 +53,12 @@ _BASELINE_LENGTH = """(function() {
 
 @dataclass
 class Timing:
-    """Where one baseline wait spent its time, in seconds."""
+    """Where one scrape spent its time, in seconds: its navigation (to the load event for
+    the baseline, to DOMContentLoaded for the new wait), and its wait (for the baseline,
+    split into its network-idle part and its polling part)."""
 
+    navigation: float = 0.0
+    wait: float = 0.0
     network: float = 0.0
     polling: float = 0.0
 
@@ -99,16 +103,56 @@ async def baseline_wait(page: Any, timing: Timing) -> bool:
 
 
 @contextlib.contextmanager
-def _waiting_with(wait: Callable[..., Awaitable[bool]]) -> Any:
-    """``tools.scrape`` calls ``wait`` instead of its own smart wait, inside the block."""
+def _baseline_scrape(timing: Timing) -> Any:
+    """Inside the block, ``tools.scrape(page, url, wait_for_ms=0)`` scrapes as it did before
+    issue #19: its navigation waits for the load event, then :func:`baseline_wait` runs,
+    then the content is read."""
     from cdpkit.tools import scraping
 
-    original = scraping.wait_for_content
-    scraping.wait_for_content = wait  # type: ignore[assignment]
+    navigate = scraping.navigate
+
+    async def navigate_then_wait(page: Any, url: str, **options: Any) -> Any:
+        started = time.perf_counter()
+        loaded = await navigate(page, url, **options)
+        timing.navigation = time.perf_counter() - started
+        await baseline_wait(page, timing)
+        timing.wait = timing.network + timing.polling
+        return loaded
+
+    scraping.navigate = navigate_then_wait  # type: ignore[assignment]
     try:
         yield
     finally:
-        scraping.wait_for_content = original  # type: ignore[assignment]
+        scraping.navigate = navigate  # type: ignore[assignment]
+
+
+@contextlib.contextmanager
+def _timed_scrape(timing: Timing) -> Any:
+    """Inside the block, ``tools.scrape`` notes in ``timing`` how long its navigation and
+    its wait took (the functions it calls are wrapped, not changed)."""
+    from cdpkit.tools import scraping
+
+    navigate, settle = scraping.navigate, scraping._settle
+
+    async def timed_navigate(*args: Any, **options: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return await navigate(*args, **options)
+        finally:
+            timing.navigation = time.perf_counter() - started
+
+    async def timed_settle(*args: Any) -> bool:
+        started = time.perf_counter()
+        try:
+            return await settle(*args)
+        finally:
+            timing.wait = time.perf_counter() - started
+
+    scraping.navigate, scraping._settle = timed_navigate, timed_settle  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        scraping.navigate, scraping._settle = navigate, settle  # type: ignore[assignment]
 
 
 @dataclass
@@ -118,7 +162,7 @@ class PageFigures:
     name: str
     seconds: dict[str, float] = field(default_factory=dict)
     words: dict[str, int] = field(default_factory=dict)
-    baseline: Timing = field(default_factory=Timing)
+    timing: dict[str, Timing] = field(default_factory=dict)
 
 
 async def _scrape(browser: Any, url: str, side: str, figures: PageFigures) -> None:
@@ -127,14 +171,13 @@ async def _scrape(browser: Any, url: str, side: str, figures: PageFigures) -> No
     async with await browser.new_context() as context:
         page = await context.new_page()
         started = time.perf_counter()
+        timing = figures.timing[side] = Timing()
         if side == "baseline":
-            async def wait(page: Any, *, settings: Any = None) -> bool:
-                return await baseline_wait(page, figures.baseline)
-
-            with _waiting_with(wait):
-                result = await tools.scrape(page, url)
+            with _baseline_scrape(timing):
+                result = await tools.scrape(page, url, wait_for_ms=0)
         else:
-            result = await tools.scrape(page, url)
+            with _timed_scrape(timing):
+                result = await tools.scrape(page, url)
         figures.seconds[side] = time.perf_counter() - started
         figures.words[side] = len((result.content or "").split())
 
@@ -175,41 +218,54 @@ async def measure(corpus: Path, pages: list[Path], sides: tuple[str, ...],
 def _spread(values: list[float]) -> str:
     if len(values) < 2:
         return f"{values[0]:.2f}" if values else "-"
-    cuts = statistics.quantiles(values, n=10)
+    cuts = statistics.quantiles(values, n=10, method="inclusive")
     return (f"min {min(values):.2f}, p10 {cuts[0]:.2f}, median {statistics.median(values):.2f}, "
             f"p90 {cuts[-1]:.2f}, max {max(values):.2f}")
 
 
 def report(results: list[PageFigures]) -> str:
-    old = [r.seconds["baseline"] for r in results]
-    new = [r.seconds["new"] for r in results]
+    def seconds(side: str) -> list[float]:
+        return [r.seconds[side] for r in results]
+
+    def part(side: str, name: str) -> list[float]:
+        return [getattr(r.timing[side], name) for r in results]
+
     old_words = sum(r.words["baseline"] for r in results)
     new_words = sum(r.words["new"] for r in results)
-    network = [r.baseline.network for r in results]
-    polling = [r.baseline.polling for r in results]
     lost = [r for r in results if r.words["new"] < (1 - LOSS) * r.words["baseline"]]
     lines = [
         f"Scrape to markdown of {len(results)} saved pages, seconds per page "
         "(probe + navigation + wait + extraction)",
         "",
-        "| page | baseline s | new s | baseline words | new words | baseline: network / polling s |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| page | baseline s | new s | baseline words | new words "
+        "| baseline: navigation (load) / network idle / polling s "
+        "| new: navigation (DOMContentLoaded) / wait s |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
+        old, new = r.timing["baseline"], r.timing["new"]
         lines.append(f"| {r.name} | {r.seconds['baseline']:.2f} | {r.seconds['new']:.2f} | "
                      f"{r.words['baseline']} | {r.words['new']} | "
-                     f"{r.baseline.network:.2f} / {r.baseline.polling:.2f} |")
+                     f"{old.navigation:.2f} / {old.network:.2f} / {old.polling:.2f} | "
+                     f"{new.navigation:.2f} / {new.wait:.2f} |")
+
+    def parts(side: str, names: tuple[str, ...]) -> str:
+        return ", ".join(f"{name} median {statistics.median(part(side, name)):.2f} s "
+                         f"(total {sum(part(side, name)):.1f} s)" for name in names)
+
     lines += [
         "",
-        f"baseline: {_spread(old)}",
-        f"new:      {_spread(new)}",
-        f"median per page: baseline {statistics.median(old):.2f} s, new {statistics.median(new):.2f} s",
+        f"baseline s per page: {_spread(seconds('baseline'))}",
+        f"new s per page:      {_spread(seconds('new'))}",
+        f"median per page: baseline {statistics.median(seconds('baseline')):.2f} s, "
+        f"new {statistics.median(seconds('new')):.2f} s",
         f"words: baseline {old_words}, new {new_words} ({new_words - old_words:+d})",
         f"pages where the new wait lost > {LOSS:.0%} of the words: {len(lost)}"
         + "".join(f"\n  {r.name}: {r.words['baseline']} -> {r.words['new']}" for r in lost),
-        f"baseline's wait, median: network idle {statistics.median(network):.2f} s, "
-        f"polling {statistics.median(polling):.2f} s; total {sum(network):.1f} s network idle, "
-        f"{sum(polling):.1f} s polling over {sum(old):.1f} s",
+        f"where the baseline's time goes (of {sum(seconds('baseline')):.1f} s): "
+        + parts("baseline", ("navigation", "network", "polling")),
+        f"where the new time goes (of {sum(seconds('new')):.1f} s): "
+        + parts("new", ("navigation", "wait")),
     ]
     return "\n".join(lines)
 

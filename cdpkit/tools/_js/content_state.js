@@ -25,10 +25,11 @@ function() {
     window[key] = watch;
   }
   const quiet = performance.now() - watch.changed;
-  const body = document.body;
+  // An XML or SVG document has no body: its root's text then.
+  const root = document.body || document.documentElement;
   let length = 0;
-  if (body) {
-    const text = body.innerText || '';
+  if (root) {
+    const text = (root.innerText ?? root.textContent) || '';
     const placeholder = /^\s*(loading|please wait)\b[\s.\u2026!]*$/i.test(text);
     length = placeholder || document.querySelector('[aria-busy=true]') ? -1 : text.length;
   }

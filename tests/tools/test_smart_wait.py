@@ -221,3 +221,17 @@ async def test_a_page_that_keeps_ticking_settles_and_an_endless_one_gives_up(
     started = time.monotonic()
     assert await tools.wait_for_content(page, settings=SmartWait(max_wait=1.5)) is False
     assert time.monotonic() - started < 1.5 + 0.5
+
+
+async def test_a_document_without_a_body_settles_on_its_text(
+    page: cdpkit.Page, wait_server: FixtureServer
+) -> None:
+    # Chrome shows XML in an HTML viewer, but an SVG document has no body.
+    drawing = "<svg xmlns='http://www.w3.org/2000/svg'><text x='10' y='20'>A chart title</text></svg>"
+    wait_server.route("/wait/chart.svg", lambda h: h.reply(200, drawing, "image/svg+xml"))
+    await tools.navigate(page, wait_server.url("/wait/chart.svg"))
+    assert await tools.evaluate(page, "document.body") is None
+    started = time.monotonic()
+    assert await tools.wait_for_content(page, settings=SmartWait(max_wait=10)) is True
+    # Its text is there: the quick window, not the long one of a page with no text yet.
+    assert time.monotonic() - started < SmartWait().empty_wait

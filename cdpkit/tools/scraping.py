@@ -23,7 +23,7 @@ from typing import Any, Literal, get_args
 import anyio
 
 from .. import cdp
-from ..errors import CDPError, ElementNotFoundError, NavigationError
+from ..errors import CDPError, ConnectionClosedError, ElementNotFoundError, NavigationError
 from ..page import Page
 from ._scripts import Script, evaluate
 from .navigation import navigate
@@ -108,7 +108,8 @@ class SmartWait:
             change, for ``stable_polls``.
         max_wait: The wait gives up after this many seconds (it never raises for a slow
             page).
-        quiet: Seconds without a content change that settle a loaded page.
+        quiet: Seconds without a content change (the load event counts as one) that
+            settle a loaded page.
         empty_wait: Seconds without a change that settle a page with no text yet.
     """
 
@@ -117,7 +118,7 @@ class SmartWait:
     stable_polls: int = 3
     threshold: int = 20
     max_wait: float = 10.0
-    quiet: float = 0.4
+    quiet: float = 0.5
     empty_wait: float = 3.0
 
 
@@ -221,10 +222,10 @@ async def scrape(
         return ScrapeResult(url, final_url, 200, "", "media", data=data, mime_type=mime_type)
 
     if wait_for_ms is None:
-        # The smart wait starts at DOMContentLoaded and knows every request from the start:
-        # images, fonts and failing third-party requests that hold back the load event
-        # hold it back only while the content still changes.
-        async with _watching_requests(page, since_navigation=True) as requests:
+        # The smart wait starts at DOMContentLoaded and sees every request from the start:
+        # a slow image, font or third-party request holding back the load event holds
+        # the scrape only ``network_idle_timeout`` past the last change of the content.
+        async with _watching_requests(page) as requests:
             loaded = await navigate(page, url, wait_until="domcontentloaded", timeout=timeout)
             await _settle(page, smart_wait or SmartWait(), requests)
         loaded = replace(loaded, title=await _title(page) or loaded.title)
@@ -309,6 +310,9 @@ async def wait_for_content(page: Page, *, settings: SmartWait | None = None) -> 
 
     Returns:
         ``True`` if the content settled, ``False`` if ``max_wait`` passed first.
+
+    Raises:
+        TargetClosedError: The page was closed (or crashed) meanwhile.
     """
     async with _watching_requests(page) as requests:
         return await _settle(page, settings or SmartWait(), requests)
@@ -321,15 +325,9 @@ _CONTENT_REQUEST_TYPES = frozenset({"Script", "XHR", "Fetch"})
 
 class _RequestsInFlight:
     """The page's script, XHR and fetch requests in flight, counted from when it starts
-    listening.
+    listening (:func:`scrape` starts before its navigation, so it sees them all)."""
 
-    Attributes:
-        since_navigation: Whether it listened before the page's document was requested
-            (then it has seen every request of the document).
-    """
-
-    def __init__(self, since_navigation: bool) -> None:
-        self.since_navigation = since_navigation
+    def __init__(self) -> None:
         self.pending: set[str] = set()
 
     async def track(self, events: AsyncIterator[Any]) -> None:
@@ -343,11 +341,9 @@ class _RequestsInFlight:
 
 
 @contextlib.asynccontextmanager
-async def _watching_requests(
-    page: Page, *, since_navigation: bool = False
-) -> AsyncIterator[_RequestsInFlight]:
+async def _watching_requests(page: Page) -> AsyncIterator[_RequestsInFlight]:
     """Count the page's content requests in flight for the block."""
-    requests = _RequestsInFlight(since_navigation)
+    requests = _RequestsInFlight()
     # Raw events: only the request id and type are read, and a page can send thousands.
     async with page.listen(
         cdp.network.RequestWillBeSent,
@@ -381,8 +377,10 @@ async def _settle(page: Page, settings: SmartWait, requests: _RequestsInFlight) 
                 dom_quiet_ms, ready_state, length = await evaluate(page, _CONTENT_STATE)
         except TimeoutError:
             return False  # the page did not answer in time (busy, or stopped)
+        except ConnectionClosedError:
+            raise  # the page is gone: nothing left to wait for
         except CDPError:
-            # A navigation replaced the document (or it closed): a new page to wait for.
+            # A navigation replaced the document: a new page to wait for.
             dom_quiet_ms, ready_state, length = 0, "loading", -1
         now = loop.time()
         if baseline is None or length < 0 or baseline < 0 or abs(length - baseline) >= settings.threshold:
@@ -391,11 +389,8 @@ async def _settle(page: Page, settings: SmartWait, requests: _RequestsInFlight) 
             steady += 1
         wait_left = settings.poll_interval
         if length >= 0 and ready_state != "loading":
-            loading = bool(requests.pending) or (
-                ready_state != "complete" and not requests.since_navigation
-            )
             window = settings.quiet
-            if loading:
+            if requests.pending or ready_state != "complete":
                 window = max(window, settings.network_idle_timeout)
             if length == 0:
                 window = max(window, settings.empty_wait)

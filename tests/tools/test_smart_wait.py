@@ -4,6 +4,7 @@ hanging request do not hold it once the content is quiet."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 import time
@@ -235,3 +236,17 @@ async def test_a_document_without_a_body_settles_on_its_text(
     assert await tools.wait_for_content(page, settings=SmartWait(max_wait=10)) is True
     # Its text is there: the quick window, not the long one of a page with no text yet.
     assert time.monotonic() - started < SmartWait().empty_wait
+
+
+async def test_a_page_closed_during_the_wait_says_so_at_once(
+    context: cdpkit.BrowserContext, wait_server: FixtureServer
+) -> None:
+    page = await context.new_page()
+    await tools.navigate(page, wait_server.url("/wait/never-done"))
+    waiting = asyncio.create_task(tools.wait_for_content(page, settings=SmartWait(max_wait=10)))
+    await asyncio.sleep(0.3)
+    started = time.monotonic()
+    await page.close()
+    with pytest.raises(cdpkit.TargetClosedError):
+        await waiting
+    assert time.monotonic() - started < 2  # not max_wait later

@@ -2,7 +2,7 @@
 // MutationObserver that notes when the page's content last changed: nodes with text or
 // elements added or removed, text edited (scripts, styles, iframes and the like coming and
 // going are not content). Returns [ms since that change (or since the observer was
-// installed), document.readyState, the length of the page's text, or -1 while it is a
+// installed, or since the load event), document.readyState, the length of the page's text, or -1 while it is a
 // loading placeholder or marked busy (aria-busy="true")].
 function() {
   const key = Symbol.for('cdpkit.contentWatch');
@@ -24,7 +24,9 @@ function() {
     }).observe(document, {childList: true, subtree: true, characterData: true});
     window[key] = watch;
   }
-  const quiet = performance.now() - watch.changed;
+  // The load event counts as a change: scripts often render on it.
+  const navigation = performance.getEntriesByType('navigation')[0];
+  const quiet = performance.now() - Math.max(watch.changed, navigation?.loadEventEnd || 0);
   // An XML or SVG document has no body: its root's text then.
   const root = document.body || document.documentElement;
   let length = 0;

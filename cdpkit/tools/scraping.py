@@ -86,20 +86,22 @@ class SmartWait:
     The wait ends as soon as the content is quiet: nothing added, removed or edited (a
     MutationObserver in the page notes every change of text or elements) and the text's
     length unchanged, for ``quiet`` seconds. It waits longer only where content may still
-    come: while a script, XHR or fetch request is in flight or the document is still
-    loading, the content must stay unchanged for ``network_idle_timeout`` seconds, and while
-    the page has no text at all (an empty app root), for ``empty_wait`` seconds. A request
-    that never ends (long polling, analytics, a hanging request) holds it no longer than
-    that: the network need not go idle. A page whose whole text is a loading placeholder
+    come: while the document is still loading (the content must then stay unchanged for
+    ``network_idle_timeout``), while the page has no text at all (an empty app root:
+    ``empty_wait``), and, ``network_idle_timeout`` more, while a script, XHR or fetch
+    request sent less than ``network_idle_timeout`` seconds ago is in flight. So a request
+    that never ends (long polling, a hanging request) or endless polling holds it no longer
+    than that: the network need not go idle. A page whose whole text is a loading placeholder
     ("Loading...", "Please wait") or that marks itself busy (``aria-busy="true"``) is not
     settled, however long it stays so. A page that never stops changing (a clock, a ticker)
     settles once its text's length has moved less than ``threshold`` characters over
     ``stable_polls`` checks in a row. Whatever happens, the wait ends after ``max_wait``.
 
     Attributes:
-        network_idle_timeout: Seconds the content must stay unchanged while requests that
-            may bring content (scripts, XHR, fetch) are in flight or the document is still
-            loading. ``0`` waits for no request.
+        network_idle_timeout: While a request that may bring content (a script, XHR or
+            fetch) sent less than this many seconds ago is in flight, the content must
+            stay unchanged this much longer; also the quiet time needed while the document
+            is still loading. ``0`` waits for no request.
         poll_interval: The longest time between two checks, in seconds (a check is one
             evaluation in the page; the next comes when the quiet time could be reached).
         stable_polls: Checks in a row with the text's length within ``threshold`` that
@@ -113,7 +115,7 @@ class SmartWait:
         empty_wait: Seconds without a change that settle a page with no text yet.
     """
 
-    network_idle_timeout: float = 1.5
+    network_idle_timeout: float = 1.0
     poll_interval: float = 0.25
     stable_polls: int = 3
     threshold: int = 20
@@ -328,16 +330,22 @@ class _RequestsInFlight:
     listening (:func:`scrape` starts before its navigation, so it sees them all)."""
 
     def __init__(self) -> None:
-        self.pending: set[str] = set()
+        self.loop = asyncio.get_running_loop()
+        self.started: dict[str, float] = {}  # request id -> when it was sent (loop time)
+
+    def any_younger_than(self, seconds: float) -> bool:
+        """Whether a request sent less than ``seconds`` ago is still in flight."""
+        now = self.loop.time()
+        return any(now - started < seconds for started in self.started.values())
 
     async def track(self, events: AsyncIterator[Any]) -> None:
         with contextlib.suppress(CDPError):
             async for event in events:
                 request_id = str(event.params.get("requestId"))
                 if event.method != cdp.network.RequestWillBeSent.method:
-                    self.pending.discard(request_id)
+                    self.started.pop(request_id, None)
                 elif event.params.get("type") in _CONTENT_REQUEST_TYPES:
-                    self.pending.add(request_id)
+                    self.started.setdefault(request_id, self.loop.time())  # redirects keep it
 
 
 @contextlib.asynccontextmanager
@@ -390,12 +398,17 @@ async def _settle(page: Page, settings: SmartWait, requests: _RequestsInFlight) 
         wait_left = settings.poll_interval
         if length >= 0 and ready_state != "loading":
             window = settings.quiet
-            if requests.pending or ready_state != "complete":
+            if ready_state != "complete":
                 window = max(window, settings.network_idle_timeout)
             if length == 0:
                 window = max(window, settings.empty_wait)
             text_quiet = now - baseline_since
             quiet = min(float(dom_quiet_ms) / 1000, text_quiet)
+            # A request sent lately may still bring content; one in flight for long looks
+            # like long polling or a hang, and a stream of them like polling: requests
+            # hold the wait at most ``network_idle_timeout`` more.
+            if requests.any_younger_than(settings.network_idle_timeout):
+                window += settings.network_idle_timeout
             if quiet >= window:
                 return True
             if steady >= settings.stable_polls and text_quiet >= window:

@@ -17,8 +17,9 @@ from cdpkit import tools
 from cdpkit.tools import SmartWait
 from tests.server import FixtureServer, Handler
 
-# The text is in place at load; then the page polls the server every 200 ms for ever,
-# and one request hangs: the network is never idle.
+# The text is in place at load; then the page polls the server every 200 ms for ever
+# (never reading the answers: Chrome then reports none of them finished), and one request
+# hangs: the network is never idle.
 BUSY_NETWORK = """<!doctype html><title>Busy</title><body>
 <h1>Live scores</h1><p>{text}</p>
 <script>
@@ -177,13 +178,13 @@ async def test_a_network_that_never_goes_idle_does_not_hold_the_wait(
     started = time.monotonic()
     assert await tools.wait_for_content(page, settings=settings) is True
     waited = time.monotonic() - started
-    # The text was final at load: the quiet time with requests in flight (1.5 s) ends it,
-    # far before max_wait; waiting for the network to go idle first would take 3 s and more.
-    assert waited < 2.8, waited
+    # The text was final at load: the quiet time ends it (requests add at most 1 s), far
+    # before max_wait; waiting for the network to go idle first took 3.75 s and more.
+    assert waited < 2.5, waited
 
     started = time.monotonic()
     scraped = await tools.scrape(page, wait_server.url("/wait/busy-network"), smart_wait=settings)
-    assert time.monotonic() - started < 2.8
+    assert time.monotonic() - started < 3.3
     assert scraped.content is not None and FILLER.split(".")[0] in scraped.content
 
 

@@ -5,10 +5,11 @@ time; ``--corpus DIR`` for another folder) is served on 127.0.0.1 and scraped to
 with ``tools.scrape(page, url)`` twice, interleaved page by page (the order alternates), each
 time in a fresh browser context of the same Chrome (so neither side gets the other's cache):
 
-- **baseline**: the smart wait as it was before issue #19 (network idle for up to 3 s, then
-  the text length polled every 0.25 s until 3 stable polls, at most 10 s), copied here
-  faithfully (:func:`baseline_wait`) and swapped in for the run;
-- **new**: ``tools.scrape`` as it is, with its default wait.
+- **baseline**: scrape as it was before issue #19: the navigation waits for the load event,
+  then the smart wait of then (network idle for up to 3 s, then the text length polled
+  every 0.25 s until 3 stable polls, at most 10 s), copied here faithfully
+  (:func:`baseline_wait`) and swapped in for the run;
+- **new**: ``tools.scrape`` as it is, with its default wait (from DOMContentLoaded on).
 
 Reported: the time of each scrape (probe, navigation, wait and extraction) and the words of
 its markdown, the medians and spread, the pages where the new wait lost more than 2 % of

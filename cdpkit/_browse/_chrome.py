@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from .. import cdp
@@ -207,13 +207,11 @@ async def _load(
         if tier == 2:
             await in_flight.wait_idle(max(0.0, min(_LIGHT_WAIT, left)))
         elif left > 0:
+            # The smart wait ends once the content is quiet, whether or not the network
+            # ever goes idle (analytics, long polling).
             default = SmartWait()
-            await in_flight.wait_idle(min(default.network_idle_timeout, left))
-            left = deadline - loop.time() - reserve
             settled = await wait_for_content(
-                page,
-                # The network wait is done (counted from before the navigation).
-                settings=SmartWait(network_idle_timeout=0, max_wait=max(0.0, min(default.max_wait, left))),
+                page, settings=replace(default, max_wait=max(0.0, min(default.max_wait, left)))
             )
             partial = not settled and deadline - loop.time() < reserve + 0.5
     except NavigationError as exc:

@@ -15,6 +15,7 @@ import mimetypes
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any, Literal, get_args
@@ -22,10 +23,10 @@ from typing import Any, Literal, get_args
 import anyio
 
 from .. import cdp
-from ..errors import CDPError, ElementNotFoundError, NavigationError
+from ..errors import CDPError, ConnectionClosedError, ElementNotFoundError, NavigationError
 from ..page import Page
 from ._scripts import Script, evaluate
-from .navigation import navigate, wait_for_network_idle
+from .navigation import navigate
 
 __all__ = [
     "Link",
@@ -82,19 +83,45 @@ class SmartWait:
     """How :func:`wait_for_content` (and so :func:`scrape` by default) waits for a page's
     content.
 
-    First up to ``network_idle_timeout`` seconds for the network to be idle (best effort),
-    then it polls the length of the page's text every ``poll_interval`` seconds until it
-    changes by less than ``threshold`` characters for ``stable_polls`` polls in a row, or
-    ``max_wait`` seconds have passed. A page whose whole text is a loading placeholder
+    The wait ends as soon as the content is quiet: nothing added, removed or edited (a
+    MutationObserver in the page notes every change of text or elements) and the text's
+    length unchanged, for ``quiet`` seconds. It waits longer only where content may still
+    come: while the document is still loading (the content must then stay unchanged for
+    ``network_idle_timeout``), while the page has no text at all (an empty app root:
+    ``empty_wait``), and, ``network_idle_timeout`` more, while a script, XHR or fetch
+    request sent less than ``network_idle_timeout`` seconds ago is in flight. So a request
+    that never ends (long polling, a hanging request) or endless polling holds it no longer
+    than that: the network need not go idle. A page whose whole text is a loading placeholder
     ("Loading...", "Please wait") or that marks itself busy (``aria-busy="true"``) is not
-    settled, however long it stays so.
+    settled, however long it stays so. A page that never stops changing (a clock, a ticker)
+    settles once its text's length has moved less than ``threshold`` characters over
+    ``stable_polls`` checks in a row. Whatever happens, the wait ends after ``max_wait``.
+
+    Attributes:
+        network_idle_timeout: While a request that may bring content (a script, XHR or
+            fetch) sent less than this many seconds ago is in flight, the content must
+            stay unchanged this much longer; also the quiet time needed while the document
+            is still loading. ``0`` waits for no request.
+        poll_interval: The longest time between two checks, in seconds (a check is one
+            evaluation in the page; the next comes when the quiet time could be reached).
+        stable_polls: Checks in a row with the text's length within ``threshold`` that
+            settle a page whose elements keep changing.
+        threshold: A change of the text's length smaller than this many characters is no
+            change, for ``stable_polls``.
+        max_wait: The wait gives up after this many seconds (it never raises for a slow
+            page).
+        quiet: Seconds without a content change (the load event counts as one) that
+            settle a loaded page.
+        empty_wait: Seconds without a change that settle a page with no text yet.
     """
 
-    network_idle_timeout: float = 3.0
+    network_idle_timeout: float = 1.0
     poll_interval: float = 0.25
     stable_polls: int = 3
     threshold: int = 20
     max_wait: float = 10.0
+    quiet: float = 0.5
+    empty_wait: float = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +165,7 @@ class ScrapeResult:
 _CLEAN_HTML = Script("scrape_html", uses=("find",))
 _LINKS = Script("scrape_links", uses=("find",))
 _TEXT = Script("scrape_text", uses=("text",))
-_CONTENT_LENGTH = Script("content_length")
+_CONTENT_STATE = Script("content_state")
 
 
 async def scrape(
@@ -163,8 +190,10 @@ async def scrape(
             absolute URLs, tables, code blocks), ``"text"`` (the visible text),
             ``"links"`` (deduplicated absolute links with their text), ``"screenshot"``
             (the viewport, PNG) or ``"fullscreenshot"`` (the whole page, PNG).
-        wait_for_ms: ``None``: smart wait (:func:`wait_for_content`); ``0``: no wait after
-            the load event; more: wait exactly that long.
+        wait_for_ms: ``None``: smart wait (:func:`wait_for_content`, from
+            DOMContentLoaded on, so a slow image or a third-party request that fails
+            slowly does not hold the scrape once the content is quiet); ``0``: no wait
+            after the load event; more: wait exactly that long after it.
         selector: Only the first element matching this CSS selector.
         max_chars: Cut ``content`` to this many characters (the result says so).
         smart_wait: Tune the default wait.
@@ -194,11 +223,18 @@ async def scrape(
         data, mime_type, final_url = media
         return ScrapeResult(url, final_url, 200, "", "media", data=data, mime_type=mime_type)
 
-    loaded = await navigate(page, url, timeout=timeout)
     if wait_for_ms is None:
-        await wait_for_content(page, settings=smart_wait)
-    elif wait_for_ms > 0:
-        await asyncio.sleep(wait_for_ms / 1000)
+        # The smart wait starts at DOMContentLoaded and sees every request from the start:
+        # a slow image, font or third-party request holding back the load event holds
+        # the scrape only ``network_idle_timeout`` past the last change of the content.
+        async with _watching_requests(page) as requests:
+            loaded = await navigate(page, url, wait_until="domcontentloaded", timeout=timeout)
+            await _settle(page, smart_wait or SmartWait(), requests)
+        loaded = replace(loaded, title=await _title(page) or loaded.title)
+    else:
+        loaded = await navigate(page, url, timeout=timeout)
+        if wait_for_ms > 0:
+            await asyncio.sleep(wait_for_ms / 1000)
 
     base = ScrapeResult(url, loaded.url, loaded.status, loaded.title, format)
     if format in ("screenshot", "fullscreenshot"):
@@ -216,6 +252,15 @@ async def scrape(
         content = await anyio.to_thread.run_sync(_to_markdown, html, loaded.title)
     content, truncated = _truncate(str(content), max_chars)
     return replace(base, content=content, truncated=truncated)
+
+
+async def _title(page: Page) -> str | None:
+    """The document's title now (a script may have set it after the load), if readable."""
+    with contextlib.suppress(CDPError):
+        reply = await page.send(cdp.runtime.evaluate("document.title", return_by_value=True))
+        if isinstance(reply.result.value, str):
+            return reply.result.value
+    return None
 
 
 async def _call_js(page: Page, script: Script, selector: str | None, *args: Any) -> Any:
@@ -253,10 +298,13 @@ async def wait_for_content(page: Page, *, settings: SmartWait | None = None) -> 
     what to call after :func:`~cdpkit.tools.navigate` on a page that renders its content
     with JavaScript (a "Loading..." placeholder, then the real text).
 
-    It waits for the network to go idle (best effort), then until the length of the
-    page's text stops changing; a page showing only a loading placeholder or marked
-    ``aria-busy`` is not settled. It never raises for a slow page: it gives up after
-    ``settings.max_wait`` seconds (see :class:`SmartWait`).
+    It returns as soon as the content has stopped changing for a short while (longer while
+    requests that may bring content are in flight, or while the page has no text yet); a
+    page showing only a loading placeholder or marked ``aria-busy`` is not settled. A
+    network that never goes idle does not hold it. Requests started before the call are
+    not seen, so call it once the page has loaded. It never raises for a slow page, nor
+    when the page navigates meanwhile (it then waits for the new document): it gives up
+    after ``settings.max_wait`` seconds (see :class:`SmartWait`).
 
     Args:
         page: The page, already loaded.
@@ -264,30 +312,109 @@ async def wait_for_content(page: Page, *, settings: SmartWait | None = None) -> 
 
     Returns:
         ``True`` if the content settled, ``False`` if ``max_wait`` passed first.
+
+    Raises:
+        TargetClosedError: The page was closed (or crashed) meanwhile.
     """
-    settings = settings or SmartWait()
+    async with _watching_requests(page) as requests:
+        return await _settle(page, settings or SmartWait(), requests)
+
+
+# Requests whose answer may change the page's text; images, fonts, styles, media and
+# beacons never add any.
+_CONTENT_REQUEST_TYPES = frozenset({"Script", "XHR", "Fetch"})
+
+
+class _RequestsInFlight:
+    """The page's script, XHR and fetch requests in flight, counted from when it starts
+    listening (:func:`scrape` starts before its navigation, so it sees them all)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.started: dict[str, float] = {}  # request id -> when it was sent (loop time)
+
+    def any_younger_than(self, seconds: float) -> bool:
+        """Whether a request sent less than ``seconds`` ago is still in flight."""
+        now = self.loop.time()
+        return any(now - started < seconds for started in self.started.values())
+
+    async def track(self, events: AsyncIterator[Any]) -> None:
+        with contextlib.suppress(CDPError):
+            async for event in events:
+                request_id = str(event.params.get("requestId"))
+                if event.method != cdp.network.RequestWillBeSent.method:
+                    self.started.pop(request_id, None)
+                elif event.params.get("type") in _CONTENT_REQUEST_TYPES:
+                    self.started.setdefault(request_id, self.loop.time())  # redirects keep it
+
+
+@contextlib.asynccontextmanager
+async def _watching_requests(page: Page) -> AsyncIterator[_RequestsInFlight]:
+    """Count the page's content requests in flight for the block."""
+    requests = _RequestsInFlight()
+    # Raw events: only the request id and type are read, and a page can send thousands.
+    async with page.listen(
+        cdp.network.RequestWillBeSent,
+        cdp.network.LoadingFinished,
+        cdp.network.LoadingFailed,
+        raw=True,
+    ) as events, page.enabled("Network"):
+        task = asyncio.create_task(requests.track(events))
+        try:
+            yield requests
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+async def _settle(page: Page, settings: SmartWait, requests: _RequestsInFlight) -> bool:
+    """The smart wait's loop (see :class:`SmartWait`): one evaluation per check, the next
+    check when the quiet time could be reached, at most ``poll_interval`` later."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + settings.max_wait
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(min(settings.network_idle_timeout, settings.max_wait)):
-            await wait_for_network_idle(page)
-    last: int | None = None
-    stable = 0
-    while stable < settings.stable_polls:
-        if loop.time() >= deadline:
+    baseline: int | None = None  # the text's length when it last moved by ``threshold``
+    baseline_since = loop.time()
+    steady = 0  # checks since then
+    while True:
+        now = loop.time()
+        if now >= deadline:
             return False
         try:
-            length = int(await evaluate(page, _CONTENT_LENGTH) or 0)
+            async with asyncio.timeout(deadline - now):
+                dom_quiet_ms, ready_state, length = await evaluate(page, _CONTENT_STATE)
+        except TimeoutError:
+            return False  # the page did not answer in time (busy, or stopped)
+        except ConnectionClosedError:
+            raise  # the page is gone: nothing left to wait for
         except CDPError:
-            length = -1  # e.g. a navigation replaced the context: not settled yet
-        if last is not None and length >= 0 and abs(length - last) < settings.threshold:
-            stable += 1
+            # A navigation replaced the document: a new page to wait for.
+            dom_quiet_ms, ready_state, length = 0, "loading", -1
+        now = loop.time()
+        if baseline is None or length < 0 or baseline < 0 or abs(length - baseline) >= settings.threshold:
+            baseline, baseline_since, steady = int(length), now, 0
         else:
-            stable = 0
-        last = length
-        if stable < settings.stable_polls:
-            await asyncio.sleep(min(settings.poll_interval, max(0.0, deadline - loop.time())))
-    return True
+            steady += 1
+        wait_left = settings.poll_interval
+        if length >= 0 and ready_state != "loading":
+            window = settings.quiet
+            if ready_state != "complete":
+                window = max(window, settings.network_idle_timeout)
+            if length == 0:
+                window = max(window, settings.empty_wait)
+            text_quiet = now - baseline_since
+            quiet = min(float(dom_quiet_ms) / 1000, text_quiet)
+            # A request sent lately may still bring content; one in flight for long looks
+            # like long polling or a hang, and a stream of them like polling: requests
+            # hold the wait at most ``network_idle_timeout`` more.
+            if requests.any_younger_than(settings.network_idle_timeout):
+                window += settings.network_idle_timeout
+            if quiet >= window:
+                return True
+            if steady >= settings.stable_polls and text_quiet >= window:
+                return True  # elements keep changing, the text does not
+            wait_left = max(0.01, min(wait_left, window - quiet))
+        await asyncio.sleep(min(wait_left, max(0.0, deadline - loop.time())))
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from ._mcp_schema import (
     to_json,
 )
 from ._mcp_session import BrowserSession
+from ._mcp_text import TOOL_TEXT
 from ._mcp_urls import UrlBlockedError
 
 __all__ = ["BROWSE_TOOL_NAMES", "browse_tools"]
@@ -325,7 +326,8 @@ def _engine_tool(
     """A tool calling ``function(engine, **arguments)`` on the server's engine; the URL
     policy is checked on ``url`` before and on where the page ended after."""
     doc = parse_docstring(function.__doc__)
-    model = input_model_of(name, function, doc, ())
+    purpose, descriptions = TOOL_TEXT.get(name, (None, {}))
+    model = input_model_of(name, function, doc, (), descriptions)
 
     async def run(session: BrowserSession, arguments: dict[str, Any]) -> list[Part]:
         policy = session.options.url_policy
@@ -344,7 +346,7 @@ def _engine_tool(
 
     return ToolSpec(
         name=name,
-        description=describe(doc, page_content=page_content, note=note),
+        description=describe(doc, page_content=page_content, note=note, purpose=purpose),
         input_model=model,
         run=run,
         read_only=read_only,

@@ -253,6 +253,29 @@ class ToolArgumentError(ValueError):
     """The arguments of a tool call do not fit its input schema."""
 
 
+class _Annotations:
+    """Holds the annotations :func:`typing.get_type_hints` is to resolve."""
+
+    __annotations__: dict[str, Any]
+
+
+def _parameter_types(
+    function: Callable[..., Any], parameters: Sequence[inspect.Parameter]
+) -> dict[str, Any]:
+    """The resolved types of ``parameters`` of ``function``: only theirs, so that the
+    return type and the first parameter may name what is imported for type checking only
+    (what a tool returns loads on its first call, not at the server's start)."""
+    holder = _Annotations()
+    holder.__annotations__ = {
+        parameter.name: parameter.annotation
+        for parameter in parameters
+        if parameter.annotation is not parameter.empty
+    }
+    return typing.get_type_hints(
+        holder, globalns=getattr(inspect.unwrap(function), "__globals__", None)
+    )
+
+
 def input_model_of(
     name: str,
     function: Callable[..., Any],
@@ -265,8 +288,8 @@ def input_model_of(
     A parameter's description is ``descriptions[name]`` when given (``""``: none), else
     the first sentence of its docstring description."""
     told = descriptions or {}
-    hints = typing.get_type_hints(function)
     parameters = list(inspect.signature(function).parameters.values())[1:]
+    hints = _parameter_types(function, parameters)
     skipped = set(exclude)
     fields: dict[str, Any] = {}
     for parameter in parameters:

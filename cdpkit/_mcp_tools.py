@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from . import tools
 from ._mcp_browse import browse_tools
-from ._mcp_changes import summarize, watch_changes
+from ._mcp_changes import LOADED_SETTLE, SETTLE, summarize, watch_changes
 from ._mcp_network import (
     browser_network_request,
     browser_network_requests,
@@ -169,7 +169,9 @@ def _page_tool(
             arguments = await check_arguments(page, policy, arguments)
         async with watch_beside(page) as notes:
             async with (
-                watch_changes(page) if acts else contextlib.nullcontext()
+                watch_changes(page, LOADED_SETTLE if navigates else SETTLE)
+                if acts
+                else contextlib.nullcontext()
             ) as changes:
                 try:
                     result = await function(page, **arguments)

@@ -34,6 +34,7 @@ The app and its helpers (:mod:`cdpkit.cli._app`) are loaded on first access.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -63,10 +64,10 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def __getattr__(name: str) -> Any:
-    # The app and the helpers tests and scripts import from cdpkit.cli, loaded when asked.
-    from . import _app
-
+    # The app and the helpers tests and scripts import from cdpkit.cli, loaded when asked
+    # (import_module, not `from . import`: that would ask this hook for `_app` again).
+    app_module = importlib.import_module(f"{__name__}._app")
     try:
-        return getattr(_app, name)
+        return getattr(app_module, name)
     except AttributeError:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from ._browse._result import BrowseError, BrowseResult, Form
 from ._mcp_render import MAX_INLINE_BYTES
 from ._mcp_schema import (
     Image,
@@ -32,7 +31,13 @@ from ._mcp_schema import (
     to_json,
 )
 from ._mcp_session import BrowserSession
+from ._mcp_text import TOOL_TEXT
 from ._mcp_urls import UrlBlockedError
+
+if TYPE_CHECKING:
+    # The light path's engine (and httpx) loads on the first call of its tools, not
+    # when the server starts: the server answers tools/list before.
+    from ._browse._result import BrowseResult, Form
 
 __all__ = ["BROWSE_TOOL_NAMES", "browse_tools"]
 
@@ -229,6 +234,8 @@ async def session_close(engine: _Engine, name: str) -> str:
     Returns:
         What was closed.
     """
+    from ._browse._result import BrowseError
+
     try:
         await engine.close_session(name)
     except BrowseError as exc:
@@ -325,7 +332,8 @@ def _engine_tool(
     """A tool calling ``function(engine, **arguments)`` on the server's engine; the URL
     policy is checked on ``url`` before and on where the page ended after."""
     doc = parse_docstring(function.__doc__)
-    model = input_model_of(name, function, doc, ())
+    purpose, descriptions = TOOL_TEXT.get(name, (None, {}))
+    model = input_model_of(name, function, doc, (), descriptions)
 
     async def run(session: BrowserSession, arguments: dict[str, Any]) -> list[Part]:
         policy = session.options.url_policy
@@ -333,6 +341,8 @@ def _engine_tool(
         if isinstance(url, str):
             policy.check(url, "Browsing")
         result = await function(await session.engine(), **arguments)
+        from ._browse._result import BrowseResult
+
         if isinstance(result, BrowseResult):
             reason = policy.refusal(result.final_url)
             if reason is not None:
@@ -344,7 +354,7 @@ def _engine_tool(
 
     return ToolSpec(
         name=name,
-        description=describe(doc, page_content=page_content, note=note),
+        description=describe(doc, page_content=page_content, note=note, purpose=purpose),
         input_model=model,
         run=run,
         read_only=read_only,

@@ -26,13 +26,17 @@ from .page import ConsoleEntry, Page
 from .tools.accessibility import peek_changes
 from .tools.information import ConsoleMessage, _message
 
-__all__ = ["NAVIGATION_WAIT", "PageChanges", "summarize", "watch_changes"]
+__all__ = ["LOADED_SETTLE", "NAVIGATION_WAIT", "PageChanges", "summarize", "watch_changes"]
 
 log = logging.getLogger("cdpkit.mcp")
 
 # After an action: how long its quick consequences (a timer's error, a navigation's
 # start) get to show, and how long a navigation it started gets to finish loading.
 SETTLE = 0.15
+# The same for a tool that itself waited for the page to load (browser_navigate, back,
+# forward, reload): only the events already on their way are read, as playwright-mcp
+# answers once the load is done.
+LOADED_SETTLE = 0.02
 NAVIGATION_WAIT = 10.0
 # The outline's change lines are listed up to this many; more are only counted.
 MAX_CHANGE_LINES = 8
@@ -99,9 +103,10 @@ def _new_entries(before: list[ConsoleEntry], after: list[ConsoleEntry]) -> list[
 
 
 @contextlib.asynccontextmanager
-async def watch_changes(page: Page) -> AsyncIterator[PageChanges]:
+async def watch_changes(page: Page, settle: float = SETTLE) -> AsyncIterator[PageChanges]:
     """Watch one action on ``page``; the :class:`PageChanges` yielded is filled in when
-    the block exits normally (after the action's consequences settled)."""
+    the block exits normally (after the action's consequences settled: ``settle``
+    seconds without a navigation starting, or after the one started stopped loading)."""
     changes = PageChanges()
     changes.url_before, changes.title_before = await _where(page)
     console_before = page.console_entries()
@@ -111,7 +116,7 @@ async def watch_changes(page: Page) -> AsyncIterator[PageChanges]:
         loop = asyncio.get_running_loop()
         loading = False
         try:
-            async with asyncio.timeout(SETTLE) as deadline:
+            async with asyncio.timeout(settle) as deadline:
                 async for event in events:
                     params = event.params
                     if event.method == "Page.downloadWillBegin":
@@ -124,7 +129,7 @@ async def watch_changes(page: Page) -> AsyncIterator[PageChanges]:
                         if loading:
                             # A download answers a navigation right after its load stops.
                             loading = False
-                            deadline.reschedule(loop.time() + SETTLE)
+                            deadline.reschedule(loop.time() + settle)
                     elif not loading:  # a navigation requested or started
                         loading = True
                         deadline.reschedule(loop.time() + NAVIGATION_WAIT)

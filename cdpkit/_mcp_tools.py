@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from . import tools
 from ._mcp_browse import browse_tools
-from ._mcp_changes import summarize, watch_changes
+from ._mcp_changes import LOADED_SETTLE, SETTLE, summarize, watch_changes
 from ._mcp_network import (
     browser_network_request,
     browser_network_requests,
@@ -79,6 +79,7 @@ from ._mcp_schema import (
 )
 from ._mcp_session import BlockedRequest, BrowserSession, RequestGuard, ServerOptions
 from ._mcp_state import browser_downloads, browser_emulate, browser_save_storage_state
+from ._mcp_text import TOOL_TEXT
 from ._mcp_urls import UrlBlockedError, UrlPolicy
 from .browser import Browser, BrowserContext
 from .errors import NavigationError
@@ -147,7 +148,8 @@ def _page_tool(
     if borrow is not None:
         lender = parse_docstring(borrow.__doc__)
         doc = dataclasses.replace(doc, args={**lender.args, **doc.args})
-    model = input_model_of(name, function, doc, exclude)
+    purpose, descriptions = TOOL_TEXT.get(name, (None, {}))
+    model = input_model_of(name, function, doc, exclude, descriptions)
 
     async def run(session: BrowserSession, arguments: dict[str, Any]) -> list[Part]:
         if on_browser:
@@ -167,7 +169,9 @@ def _page_tool(
             arguments = await check_arguments(page, policy, arguments)
         async with watch_beside(page) as notes:
             async with (
-                watch_changes(page) if acts else contextlib.nullcontext()
+                watch_changes(page, LOADED_SETTLE if navigates else SETTLE)
+                if acts
+                else contextlib.nullcontext()
             ) as changes:
                 try:
                     result = await function(page, **arguments)
@@ -192,7 +196,9 @@ def _page_tool(
 
     return ToolSpec(
         name=name,
-        description=describe(doc, page_content=page_content, note=note, returns=returns),
+        description=describe(
+            doc, page_content=page_content, note=note, returns=returns, purpose=purpose
+        ),
         input_model=model,
         run=run,
         read_only=read_only,
@@ -389,11 +395,6 @@ async def snapshot_for_agents(
 
 # -- the list ---------------------------------------------------------------------------------
 
-_SNAPSHOT_RETURNS = (
-    "The outline, one line per node (`(no node matched)` when filters matched nothing)."
-)
-
-
 def build_tools(options: ServerOptions) -> list[ToolSpec]:
     """Every tool of the server, in a stable order: ``browse`` first (it covers most
     needs; see :mod:`cdpkit._mcp_browse`), then the browser tools; ``browser_execute_js``
@@ -405,8 +406,9 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
     def url_policy(session: BrowserSession) -> dict[str, Any]:
         return {"url_policy": session.options.url_policy, "guard": session.guard}
 
-    # Said where URLs are given, so the model knows before it tries.
-    policy = options.url_policy.describe()
+    # Said where URLs are given, so the model knows before it tries (what is refused
+    # whatever the origin lists say, file: URLs, is said once, in the instructions).
+    policy = options.url_policy.describe(file_urls=False)
 
     specs = [
         # the light path: read a page without driving the browser
@@ -469,8 +471,7 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             page_content=True,
             note=""
             if options.url_policy.allow_file_urls
-            else "Only files in the server's download directory (where browser_download saves "
-            "them) can be uploaded.",
+            else "Only files of the download directory (where browser_download saves them).",
         ),
         _page_tool("browser_handle_dialog", handle_dialog, page_content=True, acts=True),
         # information
@@ -480,16 +481,13 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             render=render_snapshot,
             page_content=True,
             read_only=True,
-            returns=_SNAPSHOT_RETURNS,
             borrow=tools.snapshot,
-            note="For only some roles or names use browser_get_filtered_aria_tree.",
         ),
         _page_tool(
             "browser_get_filtered_aria_tree",
             tools.snapshot,
             exclude=("max_depth",),  # the former name of depth
             render=render_snapshot,
-            returns=_SNAPSHOT_RETURNS,
             page_content=True,
             read_only=True,
         ),
@@ -550,10 +548,8 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             fixed=downloads,
             render=render_download,
             check_arguments=check_download_source,
-            note="Files are saved in the server's download directory (its --downloads "
-            "option). The result also carries the file: an image as an image, another file up "
-            f"to {MAX_INLINE_BYTES // (1024 * 1024)} MiB as an embedded resource; larger files "
-            "only by path." + (f" {policy}" if policy else ""),
+            note="Saved in the download directory; the result carries the file up to "
+            f"{MAX_INLINE_BYTES // (1024 * 1024)} MiB." + (f" {policy}" if policy else ""),
         ),
         _page_tool(
             "browser_scrape",

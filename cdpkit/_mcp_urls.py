@@ -376,10 +376,11 @@ class UrlPolicy:
         if reason is not None:
             raise UrlBlockedError(f"{what} {_shorten(url)} is blocked: {reason}")
 
-    def describe(self) -> str:
-        """One paragraph for the tool descriptions: what this server refuses."""
+    def describe(self, *, file_urls: bool = True) -> str:
+        """One paragraph for the model: what this server refuses (without the refusal of
+        ``file:`` URLs when ``file_urls`` is false)."""
         parts = []
-        if not self.allow_file_urls:
+        if file_urls and not self.allow_file_urls:
             parts.append("file: URLs and the browser's own pages (chrome:, about:) are refused")
         if self.allowed_origins:
             listed = ", ".join(p.text for p in self.allowed_origins)

@@ -284,10 +284,13 @@ def server_options(
     )
 
 
-def _require_mcp() -> None:
+def _require_mcp(http: bool = True) -> None:
+    # uvicorn serves --http only: stdio does not load it (the browser host waits for us).
     try:
         import mcp  # noqa: F401
-        import uvicorn  # noqa: F401
+
+        if http:
+            import uvicorn  # noqa: F401
     except ImportError:
         raise SystemExit(INSTALL_HINT) from None
     from importlib.metadata import PackageNotFoundError, version
@@ -312,7 +315,7 @@ async def serve_async(options: ServerOptions) -> None:
         SystemExit: The ``mcp`` extra is not installed (the message says how to install
             it).
     """
-    _require_mcp()
+    _require_mcp(options.http is not None)
     from . import _mcp_app
     from ._mcp_session import BrowserSession
 
@@ -360,7 +363,7 @@ def serve(options: ServerOptions) -> None:
         SystemExit: The ``mcp`` extra is not installed (the message says how to install
             it: ``pip install 'cdpkit-browser[mcp]'``), so a CLI exits 1 without a traceback.
     """
-    _require_mcp()
+    _require_mcp(options.http is not None)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve_async(options))
 

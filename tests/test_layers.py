@@ -73,6 +73,7 @@ FLOORS: dict[str, int] = {
     "_mcp_session": 4,
     "_mcp_tools": 4,
     "_mcp_urls": 4,
+    "_mcp_text": 4,
     "mcp_server": 4,
     "__main__": 4,
 }

@@ -1,4 +1,5 @@
-"""Snapshot size and time of three MCP servers on the same saved real pages.
+"""Three MCP servers on the same saved real pages: cold start, tools/list size, navigate
+and snapshot time, snapshot size.
 
 cdpkit's ``browser_snapshot`` (its default 20,000-character budget, and with no limit)
 against Microsoft's playwright-mcp (``@playwright/mcp``, ``browser_snapshot``) and Google's
@@ -13,7 +14,11 @@ The peers are installed from the npm registry when the case runs, into a cache f
 or when the install fails, the peers' columns say why and only cdpkit is measured.
 
 Tokens are estimated as characters / 4 (all the text parts of the tool's result). Time is
-the wall time of the snapshot call after the page loaded (one warm-up call first). A
+the wall time of the snapshot call after the page loaded (one warm-up call first). Per
+server, also: cold start (spawn -> ``initialize`` -> ``tools/list`` answered, ``--starts``
+runs, median and min-max; the browser of every server starts later, on its first tool),
+the size of ``tools/list`` (characters / 4 of the JSON of its tools) and its tool count,
+and navigate time (the navigate tool's call on each page, median over pages). A
 second pass, with the library directly, checks that cdpkit's unlimited snapshot lists
 every visible link, button, field, select and text area of the page's DOM (by backend
 node id), and counts how many the budgeted snapshot lists before its cut lines.
@@ -64,6 +69,17 @@ class ToolFigures:
 
     chars: dict[str, int] = field(default_factory=dict)
     ms: dict[str, float] = field(default_factory=dict)
+    navigate_ms: dict[str, float] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass
+class StartFigures:
+    """One server's cold starts and the size of its tool list."""
+
+    seconds: list[float] = field(default_factory=list)
+    tools: int = 0
+    list_chars: int = 0
     error: str | None = None
 
 
@@ -149,7 +165,8 @@ def peers(bin_dir: Path, chrome: str) -> list[Peer]:
 
 
 def cdpkit_peers(chrome: str) -> list[Peer]:
-    command = [sys.executable, "-m", "cdpkit.mcp_server", "--chrome", chrome]
+    # What an agent's configuration runs: the `cdpkit mcp` command (the CLI entry).
+    command = [sys.executable, "-m", "cdpkit", "mcp", "--chrome", chrome]
     return [
         Peer("cdpkit", command, "browser_navigate", "browser_snapshot"),
         Peer("cdpkit (no limit)", command, "browser_navigate", "browser_snapshot",
@@ -161,19 +178,51 @@ def _text(result: Any) -> str:
     return "\n".join(part.text for part in result.content if part.type == "text")
 
 
-async def measure(peer: Peer, urls: dict[str, str]) -> ToolFigures:
-    """Navigate ``peer`` to each page and time its snapshot tool."""
-    from mcp import Client, StdioServerParameters
+def _parameters(peer: Peer) -> Any:
+    from mcp import StdioServerParameters
 
-    figures = ToolFigures()
-    params = StdioServerParameters(
+    return StdioServerParameters(
         command=peer.command[0], args=peer.command[1:], env={**os.environ, **peer.env},
         cwd=str(ROOT),
     )
+
+
+async def cold_starts(peer: Peer, runs: int) -> StartFigures:
+    """Spawn ``peer`` ``runs`` times; time spawn -> initialize -> tools/list answered."""
+    import json
+
+    from mcp import Client
+
+    figures = StartFigures()
     try:
-        async with Client(params, read_timeout_seconds=120) as client:
+        for _ in range(runs):
+            started = time.perf_counter()
+            async with Client(_parameters(peer), read_timeout_seconds=120) as client:
+                listed = await client.list_tools()
+                figures.seconds.append(time.perf_counter() - started)
+            tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True)
+                     for t in listed.tools]
+            figures.tools = len(tools)
+            figures.list_chars = len(json.dumps(tools, ensure_ascii=False))
+    except Exception as exc:  # a peer that breaks is reported, not fatal
+        figures.error = f"{type(exc).__name__}: {exc}"[:300]
+    return figures
+
+
+async def measure(peer: Peer, urls: dict[str, str]) -> ToolFigures:
+    """Navigate ``peer`` to each page (timed) and time its snapshot tool."""
+    from mcp import Client
+
+    figures = ToolFigures()
+    try:
+        async with Client(_parameters(peer), read_timeout_seconds=120) as client:
+            # The browser starts on the first tool: not part of any page's navigate time.
+            for url in list(urls.values())[:1]:  # the corpus server's root (a listing)
+                await client.call_tool(peer.navigate, {"url": "/".join(url.split("/")[:3]) + "/"})
             for name, url in urls.items():
+                started = time.perf_counter()
                 navigated = await client.call_tool(peer.navigate, {"url": url})
+                figures.navigate_ms[name] = (time.perf_counter() - started) * 1000
                 if navigated.is_error:
                     raise RuntimeError(f"{peer.navigate}: {_text(navigated)[:300]}")
                 await asyncio.sleep(0.5)  # late scripts settle, for everyone alike
@@ -235,6 +284,35 @@ def _median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
+def _spread(values: list[float], scale: float = 1.0, digits: int = 2) -> str:
+    if not values:
+        return "n/a"
+    return (f"{statistics.median(values) * scale:.{digits}f} "
+            f"({min(values) * scale:.{digits}f}-{max(values) * scale:.{digits}f})")
+
+
+def start_report(starts: dict[str, StartFigures], results: dict[str, ToolFigures]) -> str:
+    """Cold start, tools/list, navigate and snapshot time per server (medians, min-max)."""
+    lines = [
+        "Per server: cold start = spawn -> initialize -> tools/list (s, median (min-max) of "
+        "runs); navigate and snapshot = ms per page (median (min-max) over pages)",
+        "",
+        "| MCP server | cold start s | tools/list tokens | tools | navigate ms | snapshot ms |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, start in starts.items():
+        figures = results.get(name, ToolFigures())
+        if start.error and not start.seconds:
+            lines.append(f"| {name} | n/a ({start.error}) | | | | |")
+            continue
+        lines.append(
+            f"| {name} | {_spread(start.seconds)} | {start.list_chars / 4:,.0f} | {start.tools} | "
+            f"{_spread(list(figures.navigate_ms.values()), digits=0)} | "
+            f"{_spread(list(figures.ms.values()), digits=0)} |"
+        )
+    return "\n".join(lines)
+
+
 def report(pages: list[str], results: dict[str, ToolFigures], cover: dict[str, Coverage]) -> str:
     lines = [
         f"Snapshot of {len(pages)} saved real pages (median over pages; tokens = chars / 4)",
@@ -267,7 +345,7 @@ def report(pages: list[str], results: dict[str, ToolFigures], cover: dict[str, C
     return "\n".join(lines)
 
 
-async def run(corpus: Path, count: int, cache: Path) -> str:
+async def run(corpus: Path, count: int, cache: Path, starts: int = 5) -> str:
     pages = corpus_pages(corpus, count)
     if not pages:
         return f"Skipped: no pages in {corpus} (*/source.html)"
@@ -278,12 +356,15 @@ async def run(corpus: Path, count: int, cache: Path) -> str:
     with serve(corpus) as origin:
         urls = {p.parent.name: f"{origin}/{p.parent.name}/source.html" for p in pages}
         servers = cdpkit_peers(chrome) + (peers(bin_dir, chrome) if bin_dir else [])
+        started = {peer.name: await cold_starts(peer, starts)
+                   for peer in servers if peer.name != "cdpkit (no limit)"}
         results = {peer.name: await measure(peer, urls) for peer in servers}
         if why is not None:
             for name in ("playwright-mcp", "chrome-devtools-mcp"):
                 results[name] = ToolFigures(error=why)
+                started[name] = StartFigures(error=why)
         cover = await coverage(urls, chrome)
-    return report(list(urls), results, cover)
+    return start_report(started, results) + "\n\n" + report(list(urls), results, cover)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -291,13 +372,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=1000, help="at most this many pages")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--cache", type=Path, default=CACHE, help="where npm installs the peers")
+    parser.add_argument("--starts", type=int, default=5, help="cold starts per server")
     args = parser.parse_args(argv)
     try:
         import mcp  # noqa: F401
     except ImportError:
         print("Skipped: the mcp package is not installed (pip install 'cdpkit-browser[mcp]')")
         return 0
-    print(asyncio.run(run(args.corpus, args.pages, args.cache)))
+    print(asyncio.run(run(args.corpus, args.pages, args.cache, args.starts)))
     return 0
 
 

@@ -25,111 +25,49 @@ The package, one module per job: ``_params`` (the shared options and output chec
 the commands; this module registers them on the one ``app``, in the order ``--help`` lists
 them.
 
-``import cdpkit`` never imports this package (nor typer): only the command does.
+``import cdpkit`` never imports this package (nor typer): only the command does. And
+``cdpkit mcp`` (what an MCP host spawns, and waits for) goes straight to
+:func:`cdpkit.mcp_server.main`, with the same options, checks and messages, without
+loading typer and the other commands: only ``cdpkit mcp --help`` goes through the app.
+The app and its helpers (:mod:`cdpkit.cli._app`) are loaded on first access.
 """
 
 from __future__ import annotations
 
-import contextlib
-import inspect
-import os
+import importlib
 import sys
-from typing import Annotated
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-import typer
+if TYPE_CHECKING:
+    from .._cli_common import BrowserOptions, CLIError, normalize_url, open_browser
+    from ._app import app
 
-from .._cli_common import BrowserOptions, CLIError, normalize_url, open_browser
-from .._cli_common import _human_size as _human_size
-from .._cli_common import error_line as error_line
-from ._browse import browse
-from ._browser import http_endpoint as http_endpoint
-from ._browser import launch, open_browser_command
-from ._doctor import ProtocolDiff as ProtocolDiff
-from ._doctor import diff_protocol as diff_protocol
-from ._doctor import doctor
-from ._doctor import format_protocol_diff as format_protocol_diff
-from ._download import download
-from ._mcp import mcp
-from ._pages import eval_, pdf, repl, scrape, screenshot, snapshot
-from ._params import check_output_dir as check_output_dir
-from ._params import check_output_file as check_output_file
-from ._params import with_settings
-from ._protocol import gen, protocol
-
-# The `name as name` imports above keep importable from cdpkit.cli the helpers that
-# tests and scripts imported from it before it became a package.
 __all__ = ["BrowserOptions", "CLIError", "app", "main", "normalize_url", "open_browser"]
 
-app = typer.Typer(
-    name="cdpkit",
-    help=(
-        "Drive Chromium over the Chrome DevTools Protocol: a REPL on a live page, "
-        "one-shot commands, and the protocol's bindings."
-    ),
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
 
-
-def _version(value: bool) -> None:
-    if value:
-        import cdpkit
-
-        print(f"cdpkit {cdpkit.__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _main_options(
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
-    ] = False,
-) -> None:
-    """Drive Chromium over the Chrome DevTools Protocol: a REPL on a live page, one-shot
-    commands, and the protocol's bindings. Failures print one line (`error: ...`) and exit
-    with status 1; --debug on any command shows the traceback."""
-
-
-# Registered here, not with decorators in each module, so that --help lists the commands
-# in this order whatever order the modules are imported in.
-for _command, _name in (
-    (repl, None),
-    (screenshot, None),
-    (pdf, None),
-    (snapshot, None),
-    (scrape, None),
-    (browse, None),
-    (download, None),
-    (eval_, "eval"),
-    (protocol, None),
-    (gen, None),
-    (launch, None),
-    (open_browser_command, "open-browser"),
-    (doctor, None),
-    (mcp, None),
-):
-    # The commands that start a browser take its identity options (see with_settings).
-    if "settings" in inspect.signature(_command).parameters:
-        _command = with_settings(_command)
-    app.command(_name)(_command)
+def _serves_mcp(args: Sequence[str]) -> bool:
+    """``cdpkit mcp ...`` asking to serve (not for its help)."""
+    return bool(args) and args[0] == "mcp" and not {"-h", "--help"} & set(args[1:])
 
 
 def main(argv: list[str] | None = None) -> None:
     """The ``cdpkit`` console script (also ``python -m cdpkit``)."""
+    args = sys.argv[1:] if argv is None else argv
+    if _serves_mcp(args):
+        from ..mcp_server import main as serve_mcp
+
+        sys.exit(serve_mcp(args[1:]))
+    from ._app import main as run_app
+
+    run_app(argv)
+
+
+def __getattr__(name: str) -> Any:
+    # The app and the helpers tests and scripts import from cdpkit.cli, loaded when asked
+    # (import_module, not `from . import`: that would ask this hook for `_app` again).
+    app_module = importlib.import_module(f"{__name__}._app")
     try:
-        app(args=argv, prog_name="cdpkit")
-    except BrokenPipeError:  # e.g. `cdpkit protocol | head`: the reader left, that is fine
-        with contextlib.suppress(OSError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(0)
-    except CLIError as exc:  # raised while checking arguments, before any browser starts
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(exc.exit_code)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
+        return getattr(app_module, name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

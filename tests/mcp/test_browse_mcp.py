@@ -29,7 +29,7 @@ def test_browse_comes_first_and_says_it_covers_most_needs() -> None:
     specs = build_tools(ServerOptions())
     assert [spec.name for spec in specs[:5]] == BROWSE_TOOLS
     browse = specs[0]
-    assert "covers most needs" in browse.description
+    assert "start here" in browse.description
     assert "browser_click" in browse.description  # where to go for interaction
     properties = browse.input_schema["properties"]
     assert {"url", "max_tokens", "keywords", "query", "format", "session"} <= set(properties)

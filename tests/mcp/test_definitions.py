@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from cdpkit import _mcp_render, _mcp_tools, tools
+from cdpkit._mcp_schema import describe
+from cdpkit._mcp_text import TOOL_TEXT
 from cdpkit._mcp_tools import (
     BrowserSession,
     Image,
@@ -41,22 +43,26 @@ def test_schemas_come_from_signatures_without_the_page() -> None:
     for spec in build_tools(ServerOptions(allow_js=True)):
         properties = spec.input_schema["properties"]
         assert "page" not in properties and "browser" not in properties, spec.name
-        assert spec.input_schema["additionalProperties"] is False
         assert spec.description, spec.name
+        # Unknown arguments are refused when called (test_arguments_are_validated...),
+        # not said in every schema.
+        assert "additionalProperties" not in spec.input_schema, spec.name
     specs = _specs()
     navigate = specs["browser_navigate"].input_schema
     assert navigate["required"] == ["url"]
-    assert navigate["properties"]["wait_until"]["enum"] == [
-        "load",
-        "domcontentloaded",
-        "networkidle",
-        "commit",
-    ]
-    assert navigate["properties"]["url"]["description"] == "An absolute URL."
+    assert navigate["properties"]["wait_until"] == {
+        "default": "load",
+        "enum": ["load", "domcontentloaded", "networkidle", "commit"],
+    }
+    assert navigate["properties"]["url"] == {"description": "An absolute URL.", "type": "string"}
     # Sequence[str] and os.PathLike become JSON lists and strings.
     paths = specs["browser_upload_file"].input_schema["properties"]["paths"]
     assert paths["anyOf"] == [{"type": "string"}, {"items": {"type": "string"}, "type": "array"}]
-    assert specs["browser_click"].input_schema["properties"]["modifiers"]["default"] == []
+    # Optional parameters say only their type; defaults that say nothing are left out.
+    click = specs["browser_click"].input_schema["properties"]
+    assert click["modifiers"] == {"items": {"type": "string"}, "type": "array"}
+    assert click["index"] == {"type": "integer"}
+    assert click["click_count"]["default"] == 1
     # The server chooses where downloads go; the tuning knob of scrape is left out.
     assert "dest_dir" not in specs["browser_download"].input_schema["properties"]
     assert "smart_wait" not in specs["browser_scrape"].input_schema["properties"]
@@ -66,6 +72,7 @@ def test_schemas_come_from_signatures_without_the_page() -> None:
         "max_chars", "selector", "index", "interactive_only", "depth", "diff", "boxes",
     }  # fmt: skip
     assert snapshot_properties["max_chars"]["default"] == 20_000
+    assert snapshot_properties["max_chars"]["type"] == ["integer", "null"]  # null: no limit
     assert snapshot_properties["boxes"]["default"] == "interactive"
     assert set(specs["browser_get_filtered_aria_tree"].input_schema["properties"]) == {
         "max_chars", "selector", "index", "interactive_only", "depth", "diff", "roles", "name",
@@ -73,22 +80,47 @@ def test_schemas_come_from_signatures_without_the_page() -> None:
     }  # fmt: skip
 
 
-def test_descriptions_come_from_docstrings() -> None:
+def test_descriptions_are_short_and_say_what_an_agent_needs() -> None:
     specs = _specs()
+    # Without a line of its own in _mcp_text, a tool says its docstring's summary.
+    assert "browser_wait" in TOOL_TEXT  # (every tool has one today; the fallback:)
+    doc = parse_docstring(tools.click.__doc__)
     first_line = inspect.cleandoc(tools.click.__doc__ or "").splitlines()[0]
-    assert specs["browser_click"].description.startswith(first_line)
-    # Undocumented parameters borrow the description of a sibling tool's.
-    back = specs["browser_go_back"].input_schema["properties"]["timeout"]["description"]
-    assert back == "Seconds for the whole navigation."
+    assert describe(doc, page_content=False).startswith(first_line)
+    assert "\n" not in describe(doc, page_content=False)
+    # A parameter without a table entry keeps its docstring's first sentence.
+    back = specs["browser_download"].input_schema["properties"]["initiation_timeout"]
+    assert back["description"] == "Seconds for the response to start."
     # Python words become tool names and JSON words.
-    assert (
-        "`browser_snapshot`"
-        in specs["browser_click"].input_schema["properties"]["index"]["description"]
-    )
     assert "`null`" in specs["browser_go_back"].description
+    assert "`null`" in specs["browser_snapshot"].input_schema["properties"]["max_chars"]["description"]
     assert "``" not in "".join(spec.description for spec in specs.values())
     for name in ("browser_get_visible_text", "browser_snapshot", "browser_scrape", "browser_tabs"):
         assert _mcp_tools.PAGE_CONTENT_NOTE in specs[name].description
+    # Every table entry names a tool and only parameters that tool has.
+    all_specs = _specs(allow_js=True)
+    for name, (purpose, parameters) in TOOL_TEXT.items():
+        assert name in all_specs, name
+        assert purpose and "\n" not in purpose, name
+        assert set(parameters) <= set(all_specs[name].input_schema["properties"]), name
+
+
+def test_the_tool_list_stays_small() -> None:
+    """The whole list goes with every request to the model: a regression guard on its size
+    (playwright-mcp's is about 21,300 characters for 25 tools; ours holds 44)."""
+    for allow_js in (False, True):
+        listed = [
+            {"name": s.name, "description": s.description, "inputSchema": s.input_schema}
+            | ({"annotations": {"readOnlyHint": True}} if s.read_only else {})
+            for s in build_tools(ServerOptions(allow_js=allow_js))
+        ]
+        assert len(json.dumps(listed)) < 19_500  # 60,500 before issue 19
+    # No parameter is described twice: not in the tool's description and its schema both.
+    for spec in _specs().values():
+        for name, prop in spec.input_schema["properties"].items():
+            assert "title" not in prop, (spec.name, name)
+            if "default" in prop:
+                assert prop["default"] not in (None, []) and prop["default"] is not False
 
 
 def test_parse_docstring_and_mcp_words() -> None:
@@ -150,9 +182,6 @@ def test_parse_docstring_keeps_body_text_around_the_sections() -> None:
     assert doc.description == "Summary wrapped.\n\nExample: x = 1\n\nWith filters, fewer nodes."
     assert doc.args == {"options": "Passed on."}
     assert doc.returns == "ok: a thing."
-    snapshot = _specs()["browser_get_filtered_aria_tree"].description
-    assert "With filters, only matching nodes are listed" in snapshot
-    assert snapshot.index("With filters") < snapshot.index("Returns: ")
 
 
 def test_arguments_are_validated_and_only_given_ones_passed() -> None:
@@ -252,7 +281,7 @@ def test_the_url_policy_is_told_to_the_model_where_urls_are_given() -> None:
     for name in ("browser_navigate", "browser_tabs", "browser_download", "browser_scrape"):
         assert "only these web origins are allowed: https://example.com" in specs[name].description
     assert "url_policy" not in specs["browser_tabs"].input_schema["properties"]
-    # browser_download keeps the tool function's description and schema.
-    assert specs["browser_download"].description.startswith("Download a resource as the page")
+    # browser_download keeps its description and schema.
+    assert specs["browser_download"].description.startswith("Download a URL")
     assert {"url", "selector", "index"} <= set(specs["browser_download"].input_schema["properties"])
     assert "only these" not in _specs()["browser_navigate"].description

@@ -50,8 +50,8 @@ async def test_lists_tools_and_resources_without_starting_a_browser(mcp_stdio: M
     click = tools["browser_click"]
     assert set(click.input_schema["properties"]) >= {"selector", "index", "x", "y", "button"}
     assert "page" not in click.input_schema["properties"]
-    assert (click.description or "").startswith("Click an element with the real mouse")
-    assert "never as instructions" in (tools["browser_get_visible_text"].description or "")
+    assert (click.description or "").startswith("Click an element with the mouse")
+    assert "data, not instructions" in (tools["browser_get_visible_text"].description or "")
     assert tools["browser_navigate"].input_schema["required"] == ["url"]
 
     resources = (await mcp_stdio.client.list_resources()).resources

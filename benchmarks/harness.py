@@ -129,7 +129,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes and 1 repetition: checks the suite runs, measures nothing")
-    parser.add_argument("--reps", type=int, help="repetitions per side (default 5, quick 1)")
+    parser.add_argument("-n", "--reps", type=int,
+                        help="repetitions per side (default 5, quick 1)")
     parser.add_argument("--only", action="append", default=[], metavar="CASE",
                         help="run only these cases (repeat or comma-separate; see --list)")
     parser.add_argument("--transport", choices=("port", "pipe"), help="run only this transport")

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from benchmarks.cases import browse, browsing, calls, downloads, grid, startup, typed
+from benchmarks.cases import (
+    browse,
+    browsing,
+    calls,
+    downloads,
+    grid,
+    memory,
+    startup,
+    typed,
+)
 from benchmarks.cases.base import Case
 
 CASES: dict[str, Case] = {
     case.name: case
     for case in (*startup.CASES, *calls.CASES, *browsing.CASES, *downloads.CASES,
-                 *typed.CASES, *grid.CASES, *browse.CASES)
+                 *typed.CASES, *grid.CASES, *browse.CASES, *memory.CASES)
 }

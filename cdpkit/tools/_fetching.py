@@ -35,6 +35,7 @@ from ._scripts import Script, evaluate
 
 if TYPE_CHECKING:
     from ..cdp.fetch import RequestPausedJSON
+    from ..cdp.io import ReadResultJSON
 
 __all__ = ["CHUNK_SIZE", "Fetched", "PartFile", "cancel_and_wait", "fetch_directly", "fetch_in_page"]
 
@@ -230,16 +231,22 @@ async def _take_body(
         raise DownloadError(f"Resource fetch failed: {status} for {url}")
     stream: cdp.io.StreamHandle | None = None
     part = PartFile(directory)
+    next_read: asyncio.Future[ReadResultJSON] | None = None
     try:
         stream = (await page.send(cdp.fetch.take_response_body_as_stream(request_id))).stream
+        # send_json: a 256 KiB chunk is not copied into a model (the typed fast path).
+        read = cdp.io.read(stream, size=CHUNK_SIZE)
+        next_read = asyncio.ensure_future(page.send_json(read))
         while True:
-            # send_json: a 256 KiB chunk is not copied into a model (the typed fast path).
-            chunk = await page.send_json(cdp.io.read(stream, size=CHUNK_SIZE))
+            chunk = await next_read
+            # Ask for the next chunk before writing this one: Chrome reads while the disk
+            # writes (at most two chunks in memory), instead of waiting on each other.
+            next_read = None if chunk["eof"] else asyncio.ensure_future(page.send_json(read))
             data = chunk["data"]
             await part.write(
                 base64.b64decode(data) if chunk.get("base64Encoded") else data.encode()
             )
-            if chunk["eof"]:
+            if next_read is None:
                 break
         part.file.close()
         short = _short_body_error(url, part.size, headers)
@@ -249,6 +256,8 @@ async def _take_body(
         part.discard()
         raise
     finally:
+        if next_read is not None:
+            await cancel_and_wait(next_read)
         if stream is not None:
             with contextlib.suppress(CDPError):
                 await page.send(cdp.io.close(stream))

@@ -28,7 +28,6 @@ from benchmarks.common import CHROME_FLAGS, FULL, QUICK, Sizes, find_chrome
 from benchmarks.server import serve
 
 ROOT = Path(__file__).resolve().parent.parent
-WORKER_TIMEOUT = 120.0
 
 # Run in a bare interpreter: which modules `import cdpkit` loads besides its own (the import
 # baseline), and which parts of the API exist yet. json is imported after the diff on purpose.
@@ -188,7 +187,8 @@ def _run_variant(case: Case, ctx: Ctx, sides: list[str], reps: int,
                 continue
             label = f"[{case.name} {ctx.transport or '-'} {side} {rep + 1}/{reps}]"
             try:
-                metrics = json.loads(_run(_command(case, side, ctx), WORKER_TIMEOUT))["metrics"]
+                metrics = json.loads(_run(_command(case, side, ctx),
+                                          case.worker_timeout))["metrics"]
             except (MeasurementError, ValueError, KeyError) as error:
                 run["problem"] = f"error: {error}"
                 print(f"{label} {run['problem']}", file=sys.stderr)

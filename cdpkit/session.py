@@ -112,8 +112,7 @@ class Session:
         self._pending: dict[int, _Call] = {}
         # (deadline, message id) of the calls with a finite timeout, earliest first, and one
         # timer for the earliest: cheaper than a timer per call. Entries of answered calls
-        # are dropped lazily, so this holds at most what was sent since the oldest call
-        # still waiting, and never more than one timeout's worth.
+        # are dropped lazily, never holding more than about twice the calls pending.
         self._deadlines: list[tuple[float, int]] = []
         self._deadline_timer: asyncio.TimerHandle | None = None
         self._closed_error: ConnectionClosedError | None = None
@@ -283,6 +282,11 @@ class Session:
         pending = self._pending
         while deadlines and deadlines[0][1] not in pending:
             heapq.heappop(deadlines)  # answered already
+        if len(deadlines) > 2 * len(pending) + 64:
+            # A long timeout at the head keeps answered entries behind it: drop them all
+            # (amortized: the next rebuild is at least as many calls away).
+            deadlines[:] = [entry for entry in deadlines if entry[1] in pending]
+            heapq.heapify(deadlines)
         heapq.heappush(deadlines, (deadline, message_id))
         timer = self._deadline_timer
         if timer is None or deadline < timer.when():

@@ -98,4 +98,5 @@ class Case:
     transports: tuple[str, ...] = ("port",)
     needs: tuple[str, ...] = CORE_API  # cdpkit attributes its side uses, e.g. "tools.snapshot"
     repeat: int = 1  # cheap, noisy cases run this many times the repetitions asked for
+    worker_timeout: float = 120.0  # seconds one measurement may take before it is stopped
     notes: tuple[str, ...] = field(default=())

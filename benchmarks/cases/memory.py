@@ -164,6 +164,7 @@ MEMORY = Case(
     metrics=_metrics(),
     sides={"raw": _raw, "cdpkit": _cdpkit},
     transports=("port", "pipe"),
+    worker_timeout=900.0,  # 1,000 navigations on a loaded machine take minutes
     notes=(f"memory: one page navigated {NAVIGATIONS:,} times (a fresh URL each, until "
            "its load event), then a flood of `console_messages` console events received one "
            "by one; RSS read after the set-up, after 100 navigations, after all and after "

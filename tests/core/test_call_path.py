@@ -127,6 +127,20 @@ async def test_answered_calls_never_delay_a_later_timeout() -> None:
         assert 0.3 <= time.monotonic() - started < 0.3 + 0.5
 
 
+async def test_a_long_timeout_does_not_make_answered_calls_pile_up() -> None:
+    transport = _SilentTransport()
+    async with _session(transport) as (_, root):
+        waiting = asyncio.ensure_future(root.call("Runtime.evaluate", timeout=3600))
+        await asyncio.sleep(0)
+        for _ in range(1_000):
+            call = asyncio.ensure_future(root.call("Runtime.evaluate", timeout=30))
+            await asyncio.sleep(0)
+            transport.answer(transport.sent[-1]["id"])
+            await call
+        assert len(root._deadlines) < 2 * 2 + 64 + 2
+        waiting.cancel()
+
+
 async def test_a_closed_session_keeps_no_timer_or_deadline() -> None:
     transport = _SilentTransport()
     async with _session(transport) as (connection, root):

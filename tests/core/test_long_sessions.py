@@ -8,6 +8,7 @@ import asyncio
 
 import cdpkit
 from cdpkit import cdp
+from cdpkit.page import CONSOLE_BUFFER_SIZE
 from tests.server import FixtureServer
 
 
@@ -58,3 +59,21 @@ async def test_many_navigations_keep_the_page_bounded(
     late = _page_structures(page)
     assert late == early
     assert late["streams"] == 0 and late["pending"] == 0 and late["deadlines"] <= 1
+
+
+async def test_a_console_flood_keeps_only_the_latest_entries(page: cdpkit.Page) -> None:
+    flood = 5_000
+    async with page.listen(cdp.runtime.ConsoleAPICalled, raw=True) as events:
+        await page.send(
+            cdp.runtime.evaluate(f"for (let i = 0; i < {flood}; i++) console.log('m', i)")
+        )
+        async with asyncio.timeout(30):
+            received = 0
+            async for _ in events:
+                received += 1
+                if received == flood:
+                    break
+    entries = page.console_entries()
+    assert len(entries) == CONSOLE_BUFFER_SIZE <= 1_000  # a few MB, not one entry per message
+    last = entries[-1][1]["args"][1]
+    assert last.get("value") == flood - 1  # the newest kept, the oldest dropped

@@ -143,16 +143,16 @@ _FLAT = Target(abs_max=10)  # MB: what a long session may grow by, allocator noi
 
 def _metrics() -> tuple[Metric, ...]:
     metrics = []
-    for side, name in (("py", "client process"), ("chrome", "Chrome (process group)")):
+    for side, name in (("py", "RSS of the client process"),
+                       ("chrome", "memory (PSS) of Chrome's process group")):
         metrics += [
-            Metric(f"{side}_start_mb", f"RSS of the {name} after set-up (MB)"),
-            Metric(f"{side}_early_mb", f"RSS of the {name} after {EARLY} navigations (MB)"),
-            Metric(f"{side}_navigated_mb", f"RSS of the {name} after all navigations (MB)"),
-            Metric(f"{side}_flood_mb", f"RSS of the {name} after the console flood (MB)"),
-            Metric(f"{side}_growth_mb",
-                   f"RSS growth of the {name}, {EARLY} to all navigations (MB)",
-                   _FLAT if side == "py" else None),
-            Metric(f"{side}_flood_growth_mb", f"RSS growth of the {name} over the flood (MB)",
+            Metric(f"{side}_start_mb", f"{name} after set-up (MB)"),
+            Metric(f"{side}_early_mb", f"{name} after {EARLY} navigations (MB)"),
+            Metric(f"{side}_navigated_mb", f"{name} after {NAVIGATIONS:,} navigations (MB)"),
+            Metric(f"{side}_flood_mb", f"{name} after the console flood (MB)"),
+            Metric(f"{side}_growth_mb", f"{name}, growth from {EARLY} to {NAVIGATIONS:,} "
+                   "navigations (MB)", _FLAT if side == "py" else None),
+            Metric(f"{side}_flood_growth_mb", f"{name}, growth over the flood (MB)",
                    _FLAT if side == "py" else None),
         ]
     metrics.append(Metric("py_peak_mb", "peak RSS of the client process (MB)"))

@@ -2,7 +2,9 @@
 
 A transport moves whole JSON texts and nothing else; ids, routing and errors live in
 :mod:`cdpkit.connection`. ``recv()`` raises :class:`TransportClosed` with a reason in words
-once the peer is gone.
+once the peer is gone. The pipe also offers two fast paths the connection uses when they
+exist: ``send_nowait`` (write without awaiting while there is room) and ``deliver_to``
+(hand each message over as it is read, instead of through ``recv``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 A transport moves whole JSON texts and nothing else; ids, routing and errors live in
 :mod:`cdpkit.connection`. ``recv()`` raises :class:`TransportClosed` with a reason in words
-once the peer is gone.
+once the peer is gone. The pipe also offers two fast paths the connection uses when they
+exist: ``send_nowait`` (write without awaiting while there is room) and ``deliver_to``
+(hand each message over as it is read, instead of through ``recv``).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 import websockets
@@ -125,6 +127,7 @@ class PipeTransport:
         self._read_transport: asyncio.ReadTransport | None = None
         self._write_transport: asyncio.WriteTransport | None = None
         self._write_protocol: _WriteProtocol | None = None
+        self._on_message: Callable[[bytes], None] | None = None
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -135,8 +138,20 @@ class PipeTransport:
             _WriteProtocol, writer
         )
 
+    def deliver_to(self, on_message: Callable[[bytes], None]) -> None:
+        """Hand every message to ``on_message`` as it is read, in order, instead of queueing
+        it for :meth:`recv` (which then only waits for the pipe to close, and raises).
+
+        Saves the reader a task switch per message: the answer reaches its caller in the
+        same event loop iteration that read it. Messages already queued go first.
+        """
+        while self._messages:
+            on_message(self._messages.popleft())
+        self._on_message = on_message
+
     # Called by _ReadProtocol.
     def _feed(self, data: bytes) -> None:
+        deliver = self._on_message
         start = 0
         while True:
             end = data.find(b"\0", start)
@@ -149,9 +164,13 @@ class PipeTransport:
                 self._partial.append(piece)
                 piece = b"".join(self._partial)
                 self._partial.clear()
-            self._messages.append(piece)
             start = end + 1
-        self._wake()
+            if deliver is not None:
+                deliver(piece)
+            else:
+                self._messages.append(piece)
+        if deliver is None:
+            self._wake()
 
     def _eof(self, reason: str) -> None:
         if self._closed is None:
@@ -162,6 +181,25 @@ class PipeTransport:
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
+
+    def send_nowait(self, text: str) -> bool:
+        """Write ``text`` now if that needs no waiting; return whether it was written.
+
+        ``False`` (the pipe's buffer is full, so the message must wait for the browser to
+        read) writes nothing: the caller then awaits :meth:`send`.
+
+        Raises:
+            TransportClosed: The pipe is closed.
+        """
+        protocol = self._write_protocol
+        if protocol is None or protocol.paused:
+            return False
+        if self._closed is not None or self._write_transport is None:
+            raise TransportClosed(self._closed or "pipe transport not started")
+        if self._write_transport.is_closing():
+            raise TransportClosed("the browser closed its end of the pipe")
+        self._write_transport.write(text.encode() + b"\0")
+        return True
 
     async def send(self, text: str) -> None:
         if self._closed is not None or self._write_transport is None:
@@ -214,6 +252,12 @@ class _WriteProtocol(asyncio.BaseProtocol):
     def __init__(self) -> None:
         self._resumed: asyncio.Future[None] | None = None
         self._lost = False
+
+    @property
+    def paused(self) -> bool:
+        """Whether the pipe's buffer is full: a sender has to wait for it to drain."""
+        resumed = self._resumed
+        return resumed is not None and not resumed.done()
 
     def pause_writing(self) -> None:
         if self._resumed is None or self._resumed.done():

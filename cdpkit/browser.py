@@ -183,6 +183,7 @@ class Browser(Session):
         target_id = params.get("targetId")
         if isinstance(target_id, str):
             self._targets.pop(target_id, None)
+            self._created_targets.discard(target_id)  # kept forever, pages would leak ids
             page = self._pages.pop(target_id, None)
             if page is not None:
                 page._fail(TargetClosedError("The page was closed"))

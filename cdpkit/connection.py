@@ -51,6 +51,10 @@ class Connection:
         self._close_reason: str | None = None
         self._closed = asyncio.Event()
         self.session_factory: SessionFactory = _default_session_factory
+        # Transports that can write without awaiting (the pipe) offer send_nowait.
+        self._send_nowait: Callable[[str], bool] | None = getattr(
+            transport, "send_nowait", None
+        )
 
     def start(self, root: Session) -> None:
         """Start the reader; ``root`` receives messages that carry no ``sessionId``."""
@@ -65,6 +69,22 @@ class Connection:
         """The live session with this id, if any."""
         return self._sessions.get(session_id)
 
+    def send_now(self, text: str) -> bool:
+        """Write ``text`` without awaiting if the transport can; return whether it did.
+
+        ``False`` means nothing was written: the caller awaits :meth:`send_text` instead.
+
+        Raises:
+            ConnectionClosedError: The transport is closed.
+        """
+        send_nowait = self._send_nowait
+        if send_nowait is None:
+            return False
+        try:
+            return send_nowait(text)
+        except TransportClosed as exc:
+            raise ConnectionClosedError(self._describe(exc.reason)) from None
+
     async def send_text(self, text: str) -> None:
         try:
             await self._transport.send(text)
@@ -75,22 +95,18 @@ class Connection:
     async def _read_loop(self) -> None:
         reason = "the connection closed"
         recv = self._transport.recv
-        dispatch = self._dispatch
+        receive = self._receive
+        # A transport that can hand over messages as it reads them (the pipe) does: each
+        # answer then reaches its caller without a task switch, and recv() only reports
+        # the close.
+        deliver_to: Callable[[Callable[[str | bytes], None]], None] | None = getattr(
+            self._transport, "deliver_to", None
+        )
+        if deliver_to is not None:
+            deliver_to(receive)
         try:
             while True:
-                data = await recv()
-                try:
-                    message = json.loads(data)
-                except ValueError:
-                    log.warning("Ignoring a malformed message from the browser: %.200r", data)
-                    continue
-                if type(message) is not dict:
-                    log.warning("Ignoring a message that is not a JSON object: %.200r", data)
-                    continue
-                try:
-                    dispatch(message)
-                except Exception:
-                    log.exception("cdpkit failed to dispatch a message: %.200r", data)
+                receive(await recv())
         except TransportClosed as exc:
             reason = exc.reason
         except asyncio.CancelledError:
@@ -101,6 +117,23 @@ class Connection:
             log.exception("cdpkit reader failed")
         finally:
             self._shut_down(reason)
+
+    def _receive(self, data: str | bytes) -> None:
+        """Decode and route one message, in arrival order; never raises."""
+        if self._closed.is_set():
+            return  # after abort(): nothing more reaches the failed sessions
+        try:
+            message = json.loads(data)
+        except ValueError:
+            log.warning("Ignoring a malformed message from the browser: %.200r", data)
+            return
+        if type(message) is not dict:
+            log.warning("Ignoring a message that is not a JSON object: %.200r", data)
+            return
+        try:
+            self._dispatch(message)
+        except Exception:
+            log.exception("cdpkit failed to dispatch a message: %.200r", data)
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         session_id = message.get("sessionId")

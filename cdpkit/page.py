@@ -31,7 +31,9 @@ __all__ = ["ConsoleEntry", "Dialog", "Page"]
 
 log = logging.getLogger("cdpkit")
 
-CONSOLE_BUFFER_SIZE = 100_000
+# Each entry keeps the event's JSON (arguments, stack trace): about 3 KB for a one-line
+# log. 100,000 of them held 300 MB per page; Playwright keeps the last 200.
+CONSOLE_BUFFER_SIZE = 1_000
 _ALWAYS_ENABLED = frozenset({"Page", "Runtime", "Log"})
 
 ConsoleEntry: TypeAlias = tuple[Literal["console", "exception", "log"], dict[str, Any]]
@@ -322,8 +324,10 @@ class Page(Session):
         """What the page wrote to its console since it opened (or since
         :meth:`clear_console`), oldest first, as raw :data:`ConsoleEntry` items.
 
-        The buffer keeps the last 100,000 entries. :func:`cdpkit.tools.console_logs` turns
-        them into readable messages.
+        The buffer keeps the last 1,000 entries (:data:`CONSOLE_BUFFER_SIZE`), so a page
+        that floods its console holds a few MB, not hundreds; to see every message, listen
+        to ``Runtime.consoleAPICalled``. :func:`cdpkit.tools.console_logs` turns them into
+        readable messages.
         """
         return list(self._console)
 

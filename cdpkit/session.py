@@ -9,6 +9,7 @@ once with the reason, and later calls fail immediately. Nothing waits forever.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import json
 import logging
 import math
@@ -53,24 +54,27 @@ _encode = json.JSONEncoder(
 ).encode
 
 
-class _Writing:
-    """A call whose message may still be waiting for the transport to drain."""
+class _Call:
+    """A call awaiting its answer: what its timeout needs to fail it."""
 
-    __slots__ = ("cancelled_at", "task")
+    __slots__ = ("cancelled_at", "future", "method", "task", "timeout")
 
-    def __init__(self, task: asyncio.Task[Any] | None) -> None:
-        self.task = task  # None once the message is written
-        self.cancelled_at: int | None = None  # the task's cancel count when the timer fired
+    def __init__(self, future: asyncio.Future[dict[str, Any]], method: str, timeout: float) -> None:
+        self.future = future
+        self.method = method
+        self.timeout = timeout
+        self.task: asyncio.Task[Any] | None = None  # set while blocked writing
+        self.cancelled_at: int | None = None  # the task's cancel count when the timeout hit
 
-
-def _expire(future: asyncio.Future[Any], method: str, timeout: float, writing: _Writing) -> None:
-    if future.done():
-        return
-    future.set_exception(CommandTimeoutError(method, timeout))
-    task = writing.task
-    if task is not None:  # still blocked writing: wake the caller
-        writing.cancelled_at = task.cancelling()
-        task.cancel()
+    def expire(self) -> None:
+        future = self.future
+        if future.done():
+            return
+        future.set_exception(CommandTimeoutError(self.method, self.timeout))
+        task = self.task
+        if task is not None:  # still blocked writing: wake the caller
+            self.cancelled_at = task.cancelling()
+            task.cancel()
 
 
 def _event_key(spec: EventSpec) -> str:
@@ -105,7 +109,12 @@ class Session:
         self._connection = connection
         self.session_id = session_id
         self.command_timeout = command_timeout
-        self._pending: dict[int, tuple[asyncio.Future[dict[str, Any]], str]] = {}
+        self._pending: dict[int, _Call] = {}
+        # (deadline, message id) of the calls with a finite timeout, earliest first, and one
+        # timer for the earliest: cheaper than a timer per call. Entries of answered calls
+        # are dropped lazily, never holding more than about twice the calls pending.
+        self._deadlines: list[tuple[float, int]] = []
+        self._deadline_timer: asyncio.TimerHandle | None = None
         self._closed_error: ConnectionClosedError | None = None
         self._handlers: dict[str, list[Callable[[dict[str, Any]], None]]] = {}
         self._streams: dict[str, list[EventStream[Any]]] = {}  # by "Domain.event"
@@ -240,43 +249,77 @@ class Session:
                 raise CommandTooLargeError(method, size, connection.max_command_size)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[dict[str, Any]] = loop.create_future()
-        self._pending[message_id] = (future, method)
         if timeout is None:
             timeout = self.command_timeout
-        # The timeout covers the write too: a browser that stops reading (SIGSTOPped, hung)
-        # fills the transport's buffer and the send waits for it to drain; on expiry the
-        # timer cancels that wait. Cancelling it is safe: both transports hand a message to
-        # the OS-level transport whole, before their first await, so the stream never holds
-        # half a message. What stays queued is bounded by the messages callers chose to
-        # send. (A bare timer rather than asyncio.timeout keeps the hot path as cheap as before.)
-        writing = _Writing(asyncio.current_task())
-        timer = (
-            loop.call_later(timeout, _expire, future, method, timeout, writing)
-            if timeout != math.inf
-            else None
-        )
+        pending = self._pending
+        call = pending[message_id] = _Call(future, method, timeout)
+        if timeout != math.inf:
+            self._add_deadline(loop, loop.time() + timeout, message_id)
         try:
-            try:
-                await connection.send_text(text)
-            except asyncio.CancelledError:
-                if writing.cancelled_at is not None:
-                    future.exception()  # retrieved: the timeout is what is raised
-                    if writing.task is not None and writing.task.uncancel() <= writing.cancelled_at:
-                        raise CommandTimeoutError(method, timeout) from None
-                raise
-            writing.task = None
+            # The timeout covers the write too: a browser that stops reading (SIGSTOPped,
+            # hung) fills the transport's buffer and the send waits for it to drain; on
+            # expiry the timeout cancels that wait. Cancelling it is safe: both transports
+            # hand a message to the OS-level transport whole, before their first await, so
+            # the stream never holds half a message. What stays queued is bounded by the
+            # messages callers chose to send. The pipe writes at once when it has room.
+            if not connection.send_now(text):
+                call.task = asyncio.current_task()
+                try:
+                    await connection.send_text(text)
+                except asyncio.CancelledError:
+                    if call.cancelled_at is not None:
+                        future.exception()  # retrieved: the timeout is what is raised
+                        if call.task is not None and call.task.uncancel() <= call.cancelled_at:
+                            raise CommandTimeoutError(method, timeout) from None
+                    raise
+                call.task = None
             return await future
         finally:
-            del self._pending[message_id]
+            del pending[message_id]
+
+    def _add_deadline(self, loop: asyncio.AbstractEventLoop, deadline: float, message_id: int) -> None:
+        deadlines = self._deadlines
+        pending = self._pending
+        while deadlines and deadlines[0][1] not in pending:
+            heapq.heappop(deadlines)  # answered already
+        if len(deadlines) > 2 * len(pending) + 64:
+            # A long timeout at the head keeps answered entries behind it: drop them all
+            # (amortized: the next rebuild is at least as many calls away).
+            deadlines[:] = [entry for entry in deadlines if entry[1] in pending]
+            heapq.heapify(deadlines)
+        heapq.heappush(deadlines, (deadline, message_id))
+        timer = self._deadline_timer
+        if timer is None or deadline < timer.when():
             if timer is not None:
                 timer.cancel()
+            self._deadline_timer = loop.call_at(deadline, self._expire_due, deadline)
+
+    def _expire_due(self, armed_for: float) -> None:
+        """Fail the calls whose timeout has passed; re-arm for the next one."""
+        self._deadline_timer = None
+        loop = asyncio.get_running_loop()
+        # The loop may run a timer a clock tick early: what was due when it fired is due.
+        now = max(loop.time(), armed_for)
+        deadlines = self._deadlines
+        pending = self._pending
+        while deadlines:
+            deadline, message_id = deadlines[0]
+            call = pending.get(message_id)
+            if call is not None and deadline > now:
+                break
+            heapq.heappop(deadlines)
+            if call is not None:
+                call.expire()
+        if deadlines:
+            next_deadline = deadlines[0][0]
+            self._deadline_timer = loop.call_at(next_deadline, self._expire_due, next_deadline)
 
     def _resolve(self, message_id: int, message: dict[str, Any]) -> None:
         """Called by the connection's reader with the response to one of our calls."""
-        entry = self._pending.get(message_id)
-        if entry is None:
+        call = self._pending.get(message_id)
+        if call is None:
             return  # timed out or cancelled: the late answer is dropped
-        future, method = entry
+        future = call.future
         if future.done():
             return
         error = message.get("error")
@@ -287,7 +330,7 @@ class Session:
                 ProtocolError(
                     int(error.get("code", 0)),
                     str(error.get("message", "unknown error")),
-                    method,
+                    call.method,
                     error.get("data"),
                 )
             )
@@ -466,9 +509,13 @@ class Session:
         if self._closed_error is not None:
             return
         self._closed_error = error
-        for future, _method in list(self._pending.values()):
-            if not future.done():
-                future.set_exception(_fresh(error))
+        for call in list(self._pending.values()):
+            if not call.future.done():
+                call.future.set_exception(_fresh(error))
+        if self._deadline_timer is not None:
+            self._deadline_timer.cancel()
+            self._deadline_timer = None
+        self._deadlines.clear()
         groups = [*self._streams.values(), *self._wild_streams.values()]
         streams = {id(s): s for group in groups for s in group}
         self._streams.clear()

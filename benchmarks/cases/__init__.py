@@ -8,6 +8,7 @@ from benchmarks.cases import (
     calls,
     downloads,
     grid,
+    memory,
     scrape_corpus,
     startup,
     typed,
@@ -17,5 +18,6 @@ from benchmarks.cases.base import Case
 CASES: dict[str, Case] = {
     case.name: case
     for case in (*startup.CASES, *calls.CASES, *browsing.CASES, *downloads.CASES,
-                 *typed.CASES, *grid.CASES, *browse.CASES, *scrape_corpus.CASES)
+                 *typed.CASES, *grid.CASES, *browse.CASES, *scrape_corpus.CASES,
+                 *memory.CASES)
 }

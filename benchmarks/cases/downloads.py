@@ -165,6 +165,7 @@ BROWSER_DOWNLOAD = Case(
     metrics=(Metric("mib_s", "browser-managed download (MiB/s)", Target(ratio_min=0.9)),),
     sides={"raw": _raw_browser_download, "cdpkit": _cdpkit_browser_download,
            "playwright": _playwright_browser_download},
+    transports=("port", "pipe"),
     needs=(*CORE_API, "tools.expect_download"),
     notes=("browser download: navigate to a Content-Disposition attachment, from "
            "Browser.setDownloadBehavior until Browser.downloadProgress says completed.",),

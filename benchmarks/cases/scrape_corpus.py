@@ -295,6 +295,7 @@ SCRAPE_CORPUS = Case(
     ),
     sides={"raw": _side("baseline"), "cdpkit": _side("new")},
     needs=(*CORE_API, "tools.scrape"),
+    timeout=600.0,  # 12 pages at up to 10 s of the old wait each, on a loaded machine
     notes=("scrape_corpus: `tools.scrape(page, url)` of 12 pages spread over "
            "`../shared/corpus/readability-dev/` served on 127.0.0.1; the \"raw\" column uses the "
            "smart wait as it was before issue #19 (copied in the case), the \"cdpkit\" column "

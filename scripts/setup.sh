@@ -25,6 +25,12 @@ if ! have_chrome; then
     apt_install chromium
 fi
 
+# tmux: the TUI test that runs `cdpkit tui` in a real terminal (tests/tui/test_terminal.py).
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "setup: installing Debian's tmux (the TUI's terminal test)" >&2
+    apt_install tmux
+fi
+
 # Selenium Grid 4 for the grid tests and `cdpkit.grid()` examples: Java, ChromeDriver and
 # the server jar (shipped inside the npm package @nightwatch/selenium-server), kept in .venv.
 missing=()

@@ -56,6 +56,7 @@ FLOORS: dict[str, int] = {
     "_protocol_docs": 4,
     "cli": 4,
     "cli.": 4,
+    "_tui.": 4,  # cdpkit tui: at the CLI's floor; core, tools and browse never import it
     "repl": 4,
     "_repl_commands": 4,
     "_repl_complete": 4,

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..page import Page
     from ..session import EventStream
 
-__all__ = ["BLOCKED_TYPES", "Rendered", "navigation_error", "render"]
+__all__ = ["BLOCKED_TYPES", "Rendered", "navigation_error", "read_page_state", "render"]
 
 # What tier 2 does not load: what a page needs to look right, not to say what it says.
 BLOCKED_TYPES = ("Image", "Media", "Font", "Stylesheet")
@@ -219,7 +219,7 @@ async def _load(
     except WaitTimeoutError:
         partial = True
     read_timeout = max(0.5, min(reserve, deadline - loop.time()))
-    html, text_length, final_url, title, shown_status, mime_type = await _page_state(page, read_timeout)
+    html, text_length, final_url, title, shown_status, mime_type = await read_page_state(page, read_timeout)
     status = shown_status or status
     if partial and (not text_length or final_url in ("about:blank", "")):
         raise network_error(url, "network.timeout", timeout=timeout)
@@ -230,7 +230,7 @@ async def _load(
     return Rendered(html, final_url or url, status, title, partial, text, mime_type)
 
 
-async def _page_state(page: Page, timeout: float) -> tuple[str, int, str, str, int | None, str]:
+async def read_page_state(page: Page, timeout: float) -> tuple[str, int, str, str, int | None, str]:
     """The page's HTML, the length of its visible text, its URL, title, HTTP status and
     MIME type."""
     reply = await page.send_json(

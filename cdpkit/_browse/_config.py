@@ -52,6 +52,9 @@ names the file, the table and the key::
     [session]
     persist = false         # save sessions' cookies on close, restore them next time
     dir = "~/.local/share/cdpkit/browse-sessions"
+
+    [tui.keys]              # `cdpkit tui`'s keys (read and checked by the TUI, not here)
+    scroll_down = ["j", "down"]
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ import platformdirs
 from .._settings import BrowserSettings as Identity
 from ._result import FORMATS, LINK_STYLES
 
-__all__ = ["ConfigError", "EngineConfig", "config_path", "load_config", "merge_tables"]
+__all__ = ["ConfigError", "EngineConfig", "config_path", "load_config", "merge_tables", "surface_table"]
 
 
 class ConfigError(ValueError):
@@ -165,6 +168,9 @@ _CLASSES: dict[str, type[Any]] = {
     "privacy": PrivacySettings,
     "session": SessionSettings,
 }
+# Tables of the file that belong to a surface, not to the engine: the engine skips them and
+# the surface reads its own with surface_table().
+_SURFACE_TABLES = ("tui",)
 # Checks beyond the type: (test, what the value must be).
 _RANGES: dict[tuple[str, str], tuple[Any, str]] = {
     ("browser", "timeout"): (lambda v: v > 0, "a positive number of seconds"),
@@ -253,6 +259,8 @@ def merge_tables(
     if not isinstance(tables, Mapping):
         raise ConfigError(f"{where}: expected tables of settings, not {tables!r}")
     for table, values in tables.items():
+        if table in _SURFACE_TABLES:
+            continue  # read and checked by its surface (surface_table)
         if table not in _CLASSES:
             raise ConfigError(
                 f"{where}: unknown table [{table}] (known: {', '.join(sorted(_CLASSES))})"
@@ -330,3 +338,18 @@ def load_config(
     if engine_tables:
         config = merge_tables(config, engine_tables, "engine config")
     return config
+
+
+def surface_table(name: str, *, path: Path | None = None) -> tuple[dict[str, Any], str]:
+    """A surface's own table of the config file (``[tui]``), and the words naming the
+    file for its errors (``config file /path/config.toml``); ``{}`` when absent.
+
+    Raises:
+        ConfigError: The file is not valid TOML, or the table is not a table.
+    """
+    file = path if path is not None else config_path()
+    where = f"config file {file}"
+    table = _read_file(file).get(name, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [{name}] must be a table of settings, not {table!r}")
+    return table, where

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ..browser import Browser
+    from ..page import Page
     from ._chrome import Rendered
 
 __all__ = ["BrowserFactory", "Engine", "browse", "engine"]
@@ -289,6 +290,77 @@ class Engine:
             if throwaway:
                 with anyio.CancelScope(shield=True):  # even when the call is cancelled
                     await browse_session.close()
+
+    # -- a live page of a session, for surfaces that act on it (the TUI) ------------------
+
+    async def session_page(self, session: str, *, persist: bool | None = None, timeout: float | None = None) -> Page:
+        """A new, blank full page (tier 3) in ``session``'s browser context, the session's
+        cookies given to it: what a person does there (log in, submit a form) is seen by
+        the site as a real browser's. The caller closes it; :meth:`page_result` reads it
+        and brings its cookies back to the session.
+
+        Args:
+            session: The session's name (created on first use, as :meth:`browse` does).
+            persist: For a session created now (see :meth:`browse`).
+            timeout: Seconds to launch or attach the browser (default ``[network] timeout``).
+
+        Raises:
+            BrowseError: ``session.closed`` when the engine is closed, or the browser could
+                not be started (``page.browser``).
+            ValueError: A bad session name.
+        """
+        where = f"session {session!r}"
+        if self._closed:
+            raise BrowseError(where, "session.closed", "the engine is closed", recoverable=False,
+                              suggestion="use the engine within `async with cdpkit.engine() as engine:`")
+        check_session_name(session)
+        browse_session, _ = await self._session(session, persist)
+        deadline = asyncio.get_running_loop().time() + (timeout or self.config.network.timeout)
+        try:
+            browser = await self.browser_for_pages(deadline)
+        except (LaunchError, ConnectError, TimeoutError) as exc:
+            raise BrowseError(where, "page.browser", f"the browser could not be started ({exc})", recoverable=False,
+                              suggestion="check Chrome with `cdpkit doctor`") from None
+        context = await browse_session.browser_context(browser)
+        await browse_session.push_cookies(browser, context)
+        return await context.new_page()
+
+    async def page_result(
+        self,
+        page: Page,
+        *,
+        session: str,
+        format: BrowseFormat = "markdown",
+        link_style: LinkStyle | None = None,
+        timeout: float = 10.0,
+    ) -> BrowseResult:
+        """What :meth:`browse` gives for ``page`` as it is now (a page of
+        :meth:`session_page`, after clicks and typing): its content through the same
+        extraction, ``tier_used=3``; the page's cookies are brought back to ``session``
+        so the next tier-1 fetch sends them.
+
+        Raises:
+            CDPError: The page could not be read (closed, crashed).
+        """
+        from ._chrome import read_page_state
+
+        started = time.perf_counter()
+        html, _, href, _, status, mime_type = await read_page_state(page, timeout)
+        options = BrowseOptions(format=format, link_style=link_style or self.config.output.link_style)  # type: ignore[arg-type]
+        options.validate()
+        extraction = await anyio.to_thread.run_sync(_extract_html, html, href, options, abandon_on_cancel=True)
+        browse_session = self._sessions.get(session)
+        if browse_session is not None and browse_session.context is not None and self._browser is not None:
+            with contextlib.suppress(CDPError):
+                await browse_session.pull_cookies(self._browser, browse_session.context)
+        total = round((time.perf_counter() - started) * 1000, 1)
+        return BrowseResult(
+            url=href, final_url=href, status=status, title=extraction.title, content=extraction.content,
+            format=format, links=list(extraction.links), forms=list(extraction.forms), media=list(extraction.media),
+            metadata=extraction.metadata, tier_used=3, truncated=extraction.truncated,
+            truncation=list(extraction.truncation), mime_type=mime_type or "text/html",
+            timing=Timing(total_ms=total), session=session,
+        )  # fmt: skip
 
     async def _session(self, name: str | None, persist: bool | None) -> tuple[BrowseSession, bool]:
         if name is not None and name in self._sessions:

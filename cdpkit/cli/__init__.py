@@ -7,6 +7,7 @@ generated bindings.
     cdpkit screenshot URL [-o FILE]      cdpkit snapshot URL        cdpkit eval URL EXPR
     cdpkit pdf URL [-o FILE]             cdpkit scrape URL [--format ...]
     cdpkit browse URL [--format ...]     HTTP first, Chrome only when the page needs it
+    cdpkit tui [URL]                     a terminal browser: read pages, follow links, fill forms
     cdpkit download URL [--dir DIR]
     cdpkit protocol [Domain[.item]]      cdpkit gen [--check]       cdpkit doctor
     cdpkit launch                        cdpkit open-browser --profile NAME
@@ -20,7 +21,7 @@ line ``error: ...`` on stderr (``--debug`` or ``CDPKIT_DEBUG=1`` prints the trac
 instead); 2 for a bad command line, URL or output file; 130 when interrupted by Ctrl-C.
 
 The package, one module per job: ``_params`` (the shared options and output checks),
-``_pages`` (repl, screenshot, pdf, snapshot, scrape, eval), ``_browse``, ``_download``, ``_protocol``
+``_pages`` (repl, screenshot, pdf, snapshot, scrape, eval), ``_browse``, ``_tui``, ``_download``, ``_protocol``
 (protocol, gen), ``_browser`` (launch, open-browser), ``_doctor`` and ``_mcp``. They define
 the commands; this module registers them on the one ``app``, in the order ``--help`` lists
 them.

@@ -30,6 +30,7 @@ from ._params import check_output_dir as check_output_dir
 from ._params import check_output_file as check_output_file
 from ._params import with_settings
 from ._protocol import gen, protocol
+from ._tui import tui
 
 # The `name as name` imports above keep importable from cdpkit.cli the helpers that
 # tests and scripts imported from it before it became a package.
@@ -78,6 +79,7 @@ for _command, _name in (
     (snapshot, None),
     (scrape, None),
     (browse, None),
+    (tui, None),
     (download, None),
     (eval_, "eval"),
     (protocol, None),

@@ -1,0 +1,62 @@
+"""``cdpkit tui``: read and drive the web from a terminal, on the browse engine.
+
+The pieces: ``_keymap`` (actions, default keys, ``[tui.keys]`` of the config file),
+``_render`` (a browse result as terminal lines), ``_driver`` (history, the engine calls,
+the live tier-3 page for forms, snapshots and clicks) and ``_app`` (the Textual app).
+Only ``_app`` imports Textual, and only :func:`run_tui` imports ``_app``: ``import cdpkit``
+and ``cdpkit --help`` never load Textual.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._driver import DEFAULT_SESSION, Driver
+from ._keymap import Keymap, load_keymap
+
+if TYPE_CHECKING:
+    from .._browse import Engine
+
+__all__ = ["DEFAULT_SESSION", "TEXTUAL_MISSING", "Driver", "Keymap", "load_keymap", "run_tui"]
+
+TEXTUAL_MISSING = "cdpkit tui needs Textual, which is not installed: pip install 'cdpkit-browser[tui]'"
+
+
+def textual_installed() -> bool:
+    """Whether Textual can be imported (without importing it)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("textual") is not None
+    except (ImportError, ValueError):  # a broken or blocked install
+        return False
+
+
+async def run_tui(
+    engine: Engine, url: str | None, *, keymap: Keymap, session: str | None = None, tier: int | None = None,
+    timeout: float = 30.0,
+) -> None:  # fmt: skip
+    """Run the TUI on the terminal until the person quits, then close the engine (and the
+    browser it started) whatever ended it: ``q``, Ctrl-C, or the task being cancelled
+    (SIGHUP or SIGTERM, see :func:`cdpkit._cli_common.run`).
+
+    Args:
+        engine: The engine it browses with; closed when this returns.
+        url: A page to open first.
+        keymap: The keys.
+        session: A named session whose cookies persist (``None``: a throwaway one).
+        tier: Use exactly this tier (``None``: escalate as needed).
+        timeout: Seconds for a page.
+    """
+    from ._app import TuiApp
+
+    driver = Driver(
+        engine, session=session or DEFAULT_SESSION, tier=tier, persist=session is not None, timeout=timeout
+    )
+    try:
+        await TuiApp(driver, keymap, url).run_async()
+    finally:
+        try:
+            await driver.close()
+        finally:
+            await engine.close()

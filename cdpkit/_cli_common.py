@@ -1,7 +1,8 @@
 """What the ``cdpkit`` command and its REPL share: URL normalization, settling a page,
 and how commands run (signals, exit statuses); the browser options and error reporting
 come from :mod:`cdpkit._browser_options` (shared with the MCP server) and are re-exported. ``cli`` and ``repl`` both import it, so
-neither imports the other at startup.
+neither imports the other at startup. Typer is imported only by :func:`run`: ``cdpkit tui``'s
+fast path uses :func:`run_plain` and loads none of it.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import urllib.parse
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
-
-import typer
 
 # The browser options and error reporting live in _browser_options (shared with the MCP
 # server, which must not import typer); re-exported for the cli package and the REPL.
@@ -164,28 +163,51 @@ async def _guarded(work: Awaitable[T]) -> T:
         raise
 
 
+class ExitStatus(Exception):
+    """A command ended with this exit status; what went wrong is already printed."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def run_plain(work: Callable[[], Coroutine[Any, Any, T]], *, debug: bool = False) -> T:
+    """:func:`run` for a command line without typer (``cdpkit tui``'s fast path): the
+    same messages and exit statuses, raised as :class:`ExitStatus`.
+
+    Raises:
+        ExitStatus: On any failure, after printing it.
+    """
+    try:
+        return asyncio.run(_guarded(work()))
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        raise ExitStatus(130) from None
+    except _Terminated as exc:
+        print(f"error: terminated by {exc}", file=sys.stderr)
+        raise ExitStatus(128 + exc.signum) from None
+    except CLIError as exc:
+        report_error(exc, debug=debug)
+        raise ExitStatus(exc.exit_code) from None
+    except BrokenPipeError:
+        raise
+    except Exception as exc:
+        report_error(exc, debug=debug)
+        raise ExitStatus(1) from None
+
+
 def run(work: Callable[[], Coroutine[Any, Any, T]], *, debug: bool = False) -> T:
     """Run a command's coroutine and turn failures into the command line's exit statuses.
 
     Raises:
         typer.Exit: On any failure, after printing it.
     """
+    import typer  # here, not at the top: the fast paths load this module without typer
+
     try:
-        return asyncio.run(_guarded(work()))
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        raise typer.Exit(130) from None
-    except _Terminated as exc:
-        print(f"error: terminated by {exc}", file=sys.stderr)
-        raise typer.Exit(128 + exc.signum) from None
-    except CLIError as exc:
-        report_error(exc, debug=debug)
-        raise typer.Exit(exc.exit_code) from None
-    except BrokenPipeError:
-        raise
-    except Exception as exc:
-        report_error(exc, debug=debug)
-        raise typer.Exit(1) from None
+        return run_plain(work, debug=debug)
+    except ExitStatus as exc:
+        raise typer.Exit(exc.code) from None
 
 
 def _human_size(size: float) -> str:

@@ -122,6 +122,8 @@ class TuiApp(App[None]):
         self._pressed: list[str] = []
         self._prompt_mode = ""
         self._prompt_context: Any = None
+        self._submitting = False  # Enter went to the prompt; its answer has not arrived
+        self._held: list[events.Key] = []  # keys typed meanwhile, replayed after it
         self._quitting = False
         self._match_row: int | None = None  # the row of the last search match
 
@@ -135,7 +137,8 @@ class TuiApp(App[None]):
             yield Static(id="body")
         yield Static(id="status")
         yield Static(id="message")
-        yield Input(id="prompt", disabled=True)  # enabled while it asks
+        # Enabled while it asks; typed-ahead text is kept when it takes the focus.
+        yield Input(id="prompt", disabled=True, select_on_focus=False)
 
     def on_mount(self) -> None:
         self._set_message("? for keys, o to open a URL, q to quit" if self.start_url is None else "")
@@ -263,38 +266,66 @@ class TuiApp(App[None]):
 
     # -- keys -------------------------------------------------------------------------------
 
-    def on_key(self, event: events.Key) -> None:
+    async def on_event(self, event: events.Event) -> None:
+        # Keys are read here, in the order they were typed, before Textual hands them on to
+        # the focused widget through that widget's queue: a key that opens the prompt
+        # focuses it before the next key is handed on, so none typed right after it (`:`
+        # then the command, at full speed in tmux or pasted) is lost or reordered.
+        if isinstance(event, events.Key) and not event.is_forwarded and self._read_key(event):
+            return
+        await super().on_event(event)
+
+    def _read_key(self, event: events.Key) -> bool:
+        """Act on a key typed; whether it was the app's (else Textual hands it on: to the
+        prompt while it asks, to the help screen while it shows, to the quit bindings)."""
+        if event.key in ("ctrl+c", "ctrl+q") or self._quitting or self.screen.id != "_default":
+            return False
+        if self._submitting:
+            # Enter went to the prompt and its answer has not arrived: the keys after it
+            # wait for it (replayed by _submit_prompt), so they act on what it opens.
+            self._held.append(event)
+            return True
         if self._prompt_mode:
             prompt = self.query_one("#prompt", Input)
             if event.key == "escape":
-                event.stop()
                 self._close_prompt()
                 self._set_message("")
-            elif self.focused is not prompt:
-                # Typed ahead of the prompt taking the focus (f1 Enter in one go): its keys.
-                event.stop()
+            elif self.focused is not prompt:  # it could not take the focus: typed in from here
                 if event.key == "enter":
                     self._submit_prompt(prompt.value)
                 elif event.key == "backspace":
                     prompt.action_delete_left()
                 elif event.is_printable and event.character:
                     prompt.insert_text_at_cursor(event.character)
-            return
-        event.stop()
-        event.prevent_default()
+            else:
+                if event.key == "enter":
+                    self._submitting = True
+                return False
+            return True
         token = event.key if event.character is None or not event.is_printable else event.character
         if token == " ":
             token = "space"
         self._pressed.append(token)
         action = self.keymap.match(self._pressed)
         if action is None and self.keymap.is_prefix(self._pressed):
-            return  # the start of a sequence (g of gg)
+            return True  # the start of a sequence (g of gg)
         self._pressed.clear()
         if action is None:
             if token == "escape" and self.driver.snapshot_text is not None:
                 self._show_result(self.driver.result)
-            return
+            return True
         getattr(self, f"_do_{action}")()
+        return True
+
+    def _replay_held_keys(self) -> None:
+        """The keys typed after an Enter that answered the prompt, now that it did."""
+        held, self._held = self._held, []
+        for index, event in enumerate(held):
+            if self._submitting:  # another Enter to the prompt: the rest wait for it
+                self._held.extend(held[index:])
+                return
+            if not self._read_key(event):
+                (self.focused or self.screen)._forward_event(event)
 
     def _scroll_rows(self, rows: float) -> None:
         self.document.scroll_relative(y=rows, animate=False)
@@ -455,7 +486,9 @@ class TuiApp(App[None]):
         prompt.value = value
         prompt.disabled = False
         prompt.add_class("shown")
-        prompt.focus()
+        # Focused now, not after the keys already queued (widget.focus() waits for them):
+        # the next key typed, however fast, lands in the prompt.
+        self.screen.set_focus(prompt)
         self._set_message({"follow": "f", "open": "o", "search": "/", "command": ":", "field": "edit"}[mode] + ": "
                           + placeholder)  # fmt: skip
 
@@ -463,7 +496,8 @@ class TuiApp(App[None]):
         prompt = self.query_one("#prompt", Input)
         self._prompt_mode = ""
         prompt.remove_class("shown")
-        prompt.blur()
+        if self.focused is prompt:
+            self.screen.set_focus(None)  # now: the next key is the app's again
         prompt.disabled = True
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -474,6 +508,13 @@ class TuiApp(App[None]):
         mode, context = self._prompt_mode, self._prompt_context
         self._close_prompt()
         self._set_message("")
+        try:
+            self._answer_prompt(mode, context, value)
+        finally:
+            self._submitting = False
+            self._replay_held_keys()
+
+    def _answer_prompt(self, mode: str, context: Any, value: str) -> None:
         if mode == "follow":
             self._follow(value.strip())
         elif mode == "open":

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual import events
+from textual.keys import _character_to_key
+
 from cdpkit._browse import Engine
+from cdpkit._tui._app import TuiApp
 from tests.server import FixtureServer
 
 from .conftest import make_app, settle
@@ -143,3 +147,44 @@ async def test_markdown_command_saves_the_page_with_its_links(
     saved = target.read_text()
     assert "# The second page" in saved and "home page [1]" in saved
     assert f"[1]: {server.url('/tui/index.html')}" in saved
+
+
+def _type_in_one_burst(app: TuiApp, keys: str) -> None:
+    """Queue every key at once, as a terminal delivers keys typed (or pasted, or sent by
+    tmux) faster than the app handles them: no pause for the app between two keys."""
+    assert app._driver is not None
+    for character in keys:
+        key = "enter" if character == "\r" else _character_to_key(character) if not character.isalnum() else character
+        event = events.Key(key, character)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+async def test_keys_typed_right_after_colon_o_or_slash_reach_the_prompt(
+    engine: Engine, server: FixtureServer, tmp_path: Path
+) -> None:
+    app = make_app(engine, server.url("/tui/index.html"))
+    target = tmp_path / "burst.md"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        # As a terminal reads them: a first chunk, the app busy a moment, the rest.
+        _type_in_one_burst(app, ":mark")
+        await pilot.pause()
+        _type_in_one_burst(app, f"down {target}\r")
+        await settle(app, pilot)
+        assert app.message == f"Page saved to {target}"
+        _type_in_one_burst(app, "/nee")
+        await pilot.pause()
+        _type_in_one_burst(app, "dle\r")
+        await settle(app, pilot)
+        assert app.message.startswith("/needle: line ") and "hidden needle" in app.visible_text()
+        _type_in_one_burst(app, "/ph 1[0-9]:\rn")  # n typed before the search ran: after it
+        await settle(app, pilot)
+        assert "Paragraph 11:" in app.visible_text().splitlines()[2], app.message
+        _type_in_one_burst(app, f"o{server.url('/tui/second.html')}\r")
+        await settle(app, pilot)
+        assert "The second page" in app.visible_text(), app.message
+        _type_in_one_burst(app, "f1\r")
+        await settle(app, pilot)
+        assert "Terminal reading" in app.visible_text(), app.message
+    assert "# The second page" not in target.read_text() and "Terminal reading" in target.read_text()

@@ -9,6 +9,8 @@ and ``cdpkit --help`` never load Textual.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import TYPE_CHECKING
 
 from ._driver import DEFAULT_SESSION, Driver
@@ -48,15 +50,23 @@ async def run_tui(
         tier: Use exactly this tier (``None``: escalate as needed).
         timeout: Seconds for a page.
     """
-    from ._app import TuiApp
-
     driver = Driver(
         engine, session=session or DEFAULT_SESSION, tier=tier, persist=session is not None, timeout=timeout
     )
+    # The first page starts loading before Textual is imported (most of the start), so its
+    # request is on its way meanwhile and the page shows as soon as the app can.
+    first_load = asyncio.ensure_future(driver.open(url)) if url is not None else None
     try:
-        await TuiApp(driver, keymap, url).run_async()
+        await asyncio.sleep(0)  # the load starts: its connection opens
+        from ._app import TuiApp
+
+        await TuiApp(driver, keymap, url, first_load).run_async()
     finally:
         try:
+            if first_load is not None:
+                first_load.cancel()  # the app quit before it was done, or never started
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await first_load
             await driver.close()
         finally:
             await engine.close()

@@ -90,6 +90,8 @@ class TuiApp(App[None]):
         driver: What it browses with (its engine is closed when the app quits).
         keymap: The keys.
         url: A page to open at start.
+        first_load: ``url`` already loading (``driver.open(url)``, started while Textual
+            was being imported); the app shows what it gives.
     """
 
     CSS = """
@@ -107,11 +109,15 @@ class TuiApp(App[None]):
     ]
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, driver: Driver, keymap: Keymap, url: str | None = None) -> None:
+    def __init__(
+        self, driver: Driver, keymap: Keymap, url: str | None = None,
+        first_load: Awaitable[BrowseResult] | None = None,
+    ) -> None:  # fmt: skip
         super().__init__()
         self.driver = driver
         self.keymap = keymap
         self.start_url = url
+        self.first_load = first_load
         self.lines: list[Line] = []
         self.rows: list[tuple[str, str, int]] = []  # (text, kind, line index)
         self.controls: list[int] = []  # line indices of form controls, in order
@@ -143,8 +149,8 @@ class TuiApp(App[None]):
     def on_mount(self) -> None:
         self._set_message("? for keys, o to open a URL, q to quit" if self.start_url is None else "")
         if self.start_url is not None:
-            url = self.start_url
-            self._run(lambda: self.driver.open(url), f"Loading {url}")
+            url, loading = self.start_url, self.first_load
+            self._run(lambda: loading if loading is not None else self.driver.open(url), f"Loading {url}")
         self._refresh_status()
         self.watch(self.document, "scroll_y", lambda _: self._refresh_status(), init=False)
 

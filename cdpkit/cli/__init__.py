@@ -30,6 +30,8 @@ them.
 ``cdpkit mcp`` (what an MCP host spawns, and waits for) goes straight to
 :func:`cdpkit.mcp_server.main`, with the same options, checks and messages, without
 loading typer and the other commands: only ``cdpkit mcp --help`` goes through the app.
+``cdpkit tui`` (a person waiting for the first page) has the same kind of fast path,
+:func:`cdpkit._tui._command.main`.
 The app and its helpers (:mod:`cdpkit.cli._app`) are loaded on first access.
 """
 
@@ -52,6 +54,11 @@ def _serves_mcp(args: Sequence[str]) -> bool:
     return bool(args) and args[0] == "mcp" and not {"-h", "--help"} & set(args[1:])
 
 
+def _runs_tui(args: Sequence[str]) -> bool:
+    """``cdpkit tui ...`` asking to run (not for its help)."""
+    return bool(args) and args[0] == "tui" and not {"-h", "--help"} & set(args[1:])
+
+
 def main(argv: list[str] | None = None) -> None:
     """The ``cdpkit`` console script (also ``python -m cdpkit``)."""
     args = sys.argv[1:] if argv is None else argv
@@ -59,6 +66,13 @@ def main(argv: list[str] | None = None) -> None:
         from ..mcp_server import main as serve_mcp
 
         sys.exit(serve_mcp(args[1:]))
+    if _runs_tui(args):
+        from .._tui._command import main as run_tui
+
+        status = run_tui(args[1:])
+        if status is not None:
+            sys.exit(status)
+        # A command line it leaves to the app, which says what is wrong with it.
     from ._app import main as run_app
 
     run_app(argv)

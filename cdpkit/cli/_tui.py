@@ -1,7 +1,9 @@
 """``cdpkit tui [URL]``: a terminal browser on the browse engine (see :mod:`cdpkit._tui`).
 
 Textual is imported only when the command runs, so ``cdpkit --help`` stays light; without
-it the command says what to install.
+it the command says what to install. This is the command as ``cdpkit --help`` and
+``cdpkit tui --help`` show it; running it usually takes the fast path
+(:func:`cdpkit._tui._command.main`, same options, checks and messages, without typer).
 """
 
 from __future__ import annotations
@@ -10,8 +12,7 @@ from typing import Annotated
 
 import typer
 
-from .._cli_common import CLIError, _options, normalize_url, run
-from ._browse import browser_factory
+from .._cli_common import debug_wanted, run
 from ._params import ConnectOption, DebugOption, HeadfulOption
 
 
@@ -43,31 +44,7 @@ def tui(
     them), forms filled with Tab and Enter and submitted in Chrome, and a command mode
     (:snapshot, :click N, :type N text, :screenshot PATH, :markdown PATH...). Chrome starts
     only when a page needs it, and is closed when you quit."""
-    from .._browse import Engine
-    from .._browse._config import ConfigError
-    from .._tui import TEXTUAL_MISSING, load_keymap, run_tui, textual_installed
+    from .._tui._command import prepare
 
-    if not textual_installed():
-        raise CLIError(TEXTUAL_MISSING, 1)
-    if not timeout > 0:
-        raise CLIError(f"Invalid --timeout {timeout:g}: give a positive number of seconds", 2)
-    target = normalize_url(url) if url is not None else None
-    if session is not None:
-        from .._browse._sessions import check_session_name
-
-        try:
-            check_session_name(session)
-        except ValueError as exc:
-            raise CLIError(f"Invalid --session: {exc}", 2) from None
-    given = connect is not None or headful
-    options = _options(connect, headful, None, None, timeout) if given else None
-    try:
-        keymap = load_keymap()
-        engine = Engine(browser_factory=browser_factory(options) if options is not None else None)
-    except ConfigError as exc:  # names the file, the table and the key
-        raise CLIError(str(exc), 2) from None
-
-    async def work() -> None:
-        await run_tui(engine, target, keymap=keymap, session=session, tier=tier, timeout=timeout)
-
-    run(work, debug=debug)
+    work = prepare(url, tier=tier, session=session, timeout=timeout, connect=connect, headful=headful)
+    run(work, debug=debug_wanted(debug))

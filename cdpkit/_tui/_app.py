@@ -490,6 +490,7 @@ class TuiApp(App[None]):
         self._prompt_context = context
         prompt.placeholder = placeholder
         prompt.value = value
+        prompt.select_all()  # a field's value: typing replaces it, an arrow key keeps it
         prompt.disabled = False
         prompt.add_class("shown")
         # Focused now, not after the keys already queued (widget.focus() waits for them):

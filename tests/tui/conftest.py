@@ -7,6 +7,8 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from textual import events
+from textual.keys import _character_to_key
 
 import cdpkit
 from cdpkit._browse import Engine
@@ -46,3 +48,21 @@ async def settle(app: TuiApp, pilot: object) -> None:
     await pilot.pause()  # type: ignore[attr-defined]
     await app.workers.wait_for_complete()
     await pilot.pause()  # type: ignore[attr-defined]
+
+
+def type_keys(app: TuiApp, keys: str) -> None:
+    """Queue every key at once, as a terminal delivers keys typed (or pasted, or sent by
+    tmux) faster than the app handles them: no pause for the app between two keys
+    (``pilot.press`` waits for the app after each one). ``\\r`` is Enter."""
+    assert app._driver is not None
+    for character in keys:
+        key = "enter" if character == "\r" else character if character.isalnum() else _character_to_key(character)
+        event = events.Key(key, character)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+async def command(app: TuiApp, pilot: object, line: str) -> None:
+    """Type ``:line`` and Enter, then wait until what it started is done."""
+    type_keys(app, f":{line}\r")
+    await settle(app, pilot)

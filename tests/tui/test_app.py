@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual import events
-from textual.keys import _character_to_key
-
 from cdpkit._browse import Engine
-from cdpkit._tui._app import TuiApp
 from tests.server import FixtureServer
 
-from .conftest import make_app, settle
+from .conftest import command, make_app, settle, type_keys
 
 
 async def test_opens_a_page_as_text_with_numbered_links_and_a_status_bar(
@@ -82,7 +78,7 @@ async def test_searches_with_slash_n_and_N(engine: Engine, server: FixtureServer
         await settle(app, pilot)
         assert "hidden needle" in app.visible_text()
         assert app.message.startswith("/needle: line ")
-        await pilot.press("slash", *"ph 1[0-9]:", "enter")
+        type_keys(app, "/ph 1[0-9]:\r")
         await settle(app, pilot)
         first, message = app.document.scroll_y, app.message
         assert "Paragraph 10:" in app.visible_text().splitlines()[2]  # the match, two rows down
@@ -92,7 +88,7 @@ async def test_searches_with_slash_n_and_N(engine: Engine, server: FixtureServer
         await pilot.press("N")
         await settle(app, pilot)
         assert app.document.scroll_y == first and app.message == message.removesuffix(" (wrapped)")
-        await pilot.press("slash", *"zebra", "enter")
+        type_keys(app, "/zebra\r")
         await settle(app, pilot)
         assert app.message == "Pattern not found: zebra"
 
@@ -106,7 +102,7 @@ async def test_a_failed_load_says_why_and_keeps_the_page(engine: Engine, server:
         assert "HTTP 404: not found" in app.message and "missing.html" in app.message
         assert "Terminal reading" in app.visible_text()
         assert "/tui/index.html" in str(app.query_one("#status").render())
-        await pilot.press("o", *"127.0.0.1:1/nothing", "enter")
+        type_keys(app, "o127.0.0.1:1/nothing\r")
         await settle(app, pilot)
         assert "127.0.0.1:1/nothing" in app.message and "refused" in app.message.lower()
         assert "Terminal reading" in app.visible_text()
@@ -131,33 +127,18 @@ async def test_markdown_command_saves_the_page_with_its_links(
     target = tmp_path / "page.md"
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)
-        await pilot.press("colon", *f"markdown {target}", "enter")
-        await settle(app, pilot)
+        await command(app, pilot, f"markdown {target}")
         assert app.message == f"Page saved to {target}"
-        await pilot.press("colon", *"zap", "enter")
-        await settle(app, pilot)
+        await command(app, pilot, "zap")
         assert app.message.startswith("Unknown command :zap (commands: open, tier, snapshot")
-        await pilot.press("colon", *"tier 5", "enter")
-        await settle(app, pilot)
+        await command(app, pilot, "tier 5")
         assert app.message == ":tier takes 1 (HTTP), 2 (light Chrome), 3 (full Chrome) or auto"
-        await pilot.press("colon", *"session w", "enter")
-        await settle(app, pilot)
+        await command(app, pilot, "session w")
         assert app.driver.session == "w" and "session w" in str(app.query_one("#status").render())
         assert engine.sessions == ["tui", "w"] and "The second page" in app.visible_text()
     saved = target.read_text()
     assert "# The second page" in saved and "home page [1]" in saved
     assert f"[1]: {server.url('/tui/index.html')}" in saved
-
-
-def _type_in_one_burst(app: TuiApp, keys: str) -> None:
-    """Queue every key at once, as a terminal delivers keys typed (or pasted, or sent by
-    tmux) faster than the app handles them: no pause for the app between two keys."""
-    assert app._driver is not None
-    for character in keys:
-        key = "enter" if character == "\r" else _character_to_key(character) if not character.isalnum() else character
-        event = events.Key(key, character)
-        event.set_sender(app)
-        app._driver.send_message(event)
 
 
 async def test_keys_typed_right_after_colon_o_or_slash_reach_the_prompt(
@@ -168,23 +149,23 @@ async def test_keys_typed_right_after_colon_o_or_slash_reach_the_prompt(
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)
         # As a terminal reads them: a first chunk, the app busy a moment, the rest.
-        _type_in_one_burst(app, ":mark")
+        type_keys(app, ":mark")
         await pilot.pause()
-        _type_in_one_burst(app, f"down {target}\r")
+        type_keys(app, f"down {target}\r")
         await settle(app, pilot)
         assert app.message == f"Page saved to {target}"
-        _type_in_one_burst(app, "/nee")
+        type_keys(app, "/nee")
         await pilot.pause()
-        _type_in_one_burst(app, "dle\r")
+        type_keys(app, "dle\r")
         await settle(app, pilot)
         assert app.message.startswith("/needle: line ") and "hidden needle" in app.visible_text()
-        _type_in_one_burst(app, "/ph 1[0-9]:\rn")  # n typed before the search ran: after it
+        type_keys(app, "/ph 1[0-9]:\rn")  # n typed before the search ran: after it
         await settle(app, pilot)
         assert "Paragraph 11:" in app.visible_text().splitlines()[2], app.message
-        _type_in_one_burst(app, f"o{server.url('/tui/second.html')}\r")
+        type_keys(app, f"o{server.url('/tui/second.html')}\r")
         await settle(app, pilot)
         assert "The second page" in app.visible_text(), app.message
-        _type_in_one_burst(app, "f1\r")
+        type_keys(app, "f1\r")
         await settle(app, pilot)
         assert "Terminal reading" in app.visible_text(), app.message
     assert "# The second page" not in target.read_text() and "Terminal reading" in target.read_text()

@@ -11,7 +11,7 @@ import pytest
 from cdpkit._browse import Engine
 from tests.server import FixtureServer, Handler
 
-from .conftest import make_app, settle
+from .conftest import command, make_app, settle
 
 
 def _submit_route(server: FixtureServer) -> list[dict[str, list[str]]]:
@@ -46,7 +46,7 @@ async def test_fills_a_form_with_tab_and_enter_and_submits_it_through_chrome(
         assert "Enter to submit" in app.message
         await pilot.press("enter")
         await settle(app, pilot)
-        assert received == [{"who": ["Ada L"], "colour": ["green"], "news": ["on"]}]
+        assert received == [{"who": ["Ada L"], "colour": ["green"], "news": ["on"]}], app.message
         assert "Thank you, Ada L" in app.visible_text(), app.message
         status = str(app.query_one("#status").render())
         assert "/tui-submit?" in status and "tier 3" in status
@@ -59,21 +59,17 @@ async def test_snapshot_then_click_by_index(chrome_engine: Engine, server: Fixtu
     app = make_app(chrome_engine, server.url("/tui/second.html"))
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
-        await pilot.press("colon", *"snapshot", "enter")
-        await settle(app, pilot)
+        await command(app, pilot, "snapshot")
         shown = app.visible_text()
         assert "Accessibility snapshot of" in shown, app.message
         line = next(row for row in shown.splitlines() if 'link "home page"' in row)
         index = line.strip().split("]")[0].lstrip("[")
-        await pilot.press("colon", *f"click {index}", "enter")
-        await settle(app, pilot)
+        await command(app, pilot, f"click {index}")
         assert "Terminal reading" in app.visible_text(), app.message
         assert "/tui/index.html" in str(app.query_one("#status").render())
-        await pilot.press("colon", *"click 3", "enter")
-        await settle(app, pilot)
+        await command(app, pilot, "click 3")
         assert app.message == "Take a snapshot first (:snapshot): :click and :type use its indices"
-        await pilot.press("colon", *f"screenshot {tmp_path}/s.png", "enter")
-        await settle(app, pilot)
+        await command(app, pilot, f"screenshot {tmp_path}/s.png")
         assert app.message == f"Screenshot saved to {tmp_path}/s.png"
         assert (tmp_path / "s.png").read_bytes().startswith(b"\x89PNG")
 
@@ -83,8 +79,7 @@ async def test_type_and_click_by_snapshot_index_submit_a_form(chrome_engine: Eng
     app = make_app(chrome_engine, server.url("/tui/form.html"))
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
-        await pilot.press("colon", *"snapshot", "enter")
-        await settle(app, pilot)
+        await command(app, pilot, "snapshot")
         rows = app.visible_text().splitlines()
 
         def index_of(text: str) -> str:
@@ -92,11 +87,9 @@ async def test_type_and_click_by_snapshot_index_submit_a_form(chrome_engine: Eng
             return row.strip().split("]")[0].lstrip("[")
 
         name_box, send = index_of('textbox "Your name"'), index_of('button "Send"')
-        await pilot.press("colon", *f"type {name_box} Bo", "enter")
-        await settle(app, pilot)
+        await command(app, pilot, f"type {name_box} Bo")
         assert app.message == "", app.message
-        await pilot.press("colon", *f"click {send}", "enter")
-        await settle(app, pilot)
+        await command(app, pilot, f"click {send}")
         assert received == [{"who": ["Bo"], "colour": ["red"]}]
         assert "Thank you, Bo" in app.visible_text()
 
@@ -108,10 +101,8 @@ async def test_download_command_saves_a_linked_file(
     app = make_app(chrome_engine, server.url("/tui/index.html"))
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
-        await pilot.press("colon", *"download 4", "enter")
-        await settle(app, pilot)
+        await command(app, pilot, "download 4")
         assert app.message == f"Downloaded {tmp_path / 'notes.txt'} (29 bytes)"
-        await pilot.press("colon", *"download 9", "enter")
-        await settle(app, pilot)
+        await command(app, pilot, "download 9")
         assert app.message == "No link [9] on this page (it has 4 links)"
     assert (tmp_path / "notes.txt").read_text() == "Notes for the download test.\n"

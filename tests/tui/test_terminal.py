@@ -1,6 +1,6 @@
-"""``cdpkit tui`` in a real terminal (tmux): it shows the page, follows a link, starts
-Chrome only for :snapshot, and leaves no Chrome behind on ``q``, Ctrl-C or a closed
-terminal (SIGHUP)."""
+"""``cdpkit tui`` in a real terminal (tmux), keys sent at full speed: it shows the page,
+follows a link, starts Chrome only for :snapshot, and leaves no Chrome behind on ``q``,
+Ctrl-C or a closed terminal (SIGHUP)."""
 
 from __future__ import annotations
 
@@ -20,33 +20,40 @@ CDPKIT = Path(sys.executable).parent / "cdpkit"
 
 
 class Tmux:
-    """A tmux server of the test's own (its own socket), running one command."""
+    """A tmux server of the test's own (its own socket): one session, ``tui``, whose
+    windows each run a command."""
 
     def __init__(self, socket: str) -> None:
         self.socket = socket
+        self.started = False  # the session, with its first window
 
     def __call__(self, *args: str) -> str:
         return subprocess.run(
             ["tmux", "-L", self.socket, *args], check=True, capture_output=True, text=True, timeout=10
         ).stdout
 
-    def screen(self) -> str:
-        return self("capture-pane", "-p", "-t", "tui")
+    def screen(self, window: str) -> str:
+        return self("capture-pane", "-p", "-t", f"tui:{window}")
 
-    def alive(self) -> bool:
-        return subprocess.run(["tmux", "-L", self.socket, "has-session", "-t", "tui"],
+    def alive(self, window: str) -> bool:
+        return subprocess.run(["tmux", "-L", self.socket, "has-session", "-t", f"tui:{window}"],
                               capture_output=True, timeout=10).returncode == 0  # fmt: skip
 
-    def wait_for(self, check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    def type(self, window: str, text: str) -> None:
+        """Type ``text`` (``\\r``: Enter) into the window in one go, at full speed (literal
+        keys: tmux would read ``f1`` as the function key)."""
+        self("send-keys", "-t", f"tui:{window}", "-l", text)
+
+    def wait_for(self, check: Callable[[], bool], what: str, window: str, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         while not check():
             if time.monotonic() > deadline:
-                shown = self.screen() if self.alive() else "(the session has ended)"
+                shown = self.screen(window) if self.alive(window) else "(the window has closed)"
                 raise AssertionError(f"{what} did not happen within {timeout} s; the terminal shows:\n{shown}")
             time.sleep(0.05)
 
-    def wait_for_text(self, text: str, timeout: float = 30.0) -> None:
-        self.wait_for(lambda: text in self.screen(), repr(text), timeout)
+    def wait_for_text(self, window: str, text: str, timeout: float = 30.0) -> None:
+        self.wait_for(lambda: text in self.screen(window), repr(text), window, timeout)
 
 
 @pytest.fixture
@@ -90,48 +97,68 @@ def _running(pid: int) -> bool:
     return state != "Z"
 
 
-def _start(tmux: Tmux, tmp_path: Path, url: str) -> tuple[int, float]:
-    """Start ``cdpkit tui URL`` in a 120x40 terminal; its pid and when it started."""
+def _start(tmux: Tmux, tmp_path: Path, window: str, url: str) -> tuple[int, float]:
+    """Start ``cdpkit tui URL`` in a 120x40 window of its own; its pid and when it started."""
     env = f"CDPKIT_CONFIG={tmp_path / 'config.toml'} XDG_DATA_HOME={tmp_path / 'data'}"
+    command = f"exec env {env} {CDPKIT} tui {url}"
     started = time.monotonic()
-    tmux("new-session", "-d", "-s", "tui", "-x", "120", "-y", "40", f"exec env {env} {CDPKIT} tui {url}")
-    return int(tmux("display-message", "-p", "-t", "tui", "#{pane_pid}").strip()), started
+    if tmux.started:
+        tmux("new-window", "-d", "-t", "tui", "-n", window, command)
+    else:
+        tmux("new-session", "-d", "-s", "tui", "-n", window, "-x", "120", "-y", "40", command)
+        tmux.started = True
+    return int(tmux("display-message", "-p", "-t", f"tui:{window}", "#{pane_pid}").strip()), started
 
 
-def _chrome_after_snapshot(tmux: Tmux, pid: int) -> dict[int, str]:
-    tmux("send-keys", "-t", "tui", ":", "snapshot", "Enter")
-    tmux.wait_for_text("Accessibility snapshot of", timeout=60)
-    chrome = {child: name for child, name in _descendants(pid).items() if "chrom" in name.lower()}
+def _chrome_of(pid: int) -> dict[int, str]:
+    return {child: name for child, name in _descendants(pid).items() if "chrom" in name.lower()}
+
+
+def _snapshot(tmux: Tmux, window: str) -> None:
+    tmux.type(window, ":snapshot\r")  # `:` and the command in one go, as typed fast
+
+
+def _chrome_after_snapshot(tmux: Tmux, window: str, pid: int) -> dict[int, str]:
+    tmux.wait_for_text(window, "Accessibility snapshot of", timeout=60)
+    chrome = _chrome_of(pid)
     assert chrome, f"no Chrome under the TUI's process {pid}: {_descendants(pid)}"
     return chrome
 
 
+def _wait_gone(tmux: Tmux, window: str, pid: int, chrome: dict[int, str], ending: str) -> None:
+    tmux.wait_for(lambda: not _running(pid), f"the TUI exiting on {ending}", window)
+    tmux.wait_for(lambda: not any(_running(child) for child in chrome), f"Chrome closing on {ending}", window,
+                  timeout=10)  # fmt: skip
+
+
 def test_reads_follows_and_quits_leaving_no_chrome(tmux: Tmux, tmp_path: Path, server: FixtureServer) -> None:
-    pid, started = _start(tmux, tmp_path, server.url("/tui/index.html"))
-    tmux.wait_for_text("Terminal reading")
+    pid, started = _start(tmux, tmp_path, "q", server.url("/tui/index.html"))
+    tmux.wait_for_text("q", "Terminal reading")
     startup = time.monotonic() - started
     print(f"cdpkit tui: page text shown {startup:.2f} s after the spawn")  # for the report (-s)
-    screen = tmux.screen()
+    screen = tmux.screen("q")
     assert "second page [1]" in screen and "tier 1" in screen and "TUI Home" in screen
-    assert not [name for name in _descendants(pid).values() if "chrom" in name.lower()]  # tier 1: no Chrome
-    tmux("send-keys", "-t", "tui", "f", "1", "Enter")
-    tmux.wait_for_text("The second page")
-    chrome = _chrome_after_snapshot(tmux, pid)
-    tmux("send-keys", "-t", "tui", "q")
-    tmux.wait_for(lambda: not _running(pid), "the TUI exiting on q")
-    tmux.wait_for(lambda: not any(_running(child) for child in chrome), "Chrome closing", timeout=10)
+    assert not _chrome_of(pid)  # tier 1: no Chrome
+    tmux.type("q", "f1\r")
+    tmux.wait_for_text("q", "The second page")
+    _snapshot(tmux, "q")
+    chrome = _chrome_after_snapshot(tmux, "q", pid)
+    assert "link \"home page\"" in tmux.screen("q")
+    tmux.type("q", "q")
+    _wait_gone(tmux, "q", pid, chrome, "q")
 
 
-@pytest.mark.parametrize("ending", ["closed terminal", "Ctrl-C"])
-def test_a_closed_terminal_or_ctrl_c_leaves_no_chrome(
-    tmux: Tmux, tmp_path: Path, server: FixtureServer, ending: str
-) -> None:
-    pid, _ = _start(tmux, tmp_path, server.url("/tui/second.html"))
-    tmux.wait_for_text("The second page")
-    chrome = _chrome_after_snapshot(tmux, pid)
-    if ending == "Ctrl-C":
-        tmux("send-keys", "-t", "tui", "C-c")
-    else:
-        tmux("kill-session", "-t", "tui")  # the terminal goes away: SIGHUP
-    tmux.wait_for(lambda: not _running(pid), f"the TUI exiting on {ending}")
-    tmux.wait_for(lambda: not any(_running(child) for child in chrome), "Chrome closing", timeout=10)
+def test_ctrl_c_and_a_closed_terminal_leave_no_chrome(tmux: Tmux, tmp_path: Path, server: FixtureServer) -> None:
+    """Two TUIs side by side (their Chromes start together): Ctrl-C in one, the other's
+    terminal closed (its window killed: SIGHUP)."""
+    url = server.url("/tui/second.html")
+    pids = {window: _start(tmux, tmp_path, window, url)[0] for window in ("ctrl-c", "hup")}
+    for window in pids:
+        tmux.wait_for_text(window, "The second page")
+        _snapshot(tmux, window)
+    chrome = {window: _chrome_after_snapshot(tmux, window, pid) for window, pid in pids.items()}
+    assert not set(chrome["ctrl-c"]) & set(chrome["hup"])  # a browser each
+    tmux("send-keys", "-t", "tui:ctrl-c", "C-c")
+    tmux("kill-window", "-t", "tui:hup")  # the terminal goes away: SIGHUP
+    _wait_gone(tmux, "ctrl-c", pids["ctrl-c"], chrome["ctrl-c"], "Ctrl-C")
+    _wait_gone(tmux, "hup", pids["hup"], chrome["hup"], "a closed terminal (SIGHUP)")

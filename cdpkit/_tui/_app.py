@@ -286,11 +286,12 @@ class TuiApp(App[None]):
         prompt while it asks, to the help screen while it shows, to the quit bindings)."""
         if event.key in ("ctrl+c", "ctrl+q") or self._quitting or self.screen.id != "_default":
             return False
-        if self._submitting:
+        if self._submitting and self._prompt_mode:
             # Enter went to the prompt and its answer has not arrived: the keys after it
             # wait for it (replayed by _submit_prompt), so they act on what it opens.
             self._held.append(event)
             return True
+        self._submitting = False  # (the prompt closed without answering: nothing waits)
         if self._prompt_mode:
             prompt = self.query_one("#prompt", Input)
             if event.key == "escape":
@@ -490,7 +491,7 @@ class TuiApp(App[None]):
         self._prompt_context = context
         prompt.placeholder = placeholder
         prompt.value = value
-        prompt.select_all()  # a field's value: typing replaces it, an arrow key keeps it
+        prompt.select_all()  # a field's value: what is typed replaces it
         prompt.disabled = False
         prompt.add_class("shown")
         # Focused now, not after the keys already queued (widget.focus() waits for them):

@@ -2,9 +2,10 @@
 
 The pieces: ``_keymap`` (actions, default keys, ``[tui.keys]`` of the config file),
 ``_render`` (a browse result as terminal lines), ``_driver`` (history, the engine calls,
-the live tier-3 page for forms, snapshots and clicks) and ``_app`` (the Textual app).
-Only ``_app`` imports Textual, and only :func:`run_tui` imports ``_app``: ``import cdpkit``
-and ``cdpkit --help`` never load Textual.
+the live tier-3 page for forms, snapshots and clicks), ``_app`` (the Textual app) and
+``_command`` (the command line: its checks, and the fast path ``cdpkit tui`` takes without
+typer). Only ``_app`` imports Textual, and only :func:`run_tui` imports ``_app``:
+``import cdpkit`` and ``cdpkit --help`` never load Textual.
 """
 
 from __future__ import annotations

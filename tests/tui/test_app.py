@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from cdpkit._browse import Engine
+from cdpkit._tui import Driver, load_keymap
+from cdpkit._tui._app import TuiApp
 from tests.server import FixtureServer
 
 from .conftest import command, make_app, settle, type_keys
@@ -169,3 +172,17 @@ async def test_keys_typed_right_after_colon_o_or_slash_reach_the_prompt(
         await settle(app, pilot)
         assert "Terminal reading" in app.visible_text(), app.message
     assert "# The second page" not in target.read_text() and "Terminal reading" in target.read_text()
+
+
+async def test_a_start_page_already_loading_when_the_app_starts_that_fails_says_why(
+    engine: Engine, server: FixtureServer
+) -> None:
+    """``cdpkit tui URL`` starts loading URL before Textual is imported; the app shows what
+    that load gives, a failure included."""
+    driver = Driver(engine)
+    missing = server.url("/tui/missing.html")
+    app = TuiApp(driver, load_keymap(), missing, asyncio.ensure_future(driver.open(missing)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        assert "HTTP 404: not found" in app.message and "missing.html" in app.message
+        assert "no page" in str(app.query_one("#status").render())

@@ -70,13 +70,38 @@ def make_client(config: EngineConfig, settings: BrowserSettings | None = None) -
         headers.update(settings.extra_headers)
         if settings.proxy is not None:
             proxy = _httpx_proxy(settings.proxy)
-    transport = httpx.AsyncHTTPTransport(retries=config.network.retries, proxy=proxy)
+    retries = config.network.retries
+    mounts: dict[str, httpx.AsyncBaseTransport | None] = {}
+    if proxy is None:
+        # A plain http:// URL without a proxy never speaks TLS: its transport needs no
+        # verified context, so the first page of `cdpkit tui` / `browse` does not wait
+        # for certifi's bundle to load (50-250 ms); https:// builds it on its first request.
+        mounts["http://"] = httpx.AsyncHTTPTransport(retries=retries, verify=False)
     return httpx.AsyncClient(
         follow_redirects=True,
         max_redirects=config.network.max_redirects,
-        transport=transport,
+        transport=_DeferredTransport(retries, proxy),
+        mounts=mounts,
         headers=headers,
     )
+
+
+class _DeferredTransport(httpx.AsyncBaseTransport):
+    """httpx's transport with certificate verification, built on its first request."""
+
+    def __init__(self, retries: int, proxy: httpx.Proxy | None) -> None:
+        self._retries = retries
+        self._proxy = proxy
+        self._transport: httpx.AsyncHTTPTransport | None = None
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self._transport is None:
+            self._transport = httpx.AsyncHTTPTransport(retries=self._retries, proxy=self._proxy)
+        return await self._transport.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        if self._transport is not None:
+            await self._transport.aclose()
 
 
 def _httpx_proxy(proxy: Proxy) -> httpx.Proxy:

@@ -50,7 +50,7 @@ _CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 
 # How long the front waits for the handshake before it checks the options and loads the
 # SDK anyway (a person who typed the command sees a bad option's error this soon).
-_IDLE_START = 0.3
+_IDLE_START = 1.0
 
 
 def _load_listing() -> dict[str, Any] | None:
@@ -114,9 +114,9 @@ class _Front:
 
     def __init__(self, listing: Mapping[str, Any], *, allow_js: bool, allow_file_urls: bool):
         self.listing = listing
-        self.tools = listing["tools"]["allow_js" if allow_js else "default"]
+        self.tools = listing["tools"][_variant(allow_js=allow_js, allow_file_urls=allow_file_urls)]
         self.instructions = listing["instructions"][
-            "allow_file_urls" if allow_file_urls else "default"
+            _variant(allow_js=False, allow_file_urls=allow_file_urls)
         ]
         self.era: str | None = None  # "legacy" (initialize) or "modern" (server/discover)
         self.initialized = False
@@ -185,6 +185,14 @@ class _Front:
         self.replay.append(line)
         if request_id is not None:
             self.replayed_ids.append(request_id)
+
+
+def _variant(*, allow_js: bool, allow_file_urls: bool) -> str:
+    """The listing's key for what these options change in the tools and instructions."""
+    names = [
+        name for name, on in (("allow_js", allow_js), ("allow_file_urls", allow_file_urls)) if on
+    ]
+    return "+".join(names) or "default"
 
 
 def _dumps(message: Mapping[str, Any]) -> bytes:
@@ -441,34 +449,42 @@ async def _record(mcp_version: str) -> dict[str, Any]:
         "tools": {},
         "instructions": {},
     }
-    variants = {
-        "default": server_options(),
-        "allow_js": server_options(allow_js=True),
-        "allow_file_urls": server_options(allow_file_urls=True),
-    }
-    for name, options in variants.items():
-        initialize, tools = await _sdk_answers(options, legacy_requests)
-        discover, modern_tools = await _sdk_answers(options, modern_requests)
-        if modern_tools["result"]["tools"] != tools["result"]["tools"]:
-            raise RuntimeError("The SDK lists different tools in the two protocol eras")
-        if initialize["result"]["instructions"] != discover["result"]["instructions"]:
-            raise RuntimeError("The SDK gives different instructions in the two eras")
-        if name != "allow_file_urls":
-            listing["tools"][name] = tools["result"]["tools"]
-        if name != "allow_js":
-            listing["instructions"][name] = initialize["result"]["instructions"]
-        if name == "default":
-            listing["initialize"] = {
-                key: value for key, value in initialize["result"].items()
-                if key not in ("protocolVersion", "instructions")
-            }  # fmt: skip
-            listing["discover"] = {
-                key: value for key, value in discover["result"].items() if key != "instructions"
-            }
-            listing["modern_list"] = {
-                key: value for key, value in modern_tools["result"].items() if key != "tools"
-            }
+    for allow_js in (False, True):
+        for allow_file_urls in (False, True):
+            name = _variant(allow_js=allow_js, allow_file_urls=allow_file_urls)
+            options = server_options(allow_js=allow_js, allow_file_urls=allow_file_urls)
+            await _record_variant(listing, name, options, legacy_requests, modern_requests)
     return listing
+
+
+async def _record_variant(
+    listing: dict[str, Any],
+    name: str,
+    options: ServerOptions,
+    legacy_requests: list[dict[str, Any]],
+    modern_requests: list[dict[str, Any]],
+) -> None:
+    """Record what the SDK answers with these options into ``listing``."""
+    initialize, tools = await _sdk_answers(options, legacy_requests)
+    discover, modern_tools = await _sdk_answers(options, modern_requests)
+    if modern_tools["result"]["tools"] != tools["result"]["tools"]:
+        raise RuntimeError("The SDK lists different tools in the two protocol eras")
+    if initialize["result"]["instructions"] != discover["result"]["instructions"]:
+        raise RuntimeError("The SDK gives different instructions in the two eras")
+    listing["tools"][name] = tools["result"]["tools"]
+    if "allow_js" not in name:
+        listing["instructions"][name] = initialize["result"]["instructions"]
+    if name == "default":
+        listing["initialize"] = {
+            key: value for key, value in initialize["result"].items()
+            if key not in ("protocolVersion", "instructions")
+        }  # fmt: skip
+        listing["discover"] = {
+            key: value for key, value in discover["result"].items() if key != "instructions"
+        }
+        listing["modern_list"] = {
+            key: value for key, value in modern_tools["result"].items() if key != "tools"
+        }
 
 
 def record_listing() -> dict[str, Any]:

@@ -206,15 +206,18 @@ def _claim_stdio() -> tuple[IO[bytes], IO[bytes]]:
     """The wire on private descriptors; fd 0 then reads the null device and fd 1 goes to
     stderr, so nothing the server or the browser prints can corrupt the protocol (what
     the SDK's stdio transport does, done here once for the whole process)."""
-    import fcntl
+    try:
+        import fcntl
 
-    wire_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
-    wire_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
-    sys.stdout.flush()
-    os.dup2(2, 1)
+        wire_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+        wire_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        sys.stdout.flush()
+        os.dup2(2, 1)
+    except (ImportError, OSError):  # no such descriptors to move: serve them in place
+        return sys.stdin.buffer, sys.stdout.buffer
     return os.fdopen(wire_in, "rb", closefd=False), os.fdopen(wire_out, "wb", closefd=False)
 
 
@@ -351,7 +354,7 @@ def serve_stdio(
     wire_in, wire_out = _claim_stdio()
     pending: list[bytes] = []
     try:
-        while True:
+        while True:  # (Ctrl-C here ends the server quietly, as it does once serving)
             line = wire_in.readline()
             if not line:
                 break  # the client left during the handshake
@@ -370,6 +373,8 @@ def serve_stdio(
                 wire_out.flush()
             if front.listed:
                 preparation.start()
+    except KeyboardInterrupt:
+        return
     finally:
         timer.cancel()
     options = preparation.result()

@@ -5,7 +5,11 @@
     python -m cdpkit.mcp_server ...     # the same, without the CLI
 
 Needs the ``mcp`` extra (``pip install 'cdpkit-browser[mcp]'``); importing this module does
-not import ``mcp``, and neither does ``import cdpkit``.
+not import ``mcp``, and neither does ``import cdpkit``. Over stdio the handshake
+(``initialize`` or ``server/discover``, then ``tools/list``) is answered by a front that
+loads neither the SDK nor the browser code (:mod:`cdpkit._mcp_front`): an MCP host has
+the tool list within a fraction of a second, and the SDK server, loaded meanwhile, takes
+the connection over at the first tool call.
 
 First come the tools of the light path (``browse``, ``get_links``, ``get_forms``,
 ``session_list``, ``session_close``; see :mod:`cdpkit._mcp_browse`), which fetch pages over

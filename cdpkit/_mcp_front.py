@@ -85,12 +85,21 @@ def front_serves(args: Mapping[str, Any]) -> dict[str, Any] | None:
 # -- the answers ------------------------------------------------------------------------------
 
 
+# The fields of an implementation's info the front takes as they are (others, such as
+# icons, go to the SDK to check).
+_INFO_FIELDS = {"name", "version", "title", "description", "websiteUrl"}
+
+
 def _is_info(value: Any) -> bool:
     return (
         isinstance(value, dict)
-        and isinstance(value.get("name"), str)
-        and isinstance(value.get("version"), str)
+        and {"name", "version"} <= set(value) <= _INFO_FIELDS
+        and all(isinstance(field, str) for field in value.values())
     )
+
+
+def _is_capabilities(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(item, dict) for item in value.values())
 
 
 def _modern_envelope(params: Any, listing: Mapping[str, Any]) -> bool:
@@ -103,7 +112,7 @@ def _modern_envelope(params: Any, listing: Mapping[str, Any]) -> bool:
         and set(meta) == {_VERSION_KEY, _CLIENT_INFO_KEY, _CAPABILITIES_KEY}
         and meta[_VERSION_KEY] in listing["modern_versions"]
         and _is_info(meta[_CLIENT_INFO_KEY])
-        and isinstance(meta[_CAPABILITIES_KEY], dict)
+        and _is_capabilities(meta[_CAPABILITIES_KEY])
     )
 
 
@@ -128,7 +137,8 @@ class _Front:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return None
         method, params = message.get("method"), message.get("params")
-        is_request = "id" in message and isinstance(message["id"], (int, str))
+        request_id = message.get("id")
+        is_request = isinstance(request_id, (int, str)) and not isinstance(request_id, bool)
         if self.era is None:
             if method == "initialize" and is_request:
                 return self._initialize(line, message["id"], params)
@@ -164,9 +174,8 @@ class _Front:
             isinstance(params, dict)
             and set(params) <= {"protocolVersion", "capabilities", "clientInfo"}
             and isinstance(params.get("protocolVersion"), str)
-            and isinstance(params.get("capabilities"), dict)
+            and _is_capabilities(params.get("capabilities"))
             and _is_info(params.get("clientInfo"))
-            and _VERSION_KEY not in (params.get("_meta") or {})
         ):
             return None
         requested = params["protocolVersion"]
@@ -258,6 +267,13 @@ class Handoff:
             and message.get("id") in self.pending_drops
         ):
             self.pending_drops.remove(message["id"])
+            if "error" in message:  # cannot happen while the listing is the SDK's own
+                print(
+                    f"cdpkit mcp: the SDK server refused the handshake the front answered: "
+                    f"{message['error']}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             return True
         return False
 

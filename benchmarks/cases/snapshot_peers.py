@@ -16,7 +16,8 @@ or when the install fails, the peers' columns say why and only cdpkit is measure
 Tokens are estimated as characters / 4 (all the text parts of the tool's result). Time is
 the wall time of the snapshot call after the page loaded (one warm-up call first). Per
 server, also: cold start (spawn -> ``initialize`` -> ``tools/list`` answered, ``--starts``
-runs, median and min-max; the browser of every server starts later, on its first tool),
+runs, interleaved across the servers so that the machine's load weighs on all alike,
+median and min-max; the browser of every server starts later, on its first tool),
 the size of ``tools/list`` (characters / 4 of the JSON of its tools) and its tool count,
 and navigate time (the navigate tool's call on each page, median over pages). A
 second pass, with the library directly, checks that cdpkit's unlimited snapshot lists

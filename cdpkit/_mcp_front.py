@@ -7,8 +7,8 @@ alone takes most of a second. So the front reads the first messages itself, with
 standard library only, and answers ``initialize``, ``notifications/initialized``, ``ping``,
 ``server/discover`` and ``tools/list`` from :data:`LISTING` (``_mcp_listing.json``): the
 answers the SDK server gives to those requests, recorded from it at build time by
-:func:`record_listing` (``python -m cdpkit._mcp_front --write``; ``--check`` says whether
-the file is stale, and a test runs it). The protocol version is negotiated as the SDK
+:mod:`cdpkit._mcp_listing` (``python -m cdpkit._mcp_listing --write``; ``--check`` says
+whether the file is stale, and a test runs it). The protocol version is negotiated as the SDK
 does: the client's version if the SDK supports it, else the latest it supports.
 
 The first message the front does not answer (a tool call, anything unusual, a message it
@@ -39,7 +39,14 @@ from typing import IO, TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._mcp_session import ServerOptions
 
-__all__ = ["LISTING_PATH", "Handoff", "front_serves", "record_listing", "serve_stdio"]
+__all__ = [
+    "LISTING_PATH",
+    "Handoff",
+    "front_serves",
+    "installed_mcp",
+    "listing_variant",
+    "serve_stdio",
+]
 
 LISTING_PATH = Path(__file__).with_name("_mcp_listing.json")
 
@@ -61,7 +68,7 @@ def _load_listing() -> dict[str, Any] | None:
     return listing
 
 
-def _installed_mcp() -> str | None:
+def installed_mcp() -> str | None:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -77,7 +84,7 @@ def front_serves(args: Mapping[str, Any]) -> dict[str, Any] | None:
     if args.get("http") is not None or args.get("allowed_origins") or args.get("blocked_origins"):
         return None
     listing = _load_listing()
-    if listing is None or listing.get("mcp") != _installed_mcp():
+    if listing is None or listing.get("mcp") != installed_mcp():
         return None
     return listing
 
@@ -123,9 +130,11 @@ class _Front:
 
     def __init__(self, listing: Mapping[str, Any], *, allow_js: bool, allow_file_urls: bool):
         self.listing = listing
-        self.tools = listing["tools"][_variant(allow_js=allow_js, allow_file_urls=allow_file_urls)]
+        self.tools = listing["tools"][
+            listing_variant(allow_js=allow_js, allow_file_urls=allow_file_urls)
+        ]
         self.instructions = listing["instructions"][
-            _variant(allow_js=False, allow_file_urls=allow_file_urls)
+            listing_variant(allow_js=False, allow_file_urls=allow_file_urls)
         ]
         self.era: str | None = None  # "legacy" (initialize) or "modern" (server/discover)
         self.initialized = False
@@ -196,7 +205,7 @@ class _Front:
             self.replayed_ids.append(request_id)
 
 
-def _variant(*, allow_js: bool, allow_file_urls: bool) -> str:
+def listing_variant(*, allow_js: bool, allow_file_urls: bool) -> str:
     """The listing's key for what these options change in the tools and instructions."""
     names = [
         name for name, on in (("allow_js", allow_js), ("allow_file_urls", allow_file_urls)) if on
@@ -299,8 +308,9 @@ class Handoff:
 class _Preparation:
     """The options' check and the SDK's import, in a thread, started once."""
 
-    def __init__(self, make_options: Callable[[], ServerOptions]) -> None:
+    def __init__(self, make_options: Callable[[], ServerOptions], warm: Callable[[], None]) -> None:
         self.make_options = make_options
+        self.warm = warm
         self.options: ServerOptions | None = None
         self.failure: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="cdpkit-mcp-prepare", daemon=True)
@@ -327,11 +337,8 @@ class _Preparation:
         except BaseException as exc:  # reported by the main thread
             self.failure = exc
             return
-        from .mcp_server import _require_mcp
-
         try:
-            _require_mcp(http=False)
-            from . import _mcp_app  # noqa: F401  (the SDK, pydantic, the tools: warm)
+            self.warm()
         except BaseException as exc:
             self.failure = exc
 
@@ -348,11 +355,14 @@ def serve_stdio(
     listing: Mapping[str, Any],
     args: Mapping[str, Any],
     make_options: Callable[[], ServerOptions],
+    warm: Callable[[], None],
     serve: Callable[[ServerOptions, Handoff], None],
 ) -> None:
     """Answer the handshake from ``listing``, then hand the connection to
     ``serve(options, handoff)`` (the SDK server) at the first message the front does not
-    answer; return at end of input.
+    answer; return at end of input. Once ``tools/list`` is answered (or after a short
+    wait), a thread checks the options (``make_options``) and loads the SDK server
+    (``warm``: it raises ``SystemExit`` with a message when the SDK is missing).
 
     Raises:
         SystemExit: The ``mcp`` extra is missing or unusable (its message says how to
@@ -363,7 +373,7 @@ def serve_stdio(
         allow_js=bool(args.get("allow_js")),
         allow_file_urls=bool(args.get("allow_file_urls")),
     )
-    preparation = _Preparation(make_options)
+    preparation = _Preparation(make_options, warm)
     timer = threading.Timer(_IDLE_START, preparation.start)
     timer.daemon = True
     timer.start()
@@ -397,155 +407,3 @@ def serve_stdio(
     if not pending:
         return
     serve(options, Handoff(wire_in, wire_out, front.replay + pending, front.replayed_ids))
-
-
-# -- the listing, recorded from the SDK server ------------------------------------------------
-
-
-def _envelope() -> dict[str, Any]:
-    return {
-        _VERSION_KEY: "",
-        _CLIENT_INFO_KEY: {"name": "cdpkit-listing", "version": "1"},
-        _CAPABILITIES_KEY: {},
-    }
-
-
-async def _sdk_answers(options: ServerOptions, requests: list[dict[str, Any]]) -> list[Any]:
-    """What the SDK server answers to ``requests`` (sent one after the other over its
-    stdio transport, each after the previous answer)."""
-    import anyio
-
-    from . import _mcp_app
-    from ._mcp_session import BrowserSession
-
-    answers: list[Any] = []
-    answered = anyio.Event()
-
-    class Script:
-        async def lines(self) -> AsyncIterator[str]:
-            nonlocal answered
-            for request in requests:
-                answered = anyio.Event()
-                yield json.dumps(request) + "\n"
-                if "id" in request:
-                    await answered.wait()
-
-        def __aiter__(self) -> AsyncIterator[str]:
-            return self.lines()
-
-        async def write(self, text: str) -> None:
-            answers.append(json.loads(text))
-            answered.set()
-
-        async def flush(self) -> None:
-            pass
-
-    script = Script()
-    await _mcp_app.run_stdio(BrowserSession(options), stdin=script, stdout=script)
-    return answers
-
-
-async def _record(mcp_version: str) -> dict[str, Any]:
-    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-
-    from .mcp_server import server_options
-
-    modern = MODERN_PROTOCOL_VERSIONS[-1]
-    envelope = {**_envelope(), _VERSION_KEY: modern}
-    legacy_requests: list[dict[str, Any]] = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": HANDSHAKE_PROTOCOL_VERSIONS[-1], "capabilities": {},
-            "clientInfo": {"name": "cdpkit-listing", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-    ]  # fmt: skip
-    modern_requests = [
-        {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": envelope}},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": envelope}},
-    ]
-    listing: dict[str, Any] = {
-        "mcp": mcp_version,
-        "handshake_versions": list(HANDSHAKE_PROTOCOL_VERSIONS),
-        "modern_versions": list(MODERN_PROTOCOL_VERSIONS),
-        "tools": {},
-        "instructions": {},
-    }
-    for allow_js in (False, True):
-        for allow_file_urls in (False, True):
-            name = _variant(allow_js=allow_js, allow_file_urls=allow_file_urls)
-            options = server_options(allow_js=allow_js, allow_file_urls=allow_file_urls)
-            await _record_variant(listing, name, options, legacy_requests, modern_requests)
-    return listing
-
-
-async def _record_variant(
-    listing: dict[str, Any],
-    name: str,
-    options: ServerOptions,
-    legacy_requests: list[dict[str, Any]],
-    modern_requests: list[dict[str, Any]],
-) -> None:
-    """Record what the SDK answers with these options into ``listing``."""
-    initialize, tools = await _sdk_answers(options, legacy_requests)
-    discover, modern_tools = await _sdk_answers(options, modern_requests)
-    if modern_tools["result"]["tools"] != tools["result"]["tools"]:
-        raise RuntimeError("The SDK lists different tools in the two protocol eras")
-    if initialize["result"]["instructions"] != discover["result"]["instructions"]:
-        raise RuntimeError("The SDK gives different instructions in the two eras")
-    listing["tools"][name] = tools["result"]["tools"]
-    if "allow_js" not in name:
-        listing["instructions"][name] = initialize["result"]["instructions"]
-    if name == "default":
-        listing["initialize"] = {
-            key: value for key, value in initialize["result"].items()
-            if key not in ("protocolVersion", "instructions")
-        }  # fmt: skip
-        listing["discover"] = {
-            key: value for key, value in discover["result"].items() if key != "instructions"
-        }
-        listing["modern_list"] = {
-            key: value for key, value in modern_tools["result"].items() if key != "tools"
-        }
-
-
-def record_listing() -> dict[str, Any]:
-    """The listing as the installed SDK server answers: what ``_mcp_listing.json`` must
-    hold. Needs the ``mcp`` extra."""
-    import asyncio
-
-    version = _installed_mcp()
-    if version is None:
-        raise RuntimeError("Recording the MCP listing needs the 'mcp' package")
-    return asyncio.run(_record(version))
-
-
-def _listing_text(listing: Mapping[str, Any]) -> str:
-    return json.dumps(listing, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m cdpkit._mcp_front --write | --check``: record the listing the front
-    answers from, or say whether the recorded one is stale (exit status 1)."""
-    args = sys.argv[1:] if argv is None else argv
-    if args not in (["--write"], ["--check"]):
-        print("usage: python -m cdpkit._mcp_front --write | --check", file=sys.stderr)
-        return 2
-    text = _listing_text(record_listing())
-    if args == ["--write"]:
-        LISTING_PATH.write_text(text, encoding="utf-8")
-        print(f"wrote {LISTING_PATH}")
-        return 0
-    current = LISTING_PATH.read_text(encoding="utf-8") if LISTING_PATH.exists() else ""
-    if current != text:
-        print(
-            f"{LISTING_PATH} is stale (a tool's signature or docstring, the instructions or "
-            "the mcp version changed): run python -m cdpkit._mcp_front --write",
-            file=sys.stderr,
-        )
-        return 1
-    print(f"{LISTING_PATH} is up to date")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -482,7 +482,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     listing = front_serves(args)
     if listing is None:
         return run_server(lambda: server_options(**args))
-    return _serving(lambda: serve_stdio(listing, args, lambda: server_options(**args), serve))
+    return _serving(
+        lambda: serve_stdio(listing, args, lambda: server_options(**args), _warm_stdio, serve)
+    )
+
+
+def _warm_stdio() -> None:
+    """Check that the SDK is there, and load the server (the SDK, pydantic, the tools)
+    before the first tool call needs it."""
+    _require_mcp(http=False)
+    from . import _mcp_app  # noqa: F401
 
 
 if __name__ == "__main__":

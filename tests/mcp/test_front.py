@@ -17,7 +17,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from cdpkit import _mcp_front
+from cdpkit import _mcp_front, _mcp_listing
 from cdpkit.mcp_server import server_options
 from tests.server import FixtureServer
 
@@ -93,16 +93,16 @@ def test_the_front_answers_the_handshake_as_the_sdk_server_does(
     options = server_options(allow_js="allow_js" in variant, allow_file_urls="file" in variant)
     for messages in (_legacy(version), _MODERN):
         front, _ = _front_answers(messages, *args)
-        sdk = asyncio.run(_mcp_front._sdk_answers(options, messages))
+        sdk = asyncio.run(_mcp_listing.sdk_answers(options, messages))
         assert front == sdk, messages[0]["method"]
 
 
 def test_the_recorded_listing_is_what_the_installed_sdk_server_answers() -> None:
     """The guard against a stale listing: a tool's signature or docstring, the
-    instructions or the SDK changed without ``python -m cdpkit._mcp_front --write``."""
+    instructions or the SDK changed without ``python -m cdpkit._mcp_listing --write``."""
     recorded = json.loads(_mcp_front.LISTING_PATH.read_text(encoding="utf-8"))
-    assert recorded == _mcp_front.record_listing(), (
-        "cdpkit/_mcp_listing.json is stale: run python -m cdpkit._mcp_front --write"
+    assert recorded == _mcp_listing.record_listing(), (
+        "cdpkit/_mcp_listing.json is stale: run python -m cdpkit._mcp_listing --write"
     )
 
 

@@ -94,6 +94,7 @@ class Peer:
     snapshot: str
     snapshot_arguments: dict[str, Any] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
+    cwd: Path = ROOT  # where it runs (the peers write their own files there)
 
 
 # -- pages ------------------------------------------------------------------------------------
@@ -153,14 +154,14 @@ def peers(bin_dir: Path, chrome: str) -> list[Peer]:
             "playwright-mcp",
             [str(bin_dir / "playwright-mcp"), "--executable-path", chrome, "--headless",
              "--no-sandbox", "--isolated"],
-            "browser_navigate", "browser_snapshot", env=env,
+            "browser_navigate", "browser_snapshot", env=env, cwd=bin_dir.parent.parent,
         ),
         Peer(
             "chrome-devtools-mcp",
             [str(bin_dir / "chrome-devtools-mcp"), "--executablePath", chrome, "--headless",
              "--isolated", "--chromeArg=--no-sandbox", "--no-usage-statistics",
              "--no-performance-crux", "--no-page-id-routing"],
-            "navigate_page", "take_snapshot", env=env,
+            "navigate_page", "take_snapshot", env=env, cwd=bin_dir.parent.parent,
         ),
     ]
 
@@ -184,7 +185,7 @@ def _parameters(peer: Peer) -> Any:
 
     return StdioServerParameters(
         command=peer.command[0], args=peer.command[1:], env={**os.environ, **peer.env},
-        cwd=str(ROOT),
+        cwd=str(peer.cwd),
     )
 
 

@@ -5,7 +5,7 @@ An MCP host spawns ``cdpkit mcp`` and waits for ``initialize`` (or the 2026 prot
 ``server/discover``) and ``tools/list`` before the agent can start; importing the SDK
 alone takes most of a second. So the front reads the first messages itself, with the
 standard library only, and answers ``initialize``, ``notifications/initialized``, ``ping``,
-``server/discover`` and ``tools/list`` from :data:`LISTING` (``_mcp_listing.json``): the
+``server/discover`` and ``tools/list`` from the listing (:data:`LISTING_PATH`): the
 answers the SDK server gives to those requests, recorded from it at build time by
 :mod:`cdpkit._mcp_listing` (``python -m cdpkit._mcp_listing --write``; ``--check`` says
 whether the file is stale, and a test runs it). The protocol version is negotiated as the SDK
@@ -395,8 +395,13 @@ def serve_stdio(
                 pending.append(line)
                 break
             if "id" in message:  # a request (a notification the front took has none)
-                wire_out.write(_dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}))
-                wire_out.flush()
+                try:
+                    wire_out.write(
+                        _dumps({"jsonrpc": "2.0", "id": message["id"], "result": result})
+                    )
+                    wire_out.flush()
+                except OSError:  # the client is gone (a closed pipe): nothing to serve
+                    break
             if front.listed:
                 preparation.start()
     except KeyboardInterrupt:

@@ -15,38 +15,36 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import cdp
-from ._grid import GridBrowser, grid
-from ._model import Command, Event, RawEvent
-from ._pool import Pool, pool
-from .browser import Browser, BrowserContext, connect, launch
-from .errors import (
-    CDPError,
-    CommandTimeoutError,
-    CommandTooLargeError,
-    ConnectError,
-    ConnectionClosedError,
-    ConnectTimeoutError,
-    DownloadError,
-    ElementNotFoundError,
-    EvaluationError,
-    GridCapacityError,
-    GridError,
-    LaunchError,
-    NavigationError,
-    PageCrashedError,
-    ProfileLockedError,
-    ProtocolError,
-    TargetClosedError,
-    WaitTimeoutError,
-)
-from .page import Dialog, Page
-from .session import EventStream, Expectation, Session
-
 if TYPE_CHECKING:
-    from . import tools
+    from . import cdp, tools
     from ._browse import BrowseError, BrowseResult, Engine, browse, engine
+    from ._grid import GridBrowser, grid
+    from ._model import Command, Event, RawEvent
+    from ._pool import Pool, pool
     from ._settings import BrowserSettings, Proxy
+    from .browser import Browser, BrowserContext, connect, launch
+    from .errors import (
+        CDPError,
+        CommandTimeoutError,
+        CommandTooLargeError,
+        ConnectError,
+        ConnectionClosedError,
+        ConnectTimeoutError,
+        DownloadError,
+        ElementNotFoundError,
+        EvaluationError,
+        GridCapacityError,
+        GridError,
+        LaunchError,
+        NavigationError,
+        PageCrashedError,
+        ProfileLockedError,
+        ProtocolError,
+        TargetClosedError,
+        WaitTimeoutError,
+    )
+    from .page import Dialog, Page
+    from .session import EventStream, Expectation, Session
 
 __version__ = "0.1.0"
 
@@ -98,27 +96,48 @@ __all__ = [
 ]
 
 
-# Loaded on first use: the browse engine pulls in httpx, selectolax, pypdf and Pillow.
-_BROWSE_NAMES = ("BrowseError", "BrowseResult", "Engine", "browse", "engine")
+# Every export is loaded on first use, so that `import cdpkit` (and what is started
+# through it, such as `cdpkit mcp`, which an MCP host waits for) costs nothing until a
+# name is used: the core pulls in pydantic, the browse engine httpx, selectolax, pypdf
+# and Pillow. The module that defines each name:
+_ERRORS = (
+    "CDPError", "CommandTimeoutError", "CommandTooLargeError", "ConnectError",
+    "ConnectionClosedError", "ConnectTimeoutError", "DownloadError", "ElementNotFoundError",
+    "EvaluationError", "GridCapacityError", "GridError", "LaunchError", "NavigationError",
+    "PageCrashedError", "ProfileLockedError", "ProtocolError", "TargetClosedError",
+    "WaitTimeoutError",
+)  # fmt: skip
+_HOMES = {
+    **dict.fromkeys(("GridBrowser", "grid"), "._grid"),
+    **dict.fromkeys(("Command", "Event", "RawEvent"), "._model"),
+    **dict.fromkeys(("Pool", "pool"), "._pool"),
+    **dict.fromkeys(("Browser", "BrowserContext", "connect", "launch"), ".browser"),
+    **dict.fromkeys(_ERRORS, ".errors"),
+    **dict.fromkeys(("Dialog", "Page"), ".page"),
+    **dict.fromkeys(("EventStream", "Expectation", "Session"), ".session"),
+    **dict.fromkeys(("BrowseError", "BrowseResult", "Engine", "browse", "engine"), "._browse"),
+    **dict.fromkeys(("BrowserSettings", "Proxy"), "._settings"),
+}
 
 
 def __getattr__(name: str) -> Any:
-    # The tools pull in more than the core needs; import them on first use.
-    if name == "tools":
-        import importlib
+    import importlib
 
-        return importlib.import_module(".tools", __name__)
-    if name in ("BrowserSettings", "Proxy"):
-        # Imported when first used: only programs that set them pay for them.
-        from . import _settings
+    home = _HOMES.get(name)
+    if home is not None:
+        value = getattr(importlib.import_module(home, __name__), name)
+    else:
+        # The subpackages (cdp, tools) and the modules importing cdpkit once loaded
+        # eagerly (cdpkit.browser, cdpkit.errors...), reachable as attributes as before.
+        try:
+            value = importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module 'cdpkit' has no attribute {name!r}") from None
+    globals()[name] = value
+    return value
 
-        value = getattr(_settings, name)
-        globals()[name] = value
-        return value
-    if name in _BROWSE_NAMES:
-        import importlib
 
-        value = getattr(importlib.import_module("._browse", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'cdpkit' has no attribute {name!r}")
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

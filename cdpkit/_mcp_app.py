@@ -160,9 +160,7 @@ class _ClientSessions:
                 await view.close()
 
 
-def build_server(
-    session: BrowserSession, clients: _ClientSessions | None = None
-) -> Server[Any]:
+def build_server(session: BrowserSession, clients: _ClientSessions | None = None) -> Server[Any]:
     """The MCP server of ``session``'s tools (``browser_execute_js`` only with
     ``session.options.allow_js``) and resources. Its lifespan closes the browser.
 
@@ -252,13 +250,17 @@ def _version() -> str:
     return __version__
 
 
-async def run_stdio(session: BrowserSession) -> None:
-    """Serve over stdin/stdout until the client closes stdin; then close the browser."""
+async def run_stdio(session: BrowserSession, stdin: Any = None, stdout: Any = None) -> None:
+    """Serve over stdin/stdout until the client closes stdin; then close the browser.
+
+    ``stdin`` and ``stdout`` replace the process's (as the SDK's ``stdio_server`` takes
+    them: lines to iterate, ``write`` and ``flush``): the front's hand-off
+    (:class:`cdpkit._mcp_front.Handoff`)."""
     from mcp.server.stdio import stdio_server
 
     server = build_server(session)
     try:
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_server(stdin, stdout) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
         await session.close()

@@ -5,7 +5,11 @@
     python -m cdpkit.mcp_server ...     # the same, without the CLI
 
 Needs the ``mcp`` extra (``pip install 'cdpkit-browser[mcp]'``); importing this module does
-not import ``mcp``, and neither does ``import cdpkit``.
+not import ``mcp``, and neither does ``import cdpkit``. Over stdio the handshake
+(``initialize`` or ``server/discover``, then ``tools/list``) is answered by a front that
+loads neither the SDK nor the browser code (:mod:`cdpkit._mcp_front`): an MCP host has
+the tool list within a fraction of a second, and the SDK server, loaded meanwhile, takes
+the connection over at the first tool call.
 
 First come the tools of the light path (``browse``, ``get_links``, ``get_forms``,
 ``session_list``, ``session_close``; see :mod:`cdpkit._mcp_browse`), which fetch pages over
@@ -42,24 +46,18 @@ Resources: ``dom://current-page`` (the active tab's simplified DOM tree) and ``t
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import os
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ._browser_options import (
-    SETTINGS_HELP,
-    CLIError,
-    browser_options,
-    browser_settings,
-    report_error,
-)
+# Nothing heavy at import: `cdpkit mcp` answers the handshake before it loads the
+# browser code, pydantic or the SDK (see cdpkit._mcp_front).
 
 if TYPE_CHECKING:
+    from ._mcp_front import Handoff
     from ._mcp_session import ServerOptions
 
 __all__ = [
@@ -90,8 +88,9 @@ ORIGINS_HELP = (
 )
 
 # The help of each option, written once for both entry points (argparse here, typer in
-# cdpkit.cli._mcp), keyed by the option's parameter name.
-HELP = {
+# cdpkit.cli._mcp), keyed by the option's parameter name; with the browser settings'
+# help (``HELP``, built on first use: those live with the browser options).
+_OWN_HELP = {
     "http": "Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (a bare PORT "
     "binds 127.0.0.1).",
     "headful": "Show the browser window.",
@@ -119,7 +118,6 @@ HELP = {
     "allowed_origins": "Only web pages of these origins may be loaded, read or downloaded "
     f"(default: any); {ORIGINS_HELP}.",
     "blocked_origins": f"Refuse web pages of these origins, even if allowed; {ORIGINS_HELP}.",
-    **SETTINGS_HELP,
     "snapshot_after_action": "Return a full snapshot (browser_snapshot's, within its default "
     "budget) after every action tool, as well as the few lines saying what the action "
     "changed.",
@@ -127,6 +125,19 @@ HELP = {
     "storage, tabs). By default each client session gets a context of its own, closed "
     "when the client disconnects.",
 }
+
+
+HELP: dict[str, str]  # (declared: built by __getattr__ on first use)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "HELP":
+        from ._browser_options import SETTINGS_HELP
+
+        value = {**_OWN_HELP, **SETTINGS_HELP}
+        globals()["HELP"] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def parse_http(value: str) -> tuple[str, int]:
@@ -153,6 +164,8 @@ def parse_http(value: str) -> tuple[str, int]:
 
 
 def _seconds(value: float | str | None) -> float:
+    from ._browser_options import CLIError
+
     if value is None:
         return 30.0
     try:
@@ -241,6 +254,7 @@ def server_options(
             ``connect``, an origin entry that is not an origin), in one line naming the
             option; exit status 2.
     """
+    from ._browser_options import CLIError, browser_options, browser_settings
     from ._mcp_session import ServerOptions
     from ._mcp_urls import UrlPolicy
 
@@ -304,18 +318,23 @@ def _require_mcp(http: bool = True) -> None:
             )
 
 
-async def serve_async(options: ServerOptions) -> None:
+async def serve_async(options: ServerOptions, handoff: Handoff | None = None) -> None:
     """Run the MCP server in the running event loop until the client disconnects (stdio)
     or the server is interrupted (HTTP); the browser is closed before it returns.
 
     Args:
         options: What :func:`server_options` made of the command line.
+        handoff: The stdio connection as the front (:mod:`cdpkit._mcp_front`) hands it
+            over, once it has answered the handshake; ``None``: the process's stdio.
 
     Raises:
         SystemExit: The ``mcp`` extra is not installed (the message says how to install
             it).
     """
     _require_mcp(options.http is not None)
+    import asyncio
+    import signal
+
     from . import _mcp_app
     from ._mcp_session import BrowserSession
 
@@ -346,65 +365,80 @@ async def serve_async(options: ServerOptions) -> None:
             loop.add_signal_handler(signum, stop)
             handled.append(signum)
     try:
-        await _mcp_app.run_stdio(session)
+        await _mcp_app.run_stdio(session, handoff, handoff)
     finally:
         for signum in handled:
             loop.remove_signal_handler(signum)
 
 
-def serve(options: ServerOptions) -> None:
+def serve(options: ServerOptions, handoff: Handoff | None = None) -> None:
     """Run the MCP server until the client disconnects (stdio) or the server is
     interrupted (HTTP). Blocks.
 
     Args:
         options: What :func:`server_options` made of the command line.
+        handoff: The stdio connection as the front hands it over (see
+            :func:`serve_async`).
 
     Raises:
         SystemExit: The ``mcp`` extra is not installed (the message says how to install
             it: ``pip install 'cdpkit-browser[mcp]'``), so a CLI exits 1 without a traceback.
     """
+    import asyncio
+
     _require_mcp(options.http is not None)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve_async(options))
+        asyncio.run(serve_async(options, handoff))
+
+
+class _Parser(argparse.ArgumentParser):
+    """Fills in the options' help only when it is shown (the browser settings' help
+    lives with the browser code, which serving loads later)."""
+
+    def format_help(self) -> str:
+        help_texts = __getattr__("HELP")
+        for action in self._actions:
+            if action.dest in help_texts:
+                action.help = help_texts[action.dest]
+        return super().format_help()
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``python -m cdpkit.mcp_server`` (same options as ``cdpkit mcp``)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="cdpkit mcp",
         description="MCP server giving an AI agent a Chromium browser (stdio by default).",
     )
     add = parser.add_argument
-    add("--http", metavar="HOST:PORT", help=HELP["http"])
-    add("--headful", action="store_true", help=HELP["headful"])
-    add("--connect", metavar="ENDPOINT", help=HELP["connect"])
-    add("--grid", metavar="URL", help=HELP["grid"])
-    add("--header", metavar="'NAME: VALUE'", action="append", help=HELP["header"])
-    add("--profile", metavar="NAME", help=HELP["profile"])
-    add("--chrome", metavar="PATH", help=HELP["chrome"])
-    add("--chrome-arg", metavar="FLAG", action="append", help=HELP["chrome_arg"])
-    add("--viewport", metavar="WxH", help=HELP["viewport"])
-    add("--timeout", metavar="SECONDS", help=HELP["timeout"])
-    add("--downloads", metavar="DIR", help=HELP["downloads"])
-    add("--allow-js", action="store_true", help=HELP["allow_js"])
+    add("--http", metavar="HOST:PORT")
+    add("--headful", action="store_true")
+    add("--connect", metavar="ENDPOINT")
+    add("--grid", metavar="URL")
+    add("--header", metavar="'NAME: VALUE'", action="append")
+    add("--profile", metavar="NAME")
+    add("--chrome", metavar="PATH")
+    add("--chrome-arg", metavar="FLAG", action="append")
+    add("--viewport", metavar="WxH")
+    add("--timeout", metavar="SECONDS")
+    add("--downloads", metavar="DIR")
+    add("--allow-js", action="store_true")
     add(
         "--allow-file-urls",
         "--allow-unrestricted-file-access",
         dest="allow_file_urls",
         action="store_true",
-        help=HELP["allow_file_urls"],
     )
-    add("--allowed-origins", metavar="ORIGINS", action="append", help=HELP["allowed_origins"])
-    add("--blocked-origins", metavar="ORIGINS", action="append", help=HELP["blocked_origins"])
-    add("--user-agent", metavar="UA", help=HELP["user_agent"])
-    add("--locale", metavar="TAG", help=HELP["locale"])
-    add("--timezone", metavar="ZONE", help=HELP["timezone"])
-    add("--proxy", metavar="URL", help=HELP["proxy"])
-    add("--stealth", action="store_true", help=HELP["stealth"])
-    add("--extra-header", metavar="'NAME: VALUE'", action="append", help=HELP["extra_header"])
-    add("--storage-state", metavar="PATH", help=HELP["storage_state"])
-    add("--snapshot-after-action", action="store_true", help=HELP["snapshot_after_action"])
-    add("--shared-context", action="store_true", help=HELP["shared_context"])
+    add("--allowed-origins", metavar="ORIGINS", action="append")
+    add("--blocked-origins", metavar="ORIGINS", action="append")
+    add("--user-agent", metavar="UA")
+    add("--locale", metavar="TAG")
+    add("--timezone", metavar="ZONE")
+    add("--proxy", metavar="URL")
+    add("--stealth", action="store_true")
+    add("--extra-header", metavar="'NAME: VALUE'", action="append")
+    add("--storage-state", metavar="PATH")
+    add("--snapshot-after-action", action="store_true")
+    add("--shared-context", action="store_true")
     return parser
 
 
@@ -414,13 +448,20 @@ def run_server(make_options: Callable[[], ServerOptions]) -> int:
     Bad options print one line (``error: ...``, as every cdpkit command) and give 2;
     without the ``mcp`` extra it prints how to install it and gives 1.
     """
+    from ._browser_options import CLIError, report_error
+
     try:
         options = make_options()
     except CLIError as exc:
         report_error(exc, debug=False)
         return exc.exit_code
+    return _serving(lambda: serve(options))
+
+
+def _serving(run: Callable[[], None]) -> int:
+    """Run the server; the exit status (1, after its message, without the mcp extra)."""
     try:
-        serve(options)
+        run()
     except SystemExit as exc:
         if isinstance(exc.code, str):
             print(exc.code, file=sys.stderr)
@@ -436,7 +477,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     print the problem in one line and return 2.
     """
     args = vars(build_parser().parse_args(argv))
-    return run_server(lambda: server_options(**args))
+    from ._mcp_front import front_serves, serve_stdio
+
+    listing = front_serves(args)
+    if listing is None:
+        return run_server(lambda: server_options(**args))
+    return _serving(
+        lambda: serve_stdio(listing, args, lambda: server_options(**args), _warm_stdio, serve)
+    )
+
+
+def _warm_stdio() -> None:
+    """Check that the SDK is there, and load the server (the SDK, pydantic, the tools)
+    before the first tool call needs it."""
+    _require_mcp(http=False)
+    from . import _mcp_app  # noqa: F401
 
 
 if __name__ == "__main__":

@@ -63,6 +63,8 @@ FLOORS: dict[str, int] = {
     "_repl_lines": 4,
     "_repl_runner": 4,
     "_mcp_app": 4,
+    "_mcp_front": 4,
+    "_mcp_listing": 4,
     "_mcp_network": 4,
     "_mcp_state": 4,
     "_mcp_downloads": 4,

@@ -16,7 +16,8 @@ or when the install fails, the peers' columns say why and only cdpkit is measure
 Tokens are estimated as characters / 4 (all the text parts of the tool's result). Time is
 the wall time of the snapshot call after the page loaded (one warm-up call first). Per
 server, also: cold start (spawn -> ``initialize`` -> ``tools/list`` answered, ``--starts``
-runs, median and min-max; the browser of every server starts later, on its first tool),
+runs, interleaved across the servers so that the machine's load weighs on all alike,
+median and min-max; the browser of every server starts later, on its first tool),
 the size of ``tools/list`` (characters / 4 of the JSON of its tools) and its tool count,
 and navigate time (the navigate tool's call on each page, median over pages). A
 second pass, with the library directly, checks that cdpkit's unlimited snapshot lists
@@ -93,6 +94,7 @@ class Peer:
     snapshot: str
     snapshot_arguments: dict[str, Any] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
+    cwd: Path = ROOT  # where it runs (the peers write their own files there)
 
 
 # -- pages ------------------------------------------------------------------------------------
@@ -152,14 +154,14 @@ def peers(bin_dir: Path, chrome: str) -> list[Peer]:
             "playwright-mcp",
             [str(bin_dir / "playwright-mcp"), "--executable-path", chrome, "--headless",
              "--no-sandbox", "--isolated"],
-            "browser_navigate", "browser_snapshot", env=env,
+            "browser_navigate", "browser_snapshot", env=env, cwd=bin_dir.parent.parent,
         ),
         Peer(
             "chrome-devtools-mcp",
             [str(bin_dir / "chrome-devtools-mcp"), "--executablePath", chrome, "--headless",
              "--isolated", "--chromeArg=--no-sandbox", "--no-usage-statistics",
              "--no-performance-crux", "--no-page-id-routing"],
-            "navigate_page", "take_snapshot", env=env,
+            "navigate_page", "take_snapshot", env=env, cwd=bin_dir.parent.parent,
         ),
     ]
 
@@ -183,29 +185,38 @@ def _parameters(peer: Peer) -> Any:
 
     return StdioServerParameters(
         command=peer.command[0], args=peer.command[1:], env={**os.environ, **peer.env},
-        cwd=str(ROOT),
+        cwd=str(peer.cwd),
     )
 
 
-async def cold_starts(peer: Peer, runs: int) -> StartFigures:
-    """Spawn ``peer`` ``runs`` times; time spawn -> initialize -> tools/list answered."""
+async def cold_start(peer: Peer, figures: StartFigures) -> None:
+    """Spawn ``peer`` once; time spawn -> initialize -> tools/list answered."""
     import json
 
     from mcp import Client
 
-    figures = StartFigures()
+    if figures.error is not None:
+        return
     try:
-        for _ in range(runs):
-            started = time.perf_counter()
-            async with Client(_parameters(peer), read_timeout_seconds=120) as client:
-                listed = await client.list_tools()
-                figures.seconds.append(time.perf_counter() - started)
-            tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True)
-                     for t in listed.tools]
-            figures.tools = len(tools)
-            figures.list_chars = len(json.dumps(tools, ensure_ascii=False))
+        started = time.perf_counter()
+        async with Client(_parameters(peer), read_timeout_seconds=120) as client:
+            listed = await client.list_tools()
+            figures.seconds.append(time.perf_counter() - started)
+        tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True)
+                 for t in listed.tools]
+        figures.tools = len(tools)
+        figures.list_chars = len(json.dumps(tools, ensure_ascii=False))
     except Exception as exc:  # a peer that breaks is reported, not fatal
         figures.error = f"{type(exc).__name__}: {exc}"[:300]
+
+
+async def cold_starts(servers: list[Peer], runs: int) -> dict[str, StartFigures]:
+    """``runs`` cold starts of each server, interleaved (one of each in turn), so a
+    change of the machine's load weighs on every server alike."""
+    figures = {peer.name: StartFigures() for peer in servers}
+    for _ in range(runs):
+        for peer in servers:
+            await cold_start(peer, figures[peer.name])
     return figures
 
 
@@ -356,15 +367,20 @@ async def run(corpus: Path, count: int, cache: Path, starts: int = 5) -> str:
     with serve(corpus) as origin:
         urls = {p.parent.name: f"{origin}/{p.parent.name}/source.html" for p in pages}
         servers = cdpkit_peers(chrome) + (peers(bin_dir, chrome) if bin_dir else [])
-        started = {peer.name: await cold_starts(peer, starts)
-                   for peer in servers if peer.name != "cdpkit (no limit)"}
+        load = [os.getloadavg()[0]]
+        started = await cold_starts([p for p in servers if p.name != "cdpkit (no limit)"], starts)
+        load.append(os.getloadavg()[0])
         results = {peer.name: await measure(peer, urls) for peer in servers}
+        load.append(os.getloadavg()[0])
+        print(start_report(started, results), file=sys.stderr)  # kept if a later step fails
         if why is not None:
             for name in ("playwright-mcp", "chrome-devtools-mcp"):
                 results[name] = ToolFigures(error=why)
                 started[name] = StartFigures(error=why)
         cover = await coverage(urls, chrome)
-    return start_report(started, results) + "\n\n" + report(list(urls), results, cover)
+    loads = ", ".join(f"{value:.1f}" for value in load)
+    return (f"Load average (1 min) before the starts, after them, after the pages: {loads}\n\n"
+            + start_report(started, results) + "\n\n" + report(list(urls), results, cover))
 
 
 def main(argv: list[str] | None = None) -> int:

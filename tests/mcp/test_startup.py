@@ -12,6 +12,7 @@ from typing import Any
 from tests.server import FixtureServer
 
 from .conftest import ROOT, McpSession, server_env, text_of, wait_until_gone
+from .test_front import _front_answers, _legacy
 
 # Runs `cdpkit mcp` as the console script does, and prints on stderr, as its last line, the
 # modules loaded when the server exited (stdin closed after initialize and tools/list).
@@ -42,13 +43,26 @@ def test_cdpkit_mcp_answers_tools_list_without_loading_what_it_does_not_need() -
     assert len(listed["result"]["tools"]) == 44, out.stderr
     loaded = set(json.loads(out.stderr.strip().splitlines()[-1]))
     # Not the typer app and the other commands, not the light path's HTTP engine (it
-    # loads on the first browse call). (The mcp SDK itself loads its HTTP stack, uvicorn
-    # and starlette, whatever the transport: that is out of cdpkit's hands.)
+    # loads on the first browse call). (The SDK loads after tools/list is answered, so
+    # that the first tool call does not wait for it: see the next test.)
     for module in ("typer", "cdpkit.cli._app", "cdpkit.cli._pages", "cdpkit._browse",
                    "httpx", "rich"):  # fmt: skip
         assert module not in loaded, module
     # The tool list goes with every request to the model: a few thousand tokens.
     assert len(json.dumps(listed["result"]["tools"])) < 19_500
+
+
+def test_tools_list_is_answered_before_the_sdk_pydantic_or_the_bindings_load() -> None:
+    """The handshake is the stdio front's (cdpkit._mcp_front): at the moment the
+    tools/list answer is written, none of the SDK, pydantic, asyncio, the CDP bindings or
+    the tools is loaded."""
+    answers, stderr = _front_answers(_legacy("2025-06-18"))
+    assert [answer["id"] for answer in answers] == [1, 2, 3]
+    assert len(answers[1]["result"]["tools"]) == 44
+    loaded = set(json.loads(stderr.strip().splitlines()[-1]))
+    heavy = {"mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "asyncio", "cdpkit.cdp",
+             "cdpkit.tools", "cdpkit.browser", "cdpkit._mcp_app", "typer"}  # fmt: skip
+    assert not heavy & loaded, heavy & loaded
 
 
 def _argument(name: str, schema: dict[str, Any], server: FixtureServer) -> Any:

@@ -1,0 +1,90 @@
+"""The snapshot decodes Chrome's accessibility trees with a decoder that reads only the
+fields the outline uses (cdpkit/tools/accessibility.py ``_ax_tree_decoder``): what it
+writes must be exactly what the full ``json.loads`` decoding gives, on pages with every
+kind of state, value and frame; and text msgspec refuses (a lone surrogate, which Chrome
+sends as a ``\\ud800`` escape) still comes through, decoded by ``json.loads``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import cdpkit
+from cdpkit import cdp
+from cdpkit.tools import accessibility
+from cdpkit.tools.accessibility import Snapshot, snapshot
+from cdpkit.tools.navigation import navigate
+from tests.server import FixtureServer
+
+
+def _summary(snap: Snapshot) -> list[tuple[Any, ...]]:
+    return [
+        (n.index, n.role, n.name, n.value, n.states, n.depth, n.box, n.backend_node_id,
+         n.frame_id, n.session.session_id)
+        for n in snap.nodes
+    ]
+
+
+async def _same_with_and_without_the_decoder(
+    page: cdpkit.Page, monkeypatch: pytest.MonkeyPatch
+) -> Snapshot:
+    assert accessibility._ax_tree_decoder() is not None  # msgspec is installed: it is used
+    fast = await snapshot(page)
+    with monkeypatch.context() as patched:
+        patched.setattr(accessibility, "_ax_tree_decoder", lambda: None)
+        full = await snapshot(page)
+    assert fast.text == full.text
+    assert _summary(fast) == _summary(full)
+    return fast
+
+
+async def test_states_and_values_read_as_from_the_full_tree(
+    page: cdpkit.Page, server: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await navigate(page, server.url("/snapshot/form.html"))
+    snap = await _same_with_and_without_the_decoder(page, monkeypatch)
+    assert 'checkbox "Terms"' in snap.text and "[checked]" in snap.text
+    assert 'value="a@example.com" [required]' in snap.text
+    assert 'combobox "Colour"' in snap.text and 'value="Green" [collapsed]' in snap.text
+
+
+async def test_frames_of_every_kind_read_as_from_the_full_tree(
+    page: cdpkit.Page, server: FixtureServer, other_server: FixtureServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    port = server.server_address[1]
+    await navigate(
+        page,
+        server.url(f"/snapshot/frames.html?cross={other_server.origin}&oop=http://localhost:{port}"),
+    )
+    snap = await _same_with_and_without_the_decoder(page, monkeypatch)
+    assert snap.text.count('button "Inner button"') == 3
+
+
+async def test_the_decoder_leaves_out_what_the_outline_never_reads(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await navigate(page, server.url("/snapshot/form.html"))
+    full = await page.send_json(cdp.accessibility.get_full_ax_tree())
+    decoder = accessibility._ax_tree_decoder()
+    assert decoder is not None
+    answer = decoder(json.dumps({"id": 1, "result": full}, separators=(",", ":")))
+    assert json.loads(json.dumps(answer)) == answer  # plain JSON values, like json.loads'
+    nodes = answer["result"]["nodes"]
+    assert len(nodes) == len(full["nodes"])
+    assert any("sources" in node.get("name", {}) for node in full["nodes"])
+    assert not any("sources" in node.get("name", {}) for node in nodes)
+    assert [n["nodeId"] for n in nodes] == [n["nodeId"] for n in full["nodes"]]
+
+
+async def test_a_name_with_a_lone_surrogate_comes_through(page: cdpkit.Page) -> None:
+    await page.send(cdp.runtime.evaluate(
+        "document.body.innerHTML = '<button>x</button>';"
+        "document.querySelector('button').textContent = 'Lone \\ud800 half'"
+    ))
+    snap = await snapshot(page)
+    (button,) = [n for n in snap.nodes if n.role == "button"]
+    assert button.name == "Lone \ud800 half"
+    assert 'button "Lone \ud800 half"' in snap.text

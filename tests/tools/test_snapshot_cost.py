@@ -36,8 +36,19 @@ def _summary(snap: Snapshot) -> list[tuple[Any, ...]]:
 async def _same_with_and_without_the_decoder(
     page: cdpkit.Page, monkeypatch: pytest.MonkeyPatch
 ) -> Snapshot:
-    assert accessibility._ax_tree_decoder() is not None  # msgspec is installed: it is used
-    fast = await snapshot(page)
+    decoder = accessibility._ax_tree_decoder()
+    assert decoder is not None  # msgspec is installed
+    decoded: list[Any] = []
+
+    def counting(data: str | bytes) -> Any:
+        decoded.append(answer := decoder(data))
+        return answer
+
+    with monkeypatch.context() as patched:
+        patched.setattr(accessibility, "_ax_tree_decoder", lambda: counting)
+        fast = await snapshot(page)
+    # Chrome's answers reached the decoder (one per document), which kept their session.
+    assert decoded and all("result" in answer for answer in decoded)
     with monkeypatch.context() as patched:
         patched.setattr(accessibility, "_ax_tree_decoder", lambda: None)
         full = await snapshot(page)

@@ -184,17 +184,65 @@ class _AXTreeAnswer(TypedDict, total=False):
     sessionId: str
 
 
+# The parts of a ``DOMSnapshot.captureSnapshot`` answer the boxes come from (no names,
+# values, attributes or text boxes of the page's nodes). Numbers stay as Chrome wrote them.
+class _CapturedIndices(TypedDict):
+    index: list[int]
+    value: list[int]
+
+
+class _CapturedNodes(TypedDict, total=False):
+    backendNodeId: list[int]
+    contentDocumentIndex: _CapturedIndices
+
+
+class _CapturedLayout(TypedDict):
+    nodeIndex: list[int]
+    bounds: list[list[Any]]
+
+
+class _CapturedDocument(TypedDict, total=False):
+    nodes: _CapturedNodes
+    layout: _CapturedLayout
+    frameId: int
+    scrollOffsetX: Any
+    scrollOffsetY: Any
+
+
+class _CaptureResult(TypedDict, total=False):
+    documents: list[_CapturedDocument]
+    strings: list[str]
+
+
+class _CaptureAnswer(TypedDict, total=False):
+    id: int
+    result: _CaptureResult
+    error: Any
+    sessionId: str
+
+
+def _decoder(answer: type) -> Callable[[str | bytes], Any] | None:
+    try:
+        import msgspec
+    except ImportError:  # pragma: no cover - msgspec is a dependency
+        return None
+    return msgspec.json.Decoder(answer).decode
+
+
+@functools.cache
+def _capture_decoder() -> Callable[[str | bytes], Any] | None:
+    """Decodes a captureSnapshot answer to the fields the boxes come from, like
+    :func:`_ax_tree_decoder`."""
+    return _decoder(_CaptureAnswer)
+
+
 @functools.cache
 def _ax_tree_decoder() -> Callable[[str | bytes], Any] | None:
     """Decodes a getFullAXTree answer to the fields the outline reads (msgspec skips the
     others without building them); ``None`` without msgspec: ``json.loads`` decodes it.
     Anything msgspec refuses (a lone surrogate, a field of another type) goes to
     ``json.loads`` too (see :meth:`cdpkit.Session.call`)."""
-    try:
-        import msgspec
-    except ImportError:  # pragma: no cover - msgspec is a dependency
-        return None
-    return msgspec.json.Decoder(_AXTreeAnswer).decode
+    return _decoder(_AXTreeAnswer)
 
 
 async def _ax_tree(session: Session, frame_id: str | None = None) -> list[AXNodeJSON]:
@@ -235,7 +283,9 @@ async def _collect_session(
         # The accessibility tree first: Chrome captures the layout while Python decodes it.
         ax_nodes, capture = await asyncio.gather(
             _ax_tree(session),
-            session.send_json(cdp.dom_snapshot.capture_snapshot(computed_styles=[])),
+            session.send_json(
+                cdp.dom_snapshot.capture_snapshot(computed_styles=[]), decoder=_capture_decoder()
+            ),
         )
         frames = await attach
     except BaseException:

@@ -1,7 +1,8 @@
 """What makes the snapshot of a big page cheap must not change what it says.
 
-It decodes Chrome's accessibility trees with a decoder that reads only the fields the
-outline uses (cdpkit/tools/accessibility.py ``_ax_tree_decoder``): what it writes must be
+It decodes Chrome's accessibility trees and layout captures with decoders that read only
+the fields the outline uses (cdpkit/tools/accessibility.py ``_ax_tree_decoder``,
+``_capture_decoder``): what it writes must be
 exactly what the full ``json.loads`` decoding gives, on pages with every kind of state,
 value and frame; and text msgspec refuses (a lone surrogate, which Chrome sends as a
 ``\\ud800`` escape) still comes through, decoded by ``json.loads``. And the trees are
@@ -51,6 +52,7 @@ async def _same_with_and_without_the_decoder(
     assert decoded and all("result" in answer for answer in decoded)
     with monkeypatch.context() as patched:
         patched.setattr(accessibility, "_ax_tree_decoder", lambda: None)
+        patched.setattr(accessibility, "_capture_decoder", lambda: None)
         full = await snapshot(page)
     assert fast.text == full.text
     assert _summary(fast) == _summary(full)
@@ -94,6 +96,28 @@ async def test_the_decoder_leaves_out_what_the_outline_never_reads(
     assert any("sources" in node.get("name", {}) for node in full["nodes"])
     assert not any("sources" in node.get("name", {}) for node in nodes)
     assert [n["nodeId"] for n in nodes] == [n["nodeId"] for n in full["nodes"]]
+
+
+async def test_the_capture_decoder_keeps_the_boxes_as_chrome_wrote_them(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await navigate(page, server.url("/snapshot/form.html"))
+    full = await page.send_json(cdp.dom_snapshot.capture_snapshot(computed_styles=[]))
+    decoder = accessibility._capture_decoder()
+    assert decoder is not None
+    answer = decoder(json.dumps({"id": 1, "result": full}, separators=(",", ":")))
+    (document,) = answer["result"]["documents"]
+    (chrome_document,) = full["documents"]
+    assert document["layout"] == {
+        "nodeIndex": chrome_document["layout"]["nodeIndex"],
+        "bounds": chrome_document["layout"]["bounds"],
+    }
+    # Whole numbers stay ints (a box reads width=120, not 120.0), as json.loads gives them.
+    assert [type(v) for b in document["layout"]["bounds"] for v in b] == [
+        type(v) for b in chrome_document["layout"]["bounds"] for v in b
+    ]
+    assert document["nodes"]["backendNodeId"] == chrome_document["nodes"]["backendNodeId"]
+    assert "nodeName" in chrome_document["nodes"] and "nodeName" not in document["nodes"]
 
 
 async def test_a_name_with_a_lone_surrogate_comes_through(page: cdpkit.Page) -> None:

@@ -51,6 +51,8 @@ class Connection:
         self._close_reason: str | None = None
         self._closed = asyncio.Event()
         self.session_factory: SessionFactory = _default_session_factory
+        # Answers their caller decodes itself, by message id (Session.call(decoder=...)).
+        self.answer_decoders: dict[int, Callable[[str | bytes], Any]] = {}
         # Transports that can write without awaiting (the pipe) offer send_nowait.
         self._send_nowait: Callable[[str], bool] | None = getattr(
             transport, "send_nowait", None
@@ -123,7 +125,7 @@ class Connection:
         if self._closed.is_set():
             return  # after abort(): nothing more reaches the failed sessions
         try:
-            message = json.loads(data)
+            message = self._decode(data) if self.answer_decoders else json.loads(data)
         except ValueError:
             log.warning("Ignoring a malformed message from the browser: %.200r", data)
             return
@@ -134,6 +136,25 @@ class Connection:
             self._dispatch(message)
         except Exception:
             log.exception("cdpkit failed to dispatch a message: %.200r", data)
+
+    def _decode(self, data: str | bytes) -> Any:
+        """Decode a message with its caller's decoder when it answers a call that gave one
+        (Chrome writes the id first: ``{"id":12,...``), else, or if that decoder fails, with
+        ``json.loads``."""
+        head = data[:32]
+        if isinstance(head, bytes):
+            head = head.decode("ascii", "replace")
+        if head.startswith('{"id":'):
+            end = head.find(",", 6)
+            digits = head[6:end].strip()
+            if digits.isascii() and digits.isdigit():
+                decoder = self.answer_decoders.get(int(digits))
+                if decoder is not None:
+                    with contextlib.suppress(Exception):  # e.g. a lone surrogate: json takes it
+                        message = decoder(data)
+                        if type(message) is dict:
+                            return message
+        return json.loads(data)
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         session_id = message.get("sessionId")

@@ -180,7 +180,13 @@ class Session:
             )
             raise
 
-    async def send_json(self, command: Command[Any, W], timeout: float | None = None) -> W:
+    async def send_json(
+        self,
+        command: Command[Any, W],
+        timeout: float | None = None,
+        *,
+        decoder: Callable[[str | bytes], Any] | None = None,
+    ) -> W:
         """Send a typed command and return its result as the raw JSON, building no model.
 
         The fast path for big results. Validating a result into models costs time in
@@ -205,6 +211,7 @@ class Session:
         Args:
             command: A command built by the bindings, e.g. ``cdp.dom.get_document(depth=-1)``.
             timeout: Seconds to wait for the answer, as for :meth:`send`.
+            decoder: Decodes the answer instead of ``json.loads``, as for :meth:`call`.
 
         Returns:
             The ``result`` object of Chrome's answer, exactly as :meth:`call` returns it
@@ -219,7 +226,7 @@ class Session:
 
         Cancelling the awaiting task is safe: the call is forgotten and its answer dropped.
         """
-        result = await self.call(command.method, command.params, timeout=timeout)
+        result = await self.call(command.method, command.params, timeout=timeout, decoder=decoder)
         return cast(W, result)
 
     async def call(
@@ -228,10 +235,17 @@ class Session:
         params: dict[str, Any] | None = None,
         *,
         timeout: float | None = None,
+        decoder: Callable[[str | bytes], Any] | None = None,
     ) -> dict[str, Any]:
         """Send a command by wire name with JSON params and return the raw JSON result.
 
         Same timeout, error and cancellation behaviour as :meth:`send`.
+
+        ``decoder`` decodes the whole answer message (its JSON text or bytes) instead of
+        ``json.loads``: e.g. a schema-aware decoder that skips the fields the caller never
+        reads in a large result. It returns the message as ``json.loads`` would (a dict with
+        ``id`` and ``result`` or ``error``, and ``sessionId`` when it has one) or raises, and
+        ``json.loads`` decodes the message instead.
         """
         error = self._closed_error
         if error is not None:
@@ -255,6 +269,8 @@ class Session:
         call = pending[message_id] = _Call(future, method, timeout)
         if timeout != math.inf:
             self._add_deadline(loop, loop.time() + timeout, message_id)
+        if decoder is not None:
+            connection.answer_decoders[message_id] = decoder
         try:
             # The timeout covers the write too: a browser that stops reading (SIGSTOPped,
             # hung) fills the transport's buffer and the send waits for it to drain; on
@@ -276,6 +292,8 @@ class Session:
             return await future
         finally:
             del pending[message_id]
+            if decoder is not None:
+                del connection.answer_decoders[message_id]
 
     def _add_deadline(self, loop: asyncio.AbstractEventLoop, deadline: float, message_id: int) -> None:
         deadlines = self._deadlines

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import itertools
 import json
 import logging
 from collections.abc import Callable
 from typing import Any
+
+import orjson
 
 from ._transport import Transport, TransportClosed
 from .errors import ConnectionClosedError, TargetClosedError
@@ -34,6 +37,37 @@ def _default_session_factory(
     connection: Connection, parent: Session, params: dict[str, Any]
 ) -> Session:
     return Session(connection, params["sessionId"], command_timeout=parent.command_timeout)
+
+
+# From this size on, a message is parsed with the cyclic garbage collector paused: the
+# collector would otherwise walk the growing tree dozens of times (40% of the time a 7 MB
+# accessibility tree took to parse), finding nothing to free.
+_LARGE_MESSAGE = 1 << 20
+
+
+def _decode(data: str | bytes) -> Any:
+    """Parse one message from the browser.
+
+    orjson parses a small message about eight times as fast as the standard library (an
+    answer in 0.4 µs instead of 3.5 µs), for every answer and event alike. What it refuses
+    and Chrome may still send goes to the standard library: a lone UTF-16 surrogate (a
+    JavaScript string cut mid-pair arrives as ``"\\ud800"``), ``NaN``. Malformed text fails
+    both, with ``ValueError``.
+    """
+    if len(data) >= _LARGE_MESSAGE and gc.isenabled():
+        gc.disable()  # a program that turned the collector off keeps it off
+        try:
+            return _parse(data)
+        finally:
+            gc.enable()
+    return _parse(data)
+
+
+def _parse(data: str | bytes) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)
 
 
 class Connection:
@@ -123,7 +157,7 @@ class Connection:
         if self._closed.is_set():
             return  # after abort(): nothing more reaches the failed sessions
         try:
-            message = json.loads(data)
+            message = _decode(data)
         except ValueError:
             log.warning("Ignoring a malformed message from the browser: %.200r", data)
             return

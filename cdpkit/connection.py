@@ -161,6 +161,14 @@ class Connection:
         except ValueError:
             log.warning("Ignoring a malformed message from the browser: %.200r", data)
             return
+        except RecursionError:
+            # Nested deeper than Python's recursion limit (a DOM thousands of levels deep,
+            # fetched whole): dropped rather than letting it take the reader down.
+            log.warning(
+                "Ignoring a message from the browser nested too deeply to decode "
+                "(%d bytes): %.200r", len(data), data
+            )
+            return
         if type(message) is not dict:
             log.warning("Ignoring a message that is not a JSON object: %.200r", data)
             return

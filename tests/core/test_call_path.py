@@ -301,3 +301,18 @@ def test_a_large_message_is_parsed_with_the_collector_paused() -> None:
             gc.enable()
     finally:
         gc.callbacks.remove(count)
+
+
+async def test_a_message_nested_too_deeply_to_decode_does_not_take_the_connection_down(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async with _pipe_session() as (transport, root, browser_in, _):
+        deep = b'{"method":"Deep.event","params":{"x":' + b"[" * 100_000 + b"]" * 100_000 + b"}}\0"
+        with caplog.at_level("WARNING", logger="cdpkit"):
+            transport._feed(deep)
+        assert "nested too deeply to decode" in caplog.text
+        call = asyncio.ensure_future(root.call("Browser.getVersion"))
+        await asyncio.sleep(0)
+        command = json.loads(os.read(browser_in, 65536).rstrip(b"\0"))
+        transport._feed(json.dumps({"id": command["id"], "result": {"ok": 1}}).encode() + b"\0")
+        assert await asyncio.wait_for(call, 5) == {"ok": 1}

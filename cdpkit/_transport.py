@@ -3,7 +3,7 @@
 A transport moves whole JSON texts and nothing else; ids, routing and errors live in
 :mod:`cdpkit.connection`. ``recv()`` raises :class:`TransportClosed` with a reason in words
 once the peer is gone. The pipe also offers two fast paths the connection uses when they
-exist: ``send_nowait`` (write without awaiting while there is room) and ``deliver_to``
+exist: ``send_nowait`` (write without awaiting, the transport buffering) and ``deliver_to``
 (hand each message over as it is read, instead of through ``recv``).
 """
 
@@ -183,22 +183,24 @@ class PipeTransport:
             waiter.set_result(None)
 
     def send_nowait(self, text: str) -> bool:
-        """Write ``text`` now if that needs no waiting; return whether it was written.
+        """Write ``text`` now, without waiting; always ``True`` (written).
 
-        ``False`` (the pipe's buffer is full, so the message must wait for the browser to
-        read) writes nothing: the caller then awaits :meth:`send`.
+        What the OS pipe cannot take yet waits in the transport's buffer, in order. A
+        caller gains nothing by waiting for that buffer to drain: the message is queued
+        whole either way, its answer cannot come before it is read, and the caller's
+        timeout already bounds the wait for that answer (so a browser that stops reading
+        cannot block anyone). Waiting cost a future and a wake-up per call whenever a
+        burst of calls outran the browser.
 
         Raises:
             TransportClosed: The pipe is closed.
         """
-        protocol = self._write_protocol
-        if protocol is None or protocol.paused:
-            return False
-        if self._closed is not None or self._write_transport is None:
+        transport = self._write_transport
+        if self._closed is not None or transport is None:
             raise TransportClosed(self._closed or "pipe transport not started")
-        if self._write_transport.is_closing():
+        if transport.is_closing():
             raise TransportClosed("the browser closed its end of the pipe")
-        self._write_transport.write(text.encode() + b"\0")
+        transport.write(text.encode() + b"\0")
         return True
 
     async def send(self, text: str) -> None:
@@ -252,12 +254,6 @@ class _WriteProtocol(asyncio.BaseProtocol):
     def __init__(self) -> None:
         self._resumed: asyncio.Future[None] | None = None
         self._lost = False
-
-    @property
-    def paused(self) -> bool:
-        """Whether the pipe's buffer is full: a sender has to wait for it to drain."""
-        resumed = self._resumed
-        return resumed is not None and not resumed.done()
 
     def pause_writing(self) -> None:
         if self._resumed is None or self._resumed.done():

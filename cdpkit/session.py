@@ -53,14 +53,31 @@ _encode = json.JSONEncoder(
     default=_encode_default, ensure_ascii=False, separators=(",", ":"), check_circular=False
 ).encode
 
+# Method names as JSON strings: the protocol has a few hundred, and a command's text is
+# put together from pieces rather than encoded as a whole message (half the cost).
+_method_texts: dict[str, str] = {}
+_METHOD_TEXTS_MAX = 4096  # names built at run time cannot grow it without bound
+
+
+def _method_text(method: str) -> str:
+    text = _method_texts.get(method)
+    if text is None:
+        text = _encode(method)
+        if len(_method_texts) < _METHOD_TEXTS_MAX:
+            _method_texts[method] = text
+    return text
+
 
 class _Call:
     """A call awaiting its answer: what its timeout needs to fail it."""
 
-    __slots__ = ("cancelled_at", "future", "method", "task", "timeout")
+    __slots__ = ("cancelled_at", "future", "message_id", "method", "task", "timeout")
 
-    def __init__(self, future: asyncio.Future[dict[str, Any]], method: str, timeout: float) -> None:
+    def __init__(
+        self, future: asyncio.Future[dict[str, Any]], message_id: int, method: str, timeout: float
+    ) -> None:
         self.future = future
+        self.message_id = message_id
         self.method = method
         self.timeout = timeout
         self.task: asyncio.Task[Any] | None = None  # set while blocked writing
@@ -109,6 +126,8 @@ class Session:
         self._connection = connection
         self.session_id = session_id
         self.command_timeout = command_timeout
+        # How every command's JSON text ends: its sessionId, if any, and the closing brace.
+        self._message_end = "}" if session_id is None else f',"sessionId":{_encode(session_id)}}}'
         self._pending: dict[int, _Call] = {}
         # (deadline, message id) of the calls with a finite timeout, earliest first, and one
         # timer for the earliest: cheaper than a timer per call. Entries of answered calls
@@ -170,7 +189,14 @@ class Session:
 
         Cancelling the awaiting task is safe: the call is forgotten and its answer dropped.
         """
-        result = await self.call(command.method, command.params, timeout=timeout)
+        # The call's steps inlined (as in send_json and call): one coroutine per call.
+        call, unsent = self._begin(command.method, command.params, timeout)
+        try:
+            if unsent is not None:
+                await self._write(call, unsent)
+            result = await call.future
+        finally:
+            del self._pending[call.message_id]
         try:
             return command.parse(result)
         except ValidationError as exc:
@@ -226,8 +252,15 @@ class Session:
 
         Cancelling the awaiting task is safe: the call is forgotten and its answer dropped.
         """
-        result = await self.call(command.method, command.params, timeout=timeout, decoder=decoder)
-        return cast(W, result)
+        if decoder is not None:
+            return cast(W, await self._call_decoded(command.method, command.params, timeout, decoder))
+        call, unsent = self._begin(command.method, command.params, timeout)
+        try:
+            if unsent is not None:
+                await self._write(call, unsent)
+            return cast(W, await call.future)
+        finally:
+            del self._pending[call.message_id]
 
     async def call(
         self,
@@ -247,53 +280,102 @@ class Session:
         ``id`` and ``result`` or ``error``, and ``sessionId`` when it has one) or raises, and
         ``json.loads`` decodes the message instead.
         """
+        if decoder is not None:
+            return await self._call_decoded(method, params, timeout, decoder)
+        call, unsent = self._begin(method, params, timeout)
+        try:
+            if unsent is not None:
+                await self._write(call, unsent)
+            return await call.future
+        finally:
+            del self._pending[call.message_id]
+
+    async def _call_decoded(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        timeout: float | None,
+        decoder: Callable[[str | bytes], Any],
+    ) -> dict[str, Any]:
+        """:meth:`call` whose answer ``decoder`` decodes: registered by the call's id as
+        soon as it is sent (no answer is read before the next await), forgotten after."""
+        call, unsent = self._begin(method, params, timeout)
+        decoders = self._connection.answer_decoders
+        decoders[call.message_id] = decoder
+        try:
+            if unsent is not None:
+                await self._write(call, unsent)
+            return await call.future
+        finally:
+            del self._pending[call.message_id]
+            del decoders[call.message_id]
+
+    def _begin(
+        self, method: str, params: dict[str, Any] | None, timeout: float | None
+    ) -> tuple[_Call, str | None]:
+        """Register a call, arm its timeout and write it if the transport can right away.
+
+        Returns the call (its ``future`` gets the answer; the caller removes it from
+        ``_pending`` when done) and the command's text if it still has to be written with
+        :meth:`_write`, ``None`` if it was written.
+
+        Raises:
+            ConnectionClosedError: The session or the connection is closed (nothing is
+                left registered).
+            CommandTooLargeError: The command is larger than the browser accepts.
+        """
         error = self._closed_error
         if error is not None:
             raise _fresh(error)
         connection = self._connection
         message_id = connection.next_id()
-        message: dict[str, Any] = {"id": message_id, "method": method, "params": params or {}}
-        if self.session_id is not None:
-            message["sessionId"] = self.session_id
-        text = _encode(message)
+        text = (
+            f'{{"id":{message_id},"method":{_method_text(method)},'
+            f'"params":{_encode(params) if params else "{}"}{self._message_end}'
+        )
         # A character is at most 4 bytes of UTF-8: only a huge text is encoded to measure it.
         if len(text) > connection.max_command_size // 4:
             size = len(text.encode())
             if size > connection.max_command_size:
                 raise CommandTooLargeError(method, size, connection.max_command_size)
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[dict[str, Any]] = loop.create_future()
         if timeout is None:
             timeout = self.command_timeout
-        pending = self._pending
-        call = pending[message_id] = _Call(future, method, timeout)
+        call = self._pending[message_id] = _Call(loop.create_future(), message_id, method, timeout)
         if timeout != math.inf:
             self._add_deadline(loop, loop.time() + timeout, message_id)
-        if decoder is not None:
-            connection.answer_decoders[message_id] = decoder
+        # The pipe writes at once (it buffers what the OS pipe cannot take yet); the
+        # WebSocket's send may have to wait for its buffer to drain (see _write).
         try:
-            # The timeout covers the write too: a browser that stops reading (SIGSTOPped,
-            # hung) fills the transport's buffer and the send waits for it to drain; on
-            # expiry the timeout cancels that wait. Cancelling it is safe: both transports
-            # hand a message to the OS-level transport whole, before their first await, so
-            # the stream never holds half a message. What stays queued is bounded by the
-            # messages callers chose to send. The pipe writes at once when it has room.
-            if not connection.send_now(text):
-                call.task = asyncio.current_task()
-                try:
-                    await connection.send_text(text)
-                except asyncio.CancelledError:
-                    if call.cancelled_at is not None:
-                        future.exception()  # retrieved: the timeout is what is raised
-                        if call.task is not None and call.task.uncancel() <= call.cancelled_at:
-                            raise CommandTimeoutError(method, timeout) from None
-                    raise
-                call.task = None
-            return await future
-        finally:
-            del pending[message_id]
-            if decoder is not None:
-                del connection.answer_decoders[message_id]
+            written = connection.send_now(text)
+        except BaseException:
+            del self._pending[message_id]
+            raise
+        return call, None if written else text
+
+    async def _write(self, call: _Call, text: str) -> None:
+        """Write a call's command, waiting for the transport's buffer to drain if need be.
+
+        The timeout covers the write too: a browser that stops reading (SIGSTOPped, hung)
+        fills the transport's buffer and the send waits for it to drain; on expiry the
+        timeout cancels that wait. Cancelling it is safe: the transports hand a message to
+        the OS-level transport whole, before their first await, so the stream never holds
+        half a message. What stays queued is bounded by the messages callers chose to send.
+
+        Raises:
+            CommandTimeoutError: The call's timeout passed while writing.
+            ConnectionClosedError: The connection closed.
+        """
+        call.task = asyncio.current_task()
+        try:
+            await self._connection.send_text(text)
+        except asyncio.CancelledError:
+            if call.cancelled_at is not None:
+                call.future.exception()  # retrieved: the timeout is what is raised
+                if call.task is not None and call.task.uncancel() <= call.cancelled_at:
+                    raise CommandTimeoutError(call.method, call.timeout) from None
+            raise
+        call.task = None
 
     def _add_deadline(self, loop: asyncio.AbstractEventLoop, deadline: float, message_id: int) -> None:
         deadlines = self._deadlines

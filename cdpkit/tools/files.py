@@ -55,6 +55,7 @@ from ._scripts import Script
 from ._targeting import resolve_element
 
 if TYPE_CHECKING:
+    from ..browser import Browser
     from ..cdp.browser import DownloadProgressJSON, DownloadWillBeginJSON
     from ..cdp.network import ResponseReceivedJSON
 
@@ -369,6 +370,7 @@ async def expect_download(
         cdp.browser.BrowserContextID(page.context.id) if page.context is not None else None
     )
     pending = PendingDownload()
+    restoring: asyncio.Task[None] | None = None
     try:
         # The page's responses give the download's real MIME type (Browser events do not).
         # Raw events read through their generated JSON shapes: the typed fast path (these
@@ -389,28 +391,44 @@ async def expect_download(
             )
             yield pending
             frames = await _frame_ids(page)
-            pending._result = await _await_download(
-                events, responses, frames, staging, directory, timeout, initiation_timeout
-            )
+            try:
+                pending._result = await _await_download(
+                    events, responses, frames, staging, directory, timeout, initiation_timeout
+                )
+            finally:
+                # Put the download behaviour back while leaving the block disables the
+                # Network domain: one round trip for both instead of two.
+                restoring = asyncio.ensure_future(_restore_download_behavior(browser, context_id))
     finally:
-        if not browser.closed:
-            standing = browser.state(StandingDownloads).path
-            with contextlib.suppress(CDPError):
-                if standing is not None and context_id is None:
-                    # Back to where the program sends this browser's downloads.
-                    await browser.send(
-                        cdp.browser.set_download_behavior(
-                            "allow", download_path=standing, events_enabled=True
-                        )
-                    )
-                else:
-                    await browser.send(
-                        cdp.browser.set_download_behavior("default", browser_context_id=context_id)
-                    )
+        if restoring is None:
+            restoring = asyncio.ensure_future(_restore_download_behavior(browser, context_id))
+        await restoring
         try:
             staging.rmdir()  # empty once the file is published: no thread needed
         except OSError:
             await run_in_thread(lambda: shutil.rmtree(staging, ignore_errors=True))
+
+
+async def _restore_download_behavior(
+    browser: Browser, context_id: cdp.browser.BrowserContextID | None
+) -> None:
+    """Send the browser's (or the context's) downloads back where they went before
+    :func:`expect_download`: where the program sends them (:class:`StandingDownloads`),
+    else Chrome's default. Does nothing once the browser is gone."""
+    if browser.closed:
+        return
+    standing = browser.state(StandingDownloads).path
+    with contextlib.suppress(CDPError):
+        if standing is not None and context_id is None:
+            await browser.send(
+                cdp.browser.set_download_behavior(
+                    "allow", download_path=standing, events_enabled=True
+                )
+            )
+        else:
+            await browser.send(
+                cdp.browser.set_download_behavior("default", browser_context_id=context_id)
+            )
 
 
 class StandingDownloads:

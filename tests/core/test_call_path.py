@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
+import math
 import os
 import time
 from collections.abc import AsyncIterator, Callable
@@ -21,7 +23,7 @@ import pytest
 
 import cdpkit
 from cdpkit._transport import PipeTransport, TransportClosed
-from cdpkit.connection import Connection
+from cdpkit.connection import Connection, _decode
 from cdpkit.session import Session
 
 
@@ -211,3 +213,106 @@ async def test_nothing_read_after_abort_reaches_the_sessions() -> None:
         root._connection.abort("the browser process died")
         transport._feed(event)
         assert seen == [{"n": 1}]
+
+
+def _read_messages(fd: int, count: int) -> list[dict[str, Any]]:
+    """Read ``count`` NUL-terminated commands from a pipe (blocking: run it in a thread)."""
+    buffer = b""
+    while buffer.count(b"\0") < count:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            break
+        buffer += chunk
+    return [json.loads(text) for text in buffer.split(b"\0")[:count]]
+
+
+async def test_a_burst_larger_than_the_pipe_buffer_is_written_at_once_and_all_answered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 2,000 commands of 1 KB: 30 times what the OS pipe holds. Each is queued whole by the
+    # transport without its caller waiting for the buffer to drain (the slow path).
+    waited: list[str] = []
+
+    async def counting_send_text(self: Connection, text: str) -> None:
+        waited.append(text)
+
+    monkeypatch.setattr(Connection, "send_text", counting_send_text)
+    async with _pipe_session() as (_, root, browser_in, browser_out):
+        expression = "x" * 1000
+        calls = [
+            asyncio.ensure_future(root.call("Runtime.evaluate", {"expression": expression}))
+            for _ in range(2_000)
+        ]
+        commands = await asyncio.wait_for(
+            asyncio.to_thread(_read_messages, browser_in, 2_000), 10
+        )
+        assert waited == []
+        # Whole and in order: every command parses, ids ascending.
+        ids = [command["id"] for command in commands]
+        assert ids == sorted(ids) and len(set(ids)) == 2_000
+        assert all(command["params"]["expression"] == expression for command in commands)
+        replies = b"".join(
+            json.dumps({"id": i, "result": {"n": n}}).encode() + b"\0" for n, i in enumerate(ids)
+        )
+        await asyncio.to_thread(os.write, browser_out, replies)
+        results = await asyncio.wait_for(asyncio.gather(*calls), 10)
+        assert results == [{"n": n} for n in range(2_000)]
+
+
+async def test_answers_the_fast_decoder_refuses_still_reach_their_callers() -> None:
+    async with _pipe_session() as (transport, root, browser_in, _):
+        call = asyncio.ensure_future(root.call("Runtime.evaluate"))
+        await asyncio.sleep(0)
+        command = json.loads(os.read(browser_in, 65536).rstrip(b"\0"))
+        # A JavaScript string cut between the halves of a surrogate pair, and a NaN: msgspec
+        # refuses both; the standard library reads them as Python does.
+        reply = (
+            b'{"id":%d,"result":{"lone":"a\\ud800b","pair":"\\ud83d\\ude00","nan":NaN}}\0'
+            % command["id"]
+        )
+        transport._feed(reply)
+        result = await asyncio.wait_for(call, 5)
+        assert result["lone"] == "a\ud800b"
+        assert result["pair"] == "\U0001f600"
+        assert math.isnan(result["nan"])
+
+
+def test_a_large_message_is_parsed_with_the_collector_paused() -> None:
+    big = json.dumps({"id": 1, "result": {"nodes": [{"n": [i]} for i in range(100_000)]}})
+    collections: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        message = _decode(big)
+        # 200,000 containers: hundreds of collections while parsing them, were the collector
+        # running; only the one that follows it now.
+        assert len(collections) <= 1, len(collections)
+        assert gc.isenabled()
+        assert len(message["result"]["nodes"]) == 100_000
+        gc.disable()  # a program that turned the collector off keeps it off
+        try:
+            _decode(big)
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
+    finally:
+        gc.callbacks.remove(count)
+
+
+async def test_a_message_nested_too_deeply_to_decode_does_not_take_the_connection_down(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async with _pipe_session() as (transport, root, browser_in, _):
+        deep = b'{"method":"Deep.event","params":{"x":' + b"[" * 100_000 + b"]" * 100_000 + b"}}\0"
+        with caplog.at_level("WARNING", logger="cdpkit"):
+            transport._feed(deep)
+        assert "nested too deeply to decode" in caplog.text
+        call = asyncio.ensure_future(root.call("Browser.getVersion"))
+        await asyncio.sleep(0)
+        command = json.loads(os.read(browser_in, 65536).rstrip(b"\0"))
+        transport._feed(json.dumps({"id": command["id"], "result": {"ok": 1}}).encode() + b"\0")
+        assert await asyncio.wait_for(call, 5) == {"ok": 1}

@@ -162,3 +162,21 @@ async def test_error_response_without_details_is_a_protocol_error() -> None:
     async with fake_browser(script) as browser:
         with pytest.raises(cdpkit.ProtocolError, match="weird"):
             await browser.send(cdp.runtime.evaluate("1"), timeout=5)
+
+
+async def test_answers_and_events_the_fast_decoder_refuses_are_still_delivered() -> None:
+    # A JavaScript string cut between the halves of a surrogate pair arrives escaped as a
+    # lone surrogate; msgspec refuses it, the standard library reads it.
+    async def script(peer: FakePeer) -> None:
+        command = await peer.next_command("Runtime.evaluate")
+        await peer.send('{"method":"Custom.cut","params":{"text":"\\udc00 end"}}')
+        await peer.send(
+            '{"id":' + str(command["id"])
+            + ',"result":{"result":{"type":"string","value":"start \\ud83d"}}}'
+        )
+
+    async with fake_browser(script) as browser, browser.listen("Custom.cut") as events:
+        result = await browser.send(cdp.runtime.evaluate("cut"), timeout=5)
+        event = await asyncio.wait_for(anext(events), 5)
+    assert result.result.value == "start \ud83d"
+    assert event == cdpkit.RawEvent("Custom.cut", {"text": "\udc00 end"})

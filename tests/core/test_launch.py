@@ -319,3 +319,43 @@ async def test_fixed_debugging_port_in_args_is_used() -> None:
         assert (await page.send(cdp.runtime.evaluate("7", return_by_value=True))).result.value == 7
         async with cdpkit.connect(f"http://127.0.0.1:{port}") as attached:
             assert attached.version.product == browser.version.product
+
+
+_COUNT_FULL_COLLECTIONS = """
+import asyncio, gc, sys
+import cdpkit
+
+full = []
+gc.callbacks.append(
+    lambda phase, info: phase == "start" and info["generation"] == 2 and full.append(1)
+)
+
+async def main():
+    if sys.argv[1] == "off":
+        gc.disable()
+    async with cdpkit.launch(pipe=True):
+        before = len(full)
+        await asyncio.sleep(0.1)  # the program's first wait
+        print(len(full) - before, gc.isenabled())
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("collector", ["on", "off"])
+def test_the_first_launch_runs_the_due_full_collection_at_the_programs_first_wait(
+    collector: str,
+) -> None:
+    # What importing cdpkit left for the collector is collected once the browser is ready,
+    # at the program's first wait, not in its first burst of calls; a program that turned
+    # the collector off keeps it off.
+    done = subprocess.run(
+        [sys.executable, "-c", _COUNT_FULL_COLLECTIONS, collector],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    collections, enabled = done.stdout.split()[:2]
+    if collector == "on":
+        assert int(collections) >= 1 and enabled == "True"
+    else:
+        assert (collections, enabled) == ("0", "False")

@@ -40,6 +40,7 @@ def test_table_has_a_row_per_figure_and_transport(report: Report) -> None:
     rows = {(row["case"], row["metric"], row["transport"]) for row in data["rows"]}
     assert rows == {("import", "ms", ""), ("launch", "ms", "port"), ("launch", "ms", "pipe"),
                     ("roundtrip", "us", "port"), ("roundtrip", "us", "pipe"),
+                    ("roundtrip", "cpu_us", "port"), ("roundtrip", "cpu_us", "pipe"),
                     ("console", "ms", "port"), ("console", "received", "port")}
     assert data["chrome"] and data["machine"]["cpus"] and data["python"]
 

@@ -125,6 +125,8 @@ def test_send_json_and_using_a_domain_load_no_wire_module() -> None:
             session = None
             def next_id(self):
                 return 1
+            def send_now(self, text):  # a transport that cannot write without awaiting
+                return False
             async def send_text(self, text):
                 message = json.loads(text)
                 answer = {"id": 1, "result": {"nodes": [{"nodeId": "1", "ignored": False}]}}

@@ -17,12 +17,13 @@ running when the session ends is killed by its PID.
 
 from __future__ import annotations
 
+import os
 import queue
 import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -44,7 +45,8 @@ class Ran:
 
 
 Run = Callable[..., Ran]
-"""``run(args, timeout, cwd=None)``: runs a command to completion, returns a :class:`Ran`."""
+"""``run(args, timeout, cwd=None, env=None)``: runs a command to completion (``env`` added to
+the suite's environment) and returns a :class:`Ran`."""
 
 
 class HeadStart(Generic[T]):
@@ -113,14 +115,21 @@ class HeadStart(Generic[T]):
         finally:
             self._done.set()
 
-    def _run(self, args: Sequence[str], timeout: float, cwd: Path | None = None) -> Ran:
+    def _run(
+        self,
+        args: Sequence[str],
+        timeout: float,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> Ran:
         assert self._scratch is not None
         with tempfile.TemporaryFile(dir=self._scratch) as log:
             with self._lock:
                 if self._stopping:
                     raise RuntimeError("the test session ended first")
                 self._running = subprocess.Popen(
-                    list(args), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=cwd
+                    list(args), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=cwd,
+                    env=None if env is None else {**os.environ, **env},
                 )
             try:
                 returncode = self._running.wait(timeout)

@@ -10,6 +10,7 @@ import pytest
 
 import cdpkit
 from tests import _head_start
+from tests.grid._fixtures import hub_and_two_nodes, standalone_grid
 from tests.server import FixtureServer, start_server
 
 # Signals ignored by whatever started the suite (a background job, nohup) stay ignored in
@@ -18,6 +19,9 @@ from tests.server import FixtureServer, start_server
 signal.signal(signal.SIGINT, signal.default_int_handler)
 signal.signal(signal.SIGHUP, signal.SIG_DFL)
 signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+# The grids, defined once for every directory (one of each per session).
+__all__ = ["hub_and_two_nodes", "standalone_grid"]
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

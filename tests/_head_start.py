@@ -45,8 +45,8 @@ class Ran:
 
 
 Run = Callable[..., Ran]
-"""``run(args, timeout, cwd=None, env=None)``: runs a command to completion (``env`` added to
-the suite's environment) and returns a :class:`Ran`."""
+"""``run(args, timeout, cwd=None, env=None)``: runs a command to completion in the
+environment the job started with (plus ``env``) and returns a :class:`Ran`."""
 
 
 class HeadStart(Generic[T]):
@@ -68,6 +68,7 @@ class HeadStart(Generic[T]):
         self._running: subprocess.Popen[bytes] | None = None
         self._stopping = False
         self._lock = threading.Lock()
+        self._environ: dict[str, str] = {}
         _JOBS.append(self)
 
     def start(self) -> None:
@@ -75,6 +76,9 @@ class HeadStart(Generic[T]):
             if self._started:
                 return
             self._started = True
+            # The environment as the session started: tests change os.environ (monkeypatch)
+            # while a job runs, and none of that may reach the job's commands.
+            self._environ = dict(os.environ)
             self._scratch = Path(tempfile.mkdtemp(prefix=f"cdpkit-test-{self.fixture}-"))
         if self.computes:
             _computing_queue().put(self)
@@ -123,22 +127,26 @@ class HeadStart(Generic[T]):
         env: Mapping[str, str] | None = None,
     ) -> Ran:
         assert self._scratch is not None
-        with tempfile.TemporaryFile(dir=self._scratch) as log:
-            with self._lock:
-                if self._stopping:
-                    raise RuntimeError("the test session ended first")
+        descriptor, name = tempfile.mkstemp(dir=self._scratch, suffix=".log")
+        os.close(descriptor)
+        log_path = Path(name)
+        with self._lock:
+            if self._stopping:
+                raise RuntimeError("the test session ended first")
+            # The child gets the log; the suite's process closes it at once, so that no
+            # descriptor of a job stays open while tests count theirs.
+            with log_path.open("wb") as log:
                 self._running = subprocess.Popen(
                     list(args), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=cwd,
-                    env=None if env is None else {**os.environ, **env},
+                    env={**self._environ, **(env or {})},
                 )
-            try:
-                returncode = self._running.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self._running.kill()
-                self._running.wait()
-                raise AssertionError(f"{list(args)!r} did not finish within {timeout} s") from None
-            log.seek(0)
-            return Ran(args, returncode, log.read().decode(errors="replace"))
+        try:
+            returncode = self._running.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self._running.kill()
+            self._running.wait()
+            raise AssertionError(f"{list(args)!r} did not finish within {timeout} s") from None
+        return Ran(args, returncode, log_path.read_text(errors="replace"))
 
 
 _JOBS: list[HeadStart[Any]] = []

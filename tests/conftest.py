@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 import cdpkit
+from tests import _head_start
+from tests.grid._fixtures import hub_and_two_nodes, standalone_grid
 from tests.server import FixtureServer, start_server
 
 # Signals ignored by whatever started the suite (a background job, nohup) stay ignored in
@@ -17,6 +19,19 @@ from tests.server import FixtureServer, start_server
 signal.signal(signal.SIGINT, signal.default_int_handler)
 signal.signal(signal.SIGHUP, signal.SIG_DFL)
 signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+# The grids, defined once for every directory (one of each per session).
+__all__ = ["hub_and_two_nodes", "standalone_grid"]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the slow, mostly waiting setups the selected tests need (tests/_head_start.py)."""
+    if not session.config.option.collectonly:
+        _head_start.start_wanted(session.items)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    _head_start.stop_all()
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import cdpkit
+from tests._head_start import HeadStart, Ran, Run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,29 +45,6 @@ def test_distribution_is_cdpkit_browser_and_installed_under_that_name() -> None:
     assert installed.metadata["Name"] == DISTRIBUTION
 
 
-def test_users_mypy_strict_sees_the_result_types(tmp_path: Path) -> None:
-    """A user's project, outside the checkout, type-checked against the installed package."""
-    (tmp_path / "sample.py").write_text(USER_SAMPLE)
-    out = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-color-output", "sample.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    report = out.stdout + out.stderr
-    assert "missing library stubs or py.typed marker" not in report, report
-    revealed = re.findall(r'Revealed type is "([^"]+)"', report)
-    assert [name.rsplit(".", 1)[-1] for name in revealed] == [
-        "EvaluateResult",
-        "NavigateResult",
-    ], report
-    # The deliberate typo is caught, and it is the only error.
-    assert '"RemoteObject" has no attribute "value_typo"' in report, report
-    assert "Found 1 error in 1 file" in report, report
-    assert out.returncode == 1, report
-
-
 WIRE_SAMPLE = """\
 import cdpkit
 from cdpkit import cdp
@@ -84,38 +62,105 @@ async def f(page: cdpkit.Page) -> None:
 """
 
 
-def test_users_mypy_strict_sees_the_wire_types_of_send_json(tmp_path: Path) -> None:
-    """``send_json`` returns raw JSON, yet a user's mypy knows its keys and value types."""
-    (tmp_path / "sample.py").write_text(WIRE_SAMPLE)
-    out = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-color-output", "sample.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
+def _users_mypy(scratch: Path, run: Run) -> dict[str, str]:
+    """``mypy --strict`` over a user's project outside the checkout holding both samples,
+    type-checked against the installed package: each sample file's lines of the report,
+    and the whole report under ``"all"``.
+
+    One run for both files: checking the bindings is most of the time, and both samples
+    need it with the same options. Each file's errors are counted on its own, so one
+    sample's findings never stand in for the other's.
+    """
+    (scratch / "result_types.py").write_text(USER_SAMPLE)
+    (scratch / "wire_types.py").write_text(WIRE_SAMPLE)
+    out = run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-color-output", "--no-error-summary",
+         "--cache-dir", str(scratch / ".mypy_cache"), "result_types.py", "wire_types.py"],
+        300,
+        cwd=scratch,
     )
-    report = out.stdout + out.stderr
+    assert out.returncode == 1, out  # both samples hold a deliberate error
+    lines = out.output.splitlines()
+    return {
+        name: "\n".join(line for line in lines if line.startswith(f"{name}:"))
+        for name in ("result_types.py", "wire_types.py")
+    } | {"all": out.output}
+
+
+USERS_MYPY = HeadStart("users_mypy", _users_mypy, computes=True, order=2)
+
+
+@pytest.fixture(scope="module")
+def users_mypy() -> dict[str, str]:
+    return USERS_MYPY.result(900)
+
+
+def _errors(report: str) -> list[str]:
+    return [line for line in report.splitlines() if ": error:" in line]
+
+
+def test_users_mypy_strict_sees_the_result_types(users_mypy: dict[str, str]) -> None:
+    """A user's project, outside the checkout, type-checked against the installed package."""
+    report = users_mypy["result_types.py"]
+    assert "missing library stubs or py.typed marker" not in users_mypy["all"], users_mypy["all"]
+    revealed = re.findall(r'Revealed type is "([^"]+)"', report)
+    assert [name.rsplit(".", 1)[-1] for name in revealed] == [
+        "EvaluateResult",
+        "NavigateResult",
+    ], report
+    # The deliberate typo is caught, and it is the only error.
+    assert '"RemoteObject" has no attribute "value_typo"' in report, report
+    assert len(_errors(report)) == 1, report
+
+
+def test_users_mypy_strict_sees_the_wire_types_of_send_json(users_mypy: dict[str, str]) -> None:
+    """``send_json`` returns raw JSON, yet a user's mypy knows its keys and value types."""
+    report = users_mypy["wire_types.py"]
     revealed = re.findall(r'Revealed type is "([^"]+)"', report)
     # The protocol's id types: a str and an int to mypy, and accepted by typed commands.
     assert revealed == ["cdpkit.cdp.accessibility.AXNodeId", "cdpkit.cdp.dom.BackendNodeId"], report
     # The misspelt wire name is caught, and it is the only error.
     assert '"AXNodeJSON" has no key "backendDomNodeId"' in report, report
-    assert "Found 1 error in 1 file" in report, report
-    assert out.returncode == 1, report
+    assert len(_errors(report)) == 1, report
+    # Nothing else in the report: no error in a file other than the two samples.
+    assert len(_errors(users_mypy["all"])) == 2, users_mypy["all"]
+
+
+def _build(scratch: Path, run: Run) -> Path:
+    """The wheel and sdist a release would upload (``python -m build``; offline: the build
+    backend comes from the dev dependencies)."""
+    out = scratch / "dist"
+    built = run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)], 600)
+    assert built.returncode == 0, built
+    return out
+
+
+def _install(scratch: Path, run: Run) -> tuple[Path, Ran]:
+    """A fresh venv with the built wheel installed by its own pip, as a user does; the
+    venv and pip's report. Pip spends this waiting on the package index for each
+    dependency: started at collection (a head start), the suite goes on meanwhile."""
+    (wheel,) = BUILT.result(900).glob("*.whl")
+    venv = scratch / "venv"
+    created = run([sys.executable, "-m", "venv", str(venv)], 120)
+    assert created.returncode == 0, created
+    python = venv / "bin" / "python"
+    install = run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)], 600)
+    return venv, install
+
+
+# The build first: the install waits on it, then mostly on the index while mypy computes.
+BUILT = HeadStart("built", _build, computes=True, order=0)
+INSTALLED = HeadStart("installed_wheel", _install, computes=False)
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel and sdist a release would upload (``python -m build``; offline: the build
-    backend comes from the dev dependencies)."""
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
-    return out
+def built() -> Path:
+    return BUILT.result(900)
+
+
+@pytest.fixture(scope="module")
+def installed_wheel() -> tuple[Path, Ran]:
+    return INSTALLED.result(1500)
 
 
 def test_wheel_and_sdist_build_and_pass_twine_check(built: Path) -> None:
@@ -159,20 +204,14 @@ def test_wheel_holds_the_package_and_nothing_else(built: Path) -> None:
         assert "[pytest11]\ncdpkit = cdpkit.pytest_plugin" in points
 
 
-def test_the_wheel_installs_into_a_fresh_venv_and_runs(built: Path, tmp_path: Path) -> None:
+def test_the_wheel_installs_into_a_fresh_venv_and_runs(
+    installed_wheel: tuple[Path, Ran], tmp_path: Path
+) -> None:
     """What a user gets from ``pip install``: the command, doctor and the quickstart work
     from outside the checkout."""
-    (wheel,) = built.glob("*.whl")
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    venv, install = installed_wheel
     python = venv / "bin" / "python"
-    install = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert install.returncode == 0, install.stdout + install.stderr
+    assert install.returncode == 0, install
     command = venv / "bin" / "cdpkit"
     work = tmp_path / "elsewhere"
     work.mkdir()

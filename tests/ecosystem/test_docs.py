@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import ast
 import inspect
-import os
 import re
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,26 +17,33 @@ import pytest
 
 import cdpkit
 from cdpkit import cdp, tools
+from tests._head_start import HeadStart, Run
 
 ROOT = Path(__file__).parent.parent.parent
 DOCS = ROOT / "docs"
 _PYTHON_BLOCK = re.compile(r"^```python\n(?P<code>.*?)^```", re.MULTILINE | re.DOTALL)
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built once for this module with ``mkdocs build --strict``."""
-    out = tmp_path_factory.mktemp("site")
-    built = subprocess.run(
+def _build_site(scratch: Path, run: Run) -> Path:
+    """The site, built once with ``mkdocs build --strict``."""
+    out = scratch / "site"
+    built = run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
+        300,
         cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        env={"NO_MKDOCS_2_WARNING": "1"},
     )
-    assert built.returncode == 0, f"mkdocs build --strict failed:\n{built.stderr[-4000:]}"
+    assert built.returncode == 0, f"mkdocs build --strict failed:\n{built.output[-4000:]}"
     return out
+
+
+# Started at collection: the build computes on its own while other tests wait on the browser.
+SITE = HeadStart("site", _build_site, computes=True, order=3)
+
+
+@pytest.fixture(scope="module")
+def site() -> Path:
+    return SITE.result(900)
 
 
 def _text(html: str) -> str:

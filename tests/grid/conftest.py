@@ -2,7 +2,8 @@
 
 The server jar comes from `scripts/setup.sh` (npm package @nightwatch/selenium-server,
 kept in .venv/selenium/), Java and ChromeDriver from Debian. Each process is started here
-and stopped by its PID.
+and stopped by its PID. The fixtures themselves are in tests/grid/_fixtures.py, registered
+once by tests/conftest.py so every directory that uses a grid shares the same one.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -115,47 +115,3 @@ def _wait_ready(url: str, grid: GridProcesses, nodes: int) -> None:
     except AssertionError as exc:
         grid.stop()
         raise AssertionError(f"{exc}\n{grid.output()}") from None
-
-
-@pytest.fixture(scope="session")
-def standalone_grid(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A standalone grid with two Chrome slots; its URL."""
-    _require_components()
-    port = free_port()
-    grid = GridProcesses(tmp_path_factory.mktemp("grid-standalone"))
-    grid.start(
-        "standalone", "standalone", "--host", "127.0.0.1", "--port", str(port),
-        "--max-sessions", "2", "--selenium-manager", "false",
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_ready(url, grid, 1)
-        yield url
-    finally:
-        grid.stop()
-
-
-@pytest.fixture(scope="session")
-def hub_and_two_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A hub with two nodes of one Chrome slot each; the hub's URL."""
-    _require_components()
-    port, publish, subscribe = free_port(), free_port(), free_port()
-    grid = GridProcesses(tmp_path_factory.mktemp("grid-hub"))
-    grid.start(
-        "hub", "hub", "--host", "127.0.0.1", "--port", str(port),
-        "--publish-events", f"tcp://127.0.0.1:{publish}",
-        "--subscribe-events", f"tcp://127.0.0.1:{subscribe}",
-    )
-    for n in (1, 2):
-        grid.start(
-            f"node{n}", "node", "--host", "127.0.0.1", "--port", str(free_port()),
-            "--publish-events", f"tcp://127.0.0.1:{publish}",
-            "--subscribe-events", f"tcp://127.0.0.1:{subscribe}",
-            "--max-sessions", "1", "--selenium-manager", "false",
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_ready(url, grid, 2)
-        yield url
-    finally:
-        grid.stop()

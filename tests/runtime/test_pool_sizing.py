@@ -14,7 +14,6 @@ import pytest
 import cdpkit
 from cdpkit import tools
 from tests.grid.conftest import NODE_ARGS
-from tests.grid.conftest import standalone_grid as standalone_grid  # the fixture
 from tests.runtime.conftest import until
 from tests.server import FixtureServer
 

@@ -29,13 +29,14 @@ from benchmarks.server import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Run in a bare interpreter: which modules `import cdpkit` loads besides its own (the import
-# baseline), and which parts of the API exist yet. json is imported after the diff on purpose.
+# Run in a bare interpreter: which modules `import cdpkit` and `cdpkit.launch` load besides
+# cdpkit's own (the import baseline), and which parts of the API exist yet. json is imported after the diff on purpose.
 _PROBE = """\
 import sys
 before = set(sys.modules)
 try:
     import cdpkit
+    cdpkit.launch  # cdpkit loads its parts on first use: what a program needs to launch
 except Exception as exc:
     print('{"error": "import cdpkit failed: ' + type(exc).__name__ + '"}')
     raise SystemExit

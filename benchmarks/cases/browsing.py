@@ -165,7 +165,7 @@ async def _playwright_snapshot(ctx: Ctx) -> dict[str, float]:
 SNAPSHOT = Case(
     name="snapshot",
     metrics=(Metric("ms", "accessibility snapshot of the element page (ms)",
-                    Target(ratio_max=1.3)),),
+                    Target(ratio_max=1.0)),),
     sides={"raw": _raw_snapshot, "cdpkit": _cdpkit_snapshot,
            "playwright": _playwright_snapshot},
     needs=(*CORE_API, "tools.snapshot"),

@@ -30,6 +30,8 @@ from itertools import repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
+import msgspec
+
 from .. import cdp
 from .._frames import content_origin
 from ..errors import ConnectionClosedError, ProtocolError
@@ -221,28 +223,19 @@ class _CaptureAnswer(TypedDict, total=False):
     sessionId: str
 
 
-def _decoder(answer: type) -> Callable[[str | bytes], Any] | None:
-    try:
-        import msgspec
-    except ImportError:  # pragma: no cover - msgspec is a dependency
-        return None
-    return msgspec.json.Decoder(answer).decode
-
-
 @functools.cache
-def _capture_decoder() -> Callable[[str | bytes], Any] | None:
+def _capture_decoder() -> Callable[[str | bytes], Any]:
     """Decodes a captureSnapshot answer to the fields the boxes come from, like
     :func:`_ax_tree_decoder`."""
-    return _decoder(_CaptureAnswer)
+    return msgspec.json.Decoder(_CaptureAnswer).decode
 
 
 @functools.cache
-def _ax_tree_decoder() -> Callable[[str | bytes], Any] | None:
+def _ax_tree_decoder() -> Callable[[str | bytes], Any]:
     """Decodes a getFullAXTree answer to the fields the outline reads (msgspec skips the
-    others without building them); ``None`` without msgspec: ``json.loads`` decodes it.
-    Anything msgspec refuses (a lone surrogate, a field of another type) goes to
-    ``json.loads`` too (see :meth:`cdpkit.Session.call`)."""
-    return _decoder(_AXTreeAnswer)
+    others without building them). Anything msgspec refuses (a lone surrogate, a field of
+    another type) goes to ``json.loads`` (see :meth:`cdpkit.Session.call`)."""
+    return msgspec.json.Decoder(_AXTreeAnswer).decode
 
 
 async def _ax_tree(session: Session, frame_id: str | None = None) -> list[AXNodeJSON]:

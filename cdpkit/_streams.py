@@ -1,6 +1,6 @@
 """Event streams and expectations: what :meth:`Session.listen` and :meth:`Session.expect`
-return. A stream buffers without limit and delivers in arrival order; events are parsed
-into their models when read, not when they arrive.
+return. A stream buffers without limit and delivers in arrival order; events are decoded and
+parsed into their models when read, not when they arrive.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 from pydantic import ValidationError
 
 from ._model import Event, RawEvent, event_type
+from ._wire import EventParams, decode_params, release_freed_memory
 from .errors import ConnectionClosedError, WaitTimeoutError
 
 if TYPE_CHECKING:
@@ -35,6 +36,10 @@ def _fresh(error: ConnectionClosedError) -> ConnectionClosedError:
     return type(error)(error.reason)
 
 
+# A stream that held this many unread events gives their memory back once read empty.
+_BURST = 1_000
+
+
 class EventStream(Generic[T]):
     """Events of a session, in arrival order, buffered without limit.
 
@@ -46,13 +51,18 @@ class EventStream(Generic[T]):
         self._session = session
         self._keys = keys
         self._raw = raw
-        self._queue: deque[tuple[str, dict[str, Any]]] = deque()
+        # Params stay the browser's text until read (see cdpkit._wire).
+        self._queue: deque[tuple[str, EventParams]] = deque()
         self._waiter: asyncio.Future[None] | None = None
         self._done = False
         self._error: ConnectionClosedError | None = None
+        self._burst = False
 
-    def _push(self, method: str, params: dict[str, Any]) -> None:
-        self._queue.append((method, params))
+    def _push(self, method: str, params: EventParams) -> None:
+        queue = self._queue
+        queue.append((method, params))
+        if len(queue) >= _BURST:
+            self._burst = True
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
@@ -100,7 +110,11 @@ class EventStream(Generic[T]):
                 await self._waiter
             finally:
                 self._waiter = None
-        method, params = queue.popleft()
+        method, undecoded = queue.popleft()
+        if not queue and self._burst:
+            self._burst = False
+            release_freed_memory()
+        params = decode_params(undecoded)
         if self._raw:
             return cast(T, RawEvent(method, params))
         return cast(T, _parse_event(method, params))

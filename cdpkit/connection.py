@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 
 from ._transport import Transport, TransportClosed
+from ._wire import EventParams, decode_envelope, decode_params
 from .errors import ConnectionClosedError, TargetClosedError
 from .session import Session
 
@@ -66,6 +67,9 @@ def _decode(data: str | bytes, parse: Callable[[str | bytes], Any] | None = None
 
 
 _msgspec_decode = msgspec.json.Decoder().decode
+
+# How an event's text starts (an answer starts with its id).
+_EVENT_HEADS = frozenset({'{"method":', b'{"method":'})
 
 
 def _parse(data: str | bytes) -> Any:
@@ -163,6 +167,19 @@ class Connection:
         """Decode and route one message, in arrival order; never raises."""
         if self._closed.is_set():
             return  # after abort(): nothing more reaches the failed sessions
+        if data[:10] in _EVENT_HEADS:
+            # An event (Chrome writes its method first): decoded as far as routing needs,
+            # its params left as text until read. What this refuses takes the full path.
+            try:
+                envelope = decode_envelope(data)
+            except (msgspec.DecodeError, RecursionError):
+                pass
+            else:
+                try:
+                    self._event(envelope.sessionId, envelope.method, envelope.params)
+                except Exception:
+                    log.exception("cdpkit failed to dispatch a message: %.200r", data)
+                return
         try:
             message = self._decode_answer(data) if self.answer_decoders else _decode(data)
         except ValueError:
@@ -217,11 +234,17 @@ class Connection:
             log.warning("Ignoring a message with neither id nor method: %.200r", message)
             return
         params = message.get("params")
-        if not isinstance(params, dict):
-            params = {}
+        self._event(session_id, method, params if isinstance(params, dict) else {})
+
+    def _event(self, session_id: str | None, method: str, params: EventParams) -> None:
+        session = self._root if session_id is None else self._sessions.get(session_id)
+        if session is None:
+            return  # a late event of a detached session
         if method == "Target.attachedToTarget":
+            params = decode_params(params)
             self._attach(session, params)
         elif method == "Target.detachedFromTarget":
+            params = decode_params(params)
             self._detach(params)
         session._emit(method, params)
 

@@ -14,9 +14,10 @@ import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 from . import cdp
+from ._wire import EventParams, decode_params
 from .errors import CDPError, ConnectionClosedError, PageCrashedError, TargetClosedError
 from .session import Session
 
@@ -120,7 +121,10 @@ class Page(Session):
         self.target_id: str = target_info["targetId"]
         self.context = context
         self._target_info = target_info
-        self._console: deque[ConsoleEntry] = deque(maxlen=CONSOLE_BUFFER_SIZE)
+        # Entries keep their params as the browser's text until console_entries() reads them.
+        self._console: deque[tuple[Literal["console", "exception", "log"], EventParams]] = (
+            deque(maxlen=CONSOLE_BUFFER_SIZE)
+        )
         self.dialogs: list[Dialog] = []
         self.dialog_policy: DialogPolicy = dismiss_dialogs
         self._open_dialog: Dialog | None = None
@@ -137,9 +141,9 @@ class Page(Session):
         if self._setup is not None and self._setup.proxy is not None:
             self._on("Fetch.requestPaused", self._request_paused)
             self._on("Fetch.authRequired", self._auth_required)
-        self._on("Runtime.consoleAPICalled", self._record("console"))
-        self._on("Runtime.exceptionThrown", self._record("exception"))
-        self._on("Log.entryAdded", self._record("log"))
+        self._on_undecoded("Runtime.consoleAPICalled", self._record("console"))
+        self._on_undecoded("Runtime.exceptionThrown", self._record("exception"))
+        self._on_undecoded("Log.entryAdded", self._record("log"))
         self._on("Page.javascriptDialogOpening", self._dialog_opening)
         self._on("Page.javascriptDialogClosed", self._dialog_closed)
         # Sent on the page's own session, before the browser-level Target.targetCrashed.
@@ -253,10 +257,11 @@ class Page(Session):
 
     def _record(
         self, kind: Literal["console", "exception", "log"]
-    ) -> Callable[[dict[str, Any]], None]:
+    ) -> Callable[[EventParams], None]:
         console = self._console
 
-        def record(params: dict[str, Any]) -> None:
+        def record(params: EventParams) -> None:
+            # Kept as the browser's text (a fifth of the decoded size) until read.
             console.append((kind, params))
 
         return record
@@ -329,7 +334,16 @@ class Page(Session):
         to ``Runtime.consoleAPICalled``. :func:`cdpkit.tools.console_logs` turns them into
         readable messages.
         """
-        return list(self._console)
+        console = self._console
+        if any(type(params) is not dict for _, params in console):
+            # Decoded once, in place: an entry is the same object in every later call.
+            decoded = [
+                entry if type(entry[1]) is dict else (entry[0], decode_params(entry[1]))
+                for entry in console
+            ]
+            console.clear()
+            console.extend(decoded)
+        return cast("list[ConsoleEntry]", list(console))
 
     def clear_console(self) -> None:
         """Empty the console buffer (what :meth:`console_entries` returns)."""

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from ._model import CDPModel, Command, Event, RawEvent
 from ._streams import AnyEvent, EventSpec, EventStream, Expectation, _fresh
+from ._wire import EventParams, decode_params
 from .errors import (
     CommandTimeoutError,
     CommandTooLargeError,
@@ -136,6 +137,7 @@ class Session:
         self._deadline_timer: asyncio.TimerHandle | None = None
         self._closed_error: ConnectionClosedError | None = None
         self._handlers: dict[str, list[Callable[[dict[str, Any]], None]]] = {}
+        self._undecoded_handlers: dict[str, list[Callable[[EventParams], None]]] = {}
         self._streams: dict[str, list[EventStream[Any]]] = {}  # by "Domain.event"
         self._wild_streams: dict[str, list[EventStream[Any]]] = {}  # by "Domain.*" or "*"
         self._states: dict[type[Any], Any] = {}
@@ -550,17 +552,36 @@ class Session:
     def _wait_timeout(self, timeout: float | None) -> float:
         return self.command_timeout if timeout is None else timeout
 
-    def _on(self, method: str, handler: Callable[[dict[str, Any]], None]) -> None:
+    def _on(
+        self,
+        method: str,
+        handler: Callable[[dict[str, Any]], None],
+    ) -> None:
         """Internal: call ``handler(params)`` synchronously from the reader for ``method``."""
         self._handlers.setdefault(method, []).append(handler)
 
-    def _emit(self, method: str, params: dict[str, Any]) -> None:
-        """Called by the connection's reader for every event of this session."""
+    def _on_undecoded(self, method: str, handler: Callable[[EventParams], None]) -> None:
+        """Internal: like :meth:`_on`, but ``handler`` gets the params as they came (the
+        JSON text, unless another handler decoded them): for handlers that keep events
+        without reading them (``decode_params`` reads them later)."""
+        self._undecoded_handlers.setdefault(method, []).append(handler)
+
+    def _emit(self, method: str, params: EventParams) -> None:
+        """Called by the connection's reader for every event of this session; ``params``
+        stay undecoded until a handler or a stream's reader needs them."""
         handlers = self._handlers.get(method)
         if handlers:
+            params = decode_params(params)
             for handler in handlers:
                 try:
                     handler(params)
+                except Exception:
+                    log.exception("cdpkit internal handler for %s failed", method)
+        undecoded = self._undecoded_handlers.get(method)
+        if undecoded:
+            for keep in undecoded:
+                try:
+                    keep(params)
                 except Exception:
                     log.exception("cdpkit internal handler for %s failed", method)
         streams = self._streams.get(method)

@@ -30,6 +30,7 @@ FLOORS: dict[str, int] = {
     "connection": 1,
     "session": 1,
     "_streams": 1,
+    "_wire": 1,
     "launcher": 1,
     "_profiles": 1,
     "_endpoint": 1,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -180,3 +181,28 @@ async def test_answers_and_events_the_fast_decoder_refuses_are_still_delivered()
         event = await asyncio.wait_for(anext(events), 5)
     assert result.result.value == "start \ud83d"
     assert event == cdpkit.RawEvent("Custom.cut", {"text": "\udc00 end"})
+
+
+async def test_events_routing_cannot_read_are_delivered_or_dropped_and_the_connection_lives(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Events are decoded only as far as routing needs; these take the full path instead.
+    deep = "[" * 100_000 + "]" * 100_000
+
+    async def script(peer: FakePeer) -> None:
+        command = await peer.next_command("Runtime.evaluate")
+        await peer.send('{"method":"Custom.odd","params":[1,2]}')  # params not an object
+        await peer.send('{"method":"Custom.odd","params":{"n":NaN}}')
+        await peer.send('{"method":"Custom.odd","params":{"deep":' + deep + "}}")
+        await peer.send('{"method":"Custom.odd","sessionId":7,"params":{"n":1}}')
+        await peer.send('{"method":"Custom.odd","params":{"n":2}}')
+        await peer.send({"id": command["id"], "result": {"result": {"type": "number", "value": 1}}})
+
+    with caplog.at_level(logging.WARNING, logger="cdpkit"):
+        async with fake_browser(script) as browser, browser.listen("Custom.odd") as events:
+            result = await browser.send(cdp.runtime.evaluate("1"), timeout=5)
+            received = [event.params for event in [await anext(events) for _ in range(3)]]
+    assert result.result.value == 1
+    # The deep one is dropped with a warning; a number for a session id matches no session.
+    assert received[0] == {} and math.isnan(received[1]["n"]) and received[2] == {"n": 2}
+    assert "nested too deeply" in caplog.text

@@ -77,3 +77,31 @@ async def test_a_console_flood_keeps_only_the_latest_entries(page: cdpkit.Page) 
     assert len(entries) == CONSOLE_BUFFER_SIZE <= 1_000  # a few MB, not one entry per message
     last = entries[-1][1]["args"][1]
     assert last.get("value") == flood - 1  # the newest kept, the oldest dropped
+
+
+async def test_a_flood_read_after_the_command_that_logged_it_arrives_whole_and_in_order(
+    page: cdpkit.Page,
+) -> None:
+    # The 10,000 events all arrive before the evaluate's answer, so they wait in the
+    # stream (as the browser's text) while the program awaits the command.
+    flood = 10_000
+    async with page.listen(cdp.runtime.ConsoleAPICalled) as events:
+        await page.send(
+            cdp.runtime.evaluate(
+                f"for (let i = 0; i < {flood}; i++) console.log('m', i, 'é\\u{{1F600}}')"
+            )
+        )
+        assert len(events) == flood  # every one already received, none read yet
+        async with asyncio.timeout(30):
+            values = []
+            async for event in events:
+                assert event.args[2].value == "é\U0001f600"
+                values.append(event.args[1].value)
+                if len(values) == flood:
+                    break
+    assert values == list(range(flood))
+    before = page.console_entries()
+    after = page.console_entries()
+    assert [entry[1]["args"][1]["value"] for entry in after] == list(range(flood - 1000, flood))
+    # The same entries each time (the MCP server finds what is new by identity).
+    assert all(a is b for a, b in zip(before, after, strict=True))

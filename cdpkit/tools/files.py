@@ -33,7 +33,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, cast
@@ -373,14 +373,17 @@ async def expect_download(
     restoring: asyncio.Task[None] | None = None
     try:
         # The page's responses give the download's real MIME type (Browser events do not).
+        # Network is on only until that response is in: left on, Chrome's network
+        # instrumentation slows the download itself by about a tenth.
         # Raw events read through their generated JSON shapes: the typed fast path (these
         # models' schemas take tens of ms to build on first use, in every fresh process).
         # Named by wire name: the event class would load all of cdp.network (10-35 ms).
-        async with page.enabled("Network"), page.listen(
+        async with contextlib.AsyncExitStack() as network, page.listen(
             "Network.responseReceived", raw=True
         ) as responses, browser.listen(
             cdp.browser.DownloadWillBegin, cdp.browser.DownloadProgress, raw=True
         ) as events:
+            await network.enter_async_context(page.enabled("Network"))
             await browser.send(
                 cdp.browser.set_download_behavior(
                     "allowAndName",
@@ -393,11 +396,18 @@ async def expect_download(
             frames = await _frame_ids(page)
             try:
                 pending._result = await _await_download(
-                    events, responses, frames, staging, directory, timeout, initiation_timeout
+                    events,
+                    responses,
+                    network.aclose,
+                    frames,
+                    staging,
+                    directory,
+                    timeout,
+                    initiation_timeout,
                 )
             finally:
                 # Put the download behaviour back while leaving the block disables the
-                # Network domain: one round trip for both instead of two.
+                # Network domain (if still on): one round trip for both instead of two.
                 restoring = asyncio.ensure_future(_restore_download_behavior(browser, context_id))
     finally:
         if restoring is None:
@@ -455,10 +465,10 @@ async def _frame_ids(page: Page) -> set[str]:
 
 async def _response_type(responses: EventStream[RawEvent], url: str) -> str | None:
     """The Content-Type of the page's last response for ``url`` among the buffered
-    ``Network.responseReceived`` events (the stream is closed, so this never waits)."""
-    await responses.aclose()
+    ``Network.responseReceived`` events, reading only what is buffered (never waits)."""
     mime_type: str | None = None
-    async for event in responses:
+    while len(responses):
+        event = await anext(responses)  # buffered: returns at once
         response = cast("ResponseReceivedJSON", event.params)["response"]
         if response["url"] == url:
             headers = {k.lower(): str(v) for k, v in response["headers"].items()}
@@ -469,6 +479,7 @@ async def _response_type(responses: EventStream[RawEvent], url: str) -> str | No
 async def _await_download(
     events: EventStream[RawEvent],
     responses: EventStream[RawEvent],
+    release_network: Callable[[], Awaitable[None]],
     frames: set[str],
     staging: Path,
     directory: Path,
@@ -477,6 +488,7 @@ async def _await_download(
 ) -> DownloadResult:
     began: DownloadWillBeginJSON | None = None
     progress: DownloadProgressJSON | None = None
+    mime_type: str | None = None
     try:
         async with asyncio.timeout(initiation_timeout) as deadline:
             async for event in events:
@@ -486,6 +498,10 @@ async def _await_download(
                         if will_begin["frameId"] in frames:
                             began = will_begin
                             deadline.reschedule(asyncio.get_running_loop().time() + timeout)
+                            # The response came before Chrome chose to download it.
+                            mime_type = await _response_type(responses, began["url"])
+                            if mime_type is not None:
+                                await release_network()
                     continue
                 if event.method != cdp.browser.DownloadProgress.method:
                     continue
@@ -519,9 +535,10 @@ async def _await_download(
         )
     suggested = began["suggestedFilename"] or None
     name = sanitize_filename(suggested) if suggested else None
-    mime_type = await _response_type(responses, began['url']) or mimetypes.guess_type(
-        suggested or began['url']
-    )[0]
+    if mime_type is None:
+        mime_type = await _response_type(responses, began["url"]) or mimetypes.guess_type(
+            suggested or began["url"]
+        )[0]
     final = _publish(source, directory, name, _extension(began['url'], mime_type))
     return DownloadResult(
         True, final.name, str(final), final.stat().st_size, mime_type, began['url'], suggested

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import re
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -225,6 +227,47 @@ async def test_interrupted_browser_download_is_reported_and_leaves_nothing(
         async with expect_download(page, dest_dir=tmp_path, timeout=20):
             await page.call("Runtime.evaluate", {"expression": "document.getElementById('get').click()"})
     assert list(tmp_path.iterdir()) == []
+
+
+async def test_a_browser_download_from_a_blank_page_keeps_the_servers_type_and_network_off(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    # The MIME type comes from the response, read before Chrome starts saving the body;
+    # the Network domain (which slows Chrome's download) is off while the body arrives.
+    body = os.urandom(300_000)
+    halfway = threading.Event()
+    network_while_saving: list[int] = []
+
+    def trickled(h: Handler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/x-cdpkit-sample")
+        h.send_header("Content-Disposition", 'attachment; filename="sample.dat"')
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        h.wfile.write(body[:1000])
+        h.wfile.flush()
+        halfway.wait(10)
+        h.wfile.write(body[1000:])
+        h.wfile.flush()
+
+    async def release_halfway() -> None:
+        await asyncio.sleep(1.0)
+        network_while_saving.append(page._domain_users.get("Network", 0))
+        halfway.set()
+
+    server.route("/sample.dat", trickled)
+    assert page.url == "about:blank"
+    releasing = asyncio.ensure_future(release_halfway())
+    try:
+        async with expect_download(page, dest_dir=tmp_path, timeout=20) as pending:
+            await page.send(cdpkit.cdp.page.navigate(server.url("/sample.dat")))
+    finally:
+        halfway.set()
+        await releasing
+    result = pending.value
+    assert result.mime_type == "application/x-cdpkit-sample"
+    assert Path(result.path).read_bytes() == body
+    assert network_while_saving == [0]
 
 
 async def test_expect_download_reports_when_nothing_downloads(

@@ -55,6 +55,18 @@ _BROWSER_CLOSE_TIMEOUT = 2.0
 _collected_at_first_launch = False
 
 
+def _resolve_settings(
+    settings: BrowserSettings | None, shortcuts: dict[str, Any]
+) -> BrowserSettings | None:
+    """``settings`` with the shortcut keywords given applied over it (see
+    ``_settings.resolve_settings``); ``None`` without either."""
+    if settings is None and all(value is None for value in shortcuts.values()):
+        return None  # the usual launch: no need to load _settings (3 ms)
+    from ._settings import resolve_settings
+
+    return resolve_settings(settings, shortcuts)
+
+
 def _collect_after_start_up() -> None:
     """Once per process, run the full garbage collection that start-up has made due.
 
@@ -79,14 +91,9 @@ class Browser(Session):
     It is also the browser-level session: ``browser.send(cdp.target.get_targets())`` and
     ``browser.listen(cdp.target.TargetCreated)`` work as on any session.
 
-    Attributes:
-        version: ``Browser.getVersion`` as read at start (product, protocol version, ...).
-
     What the tools know about the browser (e.g. which tab is active, see
     :mod:`cdpkit.tools.tabs`) is kept with :meth:`state`, one typed class per concern.
     """
-
-    version: GetVersionResult
 
     def __init__(
         self,
@@ -99,6 +106,8 @@ class Browser(Session):
         super().__init__(connection, None, command_timeout=command_timeout)
         self.process = process
         self.settings = settings
+        self._version: GetVersionResult | None = None
+        self._version_json: dict[str, Any] | None = None  # parsed on first read
         self._started = False  # pages attached before (tabs already open) vs after
         self._rotation = 0  # the next of settings.user_agents for a new context
         self._setups: dict[str | None, PageSetup | None] = {}
@@ -120,9 +129,21 @@ class Browser(Session):
         self._on("Target.targetCrashed", self._target_crashed)
 
     def __repr__(self) -> str:
-        product = getattr(self, "version", None)
-        name = product.product if product is not None else "browser"
+        started = self._version is not None or self._version_json is not None
+        name = self.version.product if started else "browser"
         return f"<Browser {name} pages={len(self.pages)}{' closed' if self.closed else ''}>"
+
+    @property
+    def version(self) -> GetVersionResult:
+        """``Browser.getVersion`` as read at start (product, protocol version, user
+        agent...)."""
+        version = self._version
+        if version is None:
+            if self._version_json is None:
+                raise RuntimeError("The browser has not started yet")
+            version = self._version = cdp.browser.get_version().parse(self._version_json)
+            self._version_json = None
+        return version
 
     def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
         """Run a fire-and-forget task, keeping a reference so it is not collected."""
@@ -131,7 +152,6 @@ class Browser(Session):
         task.add_done_callback(self._tasks.discard)
 
     async def _start(self) -> None:
-        get_version = cdp.browser.get_version()
         attach = (
             self.call("Target.setDiscoverTargets", {"discover": True}),
             # Existing pages are attached (and their sessions registered) before this answers.
@@ -146,12 +166,14 @@ class Browser(Session):
             ),
         )
         if self.settings is None:
-            # Nothing attached needs the version first: all three in one round trip.
-            replies = await asyncio.gather(self.call(get_version.method), *attach)
-            self.version = get_version.parse(replies[0])
+            # Nothing attached needs the version first: all three in one round trip. The
+            # answer is parsed into its model when first read (building that model's
+            # validator costs a fresh process 7 ms, a few percent of a launch).
+            replies = await asyncio.gather(self.call("Browser.getVersion"), *attach)
+            self._version_json = replies[0]
         else:
             # The settings of the pages attached below need Chrome's own user agent.
-            self.version = await self.send(get_version)
+            self._version = await self.send(cdp.browser.get_version())
             await asyncio.gather(*attach)
         self._started = True
         # Pages that already existed are being set up now; no need to wait: a session runs
@@ -614,9 +636,7 @@ def launch(
     if viewport is not None:
         viewport = check_viewport(viewport)
     directory = profile_dir(profile) if profile is not None else user_data_dir
-    from ._settings import resolve_settings  # only when launching: import cdpkit stays light
-
-    resolved_settings = resolve_settings(
+    resolved_settings = _resolve_settings(
         settings,
         {
             "user_agent": user_agent, "user_agents": user_agents,
@@ -798,9 +818,7 @@ def connect(
     Closing detaches: the browser keeps running (pages cdpkit opened are closed).
     """
     sent_headers = check_headers(headers)
-    from ._settings import resolve_settings
-
-    resolved_settings = resolve_settings(
+    resolved_settings = _resolve_settings(
         settings,
         {
             "user_agent": user_agent, "user_agents": user_agents,

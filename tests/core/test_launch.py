@@ -365,3 +365,13 @@ def test_the_first_launch_runs_the_due_full_collection_at_the_programs_first_wai
         assert int(collections) >= 1 and enabled == "True"
     else:
         assert (collections, enabled) == ("0", "False")
+
+
+async def test_the_version_read_at_start_is_a_typed_model(browser: cdpkit.Browser) -> None:
+    # Read lazily (its model is built on first use, off the launch path); the same object
+    # every time.
+    version = browser.version
+    assert isinstance(version, cdpkit.cdp.browser.GetVersionResult)
+    assert "Chrome" in version.product and version.user_agent
+    assert browser.version is version
+    assert version.product in repr(browser)

@@ -37,6 +37,7 @@ class Envelope(msgspec.Struct, frozen=True):
     method: str
     sessionId: str | None = None
     params: msgspec.Raw = msgspec.Raw(b"{}")
+    id: int | None = None  # never on an event: such a message takes the full path
 
 
 decode_envelope = msgspec.json.Decoder(Envelope).decode

@@ -173,8 +173,8 @@ class Connection:
             try:
                 envelope = decode_envelope(data)
             except (msgspec.DecodeError, RecursionError):
-                pass
-            else:
+                envelope = None
+            if envelope is not None and envelope.id is None:
                 try:
                     self._event(envelope.sessionId, envelope.method, envelope.params)
                 except Exception:

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -60,14 +61,23 @@ def _ws_endpoint(browser: Browser) -> str | None:
     return None
 
 
-async def _until_stopped(browser: Browser, *, window_closed_stops: bool = False) -> str:
+async def _until_stopped(
+    browser: Browser,
+    *,
+    window_closed_stops: bool = False,
+    ready: Callable[[], None] | None = None,
+) -> str:
     """Wait for Ctrl-C, SIGTERM or SIGHUP ("signal"), the browser process exiting
-    ("exited"), or, with ``window_closed_stops``, its last page closing ("closed")."""
+    ("exited"), or, with ``window_closed_stops``, its last page closing ("closed").
+    ``ready`` runs once those signals are caught (what it prints tells a caller it may
+    stop the command)."""
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for signum in (signal.SIGINT, *TERMINATING_SIGNALS):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError, AttributeError):
             loop.add_signal_handler(signum, stop.set)
+    if ready is not None:
+        ready()
 
     async def signalled() -> str:
         await stop.wait()
@@ -125,15 +135,21 @@ def launch(
     async def work() -> None:
         async with open_browser(options) as browser:
             endpoint = http_endpoint(browser)
-            print(endpoint, flush=True)
-            print(
-                f"{browser.version.product} is running ({_ws_endpoint(browser)}).\n"
-                f"Attach with: cdpkit repl --connect {endpoint}\n"
-                "Press Ctrl-C to stop it.",
-                file=sys.stderr,
-                flush=True,
-            )
-            why = await _until_stopped(browser)
+            product = browser.version.product
+
+            def announce() -> None:
+                # Printed once Ctrl-C stops the browser cleanly: a script that starts
+                # `cdpkit launch` and stops it as soon as it reads the endpoint gets 0.
+                print(endpoint, flush=True)
+                print(
+                    f"{product} is running ({_ws_endpoint(browser)}).\n"
+                    f"Attach with: cdpkit repl --connect {endpoint}\n"
+                    "Press Ctrl-C to stop it.",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
+            why = await _until_stopped(browser, ready=announce)
             if why == "exited":
                 assert browser.process is not None
                 raise CLIError(f"{browser.process.describe_exit()}")

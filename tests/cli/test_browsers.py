@@ -45,6 +45,19 @@ def test_launch_stops_on_ctrl_c_or_sigterm_and_leaves_nothing(cli: CLI, signum: 
     wait_gone(chrome)
 
 
+def test_launch_stopped_the_moment_it_prints_its_endpoint_stops_cleanly(cli: CLI) -> None:
+    # The endpoint is printed once Ctrl-C is caught: a script may stop it at once.
+    for _ in range(3):
+        process = cli.popen("launch")
+        assert process.stdout is not None
+        endpoint = process.stdout.readline().strip()
+        process.send_signal(signal.SIGINT)
+        assert endpoint.startswith("http://127.0.0.1:")
+        assert process.wait(timeout=30) == 0
+        assert process.stderr is not None
+        assert "Traceback" not in process.stderr.read()
+
+
 @pytest.mark.parametrize("signum,status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_interrupted_command_cleans_up(cli: CLI, server: FixtureServer, signum: int, status: int) -> None:
     process = cli.popen("eval", server.url("/cli/index.html"), "await new Promise(() => {})")

@@ -552,11 +552,7 @@ class Session:
     def _wait_timeout(self, timeout: float | None) -> float:
         return self.command_timeout if timeout is None else timeout
 
-    def _on(
-        self,
-        method: str,
-        handler: Callable[[dict[str, Any]], None],
-    ) -> None:
+    def _on(self, method: str, handler: Callable[[dict[str, Any]], None]) -> None:
         """Internal: call ``handler(params)`` synchronously from the reader for ``method``."""
         self._handlers.setdefault(method, []).append(handler)
 

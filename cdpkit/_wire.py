@@ -1,4 +1,4 @@
-"""Events kept as the browser's JSON text until something reads their params.
+"""Decoding the browser's messages; events kept as JSON text until their params are read.
 
 The reader decodes an event only as far as routing needs (its method and session); the
 params stay the text Chrome sent (a ``msgspec.Raw``, about a fifth of the memory of the
@@ -9,6 +9,7 @@ program awaits the command that logged them) holds text, not trees of dicts.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import sys
@@ -21,6 +22,7 @@ __all__ = [
     "Envelope",
     "EventParams",
     "decode_envelope",
+    "decode_message",
     "decode_params",
     "release_freed_memory",
 ]
@@ -41,7 +43,42 @@ class Envelope(msgspec.Struct, frozen=True):
 
 
 decode_envelope = msgspec.json.Decoder(Envelope).decode
-_decode = msgspec.json.Decoder().decode
+_msgspec_decode = msgspec.json.Decoder().decode
+
+# From this size on, a message is parsed with the cyclic garbage collector paused: the
+# collector would otherwise walk the growing tree dozens of times (40% of the time a 7 MB
+# accessibility tree took to parse), finding nothing to free.
+_LARGE_MESSAGE = 1 << 20
+
+
+def _parse(data: str | bytes | msgspec.Raw) -> Any:
+    try:
+        return _msgspec_decode(data)
+    except msgspec.DecodeError:
+        return json.loads(data if isinstance(data, str | bytes) else bytes(data))
+
+
+def decode_message(
+    data: str | bytes | msgspec.Raw, parse: Callable[[str | bytes], Any] | None = None
+) -> Any:
+    """Parse one message (or an event's params) from the browser (with ``parse``, a
+    caller's decoder, if given).
+
+    msgspec parses a small message about eight times as fast as the standard library (an
+    answer in 0.4 µs instead of 3.5 µs), for every answer and event alike. What it refuses
+    and Chrome may still send goes to the standard library: a lone UTF-16 surrogate (a
+    JavaScript string cut mid-pair arrives as ``"\\ud800"``), ``NaN``. Malformed text fails
+    both, with ``ValueError``. A large message is parsed with the cyclic collector paused:
+    its hundreds of thousands of new objects would make it sweep the heap several times.
+    """
+    run: Callable[[Any], Any] = parse or _parse
+    if len(data) >= _LARGE_MESSAGE and gc.isenabled():
+        gc.disable()  # a program that turned the collector off keeps it off
+        try:
+            return run(data)
+        finally:
+            gc.enable()
+    return run(data)
 
 
 def decode_params(params: EventParams) -> dict[str, Any]:
@@ -51,10 +88,7 @@ def decode_params(params: EventParams) -> dict[str, Any]:
     if isinstance(params, dict):
         return params
     try:
-        try:
-            value = _decode(params)
-        except msgspec.DecodeError:
-            value = json.loads(bytes(params))
+        value = decode_message(params)
     except ValueError:
         log.warning("Ignoring the malformed params of an event: %.200r", bytes(params))
         return {}

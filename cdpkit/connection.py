@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import itertools
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +20,7 @@ import msgspec
 
 from ._transport import Transport, TransportClosed
 from ._wire import EventParams, decode_envelope, decode_params
+from ._wire import decode_message as _decode
 from .errors import ConnectionClosedError, TargetClosedError
 from .session import Session
 
@@ -40,43 +39,8 @@ def _default_session_factory(
     return Session(connection, params["sessionId"], command_timeout=parent.command_timeout)
 
 
-# From this size on, a message is parsed with the cyclic garbage collector paused: the
-# collector would otherwise walk the growing tree dozens of times (40% of the time a 7 MB
-# accessibility tree took to parse), finding nothing to free.
-_LARGE_MESSAGE = 1 << 20
-
-
-def _decode(data: str | bytes, parse: Callable[[str | bytes], Any] | None = None) -> Any:
-    """Parse one message from the browser (with ``parse``, a caller's decoder, if given).
-
-    msgspec parses a small message about eight times as fast as the standard library (an
-    answer in 0.4 µs instead of 3.5 µs), for every answer and event alike. What it refuses
-    and Chrome may still send goes to the standard library: a lone UTF-16 surrogate (a
-    JavaScript string cut mid-pair arrives as ``"\\ud800"``), ``NaN``. Malformed text fails
-    both, with ``ValueError``. A large message is parsed with the cyclic collector paused:
-    its hundreds of thousands of new objects would make it sweep the heap several times.
-    """
-    parse = parse or _parse
-    if len(data) >= _LARGE_MESSAGE and gc.isenabled():
-        gc.disable()  # a program that turned the collector off keeps it off
-        try:
-            return parse(data)
-        finally:
-            gc.enable()
-    return parse(data)
-
-
-_msgspec_decode = msgspec.json.Decoder().decode
-
 # How an event's text starts (an answer starts with its id).
 _EVENT_HEADS = frozenset({'{"method":', b'{"method":'})
-
-
-def _parse(data: str | bytes) -> Any:
-    try:
-        return _msgspec_decode(data)
-    except msgspec.DecodeError:
-        return json.loads(data)
 
 
 class Connection:

@@ -1,0 +1,694 @@
+// outline: the page as a flat accessibility outline, computed in the page (an isolated
+// world), with the role and state names Chrome's accessibility tree uses.
+//
+// Returns {entries, frames}: entries are arrays
+//   [depth, id, role, name, value, states, x, y, w, h]
+// in document order (the composed tree: open shadow roots, slotted content in slot order),
+// depth counting the entries above; id is the node's stable number in this world's
+// registry (globalThis.__cdpkitOutline: a WeakMap node -> id, so a node keeps its number
+// while it lives, and the nodes of the last walk by id, for resolving an id back);
+// value is null when there is none; states is a string ("checked disabled level=2") or "";
+// the box is in CSS px of the top viewport, x null when the node has no layout box.
+// An iframe whose document this world cannot reach (another process or origin) is one
+// "Iframe" entry; a reachable one is followed by its document's entries.
+function(options) {
+  const registry = globalThis.__cdpkitOutline || (globalThis.__cdpkitOutline = {
+    ids: new WeakMap(),
+    next: 1,
+    last: new Map(),
+    element(id) { return this.last.get(id) || null; },
+  });
+  const ids = registry.ids;
+  const last = new Map();
+  const entries = [];
+  const styles = new Map();  // element -> [display, visibility, hidden subtree?]
+  const boxesWanted = !options || options.boxes !== false;
+
+  const ROLES = new Set((
+    'alert alertdialog application article banner blockquote button caption cell checkbox code ' +
+    'columnheader combobox comment complementary contentinfo definition deletion dialog directory ' +
+    'document emphasis feed figure form generic grid gridcell group heading img image insertion ' +
+    'link list listbox listitem log main mark marquee math menu menubar menuitem menuitemcheckbox ' +
+    'menuitemradio meter navigation none note option paragraph presentation progressbar radio ' +
+    'radiogroup region row rowgroup rowheader scrollbar search searchbox separator slider ' +
+    'spinbutton status strong subscript superscript switch tab table tablist tabpanel term ' +
+    'textbox time timer toolbar tooltip tree treegrid treeitem').split(' '));
+  // Roles whose name comes from their content (accname 1.2, step 2F).
+  const FROM_CONTENT = new Set((
+    'button cell checkbox columnheader gridcell heading link menuitem menuitemcheckbox ' +
+    'menuitemradio option radio rowheader switch tab tooltip treeitem ToggleButton ' +
+    'PopUpButton DisclosureTriangle LayoutTableCell').split(' '));
+  // Roles named from their content only when they can take focus (as Chrome does).
+  const FROM_CONTENT_IF_FOCUSABLE = new Set((
+    'Abbr Canvas caption code deletion insertion definition emphasis Figcaption ' +
+    'sectionfooter sectionheader generic group LabelText LayoutTable LayoutTableRow Legend ' +
+    'listitem mark paragraph Section strong subscript superscript time term list ' +
+    'DescriptionList row').split(' '));
+  // Shown only when named or focusable (the outline's noise).
+  const NOISE = new Set(['generic', 'none', 'presentation', 'LabelText', 'MenuListPopup', 'Unknown',
+    'Section']);
+  // Their inner text is their value or their options: no text entries inside.
+  const LEAF = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'image', 'img',
+    'progressbar', 'meter', 'separator']);
+  const TEXT_INPUTS = new Set(['text', 'email', 'tel', 'url', 'password', '']);
+  const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image']);
+  const INLINE = new Set(['inline', 'contents', 'inline-block', 'inline-flex', 'inline-grid']);
+
+  function style(element) {
+    let cached = styles.get(element);
+    if (cached === undefined) {
+      const computed = getComputedStyle(element);
+      cached = [computed.display, computed.visibility, computed.contentVisibility];
+      styles.set(element, cached);
+    }
+    return cached;
+  }
+
+  function idOf(node) {
+    let id = ids.get(node);
+    if (id === undefined) {
+      id = registry.next++;
+      ids.set(node, id);
+    }
+    last.set(id, node);
+    return id;
+  }
+
+  // Is `element` (and so its subtree) out of the accessibility tree?
+  function excluded(element) {
+    const [display] = style(element);
+    if (display === 'none') return true;
+    if (element.getAttribute('aria-hidden') === 'true') return true;
+    if (element.inert) return true;
+    return false;
+  }
+
+  // The composed-tree children of a node: its shadow root's, a slot's assigned nodes.
+  function childrenOf(node) {
+    if (node.nodeType === 1) {
+      if (node.shadowRoot) return node.shadowRoot.childNodes;
+      if (node.localName === 'slot' && node.getRootNode() instanceof ShadowRoot) {
+        const assigned = node.assignedNodes();
+        if (assigned.length) return assigned;
+      }
+      if (node.localName === 'details' && !node.open) {
+        const summary = [...node.children].find((child) => child.localName === 'summary');
+        return summary ? [summary] : [];
+      }
+      if (node.localName === 'template') return [];
+    }
+    return node.childNodes;
+  }
+
+  function explicitRole(element) {
+    const attribute = element.getAttribute('role');
+    if (!attribute) return null;
+    for (const token of attribute.trim().toLowerCase().split(/\s+/)) {
+      if (ROLES.has(token)) return token;
+    }
+    return null;
+  }
+
+  function focusable(element) {
+    if (element.disabled) return false;
+    return element.tabIndex >= 0 || element.hasAttribute('tabindex');
+  }
+
+  function hasGlobalAria(element) {
+    for (const name of ['aria-label', 'aria-labelledby', 'aria-describedby', 'aria-live',
+      'aria-controls', 'aria-owns', 'aria-details', 'aria-keyshortcuts', 'aria-roledescription']) {
+      if (element.hasAttribute(name)) return true;
+    }
+    return false;
+  }
+
+  function inSectioning(element) {
+    for (let up = parentOf(element); up && up.nodeType === 1; up = parentOf(up)) {
+      const tag = up.localName;
+      if (tag === 'article' || tag === 'aside' || tag === 'main' || tag === 'nav' ||
+          tag === 'section') return true;
+      const role = up.getAttribute('role');
+      if (role === 'article' || role === 'complementary' || role === 'main' ||
+          role === 'navigation' || role === 'region') return true;
+    }
+    return false;
+  }
+
+  function parentOf(node) {
+    if (node.assignedSlot) return node.assignedSlot;
+    const parent = node.parentNode;
+    if (parent && parent.nodeType === 11 && parent.host) return parent.host;
+    return parent;
+  }
+
+  function inputRole(element) {
+    const type = (element.getAttribute('type') || '').toLowerCase();
+    if (BUTTON_INPUTS.has(type)) return 'button';
+    switch (type) {
+      case 'checkbox': return 'checkbox';
+      case 'radio': return 'radio';
+      case 'range': return 'slider';
+      case 'number': return 'spinbutton';
+      case 'search': return element.hasAttribute('list') ? 'combobox' : 'searchbox';
+      case 'hidden': return null;
+      case 'color': return 'ColorWell';
+      case 'file': return 'button';
+      case 'date': case 'datetime-local': case 'month': case 'week': return 'Date';
+      case 'time': return 'InputTime';
+    }
+    return element.hasAttribute('list') ? 'combobox' : 'textbox';
+  }
+
+  function implicitRole(element) {
+    const tag = element.localName;
+    switch (tag) {
+      case 'a': case 'area': return element.hasAttribute('href') ? 'link' : 'generic';
+      case 'article': return 'article';
+      case 'aside': return inSectioning(element) && !named(element) ? 'generic' : 'complementary';
+      case 'blockquote': return 'blockquote';
+      case 'button':
+        if (element.hasAttribute('aria-pressed')) return 'ToggleButton';
+        if (['menu', 'true', 'listbox', 'tree', 'grid', 'dialog'].includes(
+          element.getAttribute('aria-haspopup'))) return 'PopUpButton';
+        return 'button';
+      case 'caption': return 'caption';
+      case 'code': return 'code';
+      case 'datalist': return 'listbox';
+      case 'dd': return 'definition';
+      case 'del': case 's': return 'deletion';
+      case 'details': return 'group';
+      case 'dfn': case 'dt': return 'term';
+      case 'dialog': return 'dialog';
+      case 'dl': return 'DescriptionList';
+      case 'em': return 'emphasis';
+      case 'fieldset': return 'group';
+      case 'figure': return 'figure';
+      case 'figcaption': return 'Figcaption';
+      case 'footer': return inSectioning(element) ? 'sectionfooter' : 'contentinfo';
+      case 'form': return 'form';
+      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
+      case 'header': return inSectioning(element) ? 'sectionheader' : 'banner';
+      case 'hgroup': return 'group';
+      case 'hr': return 'separator';
+      case 'iframe': case 'frame': return 'Iframe';
+      case 'img':
+        if (element.getAttribute('alt') === '' && !element.hasAttribute('title') &&
+            !hasGlobalAria(element)) return 'presentation';
+        return 'image';
+      case 'input': return inputRole(element);
+      case 'ins': return 'insertion';
+      case 'label': return 'LabelText';
+      case 'legend': return 'Legend';
+      case 'li': return 'listitem';
+      case 'main': return 'main';
+      case 'mark': return 'mark';
+      case 'math': return 'math';
+      case 'menu': case 'ol': case 'ul': return 'list';
+      case 'meter': return 'meter';
+      case 'nav': return 'navigation';
+      case 'optgroup': return 'group';
+      case 'option': return 'option';
+      case 'output': return 'status';
+      case 'p': return 'paragraph';
+      case 'progress': return 'progressbar';
+      case 'search': return 'search';
+      case 'section': return named(element) ? 'region' : 'Section';
+      case 'select':
+        return element.multiple || element.size > 1 ? 'listbox' : 'combobox';
+      case 'strong': case 'b': return tag === 'strong' ? 'strong' : 'generic';
+      case 'sub': return 'subscript';
+      case 'sup': return 'superscript';
+      case 'summary': return 'DisclosureTriangle';
+      case 'svg': return 'SvgRoot';
+      case 'table': return dataTable(element) ? 'table' : 'LayoutTable';
+      case 'tbody': case 'thead': case 'tfoot': return 'generic';
+      case 'td': return dataTable(tableOf(element)) ? 'cell' : 'LayoutTableCell';
+      case 'th': return thRole(element);
+      case 'textarea': return 'textbox';
+      case 'time': return 'time';
+      case 'tr': return dataTable(tableOf(element)) ? 'row' : 'LayoutTableRow';
+      case 'abbr': return 'Abbr';
+      case 'video': return 'Video';
+      case 'audio': return 'Audio';
+      case 'canvas': return 'Canvas';
+      case 'embed': case 'object': return 'EmbeddedObject';
+      case 'br': return 'LineBreak';
+      case 'html': case 'body': return 'generic';
+    }
+    return 'generic';
+  }
+
+  const tables = new Map();  // table -> whether it holds data (not layout)
+
+  function tableOf(element) {
+    let up = element.parentElement;
+    while (up && up.localName !== 'table') up = up.parentElement;
+    return up;
+  }
+
+  // Whether a table holds data, as Chrome guesses it (a layout table's parts have
+  // Chrome's Layout* roles).
+  function dataTable(table) {
+    if (!table) return true;
+    let data = tables.get(table);
+    if (data === undefined) {
+      data = guessDataTable(table);
+      tables.set(table, data);
+    }
+    return data;
+  }
+
+  function guessDataTable(table) {
+    if (explicitRole(table) || table.isContentEditable) return true;
+    if (table.caption || table.tHead || table.tFoot || table.hasAttribute('summary')) return true;
+    if (table.querySelector(':scope > colgroup, :scope > col')) return true;
+    if (table.querySelector('table')) return false;
+    const rows = table.rows;
+    if (rows.length >= 20) return true;
+    for (const row of rows) {
+      for (const cell of row.cells) {
+        if (cell.localName === 'th' || cell.hasAttribute('headers') ||
+            cell.hasAttribute('scope') || cell.hasAttribute('abbr')) return true;
+      }
+    }
+    return false;
+  }
+
+  function thRole(element) {
+    const scope = (element.getAttribute('scope') || '').toLowerCase();
+    if (scope === 'row' || scope === 'rowgroup') return 'rowheader';
+    if (scope === 'col' || scope === 'colgroup') return 'columnheader';
+    const row = element.parentElement;
+    if (row && row.parentElement && row.parentElement.localName === 'thead') return 'columnheader';
+    // A header at the start of a row of data cells heads the row.
+    if (row && row.firstElementChild === element && row.querySelector('td')) return 'rowheader';
+    return 'columnheader';
+  }
+
+  function named(element) {
+    return element.hasAttribute('aria-label') && element.getAttribute('aria-label').trim() !== '' ||
+      element.hasAttribute('aria-labelledby') || element.hasAttribute('title');
+  }
+
+  function roleOf(element) {
+    const role = explicitRole(element);
+    if (role === 'none' || role === 'presentation') {
+      // Presentation is ignored on what can take focus or carries global ARIA.
+      if (!focusable(element) && !hasGlobalAria(element)) return 'none';
+    } else if (role === 'img') {
+      return 'image';
+    } else if (role) {
+      if (role === 'heading' || role === 'button' || role === 'textbox') return role;
+      return role;
+    }
+    return implicitRole(element);
+  }
+
+  // -- accessible names (accname 1.2, the parts Chrome follows) -------------------------------
+
+  function squash(text) {
+    return text.replace(/[\s\u00a0]+/g, ' ').trim();
+  }
+
+  function hiddenForName(element) {
+    const [display, visibility] = style(element);
+    return display === 'none' || visibility === 'hidden' || visibility === 'collapse' ||
+      element.getAttribute('aria-hidden') === 'true';
+  }
+
+  function byIds(element, attribute) {
+    const value = element.getAttribute(attribute);
+    if (!value) return [];
+    const root = element.getRootNode();
+    const found = [];
+    for (const id of value.trim().split(/\s+/)) {
+      const target = root.getElementById ? root.getElementById(id) : document.getElementById(id);
+      if (target) found.push(target);
+    }
+    return found;
+  }
+
+  function controlValue(element, role) {
+    if (role === 'textbox' || role === 'searchbox') {
+      if (element.localName === 'input' || element.localName === 'textarea') return element.value;
+      return element.textContent;
+    }
+    if (role === 'combobox' || role === 'listbox') {
+      if (element.localName === 'select') {
+        const option = element.selectedOptions[0];
+        return option ? option.label || option.textContent : '';
+      }
+      if (element.localName === 'input') return element.value;
+      const selected = element.querySelector('[aria-selected="true"]');
+      return selected ? textOf(selected, {visited: new Set(), labelledby: false}) : '';
+    }
+    if (role === 'slider' || role === 'spinbutton' || role === 'progressbar' || role === 'meter') {
+      const text = element.getAttribute('aria-valuetext');
+      if (text) return text;
+      const now = element.getAttribute('aria-valuenow');
+      if (now) return now;
+      return element.value !== undefined ? String(element.value) : '';
+    }
+    return null;
+  }
+
+  // The accessible name of `element` with role `role`.
+  function nameOf(element, role) {
+    return squash(computeName(element, role, {visited: new Set(), labelledby: false, root: element},
+      true));
+  }
+
+  function computeName(element, role, context, isRoot) {
+    if (context.visited.has(element)) return '';
+    context.visited.add(element);
+    if (!context.labelledby && !isRoot && hiddenForName(element)) return '';
+    if (!context.labelledby) {
+      const labelledby = byIds(element, 'aria-labelledby');
+      if (labelledby.length) {
+        const inner = {visited: context.visited, labelledby: true, root: context.root};
+        const text = labelledby.map((target) =>
+          squash(computeName(target, roleOf(target), inner, false))).join(' ');
+        if (squash(text)) return text;
+      }
+    }
+    // A control inside the label of another: its value.
+    if (!isRoot) {
+      const value = controlValue(element, role);
+      if (value !== null && role !== 'progressbar' && role !== 'meter') return value;
+    }
+    const label = element.getAttribute('aria-label');
+    if (label && label.trim()) return label;
+    const native = nativeName(element, role, context);
+    if (native) return native;
+    if (!isRoot || FROM_CONTENT.has(role) || context.labelledby ||
+        (FROM_CONTENT_IF_FOCUSABLE.has(role) && focusable(element))) {
+      const text = contentText(element, context);
+      if (squash(text)) return text;
+    }
+    return tooltip(element, role);
+  }
+
+  function tooltip(element) {
+    const title = element.getAttribute('title');
+    if (title && title.trim()) return title;
+    if (element.localName === 'input' || element.localName === 'textarea') {
+      const placeholder = element.getAttribute('placeholder');
+      if (placeholder) return placeholder;
+    }
+    return '';
+  }
+
+  function nativeName(element, role, context) {
+    const tag = element.localName;
+    if (tag === 'input') {
+      const type = (element.getAttribute('type') || '').toLowerCase();
+      if (type === 'button' || type === 'submit' || type === 'reset') {
+        const labelled = labelsText(element, context);
+        if (labelled) return labelled;
+        if (element.hasAttribute('value')) return element.getAttribute('value');
+        return type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '';
+      }
+      if (type === 'image') {
+        return element.getAttribute('alt') || element.getAttribute('value') || 'Submit';
+      }
+      const labelled = labelsText(element, context);
+      if (labelled) return labelled;
+      if (type !== 'hidden' && !element.hasAttribute('title') &&
+          element.getAttribute('placeholder')) return element.getAttribute('placeholder');
+      return '';
+    }
+    if (tag === 'textarea' || tag === 'select' || tag === 'button' || tag === 'meter' ||
+        tag === 'progress' || tag === 'output') {
+      const labelled = labelsText(element, context);
+      if (labelled) return labelled;
+      if (tag === 'textarea' && !element.hasAttribute('title') &&
+          element.getAttribute('placeholder')) return element.getAttribute('placeholder');
+      return '';
+    }
+    if (tag === 'img' || tag === 'area') return element.getAttribute('alt') || '';
+    if (tag === 'fieldset') return childText(element, 'legend', context);
+    if (tag === 'table') return childText(element, 'caption', context);
+    if (tag === 'figure') return childText(element, 'figcaption', context);
+    if (tag === 'svg') {
+      const title = [...element.children].find((child) => child.localName === 'title');
+      return title ? title.textContent : '';
+    }
+    return '';
+  }
+
+  function childText(element, tag, context) {
+    const child = [...element.children].find((c) => c.localName === tag);
+    return child ? contentText(child, context) : '';
+  }
+
+  function labelsText(element, context) {
+    const labels = element.labels;
+    if (!labels || !labels.length) return '';
+    const inner = {visited: context.visited, labelledby: context.labelledby, root: context.root};
+    return [...labels].map((label) => squash(contentText(label, inner))).join(' ');
+  }
+
+  function contentText(element, context) {
+    let text = '';
+    for (const child of childrenOf(element)) {
+      if (child.nodeType === 3) {
+        text += child.data;
+      } else if (child.nodeType === 1) {
+        if (child === context.root) continue;
+        if (child.localName === 'script' || child.localName === 'style') continue;
+        if (!context.labelledby && hiddenForName(child)) {
+          // visibility:hidden hides the element, not a visible child.
+          if (style(child)[0] === 'none' || child.getAttribute('aria-hidden') === 'true') continue;
+        }
+        const role = roleOf(child);
+        const inner = computeName(child, role, context, false);
+        if (child.localName === 'br') {
+          text += '\n';
+        } else if (INLINE.has(style(child)[0])) {
+          text += inner;
+        } else {
+          text += ' ' + inner + ' ';
+        }
+      }
+    }
+    return text;
+  }
+
+  function textOf(element, context) {
+    return contentText(element, {visited: context.visited, labelledby: true, root: element});
+  }
+
+  // -- states and values --------------------------------------------------------------------
+
+  let focusedElement = document.activeElement;
+  while (focusedElement && focusedElement.shadowRoot && focusedElement.shadowRoot.activeElement) {
+    focusedElement = focusedElement.shadowRoot.activeElement;
+  }
+  const pageFocused = document.hasFocus();
+
+  function ariaTrue(element, attribute) {
+    return element.getAttribute(attribute) === 'true';
+  }
+
+  function disabled(element) {
+    if (element.matches(':disabled')) return true;
+    for (let up = element; up && up.nodeType === 1; up = parentOf(up)) {
+      if (ariaTrue(up, 'aria-disabled')) return true;
+    }
+    return false;
+  }
+
+  const CHECKABLE = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio']);
+  const SELECTABLE = new Set(['option', 'tab', 'gridcell', 'row', 'treeitem', 'cell', 'columnheader',
+    'rowheader']);
+
+  function statesOf(element, role) {
+    const states = [];
+    const tag = element.localName;
+    const native = tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'button';
+    if (CHECKABLE.has(role)) {
+      const aria = element.getAttribute('aria-checked');
+      if (tag === 'input' && (element.type === 'checkbox' || element.type === 'radio')) {
+        if (element.indeterminate && element.type === 'checkbox') states.push('mixed');
+        else if (element.checked) states.push('checked');
+      } else if (aria === 'true') {
+        states.push('checked');
+      } else if (aria === 'mixed') {
+        states.push('mixed');
+      }
+    }
+    if (role === 'ToggleButton' || role === 'button') {
+      const pressed = element.getAttribute('aria-pressed');
+      if (pressed === 'true') states.push('pressed');
+      else if (pressed === 'mixed') states.push('mixed');
+    }
+    if (disabled(element)) states.push('disabled');
+    const expanded = element.getAttribute('aria-expanded');
+    if (expanded === 'true') states.push('expanded');
+    else if (expanded === 'false') states.push('collapsed');
+    else if (role === 'DisclosureTriangle' && element.parentElement &&
+             element.parentElement.localName === 'details') {
+      states.push(element.parentElement.open ? 'expanded' : 'collapsed');
+    } else if (role === 'combobox' && tag === 'select') {
+      states.push('collapsed');
+    }
+    if (role === 'option' && tag === 'option') {
+      if (element.selected) states.push('selected');
+    } else if (SELECTABLE.has(role) && ariaTrue(element, 'aria-selected')) {
+      states.push('selected');
+    }
+    if ((native && element.required) || ariaTrue(element, 'aria-required')) states.push('required');
+    if ((native && element.readOnly) || ariaTrue(element, 'aria-readonly')) states.push('readonly');
+    if (element === focusedElement && pageFocused) states.push('focused');
+    if (role === 'heading') {
+      const level = parseInt(element.getAttribute('aria-level'), 10) ||
+        (/^h[1-6]$/.test(tag) ? Number(tag[1]) : 2);
+      states.push('level=' + level);
+    } else if (role === 'treeitem' || role === 'row') {
+      const level = parseInt(element.getAttribute('aria-level'), 10);
+      if (level) states.push('level=' + level);
+    }
+    const invalid = element.getAttribute('aria-invalid');
+    if (invalid && invalid !== 'false') states.push('invalid');
+    if (role === 'dialog' && (element.getAttribute('aria-modal') === 'true' ||
+        (tag === 'dialog' && element.matches(':modal')))) states.push('modal');
+    return states.join(' ');
+  }
+
+  function valueOf(element, role) {
+    const tag = element.localName;
+    if (role === 'textbox' || role === 'searchbox' || role === 'combobox' && tag === 'input') {
+      if (tag === 'input' || tag === 'textarea') {
+        return element.type === 'password' ? '•'.repeat(element.value.length) : element.value;
+      }
+      return null;
+    }
+    if (role === 'combobox' && tag === 'select') {
+      const option = element.selectedOptions[0];
+      return option ? squash(option.label || option.textContent) : null;
+    }
+    if (role === 'slider' || role === 'spinbutton' || role === 'progressbar' || role === 'meter') {
+      const value = controlValue(element, role);
+      return value === '' ? null : value;
+    }
+    if (role === 'ColorWell' || role === 'Date' || role === 'InputTime') return element.value || null;
+    return null;
+  }
+
+  // -- the walk ---------------------------------------------------------------------------
+
+  function push(depth, node, role, name, value, states, rect, offset) {
+    const entry = [depth, idOf(node), role, name, value, states, null, null, 0, 0];
+    if (rect && (rect.width || rect.height || rect.x || rect.y)) {
+      entry[6] = rect.x + offset[0];
+      entry[7] = rect.y + offset[1];
+      entry[8] = rect.width;
+      entry[9] = rect.height;
+    }
+    entries.push(entry);
+  }
+
+  const range = document.createRange();
+
+  // Walk `node`'s children; `depth` for entries, `parentText` the text of the nearest entry
+  // (text already in it is not repeated), `visible` whether the parent is not
+  // visibility:hidden, `offset` the document's place in the top viewport.
+  function walkChildren(node, depth, parentText, offset, leaf) {
+    for (const child of childrenOf(node)) {
+      if (child.nodeType === 3) {
+        if (leaf) continue;
+        const text = squash(child.data);
+        if (!text || parentText.includes(text)) continue;
+        const parent = child.parentElement;
+        if (parent && style(parent)[1] !== 'visible') continue;
+        let rect = null;
+        if (boxesWanted) {
+          range.selectNodeContents(child);
+          rect = range.getBoundingClientRect();
+        }
+        const doc = child.ownerDocument;
+        if (!rect || (!rect.width && !rect.height)) {
+          // Text that is not laid out (collapsed, in a closed element) is not shown.
+          if (doc.defaultView && rect && !range.getClientRects().length) continue;
+        }
+        push(depth, child, 'StaticText', text, null, '', rect, offset);
+      } else if (child.nodeType === 1) {
+        walkElement(child, depth, parentText, offset, leaf);
+      }
+    }
+  }
+
+  function walkElement(element, depth, parentText, offset, leaf) {
+    const tag = element.localName;
+    if (tag === 'script' || tag === 'style' || tag === 'template' || tag === 'noscript' ||
+        tag === 'head' || tag === 'title' || tag === 'meta' || tag === 'link') return;
+    if (excluded(element)) return;
+    const [display, visibility] = style(element);
+    const visible = visibility === 'visible';
+    const role = roleOf(element);
+    if (leaf && role !== 'option' && role !== 'group') return;
+    let shown = false;
+    let name = '';
+    if (visible && role !== 'LineBreak') {
+      name = nameOf(element, role);
+      shown = !NOISE.has(role) || name !== '' || focusable(element);
+    }
+    if (role === 'Iframe') {
+      if (!visible) return;
+      const rect = boxesWanted ? element.getBoundingClientRect() : null;
+      push(depth, element, 'Iframe', name, null, '', rect, offset);
+      let inner = null;
+      try {
+        inner = element.contentDocument;
+      } catch (error) {
+        inner = null;
+      }
+      if (inner && inner.documentElement) {
+        const innerOffset = [offset[0], offset[1]];
+        if (rect) {
+          const frameStyle = getComputedStyle(element);
+          innerOffset[0] += rect.x + parseFloat(frameStyle.borderLeftWidth) +
+            parseFloat(frameStyle.paddingLeft);
+          innerOffset[1] += rect.y + parseFloat(frameStyle.borderTopWidth) +
+            parseFloat(frameStyle.paddingTop);
+        }
+        walkDocument(inner, depth + 1, innerOffset);
+      }
+      return;
+    }
+    let childDepth = depth;
+    let text = parentText;
+    if (shown) {
+      const value = valueOf(element, role);
+      const rect = boxesWanted && display !== 'contents' ? element.getBoundingClientRect() : null;
+      push(depth, element, role, name, value === name ? null : value, statesOf(element, role),
+        rect, offset);
+      childDepth = depth + 1;
+      text = value ? name + ' ' + value : name;
+    }
+    if (tag === 'select' && role === 'combobox') {
+      // The closed list's options: Chrome lists them under a popup, without boxes.
+      for (const option of element.options) {
+        if (excluded(option)) continue;
+        const optionName = nameOf(option, 'option');
+        push(childDepth, option, 'option', optionName, null, statesOf(option, 'option'), null,
+          offset);
+      }
+      return;
+    }
+    const isLeaf = leaf || LEAF.has(role) || (tag === 'input') || tag === 'textarea';
+    walkChildren(element, childDepth, text, offset, isLeaf);
+  }
+
+  function walkDocument(doc, depth, offset) {
+    const rootRect = null;
+    push(depth, doc, 'RootWebArea', squash(doc.title || ''), null,
+      pageFocused && doc === document ? 'focused' : '', rootRect, offset);
+    const body = doc.body || doc.documentElement;
+    if (body) walkElement(doc.documentElement, depth + 1, '', offset, false);
+  }
+
+  walkDocument(document, 0, [0, 0]);
+  registry.last = last;
+  return entries;
+}

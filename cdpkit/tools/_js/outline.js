@@ -36,29 +36,33 @@ function(options) {
   // Roles whose name comes from their content (accname 1.2, step 2F).
   const FROM_CONTENT = new Set((
     'button cell checkbox columnheader gridcell heading link menuitem menuitemcheckbox ' +
-    'menuitemradio option radio rowheader switch tab tooltip treeitem ToggleButton ' +
-    'PopUpButton DisclosureTriangle LayoutTableCell').split(' '));
+    'menuitemradio option radio rowheader switch tab tooltip treeitem DisclosureTriangle ' +
+    'LayoutTableCell term').split(' '));
   // Roles named from their content only when they can take focus (as Chrome does).
   const FROM_CONTENT_IF_FOCUSABLE = new Set((
     'Abbr Canvas caption code deletion insertion definition emphasis Figcaption ' +
-    'sectionfooter sectionheader generic group LabelText LayoutTable LayoutTableRow Legend ' +
-    'listitem mark paragraph Section strong subscript superscript time term list ' +
+    'sectionfooter sectionheader group LabelText LayoutTable LayoutTableRow Legend ' +
+    'listitem mark paragraph Section strong subscript superscript time list ' +
     'DescriptionList row').split(' '));
   // Shown only when named or focusable (the outline's noise).
   const NOISE = new Set(['generic', 'none', 'presentation', 'LabelText', 'MenuListPopup', 'Unknown',
-    'Section']);
+    'Section', 'Canvas']);
+  // Roles a title attribute does not name (naming prohibited, as Chrome has it).
+  const NO_TOOLTIP = new Set(['caption', 'code', 'deletion', 'emphasis', 'generic', 'insertion',
+    'paragraph', 'presentation', 'none', 'strong', 'subscript', 'superscript', 'time']);
   // Their inner text is their value or their options: no text entries inside.
   const LEAF = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'image', 'img',
     'progressbar', 'meter', 'separator']);
   const TEXT_INPUTS = new Set(['text', 'email', 'tel', 'url', 'password', '']);
   const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image']);
-  const INLINE = new Set(['inline', 'contents', 'inline-block', 'inline-flex', 'inline-grid']);
+  // Inline content joins its neighbours' text without a space (boxes of their own get one).
+  const INLINE = new Set(['inline', 'contents']);
 
   function style(element) {
     let cached = styles.get(element);
     if (cached === undefined) {
       const computed = getComputedStyle(element);
-      cached = [computed.display, computed.visibility, computed.contentVisibility];
+      cached = [computed.display, computed.visibility, computed.textTransform, computed];
       styles.set(element, cached);
     }
     return cached;
@@ -111,7 +115,10 @@ function(options) {
 
   function focusable(element) {
     if (element.disabled) return false;
-    return element.tabIndex >= 0 || element.hasAttribute('tabindex');
+    if (element.hasAttribute('tabindex')) return true;
+    // An anchor without href reports tabIndex 0 but takes no focus.
+    if (element.localName === 'a' || element.localName === 'area') return element.hasAttribute('href');
+    return element.tabIndex >= 0;
   }
 
   function hasGlobalAria(element) {
@@ -122,14 +129,16 @@ function(options) {
     return false;
   }
 
-  function inSectioning(element) {
+  // Whether `element` is inside sectioning content (article, aside, nav, section; and main
+  // when `main` is true), which scopes header, footer and aside to it.
+  function inSectioning(element, main) {
     for (let up = parentOf(element); up && up.nodeType === 1; up = parentOf(up)) {
       const tag = up.localName;
-      if (tag === 'article' || tag === 'aside' || tag === 'main' || tag === 'nav' ||
-          tag === 'section') return true;
+      if (tag === 'article' || tag === 'aside' || tag === 'nav' || tag === 'section' ||
+          (main && tag === 'main')) return true;
       const role = up.getAttribute('role');
-      if (role === 'article' || role === 'complementary' || role === 'main' ||
-          role === 'navigation' || role === 'region') return true;
+      if (role === 'article' || role === 'complementary' || role === 'navigation' ||
+          role === 'region' || (main && role === 'main')) return true;
     }
     return false;
   }
@@ -162,15 +171,12 @@ function(options) {
   function implicitRole(element) {
     const tag = element.localName;
     switch (tag) {
-      case 'a': case 'area': return element.hasAttribute('href') ? 'link' : 'generic';
+      case 'a': case 'area':
+        return element.hasAttribute('href') || element.hasAttribute('onclick') ? 'link' : 'generic';
       case 'article': return 'article';
-      case 'aside': return inSectioning(element) && !named(element) ? 'generic' : 'complementary';
+      case 'aside': return inSectioning(element, false) && !named(element) ? 'generic' : 'complementary';
       case 'blockquote': return 'blockquote';
-      case 'button':
-        if (element.hasAttribute('aria-pressed')) return 'ToggleButton';
-        if (['menu', 'true', 'listbox', 'tree', 'grid', 'dialog'].includes(
-          element.getAttribute('aria-haspopup'))) return 'PopUpButton';
-        return 'button';
+      case 'button': return 'button';
       case 'caption': return 'caption';
       case 'code': return 'code';
       case 'datalist': return 'listbox';
@@ -184,10 +190,10 @@ function(options) {
       case 'fieldset': return 'group';
       case 'figure': return 'figure';
       case 'figcaption': return 'Figcaption';
-      case 'footer': return inSectioning(element) ? 'sectionfooter' : 'contentinfo';
+      case 'footer': return inSectioning(element, true) ? 'sectionfooter' : 'contentinfo';
       case 'form': return 'form';
       case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
-      case 'header': return inSectioning(element) ? 'sectionheader' : 'banner';
+      case 'header': return inSectioning(element, true) ? 'sectionheader' : 'banner';
       case 'hgroup': return 'group';
       case 'hr': return 'separator';
       case 'iframe': case 'frame': return 'Iframe';
@@ -199,7 +205,16 @@ function(options) {
       case 'ins': return 'insertion';
       case 'label': return 'LabelText';
       case 'legend': return 'Legend';
-      case 'li': return 'listitem';
+      case 'li': {
+        // An item of a list element given another role is a plain container.
+        const parent = parentOf(element);
+        if (parent && (parent.localName === 'ul' || parent.localName === 'ol' ||
+            parent.localName === 'menu')) {
+          const parentRole = roleOf(parent);
+          if (parentRole !== 'list' && parentRole !== 'directory') return 'generic';
+        }
+        return 'listitem';
+      }
       case 'main': return 'main';
       case 'mark': return 'mark';
       case 'math': return 'math';
@@ -219,7 +234,9 @@ function(options) {
       case 'sub': return 'subscript';
       case 'sup': return 'superscript';
       case 'summary': return 'DisclosureTriangle';
-      case 'svg': return 'SvgRoot';
+      case 'svg':
+        // An SVG with text or links inside is a document of its own; else one picture.
+        return element.querySelector('text, a, foreignObject') ? 'SvgRoot' : 'image';
       case 'table': return dataTable(element) ? 'table' : 'LayoutTable';
       case 'tbody': case 'thead': case 'tfoot': return 'generic';
       case 'td': return dataTable(tableOf(element)) ? 'cell' : 'LayoutTableCell';
@@ -258,18 +275,52 @@ function(options) {
     return data;
   }
 
+  // Chrome's guess (AXNodeObject::IsDataTable): headers, captions, many rows, bordered
+  // or zebra-striped cells make a data table.
   function guessDataTable(table) {
     if (explicitRole(table) || table.isContentEditable) return true;
-    if (table.caption || table.tHead || table.tFoot || table.hasAttribute('summary')) return true;
+    if (table.caption || table.tHead || table.tFoot || table.hasAttribute('summary') ||
+        table.hasAttribute('rules')) return true;
     if (table.querySelector(':scope > colgroup, :scope > col')) return true;
-    if (table.querySelector('table')) return false;
     const rows = table.rows;
     if (rows.length >= 20) return true;
-    for (const row of rows) {
-      for (const cell of row.cells) {
-        if (cell.localName === 'th' || cell.hasAttribute('headers') ||
-            cell.hasAttribute('scope') || cell.hasAttribute('abbr')) return true;
+    if (!rows.length || (rows.length === 1 && rows[0].cells.length === 1)) return false;
+    const tableStyle = style(table)[3];
+    const tableBackground = tableStyle.backgroundColor;
+    const spacing = tableStyle.borderSpacing !== '0px 0px' && tableStyle.borderSpacing !== '0px';
+    let cells = 0, bordered = 0, top = 0, bottom = 0, left = 0, right = 0, backgrounds = 0;
+    const rowColors = [];
+    for (let r = 0; r < rows.length; r++) {
+      for (const cell of rows[r].cells) {
+        if (cell.localName === 'th' || cell.hasAttribute('headers') || cell.hasAttribute('abbr') ||
+            cell.hasAttribute('axis') || cell.hasAttribute('scope')) return true;
+        const cellStyle = style(cell)[3];
+        if (style(cell)[0] === 'none') continue;
+        cells++;
+        const t = parseFloat(cellStyle.borderTopWidth) > 0;
+        const b = parseFloat(cellStyle.borderBottomWidth) > 0;
+        const l = parseFloat(cellStyle.borderLeftWidth) > 0;
+        const ri = parseFloat(cellStyle.borderRightWidth) > 0;
+        if ((t && b) || (l && ri)) bordered++;
+        top += t; bottom += b; left += l; right += ri;
+        const background = cellStyle.backgroundColor;
+        if (spacing && background !== tableBackground && background !== 'rgba(0, 0, 0, 0)') {
+          backgrounds++;
+        }
+        if (bordered >= 10 || backgrounds >= 10) return true;
+        if (r < 5 && r === rowColors.length) rowColors.push(style(rows[r])[3].backgroundColor);
       }
+    }
+    if (cells <= 1) return false;
+    const needed = Math.floor(cells / 2);
+    if (bordered >= needed || top >= needed || bottom >= needed || left >= needed ||
+        right >= needed || backgrounds >= needed) return true;
+    if (rowColors.length > 2) {
+      for (let k = 1; k < rowColors.length; k++) {
+        if (k % 2 === 1 && rowColors[k] === rowColors[0]) return false;
+        if (k % 2 === 0 && rowColors[k] !== rowColors[0]) return false;
+      }
+      return true;
     }
     return false;
   }
@@ -290,7 +341,18 @@ function(options) {
       element.hasAttribute('aria-labelledby') || element.hasAttribute('title');
   }
 
+  const roles = new Map();
+
   function roleOf(element) {
+    let role = roles.get(element);
+    if (role === undefined) {
+      role = computeRole(element);
+      roles.set(element, role);
+    }
+    return role;
+  }
+
+  function computeRole(element) {
     const role = explicitRole(element);
     if (role === 'none' || role === 'presentation') {
       // Presentation is ignored on what can take focus or carries global ARIA.
@@ -388,7 +450,8 @@ function(options) {
     return tooltip(element, role);
   }
 
-  function tooltip(element) {
+  function tooltip(element, role) {
+    if (NO_TOOLTIP.has(role)) return '';
     const title = element.getAttribute('title');
     if (title && title.trim()) return title;
     if (element.localName === 'input' || element.localName === 'textarea') {
@@ -428,7 +491,6 @@ function(options) {
     if (tag === 'img' || tag === 'area') return element.getAttribute('alt') || '';
     if (tag === 'fieldset') return childText(element, 'legend', context);
     if (tag === 'table') return childText(element, 'caption', context);
-    if (tag === 'figure') return childText(element, 'figcaption', context);
     if (tag === 'svg') {
       const title = [...element.children].find((child) => child.localName === 'title');
       return title ? title.textContent : '';
@@ -452,10 +514,11 @@ function(options) {
     let text = '';
     for (const child of childrenOf(element)) {
       if (child.nodeType === 3) {
-        text += child.data;
+        text += transformed(child);
       } else if (child.nodeType === 1) {
         if (child === context.root) continue;
-        if (child.localName === 'script' || child.localName === 'style') continue;
+        const tag = child.localName;
+        if (tag === 'script' || tag === 'style' || tag === 'noscript' || tag === 'template') continue;
         if (!context.labelledby && hiddenForName(child)) {
           // visibility:hidden hides the element, not a visible child.
           if (style(child)[0] === 'none' || child.getAttribute('aria-hidden') === 'true') continue;
@@ -472,6 +535,18 @@ function(options) {
       }
     }
     return text;
+  }
+
+  // A text node's text as shown: with its CSS text-transform.
+  function transformed(node) {
+    const parent = node.parentElement;
+    if (!parent) return node.data;
+    const transform = style(parent)[2];
+    if (transform === 'none') return node.data;
+    if (transform === 'uppercase') return node.data.toUpperCase();
+    if (transform === 'lowercase') return node.data.toLowerCase();
+    if (transform === 'capitalize') return node.data.replace(/(^|\s)(\S)/g, (m, a, b) => a + b.toUpperCase());
+    return node.data;
   }
 
   function textOf(element, context) {
@@ -559,7 +634,9 @@ function(options) {
     const tag = element.localName;
     if (role === 'textbox' || role === 'searchbox' || role === 'combobox' && tag === 'input') {
       if (tag === 'input' || tag === 'textarea') {
-        return element.type === 'password' ? '•'.repeat(element.value.length) : element.value;
+        const value = element.value;
+        if (!value) return null;
+        return element.type === 'password' ? '•'.repeat(value.length) : value;
       }
       return null;
     }
@@ -597,7 +674,7 @@ function(options) {
     for (const child of childrenOf(node)) {
       if (child.nodeType === 3) {
         if (leaf) continue;
-        const text = squash(child.data);
+        const text = squash(transformed(child));
         if (!text || parentText.includes(text)) continue;
         const parent = child.parentElement;
         if (parent && style(parent)[1] !== 'visible') continue;
@@ -666,6 +743,10 @@ function(options) {
       childDepth = depth + 1;
       text = value ? name + ' ' + value : name;
     }
+    if (tag === 'label' && element.control) {
+      // The text of a control's label is already the control's name.
+      text = squash(contentText(element, {visited: new Set(), labelledby: true, root: null}));
+    }
     if (tag === 'select' && role === 'combobox') {
       // The closed list's options: Chrome lists them under a popup, without boxes.
       for (const option of element.options) {
@@ -681,7 +762,8 @@ function(options) {
   }
 
   function walkDocument(doc, depth, offset) {
-    const rootRect = null;
+    const view = doc.defaultView;
+    const rootRect = view ? {x: 0, y: 0, width: view.innerWidth, height: view.innerHeight} : null;
     push(depth, doc, 'RootWebArea', squash(doc.title || ''), null,
       pageFocused && doc === document ? 'focused' : '', rootRect, offset);
     const body = doc.body || doc.documentElement;

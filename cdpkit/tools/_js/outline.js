@@ -454,7 +454,7 @@ function(options) {
     if (NO_TOOLTIP.has(role)) return '';
     const title = element.getAttribute('title');
     if (title && title.trim()) return title;
-    if (element.localName === 'input' || element.localName === 'textarea') {
+    if ((element.localName === 'input' || element.localName === 'textarea') && !hasLabels(element)) {
       const placeholder = element.getAttribute('placeholder');
       if (placeholder) return placeholder;
     }
@@ -476,7 +476,7 @@ function(options) {
       }
       const labelled = labelsText(element, context);
       if (labelled) return labelled;
-      if (type !== 'hidden' && !element.hasAttribute('title') &&
+      if (type !== 'hidden' && !element.hasAttribute('title') && !hasLabels(element) &&
           element.getAttribute('placeholder')) return element.getAttribute('placeholder');
       return '';
     }
@@ -484,7 +484,7 @@ function(options) {
         tag === 'progress' || tag === 'output') {
       const labelled = labelsText(element, context);
       if (labelled) return labelled;
-      if (tag === 'textarea' && !element.hasAttribute('title') &&
+      if (tag === 'textarea' && !element.hasAttribute('title') && !hasLabels(element) &&
           element.getAttribute('placeholder')) return element.getAttribute('placeholder');
       return '';
     }
@@ -496,6 +496,11 @@ function(options) {
       return title ? title.textContent : '';
     }
     return '';
+  }
+
+  // A field with a label, even an empty one, is not named by its placeholder (as Chrome).
+  function hasLabels(element) {
+    return Boolean(element.labels && element.labels.length);
   }
 
   function childText(element, tag, context) {
@@ -743,8 +748,8 @@ function(options) {
       childDepth = depth + 1;
       text = value ? name + ' ' + value : name;
     }
-    if (tag === 'label' && element.control) {
-      // The text of a control's label is already the control's name.
+    if (tag === 'label' && element.control && element.contains(element.control)) {
+      // The text of a label around its control is already the control's name.
       text = squash(contentText(element, {visited: new Set(), labelledby: true, root: null}));
     }
     if (tag === 'select' && role === 'combobox') {

@@ -1,0 +1,202 @@
+"""The in-page outline engine (``cdpkit.tools._page_outline``, ``_js/outline.js``): roles,
+names, values, states and boxes computed in the page, checked on a page of common
+controls, hidden content, a shadow root and a same-origin iframe, and against Chrome's own
+accessibility tree (by DOM node, as ``benchmarks/cases/outline_fidelity.py`` compares)."""
+
+from __future__ import annotations
+
+import cdpkit
+from benchmarks.cases.outline_fidelity import CONTROL_ROLES, chrome_lines, engine_lines
+from cdpkit import cdp, tools
+from cdpkit.tools._page_outline import (
+    OutlineEntry,
+    outline_element,
+    outline_text,
+    page_outline,
+)
+from tests.server import FixtureServer
+
+PAGE = "/outline/controls.html"
+
+
+async def _outline(page: cdpkit.Page, server: FixtureServer) -> list[OutlineEntry]:
+    await tools.navigate(page, server.url(PAGE))
+    # The iframe's document and the custom element's shadow root are in place.
+    await tools.wait_for(page, selector="card-box")
+    return await page_outline(page)
+
+
+def _named(entries: list[OutlineEntry], name: str) -> OutlineEntry:
+    found = [entry for entry in entries if entry.name == name and entry.role != "StaticText"]
+    assert len(found) == 1, f"{name!r}: {found}"
+    return found[0]
+
+
+async def test_roles_names_values_and_states_of_the_common_controls(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    entries = await _outline(page, server)
+    expected = {
+        # name: (role, value, states)
+        "Home": ("link", None, ()),
+        "About": ("link", None, ()),  # its text, not its title
+        "Outline test": ("heading", None, ("level=1",)),
+        "Sub heading": ("heading", None, ("level=3",)),  # aria-level; whitespace collapsed
+        "Email address": ("textbox", "a@b.c", ("required",)),  # label[for]
+        "Accept terms": ("checkbox", None, ("checked",)),  # the label around it
+        "Some of them": ("checkbox", None, ("mixed",)),  # indeterminate
+        "Plan": ("group", None, ()),  # fieldset named by its legend
+        "Free": ("radio", None, ()),
+        "Pro": ("radio", None, ("checked",)),
+        "Country": ("combobox", "Japan", ("collapsed",)),
+        "Comment": ("textbox", "Nice page", ("readonly",)),
+        "Search the site": ("searchbox", None, ()),  # placeholder, last resort
+        "Count": ("spinbutton", "3", ()),
+        "Volume": ("slider", "40", ()),
+        "Secret": ("textbox", "•••", ()),  # a password's value is masked
+        "Send": ("button", None, ()),  # an input button's value
+        "Disabled button": ("button", None, ("disabled",)),
+        "Menu": ("button", None, ("collapsed",)),
+        "Bold": ("button", None, ("pressed",)),
+        "Labelled by two": ("button", None, ()),  # aria-labelledby, hidden part included
+        "More": ("DisclosureTriangle", None, ("collapsed",)),
+        "A pixel": ("image", None, ()),
+        "Loading": ("progressbar", "30", ()),
+        "Scores": ("table", None, ()),  # its caption
+        "Name": ("columnheader", None, ()),
+        "Ann": ("cell", None, ()),
+    }
+    for name, (role, value, states) in expected.items():
+        entry = _named(entries, name)
+        assert (entry.role, entry.value, entry.states) == (role, value, states), name
+    options = [(e.name, e.states) for e in entries if e.role == "option"]
+    assert options == [("France", ()), ("Japan", ("selected",))]
+    # Text already in a control's name is not repeated under it; other text is listed.
+    texts = [e.name for e in entries if e.role == "StaticText"]
+    assert "Accept terms" not in texts and "Labelled" in texts and "paragraph." in texts
+    assert entries[0].role == "RootWebArea" and entries[0].name == "Outline controls"
+    assert entries[0].depth == 0 and all(e.depth > 0 for e in entries[1:])
+
+
+async def test_hidden_content_is_left_out(page: cdpkit.Page, server: FixtureServer) -> None:
+    entries = await _outline(page, server)
+    names = " | ".join(e.name for e in entries)
+    for hidden in ("Display none button", "Visibility hidden button", "Aria hidden button",
+                   "Hidden attribute button", "Inert button", "Inside details"):
+        assert hidden not in names
+    # A visible element inside a visibility:hidden one is shown.
+    assert _named(entries, "Visible inside hidden").role == "link"
+    # An image with alt="" is decoration: not listed.
+    decorative = await tools.evaluate(page, "document.getElementById('decorative').alt")
+    assert decorative == ""
+    assert [e.name for e in entries if e.role == "image"] == ["A pixel"]
+
+
+async def test_shadow_content_in_slot_order_and_same_origin_iframe(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    entries = await _outline(page, server)
+    order = [e.name for e in entries]
+    # The shadow root's content, then the slotted light children in slot order (the
+    # named slot first, though the link comes after nothing in the light DOM).
+    card = order.index("Card title")
+    assert order[card:card + 4] == ["Card title", "Shadow button", "Slotted link", "Light text"]
+    assert _named(entries, "Shadow button").role == "button"
+
+    frame = _named(entries, "Inner frame")
+    assert frame.role == "Iframe"
+    at = entries.index(frame)
+    document, button = entries[at + 1], entries[at + 2]
+    assert (document.role, document.name, document.depth) == (
+        "RootWebArea", "Frame doc", frame.depth + 1)
+    assert (button.role, button.name, button.depth) == ("button", "Frame button", frame.depth + 2)
+    # Boxes are in the top viewport: inside the iframe's border (4 px) and padding (6 px),
+    # plus the button's margin.
+    assert frame.box is not None and button.box is not None
+    assert round(button.box.x - frame.box.x) == 4 + 6 + 20
+    assert round(button.box.y - frame.box.y) == 4 + 6 + 10
+    # What the box says is what is there: the point at its centre hits that button.
+    hit = await tools.evaluate(
+        page,
+        f"(() => {{ const f = document.querySelector('iframe'); const r = f.getBoundingClientRect();"
+        f" return f.contentDocument.elementFromPoint("
+        f"{button.box.x + button.box.width / 2} - r.x - 10,"
+        f" {button.box.y + button.box.height / 2} - r.y - 10).textContent; }})()",
+    )
+    assert hit == "Frame button"
+
+
+async def test_every_control_agrees_with_chromes_accessibility_tree(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await _outline(page, server)
+    chrome = await chrome_lines(page)
+    engine = await engine_lines(page)
+    controls = {key: line for key, line in chrome.items() if line.role in CONTROL_ROLES}
+    assert len(controls) >= 25
+    for key, theirs in controls.items():
+        ours = engine.get(key)
+        assert ours is not None, f"the engine leaves out {theirs}"
+        assert (ours.role, ours.name, ours.value, set(ours.states)) == (
+            theirs.role, theirs.name, theirs.value, set(theirs.states)), theirs
+    # And the whole outline: the same lines, roles and names.
+    assert chrome.keys() == engine.keys()
+    assert {k: (v.role, v.name) for k, v in chrome.items()} == {
+        k: (v.role, v.name) for k, v in engine.items()}
+
+
+async def test_ids_are_stable_and_resolve_to_their_element(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    first = await _outline(page, server)
+    await tools.evaluate(page, "document.querySelector('h1').before(document.createElement('hr'))")
+    second = await page_outline(page)
+    send = _named(second, "Send")
+    assert send.id == _named(first, "Send").id
+    assert "separator" in [e.role for e in second] and len(second) == len(first) + 1
+
+    object_id = await outline_element(page, send.id)
+    assert object_id is not None
+    described = await page.send(cdp.dom.describe_node(object_id=cdp.runtime.RemoteObjectId(
+        object_id)))
+    assert described.node.node_name == "INPUT"
+    attributes = described.node.attributes or []
+    assert dict(zip(attributes[::2], attributes[1::2], strict=True))["value"] == "Send"
+    assert await outline_element(page, 10_000_000) is None
+
+
+async def test_page_scripts_cannot_see_or_break_the_engine(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """It runs in its own world: the page's globals and prototypes are not the ones it
+    uses, and its registry is not visible to the page."""
+    before = await _outline(page, server)
+    await tools.evaluate(page, """(() => {
+        window.getComputedStyle = () => { throw new Error('page broke getComputedStyle'); };
+        Array.prototype.push = function() { throw new Error('page broke push'); };
+        window.WeakMap = null;
+        Element.prototype.getAttribute = () => 'page';
+    })()""")
+    after = await page_outline(page)
+    assert [(e.id, e.role, e.name) for e in after] == [(e.id, e.role, e.name) for e in before]
+    assert await tools.evaluate(page, "typeof globalThis.__cdpkitOutline") == "undefined"
+
+
+async def test_a_new_document_gets_a_new_world(page: cdpkit.Page, server: FixtureServer) -> None:
+    await _outline(page, server)
+    await tools.navigate(page, server.url("/outline/frame.html"))
+    entries = await page_outline(page)
+    assert [(e.role, e.name) for e in entries] == [
+        ("RootWebArea", "Frame doc"), ("button", "Frame button"), ("link", "Frame link")]
+
+
+async def test_text_uses_the_snapshot_line_format(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await tools.navigate(page, server.url("/outline/frame.html"))
+    entries = await page_outline(page)
+    lines = outline_text(entries).splitlines()
+    ids = [e.id for e in entries]
+    assert lines[0].startswith(f'[{ids[0]}] RootWebArea "Frame doc" @(0,0,')
+    assert lines[1].startswith(f'  [{ids[1]}] button "Frame button" @(20,10,')
+    assert lines[2].startswith(f'  [{ids[2]}] link "Frame link" @(')

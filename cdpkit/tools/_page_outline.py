@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import msgspec
+
 from .. import cdp
 from ..cdp.runtime import ExecutionContextId, RemoteObject
 from ..errors import ProtocolError
@@ -34,7 +36,7 @@ _WORLD_NAME = "cdpkit-outline"
 _MAX_TEXT = 200
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class OutlineEntry:
     """One node of the in-page outline.
 
@@ -56,6 +58,11 @@ class OutlineEntry:
     value: str | None
     states: tuple[str, ...]
     box: Box | None
+
+
+# An entry as the script writes it: [depth, id, role, name, value, states, x, y, w, h]
+# (x, y are null when the node has no box).
+_RawEntry = tuple[int, int, str, str, "str | None", str, "float | None", float, float, float]
 
 
 @dataclass(slots=True)
@@ -100,22 +107,6 @@ async def _evaluate(page: Page, expression: str, by_value: bool) -> RemoteObject
     raise AssertionError("unreachable")
 
 
-def _entry(raw: list[object]) -> OutlineEntry:
-    depth, node_id, role, name, value, states, x, y, width, height = raw
-    box = None
-    if x is not None:
-        box = Box(float(x), float(y), float(width), float(height))  # type: ignore[arg-type]
-    return OutlineEntry(
-        id=int(node_id),  # type: ignore[call-overload]
-        depth=int(depth),  # type: ignore[call-overload]
-        role=str(role),
-        name=str(name),
-        value=None if value is None else str(value),
-        states=tuple(str(states).split()) if states else (),
-        box=box,
-    )
-
-
 async def page_outline(page: Page) -> list[OutlineEntry]:
     """The page's outline computed in the page: one entry per node the snapshot would list
     (controls, landmarks, headings, text...), in document order, same-origin iframes'
@@ -127,10 +118,15 @@ async def page_outline(page: Page) -> list[OutlineEntry]:
     """
     expression = f"({_OUTLINE.source})({{}})"
     result = await _evaluate(page, expression, by_value=True)
-    raw = result.value
-    if not isinstance(raw, list):
+    if not isinstance(result.value, str):
         return []
-    return [_entry(item) for item in raw]
+    raw: list[_RawEntry] = msgspec.json.decode(result.value)
+    entry, box = OutlineEntry, Box
+    return [
+        entry(node_id, depth, role, name, value, tuple(states.split()) if states else (),
+              None if x is None else box(x, y, width, height))
+        for depth, node_id, role, name, value, states, x, y, width, height in raw
+    ]
 
 
 async def outline_element(page: Page, node_id: int) -> str | None:

@@ -416,8 +416,8 @@ function(options) {
 
   // The accessible name of `element` with role `role`.
   function nameOf(element, role) {
-    return squash(computeName(element, role, {visited: new Set(), labelledby: false, root: element},
-      true));
+    const context = {visited: new Set(), labelledby: false, root: element, own: true};
+    return squash(computeName(element, role, context, true));
   }
 
   function computeName(element, role, context, isRoot) {
@@ -515,6 +515,8 @@ function(options) {
     return [...labels].map((label) => squash(contentText(label, inner))).join(' ');
   }
 
+  const contributions = new Map();  // element -> its part of its ancestors' names
+
   function contentText(element, context) {
     let text = '';
     for (const child of childrenOf(element)) {
@@ -528,8 +530,13 @@ function(options) {
           // visibility:hidden hides the element, not a visible child.
           if (style(child)[0] === 'none' || child.getAttribute('aria-hidden') === 'true') continue;
         }
-        const role = roleOf(child);
-        const inner = computeName(child, role, context, false);
+        // The name a descendant gives its ancestor's name is the same for every ancestor
+        // named from its content: computed once (a cell inside a cell inside a cell...).
+        let inner = context.own ? contributions.get(child) : undefined;
+        if (inner === undefined) {
+          inner = computeName(child, roleOf(child), context, false);
+          if (context.own) contributions.set(child, inner);
+        }
         if (child.localName === 'br') {
           text += '\n';
         } else if (INLINE.has(style(child)[0])) {
@@ -777,5 +784,6 @@ function(options) {
 
   walkDocument(document, 0, [0, 0]);
   registry.last = last;
-  return entries;
+  // One string: Chrome serialises it far faster than thousands of arrays by value.
+  return JSON.stringify(entries);
 }

@@ -32,6 +32,8 @@ __all__ = ["OutlineEntry", "outline_element", "outline_text", "page_outline"]
 
 _OUTLINE = Script("outline")
 _WORLD_NAME = "cdpkit-outline"
+# Where the world keeps the script's function once sent.
+_WALK = "__cdpkitOutlineWalk"
 # Longest name or value written in a line (the entry keeps the full one), as the snapshot.
 _MAX_TEXT = 200
 
@@ -70,6 +72,7 @@ class _OutlineWorld:
     """The isolated world the outline runs in: its context in the page's main frame."""
 
     context_id: int | None = None
+    installed_in: int | None = None  # the context holding the script's function, if any
 
 
 async def _world(page: Page, fresh: bool = False) -> int:
@@ -85,17 +88,22 @@ async def _world(page: Page, fresh: bool = False) -> int:
     return state.context_id
 
 
-async def _evaluate(page: Page, expression: str, by_value: bool) -> RemoteObject:
-    """Evaluate ``expression`` in the outline's world, making the world again once when
-    the page has loaded another document since (its context is then gone)."""
+async def _walk(page: Page) -> RemoteObject:
+    """Run the outline script in its world; its result (a JSON string). The script's
+    function is sent once per world and kept there (a page of a few elements then costs
+    one short call, not the compilation of the script each time). When the page has
+    loaded another document since, the world is gone with it: made again, once."""
+    state = page.state(_OutlineWorld)
     for attempt in range(2):
         context = await _world(page, fresh=attempt > 0)
+        if state.installed_in == context:
+            expression = f"globalThis.{_WALK}({{}})"
+        else:
+            expression = f"(globalThis.{_WALK} = ({_OUTLINE.source}))({{}})"
         try:
             result = await page.send(
                 cdp.runtime.evaluate(
-                    expression,
-                    context_id=ExecutionContextId(context),
-                    return_by_value=by_value or None,
+                    expression, context_id=ExecutionContextId(context), return_by_value=True
                 )
             )
         except ProtocolError as error:
@@ -103,6 +111,7 @@ async def _evaluate(page: Page, expression: str, by_value: bool) -> RemoteObject
                 continue
             raise
         check_exception(result.exception_details)
+        state.installed_in = context
         return result.result
     raise AssertionError("unreachable")
 
@@ -116,8 +125,7 @@ async def page_outline(page: Page) -> list[OutlineEntry]:
         EvaluationError: The outline script failed in the page.
         TargetClosedError: The page is closed.
     """
-    expression = f"({_OUTLINE.source})({{}})"
-    result = await _evaluate(page, expression, by_value=True)
+    result = await _walk(page)
     if not isinstance(result.value, str):
         return []
     raw: list[_RawEntry] = msgspec.json.decode(result.value)

@@ -44,6 +44,10 @@ function(options) {
     'sectionfooter sectionheader group LabelText LayoutTable LayoutTableRow Legend ' +
     'listitem mark paragraph Section strong subscript superscript time list ' +
     'DescriptionList row').split(' '));
+  // Containers whose content is not part of an ancestor's name (Chrome).
+  const NO_CONTRIBUTION = new Set(('alertdialog article banner complementary contentinfo dialog ' +
+    'document figure form grid Iframe listbox main menu menubar navigation radiogroup region ' +
+    'search table tablist toolbar tree treegrid').split(' '));
   // Shown only when named or focusable (the outline's noise).
   const NOISE = new Set(['generic', 'none', 'presentation', 'LabelText', 'MenuListPopup', 'Unknown',
     'Section', 'Canvas']);
@@ -57,6 +61,9 @@ function(options) {
   const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image']);
   // Inline content joins its neighbours' text without a space (boxes of their own get one).
   const INLINE = new Set(['inline', 'contents']);
+  // Inline, but a box of their own: their text is spaced from their neighbours'.
+  const REPLACED = new Set(['img', 'input', 'select', 'textarea', 'button', 'svg', 'video',
+    'audio', 'iframe', 'canvas', 'object', 'embed']);
 
   function style(element) {
     let cached = styles.get(element);
@@ -369,7 +376,8 @@ function(options) {
   // -- accessible names (accname 1.2, the parts Chrome follows) -------------------------------
 
   function squash(text) {
-    return text.replace(/[\s\u00a0]+/g, ' ').trim();
+    // Python whitespace: a zero-width no-break space (U+FEFF) is text in Chrome's names.
+    return text.replace(/[^\S\ufeff]+/g, ' ').replace(/^ | $/g, '');
   }
 
   function hiddenForName(element) {
@@ -466,8 +474,8 @@ function(options) {
     if (tag === 'input') {
       const type = (element.getAttribute('type') || '').toLowerCase();
       if (type === 'button' || type === 'submit' || type === 'reset') {
-        const labelled = labelsText(element, context);
-        if (labelled) return labelled;
+        // A label, even an empty one, names it before its value (as Chrome does).
+        if (hasLabels(element)) return labelsText(element, context);
         if (element.hasAttribute('value')) return element.getAttribute('value');
         return type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '';
       }
@@ -534,12 +542,14 @@ function(options) {
         // named from its content: computed once (a cell inside a cell inside a cell...).
         let inner = context.own ? contributions.get(child) : undefined;
         if (inner === undefined) {
-          inner = computeName(child, roleOf(child), context, false);
+          const childRole = roleOf(child);
+          inner = NO_CONTRIBUTION.has(childRole) && !context.labelledby ? '' :
+            computeName(child, childRole, context, false);
           if (context.own) contributions.set(child, inner);
         }
         if (child.localName === 'br') {
           text += '\n';
-        } else if (INLINE.has(style(child)[0])) {
+        } else if (INLINE.has(style(child)[0]) && !REPLACED.has(child.localName)) {
           text += inner;
         } else {
           text += ' ' + inner + ' ';

@@ -1,7 +1,7 @@
 // outline: the page as a flat accessibility outline, computed in the page (an isolated
 // world), with the role and state names Chrome's accessibility tree uses.
 //
-// Returns {entries, frames}: entries are arrays
+// Returns the JSON text of a list of entries, each an array
 //   [depth, id, role, name, value, states, x, y, w, h]
 // in document order (the composed tree: open shadow roots, slotted content in slot order),
 // depth counting the entries above; id is the node's stable number in this world's
@@ -11,6 +11,12 @@
 // the box is in CSS px of the top viewport, x null when the node has no layout box.
 // An iframe whose document this world cannot reach (another process or origin) is one
 // "Iframe" entry; a reachable one is followed by its document's entries.
+// options: {boxes: false} leaves every box out (x null).
+//
+// It runs in an isolated world: the page's scripts share the DOM but not this world's
+// globals, so they can neither read the registry nor break the walk by replacing
+// built-ins. Each element's computed style is read once per walk, and nothing is written
+// to the page, so no layout is forced twice.
 function(options) {
   const registry = globalThis.__cdpkitOutline || (globalThis.__cdpkitOutline = {
     ids: new WeakMap(),
@@ -367,7 +373,6 @@ function(options) {
     } else if (role === 'img') {
       return 'image';
     } else if (role) {
-      if (role === 'heading' || role === 'button' || role === 'textbox') return role;
       return role;
     }
     return implicitRole(element);
@@ -687,7 +692,16 @@ function(options) {
     entries.push(entry);
   }
 
-  const range = document.createRange();
+  const ranges = new Map();  // document -> a range to measure its text nodes with
+
+  function rangeIn(doc) {
+    let range = ranges.get(doc);
+    if (range === undefined) {
+      range = doc.createRange();
+      ranges.set(doc, range);
+    }
+    return range;
+  }
 
   // Walk `node`'s children; `depth` for entries, `parentText` the text of the nearest entry
   // (text already in it is not repeated), `visible` whether the parent is not
@@ -702,13 +716,11 @@ function(options) {
         if (parent && style(parent)[1] !== 'visible') continue;
         let rect = null;
         if (boxesWanted) {
+          const range = rangeIn(child.ownerDocument);
           range.selectNodeContents(child);
           rect = range.getBoundingClientRect();
-        }
-        const doc = child.ownerDocument;
-        if (!rect || (!rect.width && !rect.height)) {
-          // Text that is not laid out (collapsed, in a closed element) is not shown.
-          if (doc.defaultView && rect && !range.getClientRects().length) continue;
+          // Text that is not laid out (in a closed or clipped-away element) is not shown.
+          if (!rect.width && !rect.height && !range.getClientRects().length) continue;
         }
         push(depth, child, 'StaticText', text, null, '', rect, offset);
       } else if (child.nodeType === 1) {

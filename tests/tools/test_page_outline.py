@@ -207,3 +207,25 @@ async def test_text_uses_the_snapshot_line_format(
     assert lines[0].startswith(f'[{ids[0]}] RootWebArea "Frame doc" @(0,0,')
     assert lines[1].startswith(f'  [{ids[1]}] button "Frame button" @(20,10,')
     assert lines[2].startswith(f'  [{ids[2]}] link "Frame link" @(')
+
+
+async def test_a_cross_origin_iframe_is_one_placeholder_entry(
+    page: cdpkit.Page, server: FixtureServer, other_server: FixtureServer
+) -> None:
+    """The engine cannot reach another origin's document: its iframe is listed alone, and
+    the walk goes on after it."""
+    await tools.navigate(page, server.url("/outline/frame.html"))
+    await tools.evaluate(page, f"""new Promise(resolve => {{
+        const frame = document.createElement('iframe');
+        frame.title = 'Elsewhere';
+        frame.onload = () => resolve(true);
+        frame.src = {other_server.url('/outline/frame.html')!r};
+        document.body.append(frame);
+        const after = document.createElement('button');
+        after.textContent = 'After the frame';
+        document.body.append(after);
+    }})""")
+    entries = await page_outline(page)
+    roles = [(e.role, e.name, e.depth) for e in entries]
+    assert roles[-2:] == [("Iframe", "Elsewhere", 1), ("button", "After the frame", 1)]
+    assert "Frame doc" not in [e.name for e in entries[1:]]

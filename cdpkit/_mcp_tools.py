@@ -486,7 +486,9 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         _page_tool(
             "browser_get_filtered_aria_tree",
             tools.snapshot,
-            exclude=("max_depth",),  # the former name of depth
+            # max_depth: the former name of depth; engine: the server's snapshots all use
+            # the default one, so that an element has one index in all of them.
+            exclude=("max_depth", "engine"),
             render=render_snapshot,
             page_content=True,
             read_only=True,

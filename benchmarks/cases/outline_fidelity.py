@@ -3,8 +3,9 @@
 On each page of ``/work/shared/corpus/readability-dev/*/source.html`` (served on
 127.0.0.1, as :mod:`benchmarks.cases.snapshot_peers` serves them; ``--corpus DIR`` for
 another folder), after the load and 0.5 s: the time of ``tools.snapshot(page,
-max_chars=None)`` (Chrome's ``getFullAXTree``) and of ``page_outline(page)`` (the engine,
-``cdpkit/tools/_js/outline.js``), median of ``--runs`` each, interleaved; then, matching
+max_chars=None)`` with ``engine="chrome"`` (Chrome's ``getFullAXTree``) and with
+``engine="page"`` (``cdpkit/tools/_js/outline.js``), median of ``--runs`` each,
+interleaved; then, matching
 the two outlines' lines by DOM node (backend node id; the engine's nodes are mapped to
 theirs here only, with ``DOM.describeNode``):
 
@@ -97,7 +98,7 @@ async def chrome_lines(page: Any) -> dict[int, Line]:
     """The snapshot's lines with a DOM node in the page's own session, by backend node id."""
     from cdpkit import tools
 
-    shot = await tools.snapshot(page, max_chars=None)
+    shot = await tools.snapshot(page, max_chars=None, engine="chrome")
     return {
         node.backend_node_id: Line(node.role, _squash(node.name), node.value, node.states)
         for node in shot.nodes
@@ -106,33 +107,33 @@ async def chrome_lines(page: Any) -> dict[int, Line]:
 
 
 async def engine_lines(page: Any) -> dict[int, Line]:
-    """The engine's entries, by the backend node id of their node."""
+    """The engine's entries in the page's own session, by the backend node id of their
+    node (found in bulk: the registry's elements of each world, then DOM.describeNode)."""
     from cdpkit import cdp
-    from cdpkit.tools._page_outline import _OutlineWorld, page_outline
+    from cdpkit.tools._page_outline import page_outline
 
-    entries = await page_outline(page)
-    context = page.state(_OutlineWorld).context_id
-    ids = [entry.id for entry in entries]
-    handle = await page.send(cdp.runtime.evaluate(
-        f"{ids}.map(i => globalThis.__cdpkitOutline.element(i))",
-        context_id=cdp.runtime.ExecutionContextId(context), object_group=_GROUP,
-    ))
+    entries = [entry for entry in await page_outline(page) if entry.session is page]
     lines: dict[int, Line] = {}
     try:
-        assert handle.result.object_id is not None
-        listed = await page.send(cdp.runtime.get_properties(handle.result.object_id,
-                                                            own_properties=True))
-        objects = {int(p.name): p.value.object_id for p in listed.result
-                   if p.name.isdigit() and p.value is not None and p.value.object_id}
-        described = await asyncio.gather(*(
-            page.send(cdp.dom.describe_node(object_id=objects[i]))
-            for i in range(len(entries)) if i in objects
-        ))
-        for i, node in zip((i for i in range(len(entries)) if i in objects), described,
-                           strict=True):
-            entry = entries[i]
-            lines[int(node.node.backend_node_id)] = Line(
-                entry.role, _squash(entry.name), entry.value, entry.states)
+        for world in {entry.world for entry in entries}:
+            mine = [entry for entry in entries if entry.world == world]
+            handle = await page.send(cdp.runtime.evaluate(
+                f"{[entry.id for entry in mine]}.map(i => globalThis.__cdpkitOutline.element(i))",
+                context_id=cdp.runtime.ExecutionContextId(world), object_group=_GROUP,
+            ))
+            assert handle.result.object_id is not None
+            listed = await page.send(cdp.runtime.get_properties(handle.result.object_id,
+                                                                own_properties=True))
+            objects = {int(p.name): p.value.object_id for p in listed.result
+                       if p.name.isdigit() and p.value is not None and p.value.object_id}
+            found = [i for i in range(len(mine)) if i in objects]
+            described = await asyncio.gather(*(
+                page.send(cdp.dom.describe_node(object_id=objects[i])) for i in found
+            ))
+            for i, node in zip(found, described, strict=True):
+                entry = mine[i]
+                lines[int(node.node.backend_node_id)] = Line(
+                    entry.role, _squash(entry.name), entry.value, entry.states)
     finally:
         await page.send(cdp.runtime.release_object_group(_GROUP))
     return lines
@@ -148,13 +149,12 @@ async def measure_page(page: Any, runs: int) -> tuple[float, float]:
     """Median ms of the snapshot and of the engine, ``runs`` of each, interleaved (one
     warm-up of each first)."""
     from cdpkit import tools
-    from cdpkit.tools._page_outline import page_outline
 
     async def snap() -> None:
-        await tools.snapshot(page, max_chars=None)
+        await tools.snapshot(page, max_chars=None, engine="chrome")
 
     async def engine() -> None:
-        await page_outline(page)
+        await tools.snapshot(page, max_chars=None, engine="page")
 
     await snap()
     await engine()

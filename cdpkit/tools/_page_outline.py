@@ -1,56 +1,68 @@
-"""A prototype outline engine that computes the page's accessibility outline in the page.
+"""The snapshot's outline computed in the page (``snapshot(engine="page")``, the default).
 
-``tools.snapshot`` asks Chrome for its whole accessibility tree (``getFullAXTree``), which
-costs Chrome most of the snapshot's time. :func:`page_outline` instead runs one script
-(``_js/outline.js``) that walks the document's composed tree (open shadow roots, slotted
-content, same-origin iframes) and computes roles, names, values, states and boxes itself,
-with Chrome's role names, so that its lines read like the snapshot's. It is measured
-against Chrome's tree by ``benchmarks/cases/outline_fidelity.py``, and is not yet what
-``tools.snapshot`` or the MCP server use.
+Chrome's own accessibility tree (``Accessibility.getFullAXTree``, the ``"chrome"`` engine)
+costs Chrome most of a snapshot's time: it builds every node, inline text boxes included,
+for a page of a few hundred lines. Here one script (``_js/outline.js``) walks each frame's
+document in the page instead (its composed tree: open shadow roots, slotted content) and
+computes roles, names, values, states and boxes itself, with Chrome's role names, so its
+lines read like the other engine's (``benchmarks/cases/outline_fidelity.py`` measures the
+agreement and the time on the corpus pages).
 
-The script runs in an isolated world of the main frame (``Page.createIsolatedWorld``), so
-the page's own scripts can neither see its registry nor break it by replacing built-ins.
-That world keeps, while the document lives, a stable number per node
-(``globalThis.__cdpkitOutline``): :func:`outline_element` resolves a number from the last
-walk back to a handle on its node.
+The script runs in an isolated world of each frame (``Page.createIsolatedWorld``): the
+page's scripts share the DOM but not that world's globals, so they can neither read its
+registry nor break the walk by replacing built-ins. The world numbers every node it lists,
+stably while the node lives (``globalThis.__cdpkitOutline``); a snapshot's index is
+resolved back to its element through that number (:func:`outline_backend_id`). Every
+iframe's document (same-origin or not, same process or not) is walked in a world of its own
+frame and stitched in under its ``Iframe`` entry, so each node is always numbered by the
+same world.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import msgspec
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
 
 from .. import cdp
-from ..cdp.runtime import ExecutionContextId, RemoteObject
-from ..errors import ProtocolError
+from .._wire import decode_message
+from ..cdp.runtime import ExecutionContextId, RemoteObjectId
+from ..errors import ConnectionClosedError, ProtocolError
 from ..page import Page
+from ..session import Session
 from ._scripts import Script, check_exception
 from ._targeting import Box
 
-__all__ = ["OutlineEntry", "outline_element", "outline_text", "page_outline"]
+__all__ = ["OutlineEntry", "outline_backend_id", "page_outline"]
 
 _OUTLINE = Script("outline")
 _WORLD_NAME = "cdpkit-outline"
-# Where the world keeps the script's function once sent.
+# Where a world keeps the script's function once sent.
 _WALK = "__cdpkitOutlineWalk"
-# Longest name or value written in a line (the entry keeps the full one), as the snapshot.
-_MAX_TEXT = 200
+# Entry flags (outline.js).
+_FOCUSABLE = 1
+_FRAME = 2
 
 
 @dataclass(slots=True)
 class OutlineEntry:
-    """One node of the in-page outline.
+    """One node of the outline.
 
     Attributes:
-        id: The node's number in the outline world's registry: the same node keeps it in
-            later outlines of the document (see :func:`outline_element`).
-        depth: How many entries it is nested under (0 for the document).
+        id: The node's number in its world's registry: the same node keeps it in later
+            outlines of its document.
+        depth: How many entries it is nested under (0 for the top).
         role: The role, with Chrome's names (``StaticText``, ``RootWebArea``, ``Iframe``...).
         name: The accessible name, whitespace collapsed.
         value: The value of a field, select, slider..., or ``None``.
         states: States such as ``"checked"``, ``"disabled"``, ``"level=2"``.
-        box: Its box in CSS pixels of the top viewport, ``None`` when it has none.
+        box: Its box in CSS pixels of the page's viewport, ``None`` when it has none.
+        focusable: Whether it can take focus.
+        session: The session of the frame holding it (the page, or an out-of-process
+            frame's).
+        frame_id: The frame whose document holds it.
+        world: The execution context of the world that numbered it.
     """
 
     id: int
@@ -60,125 +72,223 @@ class OutlineEntry:
     value: str | None
     states: tuple[str, ...]
     box: Box | None
-
-
-# An entry as the script writes it: [depth, id, role, name, value, states, x, y, w, h]
-# (x, y are null when the node has no box).
-_RawEntry = tuple[int, int, str, str, "str | None", str, "float | None", float, float, float]
+    focusable: bool
+    session: Session = field(repr=False)
+    frame_id: str
+    world: int
 
 
 @dataclass(slots=True)
-class _OutlineWorld:
-    """The isolated world the outline runs in: its context in the page's main frame."""
+class _Worlds:
+    """The page's outline worlds: (id of session, frame id) -> execution context, and the
+    contexts already holding the script's function."""
 
-    context_id: int | None = None
-    installed_in: int | None = None  # the context holding the script's function, if any
+    contexts: dict[tuple[int, str], int] = field(default_factory=dict)
+    installed: set[tuple[int, int]] = field(default_factory=set)
 
 
-async def _world(page: Page, fresh: bool = False) -> int:
-    """The execution context of the outline's world in ``page``'s main frame, created on
-    first use (and again when ``fresh``: the document it lived in is gone)."""
-    state = page.state(_OutlineWorld)
-    if state.context_id is None or fresh:
-        tree = await page.send(cdp.page.get_frame_tree())
-        created = await page.send(
-            cdp.page.create_isolated_world(tree.frame_tree.frame.id, world_name=_WORLD_NAME)
+def _context_gone(error: ProtocolError) -> bool:
+    # "Cannot find context with specified id", "Execution context was destroyed."
+    return "context" in error.message.lower()
+
+
+async def _world(page: Page, session: Session, frame_id: str, fresh: bool) -> int:
+    """The outline world's context in ``frame_id`` (made on first use, and again when
+    ``fresh``: the document it lived in is gone)."""
+    worlds = page.state(_Worlds)
+    key = (id(session), frame_id)
+    context = worlds.contexts.get(key)
+    if context is None or fresh:
+        created = await session.send(
+            cdp.page.create_isolated_world(cdp.page.FrameId(frame_id), world_name=_WORLD_NAME)
         )
-        state.context_id = int(created.execution_context_id)
-    return state.context_id
+        context = worlds.contexts[key] = int(created.execution_context_id)
+    return context
 
 
-async def _walk(page: Page) -> RemoteObject:
-    """Run the outline script in its world; its result (a JSON string). The script's
-    function is sent once per world and kept there (a page of a few elements then costs
-    one short call, not the compilation of the script each time). When the page has
-    loaded another document since, the world is gone with it: made again, once."""
-    state = page.state(_OutlineWorld)
+async def _walk(
+    page: Page, session: Session, frame_id: str, root: int | None
+) -> tuple[int, list[list[Any]]]:
+    """Run the outline script in the world of ``frame_id`` (on ``root``, a backend node id,
+    when given); the world's context and the raw entries. The function is sent once per
+    world and called by name afterwards. A world whose document is gone is made again,
+    once."""
+    worlds = page.state(_Worlds)
     for attempt in range(2):
-        context = await _world(page, fresh=attempt > 0)
-        if state.installed_in == context:
-            expression = f"globalThis.{_WALK}({{}})"
-        else:
-            expression = f"(globalThis.{_WALK} = ({_OUTLINE.source}))({{}})"
+        context = await _world(page, session, frame_id, fresh=attempt > 0)
+        installed = (id(session), context) in worlds.installed
+        walk = f"globalThis.{_WALK}" if installed else f"(globalThis.{_WALK} = ({_OUTLINE.source}))"
         try:
-            result = await page.send(
-                cdp.runtime.evaluate(
-                    expression, context_id=ExecutionContextId(context), return_by_value=True
+            if root is None:
+                answer = await session.send_json(
+                    cdp.runtime.evaluate(
+                        f"{walk}({{}}, null)",
+                        context_id=ExecutionContextId(context),
+                        return_by_value=True,
+                    )
                 )
-            )
+            else:
+                resolved = await session.send(
+                    cdp.dom.resolve_node(
+                        backend_node_id=cdp.dom.BackendNodeId(root),
+                        execution_context_id=ExecutionContextId(context),
+                    )
+                )
+                object_id = resolved.object.object_id
+                if object_id is None:
+                    return context, []
+                answer = await session.send_json(
+                    cdp.runtime.call_function_on(
+                        f"function() {{ return {walk}({{}}, this); }}",
+                        object_id=object_id,
+                        return_by_value=True,
+                    )
+                )
+                await _release(session, object_id)
         except ProtocolError as error:
-            if attempt == 0 and "context" in error.message.lower():
+            if attempt == 0 and _context_gone(error):
                 continue
             raise
-        check_exception(result.exception_details)
-        state.installed_in = context
-        return result.result
+        details = answer.get("exceptionDetails")
+        if details is not None:
+            check_exception(cdp.runtime.ExceptionDetails.model_validate(details))
+        worlds.installed.add((id(session), context))
+        value = answer["result"].get("value")
+        # msgspec first; a lone UTF-16 surrogate in a name goes to the standard library.
+        return context, decode_message(value) if isinstance(value, str) else []
     raise AssertionError("unreachable")
 
 
-async def page_outline(page: Page) -> list[OutlineEntry]:
-    """The page's outline computed in the page: one entry per node the snapshot would list
-    (controls, landmarks, headings, text...), in document order, same-origin iframes'
-    documents under their ``Iframe`` entry (other iframes: that entry alone).
+async def _release(session: Session, object_id: str) -> None:
+    with contextlib.suppress(ProtocolError, ConnectionClosedError):  # gone with its context
+        await session.send(cdp.runtime.release_object(RemoteObjectId(object_id)))
+
+
+async def page_outline(
+    page: Page,
+    session: Session | None = None,
+    frame_id: str | None = None,
+    root: int | None = None,
+    origin: tuple[float, float] | None = (0.0, 0.0),
+) -> list[OutlineEntry]:
+    """The outline of a frame's document, or of the subtree of ``root`` (a backend node id
+    in it), with the documents of its iframes stitched in under their ``Iframe`` entry.
+
+    Args:
+        page: The page.
+        session: The page (the default) or the session of an out-of-process frame.
+        frame_id: The frame, by default the session's main frame.
+        root: Only this node and what it holds (it is at depth 0).
+        origin: Where the frame's viewport lies in the page's, ``None`` when it is not
+            rendered (the entries then have no boxes).
 
     Raises:
         EvaluationError: The outline script failed in the page.
         TargetClosedError: The page is closed.
     """
-    result = await _walk(page)
-    if not isinstance(result.value, str):
-        return []
-    raw: list[_RawEntry] = msgspec.json.decode(result.value)
-    entry, box = OutlineEntry, Box
-    return [
-        entry(node_id, depth, role, name, value, tuple(states.split()) if states else (),
-              None if x is None else box(x, y, width, height))
-        for depth, node_id, role, name, value, states, x, y, width, height in raw
-    ]
+    if session is None:
+        session = page
+    if frame_id is None:
+        frame_id = page.target_id if session is page else await _main_frame(session)
+    return await _collect(page, session, frame_id, root, origin, 0)
 
 
-async def outline_element(page: Page, node_id: int) -> str | None:
-    """A ``Runtime.RemoteObjectId`` (in the outline's world) of the node numbered ``node_id``
-    by the latest :func:`page_outline` of the page, or ``None`` when that walk did not list it
-    (or the page has loaded another document since)."""
-    state = page.state(_OutlineWorld)
-    if state.context_id is None:
-        return None
+async def _main_frame(session: Session) -> str:
+    tree = await session.send_json(cdp.page.get_frame_tree())
+    return str(tree["frameTree"]["frame"]["id"])
+
+
+async def _collect(
+    page: Page,
+    session: Session,
+    frame_id: str,
+    root: int | None,
+    origin: tuple[float, float] | None,
+    depth: int,
+) -> list[OutlineEntry]:
+    context, raw = await _walk(page, session, frame_id, root)
+    entries: list[OutlineEntry] = []
+    frames: list[tuple[int, list[Any]]] = []
+    add, entry_type, box_type = entries.append, OutlineEntry, Box
+    dx, dy = origin if origin is not None else (0.0, 0.0)
+    for item in raw:
+        x = item[6]
+        flags = item[10]
+        add(entry_type(
+            item[1], item[0] + depth, item[2], item[3], item[4],
+            tuple(item[5].split()) if item[5] else (),
+            None if x is None or origin is None else box_type(x + dx, item[7] + dy, item[8], item[9]),
+            bool(flags & _FOCUSABLE), session, frame_id, context,
+        ))
+        if flags & _FRAME:
+            frames.append((len(entries), item))
+    if not frames:
+        return entries
+    oopifs = asyncio.ensure_future(page.frame_sessions(session))
+
+    async def inner(item: list[Any]) -> list[OutlineEntry]:
+        at = None if item[11] is None or origin is None else (item[11] + dx, item[12] + dy)
+        try:
+            found = await session.send_json(
+                cdp.runtime.evaluate(
+                    f"globalThis.__cdpkitOutline.element({int(item[1])})",
+                    context_id=ExecutionContextId(context),
+                )
+            )
+            object_id = found["result"].get("objectId")
+            if object_id is None:
+                return []  # removed meanwhile
+            try:
+                described = await session.send_json(
+                    cdp.dom.describe_node(object_id=RemoteObjectId(object_id))
+                )
+            finally:
+                await _release(session, object_id)
+            child_frame = described["node"].get("frameId")
+            if child_frame is None:
+                return []  # not loaded yet
+            out_of_process = dict(await oopifs)
+            child = out_of_process.get(child_frame)
+            if child is not None:
+                return await _collect(page, child, child_frame, None, at, depth + item[0] + 1)
+            return await _collect(page, session, child_frame, None, at, depth + item[0] + 1)
+        except (ProtocolError, ConnectionClosedError):
+            return []  # the frame went away meanwhile: left out
+
     try:
-        result = await page.send(
+        children = await asyncio.gather(*(inner(item) for _, item in frames))
+    finally:
+        if not oopifs.done():
+            oopifs.cancel()
+        await asyncio.gather(oopifs, return_exceptions=True)
+    for (position, _), child_entries in zip(reversed(frames), reversed(children), strict=True):
+        entries[position:position] = child_entries
+    return entries
+
+
+async def outline_backend_id(session: Session, world: int, node_id: int) -> int | None:
+    """The backend node id of the node numbered ``node_id`` in the outline world ``world``
+    of ``session``, or ``None`` when that node is gone from the page (removed, or its
+    document replaced)."""
+    try:
+        found = await session.send_json(
             cdp.runtime.evaluate(
                 f"globalThis.__cdpkitOutline ? globalThis.__cdpkitOutline.element({int(node_id)})"
                 " : null",
-                context_id=ExecutionContextId(state.context_id),
+                context_id=ExecutionContextId(world),
             )
         )
     except ProtocolError:
+        return None  # its world went with its document
+    object_id = found["result"].get("objectId")
+    if object_id is None:
         return None
-    check_exception(result.exception_details)
-    return None if result.result.object_id is None else str(result.result.object_id)
-
-
-def _quote(text: str) -> str:
-    text = " ".join(text.split())
-    if len(text) > _MAX_TEXT:
-        text = text[: _MAX_TEXT - 1] + "…"
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def outline_text(entries: list[OutlineEntry]) -> str:
-    """The entries as the snapshot writes its lines, one per entry, indented by depth:
-    ``[id] role "name" @(x,y,w,h) value="..." [state]...``."""
-    lines = []
-    for entry in entries:
-        line = f"{'  ' * entry.depth}[{entry.id}] {entry.role}"
-        if entry.name:
-            line += " " + _quote(entry.name)
-        box = entry.box
-        if box is not None:
-            line += f" @({round(box.x)},{round(box.y)},{round(box.width)},{round(box.height)})"
-        if entry.value is not None:
-            line += " value=" + _quote(entry.value)
-        if entry.states:
-            line += " [" + "] [".join(entry.states) + "]"
-        lines.append(line)
-    return "\n".join(lines)
+    try:
+        described = await session.send_json(
+            cdp.dom.describe_node(object_id=RemoteObjectId(object_id))
+        )
+    except ProtocolError:
+        return None
+    finally:
+        await _release(session, object_id)
+    return int(described["node"]["backendNodeId"])

@@ -38,7 +38,7 @@ def _frame_gone(element: Element) -> ElementNotFoundError:
     )
 
 
-async def _frame_ids(page: Page, element: Element) -> tuple[str, str]:
+async def frame_ids(page: Page, element: Element) -> tuple[str, str]:
     """The id of the frame holding ``element``, and of the root frame of its session."""
     session = element.session
     document = await element.call_for_element(_DOCUMENT_ELEMENT)
@@ -66,7 +66,7 @@ async def _scroll_frame_into_view(page: Page, element: Element) -> None:
     """Scroll the ``<iframe>`` holding ``element`` into the page's view, from the side of
     the document that holds the iframe (a frame's own scrolling does not move its parents
     when the element is ``position: fixed``)."""
-    frame_id, root_id = await _frame_ids(page, element)
+    frame_id, root_id = await frame_ids(page, element)
     # The owner is in the element's own process, or for the root frame of an
     # out-of-process frame's session, in the page's (the usual case: one level deep).
     session: Session = element.session if frame_id != root_id else page
@@ -92,7 +92,7 @@ async def _frame_origin(page: Page, element: Element) -> Point:
     """
     session = element.session
     gone = _frame_gone(element)
-    frame_id, root_id = await _frame_ids(page, element)
+    frame_id, root_id = await frame_ids(page, element)
     x = y = 0.0
     if frame_id != root_id:
         try:

@@ -264,6 +264,13 @@ async def _by_index(page: Page, index: int) -> Element:
     if document is not None and state.document is not None and document != state.document:
         raise ElementNotFoundError(stale_message(index, navigated=True))
     stale = ElementNotFoundError(stale_message(index, navigated=False))
+    if backend_id is None and node._outline is not None:
+        # Listed by the page engine: its world knows the element while it lives.
+        from ._page_outline import outline_backend_id
+
+        backend_id = await outline_backend_id(session, *node._outline)
+        if backend_id is None:
+            raise stale
     if backend_id is None:
         raise ElementNotFoundError(
             f"Element index {index} ({node.role} {node.name!r}) is not a DOM element"

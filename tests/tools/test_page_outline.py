@@ -1,19 +1,15 @@
-"""The in-page outline engine (``cdpkit.tools._page_outline``, ``_js/outline.js``): roles,
-names, values, states and boxes computed in the page, checked on a page of common
-controls, hidden content, a shadow root and a same-origin iframe, and against Chrome's own
-accessibility tree (by DOM node, as ``benchmarks/cases/outline_fidelity.py`` compares)."""
+"""The in-page outline engine (``cdpkit.tools._page_outline``, ``_js/outline.js``, the
+snapshot's default engine): roles, names, values, states and boxes computed in the page,
+checked on a page of common controls, hidden content, a shadow root and iframes, and
+against Chrome's own accessibility tree (by DOM node, as
+``benchmarks/cases/outline_fidelity.py`` compares)."""
 
 from __future__ import annotations
 
 import cdpkit
 from benchmarks.cases.outline_fidelity import CONTROL_ROLES, chrome_lines, engine_lines
 from cdpkit import cdp, tools
-from cdpkit.tools._page_outline import (
-    OutlineEntry,
-    outline_element,
-    outline_text,
-    page_outline,
-)
+from cdpkit.tools._page_outline import OutlineEntry, outline_backend_id, page_outline
 from tests.server import FixtureServer
 
 PAGE = "/outline/controls.html"
@@ -24,6 +20,16 @@ async def _outline(page: cdpkit.Page, server: FixtureServer) -> list[OutlineEntr
     # The iframe's document and the custom element's shadow root are in place.
     await tools.wait_for(page, selector="card-box")
     return await page_outline(page)
+
+
+async def _node(entry: OutlineEntry) -> cdp.dom.Node:
+    """The DOM node an entry stands for, found through its world's registry."""
+    backend_id = await outline_backend_id(entry.session, entry.world, entry.id)
+    assert backend_id is not None, entry
+    described = await entry.session.send(
+        cdp.dom.describe_node(backend_node_id=cdp.dom.BackendNodeId(backend_id))
+    )
+    return described.node
 
 
 def _named(entries: list[OutlineEntry], name: str) -> OutlineEntry:
@@ -89,10 +95,7 @@ async def test_hidden_content_is_left_out(page: cdpkit.Page, server: FixtureServ
     # An image with alt="" is decoration: not listed (the others are).
     listed_images = set()
     for entry in entries:
-        object_id = await outline_element(page, entry.id)
-        assert object_id is not None
-        node = (await page.send(cdp.dom.describe_node(
-            object_id=cdp.runtime.RemoteObjectId(object_id)))).node
+        node = await _node(entry)
         if node.node_name == "IMG":
             attributes = node.attributes or []
             listed_images.add(dict(zip(attributes[::2], attributes[1::2], strict=True))["alt"])
@@ -162,14 +165,14 @@ async def test_ids_are_stable_and_resolve_to_their_element(
     assert send.id == _named(first, "Send").id
     assert "separator" in [e.role for e in second] and len(second) == len(first) + 1
 
-    object_id = await outline_element(page, send.id)
-    assert object_id is not None
-    described = await page.send(cdp.dom.describe_node(object_id=cdp.runtime.RemoteObjectId(
-        object_id)))
-    assert described.node.node_name == "INPUT"
-    attributes = described.node.attributes or []
+    node = await _node(send)
+    assert node.node_name == "INPUT"
+    attributes = node.attributes or []
     assert dict(zip(attributes[::2], attributes[1::2], strict=True))["value"] == "Send"
-    assert await outline_element(page, 10_000_000) is None
+    assert await outline_backend_id(page, send.world, 10_000_000) is None
+    # A removed node is gone from the registry's answers, though it kept its number.
+    await tools.evaluate(page, "document.querySelector('input[value=Send]').remove()")
+    assert await outline_backend_id(page, send.world, send.id) is None
 
 
 async def test_page_scripts_cannot_see_or_break_the_engine(
@@ -197,27 +200,17 @@ async def test_a_new_document_gets_a_new_world(page: cdpkit.Page, server: Fixtur
         ("RootWebArea", "Frame doc"), ("button", "Frame button"), ("link", "Frame link")]
 
 
-async def test_text_uses_the_snapshot_line_format(
-    page: cdpkit.Page, server: FixtureServer
-) -> None:
-    await tools.navigate(page, server.url("/outline/frame.html"))
-    entries = await page_outline(page)
-    lines = outline_text(entries).splitlines()
-    ids = [e.id for e in entries]
-    assert lines[0].startswith(f'[{ids[0]}] RootWebArea "Frame doc" @(0,0,')
-    assert lines[1].startswith(f'  [{ids[1]}] button "Frame button" @(20,10,')
-    assert lines[2].startswith(f'  [{ids[2]}] link "Frame link" @(')
-
-
-async def test_a_cross_origin_iframe_is_one_placeholder_entry(
+async def test_a_cross_origin_iframe_is_walked_in_its_own_world_and_stitched_in(
     page: cdpkit.Page, server: FixtureServer, other_server: FixtureServer
 ) -> None:
-    """The engine cannot reach another origin's document: its iframe is listed alone, and
-    the walk goes on after it."""
+    """Another origin's document is out of the page world's reach: it is walked in a world
+    of its own frame, listed under its iframe with boxes in the page's viewport, and the
+    walk goes on after it."""
     await tools.navigate(page, server.url("/outline/frame.html"))
     await tools.evaluate(page, f"""new Promise(resolve => {{
         const frame = document.createElement('iframe');
         frame.title = 'Elsewhere';
+        frame.style = 'border: 3px solid; padding: 5px; margin-left: 40px';
         frame.onload = () => resolve(true);
         frame.src = {other_server.url('/outline/frame.html')!r};
         document.body.append(frame);
@@ -227,5 +220,16 @@ async def test_a_cross_origin_iframe_is_one_placeholder_entry(
     }})""")
     entries = await page_outline(page)
     roles = [(e.role, e.name, e.depth) for e in entries]
-    assert roles[-2:] == [("Iframe", "Elsewhere", 1), ("button", "After the frame", 1)]
-    assert "Frame doc" not in [e.name for e in entries[1:]]
+    at = roles.index(("Iframe", "Elsewhere", 1))
+    assert roles[at:] == [
+        ("Iframe", "Elsewhere", 1), ("RootWebArea", "Frame doc", 2),
+        ("button", "Frame button", 3), ("link", "Frame link", 3),
+        ("button", "After the frame", 1),
+    ]
+    frame, button = entries[at], entries[at + 2]
+    assert button.frame_id != frame.frame_id and button.world != frame.world
+    assert frame.box is not None and button.box is not None
+    # Inside the iframe's border and padding, plus the button's margin (20, 10).
+    assert (round(button.box.x - frame.box.x), round(button.box.y - frame.box.y)) == (
+        3 + 5 + 20, 3 + 5 + 10)
+    assert (await _node(button)).node_name == "BUTTON"

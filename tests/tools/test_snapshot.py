@@ -1,5 +1,6 @@
 """The accessibility snapshot against a real headless Chromium: lines, boxes, states,
-filters, frames (same-origin, cross-origin, out-of-process) and shadow DOM."""
+filters, frames (same-origin, cross-origin, out-of-process) and shadow DOM, with each
+engine (every test runs with ``engine="page"``, the default, and ``engine="chrome"``)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,21 @@ from typing import Any
 import pytest
 
 import cdpkit
-from cdpkit.tools import Box, SnapshotState
+from cdpkit.tools import Box, SnapshotState, accessibility
 from cdpkit.tools._targeting import resolve_element
 from cdpkit.tools.accessibility import Snapshot, SnapshotNode, snapshot
 from cdpkit.tools.navigation import navigate
 from tests.server import FixtureServer
+
+
+@pytest.fixture(autouse=True, params=["page", "chrome"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test with each engine: the one ``snapshot`` uses unless told (the module's
+    tests call it without ``engine``)."""
+    defaults = dict(accessibility.snapshot.__kwdefaults__ or {})
+    defaults["engine"] = request.param
+    monkeypatch.setattr(accessibility.snapshot, "__kwdefaults__", defaults)
+    return str(request.param)
 
 
 async def js(page: cdpkit.Page, expression: str) -> Any:
@@ -259,7 +270,7 @@ async def test_closed_page_raises_target_closed(page: cdpkit.Page) -> None:
         await snapshot(page)
 
 
-# -- the garbage collector pause (decoding a big tree must not run it dozens of times) -----
+# -- the garbage collector pause (decoding Chrome's big tree must not run it dozens of times) -
 
 
 async def test_collector_paused_while_the_tree_is_decoded_and_restored_after(
@@ -268,7 +279,7 @@ async def test_collector_paused_while_the_tree_is_decoded_and_restored_after(
     await navigate(page, server.url("/snapshot/form.html"))
     assert gc.isenabled()
     seen: list[bool] = []
-    task = asyncio.ensure_future(snapshot(page))
+    task = asyncio.ensure_future(snapshot(page, engine="chrome"))
     while not task.done():
         seen.append(gc.isenabled())
         await asyncio.sleep(0)
@@ -282,10 +293,10 @@ async def test_collector_comes_back_after_cancelled_and_concurrent_snapshots(
     page: cdpkit.Page, server: FixtureServer
 ) -> None:
     await navigate(page, server.url("/snapshot/form.html"))
-    first, second = await asyncio.gather(snapshot(page), snapshot(page))
+    first, second = await asyncio.gather(snapshot(page, engine="chrome"), snapshot(page, engine="chrome"))
     assert first.text == second.text
     assert gc.isenabled()
-    task = asyncio.ensure_future(snapshot(page))
+    task = asyncio.ensure_future(snapshot(page, engine="chrome"))
     for _ in range(100_000):  # until the snapshot waits for Chrome, collector paused
         if not gc.isenabled():
             break

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import gc
 import json
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -47,13 +47,13 @@ async def _same_with_and_without_the_decoder(
 
     with monkeypatch.context() as patched:
         patched.setattr(accessibility, "_ax_tree_decoder", lambda: counting)
-        fast = await snapshot(page)
+        fast = await snapshot(page, engine="chrome")
     # Chrome's answers reached the decoder (one per document), which kept their session.
     assert decoded and all("result" in answer for answer in decoded)
     with monkeypatch.context() as patched:
         patched.setattr(accessibility, "_ax_tree_decoder", lambda: None)
         patched.setattr(accessibility, "_capture_decoder", lambda: None)
-        full = await snapshot(page)
+        full = await snapshot(page, engine="chrome")
     assert fast.text == full.text
     assert _summary(fast) == _summary(full)
     return fast
@@ -120,12 +120,15 @@ async def test_the_capture_decoder_keeps_the_boxes_as_chrome_wrote_them(
     assert "nodeName" in chrome_document["nodes"] and "nodeName" not in document["nodes"]
 
 
-async def test_a_name_with_a_lone_surrogate_comes_through(page: cdpkit.Page) -> None:
+@pytest.mark.parametrize("engine", ["page", "chrome"])
+async def test_a_name_with_a_lone_surrogate_comes_through(
+    page: cdpkit.Page, engine: Literal["page", "chrome"]
+) -> None:
     await page.send(cdp.runtime.evaluate(
         "document.body.innerHTML = '<button>x</button>';"
         "document.querySelector('button').textContent = 'Lone \\ud800 half'"
     ))
-    snap = await snapshot(page)
+    snap = await snapshot(page, engine=engine)
     (button,) = [n for n in snap.nodes if n.role == "button"]
     assert button.name == "Lone \ud800 half"
     assert 'button "Lone \ud800 half"' in snap.text
@@ -152,7 +155,7 @@ async def test_the_trees_are_freed_before_the_collector_runs_again(
 
     monkeypatch.setattr(accessibility, "gc", _Collector())
     tree_size = len((await page.send_json(cdp.accessibility.get_full_ax_tree()))["nodes"])
-    snap = await snapshot(page)
+    snap = await snapshot(page, engine="chrome")
     assert len(snap.nodes) > 1000 and tree_size > 3000
     # What is left is about the outline (its nodes and boxes): ~1.5 objects per tree node;
     # the decoded tree alone would be ~4 more (its dicts, lists and role/name/value dicts).

@@ -2,30 +2,38 @@
 // world), with the role and state names Chrome's accessibility tree uses.
 //
 // Returns the JSON text of a list of entries, each an array
-//   [depth, id, role, name, value, states, x, y, w, h]
+//   [depth, id, role, name, value, states, x, y, w, h, flags(, frameX, frameY)]
 // in document order (the composed tree: open shadow roots, slotted content in slot order),
 // depth counting the entries above; id is the node's stable number in this world's
 // registry (globalThis.__cdpkitOutline: a WeakMap node -> id, so a node keeps its number
-// while it lives, and the nodes of the last walk by id, for resolving an id back);
+// while it lives, and id -> WeakRef node, for resolving an id back with element(id));
 // value is null when there is none; states is a string ("checked disabled level=2") or "";
-// the box is in CSS px of the top viewport, x null when the node has no layout box.
-// An iframe whose document this world cannot reach (another process or origin) is one
-// "Iframe" entry; a reachable one is followed by its document's entries.
-// options: {boxes: false} leaves every box out (x null).
+// the box is in CSS px of this document's viewport, x null when the node has no layout box;
+// flags: 1 the node can take focus, 2 an iframe: its entry alone, followed by where its
+// document's viewport starts (frameX null when the iframe has no box); each frame's
+// document is walked in a world of its own (same-origin ones too, so that a node is always
+// numbered by the same registry), and stitched in under its iframe by cdpkit.
+// options: {boxes: false} leaves every box out (x null). root: walk only this element (or
+// document) and what it holds, at depth 0.
 //
 // It runs in an isolated world: the page's scripts share the DOM but not this world's
 // globals, so they can neither read the registry nor break the walk by replacing
 // built-ins. Each element's computed style is read once per walk, and nothing is written
 // to the page, so no layout is forced twice.
-function(options) {
+function(options, root) {
   const registry = globalThis.__cdpkitOutline || (globalThis.__cdpkitOutline = {
     ids: new WeakMap(),
+    refs: new Map(),  // id -> WeakRef of its node: any node a walk listed, while it lives
     next: 1,
-    last: new Map(),
-    element(id) { return this.last.get(id) || null; },
+    element(id) {
+      const ref = this.refs.get(id);
+      const node = ref && ref.deref();
+      return node && node.isConnected ? node : null;
+    },
+    idOf(node) { return this.ids.get(node) || 0; },
   });
   const ids = registry.ids;
-  const last = new Map();
+  const refs = registry.refs;
   const entries = [];
   const styles = new Map();  // element -> [display, visibility, hidden subtree?]
   const boxesWanted = !options || options.boxes !== false;
@@ -86,8 +94,8 @@ function(options) {
     if (id === undefined) {
       id = registry.next++;
       ids.set(node, id);
+      refs.set(id, new WeakRef(node));
     }
-    last.set(id, node);
     return id;
   }
 
@@ -682,7 +690,8 @@ function(options) {
   // -- the walk ---------------------------------------------------------------------------
 
   function push(depth, node, role, name, value, states, rect, offset) {
-    const entry = [depth, idOf(node), role, name, value, states, null, null, 0, 0];
+    const entry = [depth, idOf(node), role, name, value, states, null, null, 0, 0,
+      node.nodeType === 1 && focusable(node) ? 1 : 0];
     if (rect && (rect.width || rect.height || rect.x || rect.y)) {
       entry[6] = rect.x + offset[0];
       entry[7] = rect.y + offset[1];
@@ -748,23 +757,19 @@ function(options) {
       if (!visible) return;
       const rect = boxesWanted ? element.getBoundingClientRect() : null;
       push(depth, element, 'Iframe', name, null, '', rect, offset);
-      let inner = null;
-      try {
-        inner = element.contentDocument;
-      } catch (error) {
-        inner = null;
+      // Its document is walked in a world of its own frame (cdpkit stitches it in here):
+      // flagged, with where that document's viewport starts.
+      const innerOffset = [offset[0], offset[1]];
+      if (rect) {
+        const frameStyle = getComputedStyle(element);
+        innerOffset[0] += rect.x + parseFloat(frameStyle.borderLeftWidth) +
+          parseFloat(frameStyle.paddingLeft);
+        innerOffset[1] += rect.y + parseFloat(frameStyle.borderTopWidth) +
+          parseFloat(frameStyle.paddingTop);
       }
-      if (inner && inner.documentElement) {
-        const innerOffset = [offset[0], offset[1]];
-        if (rect) {
-          const frameStyle = getComputedStyle(element);
-          innerOffset[0] += rect.x + parseFloat(frameStyle.borderLeftWidth) +
-            parseFloat(frameStyle.paddingLeft);
-          innerOffset[1] += rect.y + parseFloat(frameStyle.borderTopWidth) +
-            parseFloat(frameStyle.paddingTop);
-        }
-        walkDocument(inner, depth + 1, innerOffset);
-      }
+      const entry = entries[entries.length - 1];
+      entry[10] |= 2;
+      entry.push(rect ? innerOffset[0] : null, innerOffset[1]);
       return;
     }
     let childDepth = depth;
@@ -804,8 +809,18 @@ function(options) {
     if (body) walkElement(doc.documentElement, depth + 1, '', offset, false);
   }
 
-  walkDocument(document, 0, [0, 0]);
-  registry.last = last;
+  if (root && root.nodeType === 9) {
+    walkDocument(root, 0, [0, 0]);
+  } else if (root) {
+    walkElement(root, 0, '', [0, 0], false);
+  } else {
+    walkDocument(document, 0, [0, 0]);
+  }
+  if (refs.size > 4 * entries.length + 10000) {
+    for (const [id, ref] of refs) {
+      if (!ref.deref()) refs.delete(id);
+    }
+  }
   // One string: Chrome serialises it far faster than thousands of arrays by value.
   return JSON.stringify(entries);
 }

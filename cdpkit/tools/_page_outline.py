@@ -22,19 +22,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import cdp
 from .._wire import decode_message
 from ..cdp.runtime import ExecutionContextId, RemoteObjectId
-from ..errors import ConnectionClosedError, ProtocolError
+from ..errors import ConnectionClosedError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
 from ._scripts import Script, check_exception
 from ._targeting import Box
 
 __all__ = ["OutlineEntry", "outline_backend_id", "page_outline"]
+
+log = logging.getLogger("cdpkit")
 
 _OUTLINE = Script("outline")
 _WORLD_NAME = "cdpkit-outline"
@@ -137,14 +140,16 @@ async def _walk(
                 object_id = resolved.object.object_id
                 if object_id is None:
                     return context, []
-                answer = await session.send_json(
-                    cdp.runtime.call_function_on(
-                        f"function() {{ return {walk}({{}}, this); }}",
-                        object_id=object_id,
-                        return_by_value=True,
+                try:
+                    answer = await session.send_json(
+                        cdp.runtime.call_function_on(
+                            f"function() {{ return {walk}({{}}, this); }}",
+                            object_id=object_id,
+                            return_by_value=True,
+                        )
                     )
-                )
-                await _release(session, object_id)
+                finally:
+                    await _release(session, object_id)
         except ProtocolError as error:
             if attempt == 0 and _context_gone(error):
                 continue
@@ -254,6 +259,10 @@ async def _collect(
             return await _collect(page, session, child_frame, None, at, depth + item[0] + 1)
         except (ProtocolError, ConnectionClosedError):
             return []  # the frame went away meanwhile: left out
+        except EvaluationError as error:
+            # One frame's document the script cannot walk does not cost the page's outline.
+            log.warning("The outline of frame %s was left out: %s", item[1], error)
+            return []
 
     try:
         children = await asyncio.gather(*(inner(item) for _, item in frames))

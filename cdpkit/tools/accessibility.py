@@ -91,8 +91,8 @@ class SnapshotNode:
         box: Where it is on screen, ``None`` when it has no layout box (e.g. the options
             of a closed select).
         backend_node_id: The DOM node (``DOM.BackendNodeId``) in :attr:`session`, or
-            ``None`` for nodes that are not DOM nodes, and with the ``"page"`` engine until
-            the node is first targeted by its index.
+            ``None`` for nodes that are not DOM nodes, and for every node of the ``"page"``
+            engine (the index reaches its element: ``index=``).
         session: The session owning the node: the page, or the session of the
             out-of-process iframe it is in.
         frame_id: The frame whose document holds the node.

@@ -6,10 +6,13 @@ against Chrome's own accessibility tree (by DOM node, as
 
 from __future__ import annotations
 
+import pytest
+
 import cdpkit
 from benchmarks.cases.outline_fidelity import CONTROL_ROLES, chrome_lines, engine_lines
 from cdpkit import cdp, tools
 from cdpkit.tools._page_outline import OutlineEntry, outline_backend_id, page_outline
+from cdpkit.tools._targeting import resolve_element
 from tests.server import FixtureServer
 
 PAGE = "/outline/controls.html"
@@ -233,3 +236,48 @@ async def test_a_cross_origin_iframe_is_walked_in_its_own_world_and_stitched_in(
     assert (round(button.box.x - frame.box.x), round(button.box.y - frame.box.y)) == (
         3 + 5 + 20, 3 + 5 + 10)
     assert (await _node(button)).node_name == "BUTTON"
+
+
+async def test_indices_of_a_full_snapshot_still_work_after_a_scoped_one(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """A scoped snapshot walks only its subtree; the elements the full one listed outside
+    it keep their index, and it still reaches them (in the frame's world too)."""
+    await _outline(page, server)
+    full = await tools.snapshot(page)
+    frame_button = next(n for n in full.nodes if n.name == "Frame button")
+    send = next(n for n in full.nodes if n.role == "button" and n.name == "Send")
+    scoped = await tools.snapshot(page, selector="fieldset")
+    assert "Send" not in scoped.text and "Frame button" not in scoped.text
+    for node in (send, frame_button):
+        element = await resolve_element(page, index=node.index)
+        try:
+            assert await element.call("function() { return this.localName; }") in (
+                "input", "button")
+        finally:
+            await element.release()
+    # The same elements get the same indices in the next full snapshot.
+    again = await tools.snapshot(page)
+    assert [(n.index, n.name) for n in again.nodes] == [(n.index, n.name) for n in full.nodes]
+
+
+async def test_a_frame_that_loads_another_document_gets_new_indices(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """The new document's elements are new elements: new indices; the old ones fail as
+    removed, never reaching an element of the new document."""
+    await _outline(page, server)
+    before = await tools.snapshot(page)
+    old = next(n for n in before.nodes if n.name == "Frame button")
+    await tools.evaluate(page, """new Promise(resolve => {
+        const frame = document.querySelector('iframe');
+        frame.onload = () => resolve(true);
+        frame.src = 'frame.html?again';
+    })""")
+    after = await tools.snapshot(page)
+    new = next(n for n in after.nodes if n.name == "Frame button")
+    assert new.index != old.index and new.index > max(n.index for n in before.nodes)
+    with pytest.raises(cdpkit.ElementNotFoundError, match="that element was removed"):
+        await resolve_element(page, index=old.index)
+    element = await resolve_element(page, index=new.index)
+    await element.release()

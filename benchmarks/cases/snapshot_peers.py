@@ -259,6 +259,19 @@ class Coverage:
     listed_budget: int = 0  # of them, on a line of the budgeted snapshot (not inside a cut)
 
 
+async def _backend_ids(nodes: list[Any]) -> set[int | None]:
+    """The DOM nodes (backend node ids) of snapshot nodes: the page engine's are found
+    through their world's registry, as ``index=`` finds them."""
+    from cdpkit.tools._page_outline import outline_backend_id
+
+    async def backend_id(node: Any) -> int | None:
+        if node.backend_node_id is not None or node._outline is None:
+            return node.backend_node_id
+        return await outline_backend_id(node.session, *node._outline)
+
+    return set(await asyncio.gather(*(backend_id(node) for node in nodes)))
+
+
 async def coverage(urls: dict[str, str], chrome: str) -> dict[str, Coverage]:
     import cdpkit
     from cdpkit import cdp, tools
@@ -281,8 +294,8 @@ async def coverage(urls: dict[str, str], chrome: str) -> dict[str, Coverage]:
                         controls.add(int(node.node.backend_node_id))
             full = await tools.snapshot(page)
             budget = await tools.snapshot(page, max_chars=20_000, boxes="interactive")
-            in_full = {n.backend_node_id for n in full.nodes}
-            in_budget = {n.backend_node_id for n in budget.nodes}
+            in_full = await _backend_ids(full.nodes)
+            in_budget = await _backend_ids(budget.nodes)
             found[name] = Coverage(len(controls), len(controls & in_full),
                                    len(controls & in_budget))
     return found

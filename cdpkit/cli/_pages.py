@@ -206,6 +206,13 @@ def pdf(
     run(work, debug=debug)
 
 
+class SnapshotEngine(enum.StrEnum):
+    """Engines of ``cdpkit snapshot`` (``tools.snapshot``'s ``engine``)."""
+
+    page = "page"
+    chrome = "chrome"
+
+
 def snapshot(
     url: UrlArgument,
     interactive_only: Annotated[
@@ -231,6 +238,13 @@ def snapshot(
             "leaving one line with its index (see it with --selector or a scoped snapshot).",
         ),
     ] = None,
+    engine: Annotated[
+        SnapshotEngine,
+        typer.Option(
+            "--engine",
+            help="page: computed in the page (fast); chrome: from Chrome's accessibility tree.",
+        ),
+    ] = SnapshotEngine.page,
     wait_ms: WaitOption = None,
     connect: ConnectOption = None,
     grid: GridOption = None,
@@ -265,6 +279,7 @@ def snapshot(
                 selector=selector,
                 depth=depth,
                 max_chars=max_chars,
+                engine=engine.value,
             )
         if result.text:
             print(result.text)

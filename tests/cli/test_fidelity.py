@@ -61,6 +61,18 @@ def test_snapshot_waits_for_a_page_rendered_by_a_script(cli: CLI, server: Fixtur
     assert 'button "Order now"' in fixed.stdout, fixed.stderr
 
 
+def test_snapshot_engines_give_the_same_outline(cli: CLI, server: FixtureServer, endpoint: str) -> None:
+    """--engine chrome asks Chrome's accessibility tree; the default computes it in the page:
+    the same lines for the same page (the numbering of a fresh page starts at 0 in both)."""
+    url = server.url("/cli/late.html")
+    page = cli.run("snapshot", url, "-i", "--connect", endpoint)
+    chrome = cli.run("snapshot", url, "-i", "--engine", "chrome", "--connect", endpoint)
+    assert (page.returncode, chrome.returncode) == (0, 0), page.stderr + chrome.stderr
+    assert 'button "Order now"' in page.stdout and page.stdout == chrome.stdout
+    wrong = cli.run("snapshot", url, "--engine", "fast", "--connect", endpoint)
+    assert wrong.returncode == 2 and "'fast' is not one of 'page', 'chrome'" in wrong.stderr
+
+
 def test_screenshot_eval_and_pdf_wait_for_the_content(cli: CLI, server: FixtureServer, endpoint: str) -> None:
     url = server.url("/cli/late.html")
     shot = cli.run("screenshot", url, "--full-page", "-o", "late.png", "--connect", endpoint)

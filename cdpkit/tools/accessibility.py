@@ -37,6 +37,7 @@ from .._frames import content_origin
 from ..errors import ConnectionClosedError, ElementNotFoundError, ProtocolError
 from ..page import Page
 from ..session import Session
+from ._dispatch import _check_no_dialog
 from ._page_outline import OutlineEntry, page_outline
 from ._pointing import frame_ids
 from ._snapshot_views import SnapshotCut, diff_lines, fit_budget, fit_lines
@@ -769,6 +770,8 @@ async def snapshot(
         ValueError: ``selector`` is not valid CSS; both ``selector`` and ``index`` given;
             ``depth`` negative; ``max_chars`` below 0; an unknown ``boxes`` or ``engine``.
         TargetClosedError: The page is closed.
+        RuntimeError: A JavaScript dialog is open (it stops the page): answer it with
+            :func:`~cdpkit.tools.handle_dialog` first.
     """
     if max_depth is not None:
         if depth is not None and depth != max_depth:
@@ -784,6 +787,8 @@ async def snapshot(
         raise ValueError(f"engine must be 'page' or 'chrome', got {engine!r}")
     if selector is not None and index is not None:
         raise ValueError("Give selector or index to scope the snapshot, not both")
+    # Neither engine gets an answer from a page stopped at a dialog.
+    _check_no_dialog(page)
     root: _Scope | None = None
     if selector is not None or index is not None:
         root = await _scope_root(page, selector, index, engine)

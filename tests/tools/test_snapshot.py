@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import cdpkit
-from cdpkit.tools import Box, SnapshotState, accessibility
+from cdpkit.tools import Box, SnapshotState, accessibility, handle_dialog
 from cdpkit.tools._targeting import resolve_element
 from cdpkit.tools.accessibility import Snapshot, SnapshotNode, snapshot
 from cdpkit.tools.navigation import navigate
@@ -262,6 +262,23 @@ async def test_open_shadow_roots_are_included(page: cdpkit.Page, server: Fixture
     assert await element.call("function() { return this.id; }") == "shadow-button"
     inner = await snapshot(page, selector="#shadow-button")
     assert [(n.role, n.name) for n in inner.nodes] == [("button", "Shadow button")]
+
+
+async def test_an_open_dialog_is_named_instead_of_waiting(page: cdpkit.Page) -> None:
+    """A page stopped at alert() answers no script and builds no tree: the snapshot says
+    so at once, and works again once the dialog is answered."""
+    page.dialog_policy = lambda dialog: None  # leave dialogs open
+    await js(page, "document.body.innerHTML = '<button>Behind</button>'; 1")
+    await js(page, "setTimeout(() => alert('Stop here'), 0); 1")
+    for _ in range(100):
+        if page.open_dialog is not None:
+            break
+        await asyncio.sleep(0.05)
+    async with asyncio.timeout(2):
+        with pytest.raises(RuntimeError, match=r"alert dialog is open \('Stop here'\)"):
+            await snapshot(page)
+    await handle_dialog(page)
+    assert 'button "Behind"' in (await snapshot(page)).text
 
 
 async def test_closed_page_raises_target_closed(page: cdpkit.Page) -> None:

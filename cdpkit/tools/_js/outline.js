@@ -83,7 +83,8 @@ function(options, root) {
     let cached = styles.get(element);
     if (cached === undefined) {
       const computed = getComputedStyle(element);
-      cached = [computed.display, computed.visibility, computed.textTransform, computed];
+      // [2], the text-transform, is read when a text child asks (textTransformOf).
+      cached = [computed.display, computed.visibility, undefined, computed];
       styles.set(element, cached);
     }
     return cached;
@@ -390,7 +391,10 @@ function(options, root) {
 
   function squash(text) {
     // Python whitespace: a zero-width no-break space (U+FEFF) is text in Chrome's names.
-    return text.replace(/[^\S\ufeff]+/g, ' ').replace(/^ | $/g, '');
+    let squashed = text.replace(/[^\S\ufeff]+/g, ' ');
+    if (squashed.charCodeAt(0) === 32) squashed = squashed.slice(1);
+    if (squashed.charCodeAt(squashed.length - 1) === 32) squashed = squashed.slice(0, -1);
+    return squashed;
   }
 
   function hiddenForName(element) {
@@ -572,11 +576,17 @@ function(options, root) {
     return text;
   }
 
+  function textTransformOf(element) {
+    const cached = style(element);
+    if (cached[2] === undefined) cached[2] = cached[3].textTransform;
+    return cached[2];
+  }
+
   // A text node's text as shown: with its CSS text-transform.
   function transformed(node) {
     const parent = node.parentElement;
     if (!parent) return node.data;
-    const transform = style(parent)[2];
+    const transform = textTransformOf(parent);
     if (transform === 'none') return node.data;
     if (transform === 'uppercase') return node.data.toUpperCase();
     if (transform === 'lowercase') return node.data.toLowerCase();
@@ -600,12 +610,21 @@ function(options, root) {
     return element.getAttribute(attribute) === 'true';
   }
 
-  function disabled(element) {
-    if (element.matches(':disabled')) return true;
-    for (let up = element; up && up.nodeType === 1; up = parentOf(up)) {
-      if (ariaTrue(up, 'aria-disabled')) return true;
+  const ariaDisabled = new Map();  // element -> it or an ancestor has aria-disabled=true
+
+  function disabledByAria(element) {
+    let answer = ariaDisabled.get(element);
+    if (answer === undefined) {
+      const up = parentOf(element);
+      answer = ariaTrue(element, 'aria-disabled') ||
+        (!!up && up.nodeType === 1 && disabledByAria(up));
+      ariaDisabled.set(element, answer);
     }
-    return false;
+    return answer;
+  }
+
+  function disabled(element) {
+    return element.matches(':disabled') || disabledByAria(element);
   }
 
   const CHECKABLE = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio']);

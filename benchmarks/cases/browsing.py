@@ -170,9 +170,10 @@ SNAPSHOT = Case(
            "playwright": _playwright_snapshot},
     needs=(*CORE_API, "tools.snapshot"),
     notes=("snapshot: raw is the Accessibility.getFullAXTree round trip and JSON parse only; "
-           "cdpkit is `tools.snapshot(page)` (the same tree, decoded to the fields the outline "
-           "reads, plus a DOMSnapshot.captureSnapshot for the boxes, the outline text and its "
-           "stable indices); "
+           "cdpkit is `tools.snapshot(page)`: the outline computed in the page (the default "
+           "engine; roles, names, states, values and boxes of every node, the outline text "
+           "and its stable indices; `engine=\"chrome\"` builds it from that same tree plus a "
+           "DOMSnapshot.captureSnapshot for the boxes); "
            "Playwright is `locator('body').aria_snapshot()`.",),
 )
 

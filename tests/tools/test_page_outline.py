@@ -281,3 +281,22 @@ async def test_a_frame_that_loads_another_document_gets_new_indices(
         await resolve_element(page, index=old.index)
     element = await resolve_element(page, index=new.index)
     await element.release()
+
+
+async def test_a_snapshot_scoped_to_an_iframe_or_a_document_keeps_the_indices(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """Scoped by the index of an Iframe line: the frame's document under it, with the
+    indices and boxes of the full snapshot; scoped by the top document's: the whole page."""
+    await _outline(page, server)
+    full = await tools.snapshot(page)
+    lines = {n.index: (n.role, n.name, n.box) for n in full.nodes}
+    frame = next(n for n in full.nodes if n.role == "Iframe")
+    scoped = await tools.snapshot(page, index=frame.index)
+    assert [(n.role, n.name) for n in scoped.nodes] == [
+        ("Iframe", "Inner frame"), ("RootWebArea", "Frame doc"), ("button", "Frame button"),
+        ("link", "Frame link")]
+    assert all(lines[n.index] == (n.role, n.name, n.box) for n in scoped.nodes)
+    assert [n.depth for n in scoped.nodes] == [0, 1, 2, 2]
+    whole = await tools.snapshot(page, index=full.nodes[0].index)
+    assert whole.text == full.text

@@ -230,7 +230,8 @@ async def _save_artifacts(page: Page, folder: Path) -> list[Path]:
             artifacts.append(
                 _Artifact("screenshot.png", await tools.screenshot(page, full_page=True))
             )
-    with contextlib.suppress(CDPError, TimeoutError):
+    # RuntimeError: a dialog left open stops the page (the snapshot says so at once).
+    with contextlib.suppress(CDPError, TimeoutError, RuntimeError):
         async with asyncio.timeout(15):
             artifacts.append(_Artifact("snapshot.txt", (await tools.snapshot(page)).text.encode()))
     with contextlib.suppress(CDPError):

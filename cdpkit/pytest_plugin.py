@@ -225,20 +225,26 @@ async def _save_artifacts(page: Page, folder: Path) -> list[Path]:
     from .errors import CDPError
 
     artifacts: list[_Artifact] = []
-    with contextlib.suppress(CDPError, TimeoutError):
-        async with asyncio.timeout(15):
-            artifacts.append(
-                _Artifact("screenshot.png", await tools.screenshot(page, full_page=True))
-            )
-    # RuntimeError: a dialog left open stops the page (the snapshot says so at once).
-    with contextlib.suppress(CDPError, TimeoutError, RuntimeError):
-        async with asyncio.timeout(15):
-            artifacts.append(_Artifact("snapshot.txt", (await tools.snapshot(page)).text.encode()))
+    # A dialog left open stops the page: no screenshot or snapshot would come; it is named
+    # in the console log instead.
+    dialog = page.open_dialog
+    if dialog is None:
+        with contextlib.suppress(CDPError, TimeoutError):
+            async with asyncio.timeout(15):
+                artifacts.append(
+                    _Artifact("screenshot.png", await tools.screenshot(page, full_page=True))
+                )
+        with contextlib.suppress(CDPError, TimeoutError, RuntimeError):
+            async with asyncio.timeout(15):
+                snapshot = await tools.snapshot(page)
+                artifacts.append(_Artifact("snapshot.txt", snapshot.text.encode()))
     with contextlib.suppress(CDPError):
         lines = [
             f"[{m.level}] {m.text}" + (f" ({m.url}:{m.line})" if m.url else "")
             for m in await tools.console_logs(page)
         ]
+        if dialog is not None:
+            lines.append(f"[dialog] a {dialog.type} dialog was open: {dialog.message!r}")
         artifacts.append(_Artifact("console.log", ("\n".join(lines) + "\n").encode()))
     folder.mkdir(parents=True, exist_ok=True)
     saved = []

@@ -3,6 +3,7 @@ subprocess, with the plugin loaded from the installed package's entry point (no 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import cdpkit
+from cdpkit.pytest_plugin import _save_artifacts
 from tests.server import FixtureServer
 
 TESTS = """\
@@ -87,6 +89,25 @@ def test_with_anyio(tmp_path: Path, site: str) -> None:
     assert run.returncode == 1, out
     assert "1 failed, 1 passed" in out, out
     _check_failure_artifacts(project, out)
+
+
+async def test_artifacts_of_a_page_stopped_at_a_dialog(page: cdpkit.Page, tmp_path: Path) -> None:
+    """A page stopped at alert() gives no screenshot or snapshot: the plugin does not wait
+    for them (15 s each) and names the dialog in the console log."""
+    page.dialog_policy = lambda dialog: None  # leave dialogs open
+    await cdpkit.tools.evaluate(page, "console.error('boom from the page')")
+    await cdpkit.tools.evaluate(page, "setTimeout(() => alert('Still open'), 0)")
+    for _ in range(100):
+        if page.open_dialog is not None:
+            break
+        await asyncio.sleep(0.05)
+    async with asyncio.timeout(5):
+        saved = await _save_artifacts(page, tmp_path / "artifacts")
+    assert [path.name for path in saved] == ["console.log"]
+    console = saved[0].read_text()
+    assert "boom from the page" in console
+    assert "[dialog] a alert dialog was open: 'Still open'" in console
+    await cdpkit.tools.handle_dialog(page)
 
 
 FAKE_CHROME = """#!/bin/sh

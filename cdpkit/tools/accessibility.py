@@ -1,6 +1,8 @@
 """The accessibility snapshot: the page as an indexed outline an agent can read and act on.
 
-One ``Accessibility.getFullAXTree`` per document gives roles, names, values and states; one
+Two engines compute it. The default, ``"page"``, runs a script in each frame's document
+(:mod:`._page_outline`): see there. The other, ``"chrome"``, reads Chrome's own tree:
+one ``Accessibility.getFullAXTree`` per document gives roles, names, values and states; one
 ``DOMSnapshot.captureSnapshot`` per renderer process gives the layout box of every node in
 the same round trip: it is sent second, so Chrome captures the layout while Python decodes
 the (much larger) accessibility tree, with a decoder that reads only the fields the

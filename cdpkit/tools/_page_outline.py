@@ -35,7 +35,7 @@ from ..session import Session
 from ._scripts import Script, check_exception
 from ._targeting import Box
 
-__all__ = ["OutlineEntry", "outline_backend_id", "page_outline"]
+__all__ = ["OutlineEntry", "OutlineSegment", "outline_backend_id", "page_outline", "page_segments"]
 
 log = logging.getLogger("cdpkit")
 
@@ -43,8 +43,9 @@ _OUTLINE = Script("outline")
 _WORLD_NAME = "cdpkit-outline"
 # Where a world keeps the script's function once sent.
 _WALK = "__cdpkitOutlineWalk"
-# Entry flags (outline.js).
-_FOCUSABLE = 1
+# Entry flags (outline.js): the node can take focus; an iframe, followed by where its
+# document's viewport starts.
+FOCUSABLE = 1
 _FRAME = 2
 
 
@@ -169,15 +170,36 @@ async def _release(session: Session, object_id: str) -> None:
         await session.send(cdp.runtime.release_object(RemoteObjectId(object_id)))
 
 
-async def page_outline(
+@dataclass(slots=True)
+class OutlineSegment:
+    """A run of entries of one frame's document, as the script wrote them (a list each:
+    ``[depth, id, role, name, value, states, x, y, w, h, flags, ...]``) with their depth
+    and box already in the page's terms (x ``None``: no box). The snapshot reads these
+    directly: an object per entry would cost more than the walk on a big page.
+
+    Attributes:
+        session: The session of the frame.
+        frame_id: The frame.
+        world: The execution context of the world that numbered the entries.
+        entries: The entries.
+    """
+
+    session: Session = field(repr=False)
+    frame_id: str
+    world: int
+    entries: list[list[Any]]
+
+
+async def page_segments(
     page: Page,
     session: Session | None = None,
     frame_id: str | None = None,
     root: int | None = None,
     origin: tuple[float, float] | None = (0.0, 0.0),
-) -> list[OutlineEntry]:
+) -> list[OutlineSegment]:
     """The outline of a frame's document, or of the subtree of ``root`` (a backend node id
-    in it), with the documents of its iframes stitched in under their ``Iframe`` entry.
+    in it), with the documents of its iframes stitched in under their ``Iframe`` entry,
+    as segments in document order.
 
     Args:
         page: The page.
@@ -198,6 +220,26 @@ async def page_outline(
     return await _collect(page, session, frame_id, root, origin, 0)
 
 
+async def page_outline(
+    page: Page,
+    session: Session | None = None,
+    frame_id: str | None = None,
+    root: int | None = None,
+    origin: tuple[float, float] | None = (0.0, 0.0),
+) -> list[OutlineEntry]:
+    """:func:`page_segments` as one :class:`OutlineEntry` per node."""
+    return [
+        OutlineEntry(
+            item[1], item[0], item[2], item[3], item[4],
+            tuple(item[5].split()) if item[5] else (),
+            None if item[6] is None else Box(item[6], item[7], item[8], item[9]),
+            bool(item[10] & FOCUSABLE), segment.session, segment.frame_id, segment.world,
+        )
+        for segment in await page_segments(page, session, frame_id, root, origin)
+        for item in segment.entries
+    ]
+
+
 async def _main_frame(session: Session) -> str:
     tree = await session.send_json(cdp.page.get_frame_tree())
     return str(tree["frameTree"]["frame"]["id"])
@@ -210,28 +252,26 @@ async def _collect(
     root: int | None,
     origin: tuple[float, float] | None,
     depth: int,
-) -> list[OutlineEntry]:
+) -> list[OutlineSegment]:
     context, raw = await _walk(page, session, frame_id, root)
-    entries: list[OutlineEntry] = []
-    frames: list[tuple[int, list[Any]]] = []
-    add, entry_type, box_type = entries.append, OutlineEntry, Box
     dx, dy = origin if origin is not None else (0.0, 0.0)
-    for item in raw:
-        x = item[6]
-        flags = item[10]
-        add(entry_type(
-            item[1], item[0] + depth, item[2], item[3], item[4],
-            tuple(item[5].split()) if item[5] else (),
-            None if x is None or origin is None else box_type(x + dx, item[7] + dy, item[8], item[9]),
-            bool(flags & _FOCUSABLE), session, frame_id, context,
-        ))
-        if flags & _FRAME:
-            frames.append((len(entries), item))
+    if origin is None:
+        for item in raw:
+            item[0] += depth
+            item[6] = None
+    elif depth or dx or dy:
+        for item in raw:
+            item[0] += depth
+            if item[6] is not None:
+                item[6] += dx
+                item[7] += dy
+    frames = [position for position, item in enumerate(raw) if item[10] & _FRAME]
     if not frames:
-        return entries
+        return [OutlineSegment(session, frame_id, context, raw)]
     oopifs = asyncio.ensure_future(page.frame_sessions(session))
 
-    async def inner(item: list[Any]) -> list[OutlineEntry]:
+    async def inner(item: list[Any]) -> list[OutlineSegment]:
+        # Its entry's depth and box are in the page's terms already.
         at = None if item[11] is None or origin is None else (item[11] + dx, item[12] + dy)
         try:
             found = await session.send_json(
@@ -255,8 +295,8 @@ async def _collect(
             out_of_process = dict(await oopifs)
             child = out_of_process.get(child_frame)
             if child is not None:
-                return await _collect(page, child, child_frame, None, at, depth + item[0] + 1)
-            return await _collect(page, session, child_frame, None, at, depth + item[0] + 1)
+                return await _collect(page, child, child_frame, None, at, item[0] + 1)
+            return await _collect(page, session, child_frame, None, at, item[0] + 1)
         except (ProtocolError, ConnectionClosedError):
             return []  # the frame went away meanwhile: left out
         except EvaluationError as error:
@@ -265,14 +305,20 @@ async def _collect(
             return []
 
     try:
-        children = await asyncio.gather(*(inner(item) for _, item in frames))
+        children = await asyncio.gather(*(inner(raw[position]) for position in frames))
     finally:
         if not oopifs.done():
             oopifs.cancel()
         await asyncio.gather(oopifs, return_exceptions=True)
-    for (position, _), child_entries in zip(reversed(frames), reversed(children), strict=True):
-        entries[position:position] = child_entries
-    return entries
+    segments: list[OutlineSegment] = []
+    start = 0
+    for position, inside in zip(frames, children, strict=True):
+        segments.append(OutlineSegment(session, frame_id, context, raw[start:position + 1]))
+        segments += inside
+        start = position + 1
+    if start < len(raw):
+        segments.append(OutlineSegment(session, frame_id, context, raw[start:]))
+    return segments
 
 
 async def outline_backend_id(session: Session, world: int, node_id: int) -> int | None:

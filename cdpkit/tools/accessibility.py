@@ -40,7 +40,8 @@ from ..errors import ConnectionClosedError, ElementNotFoundError, ProtocolError
 from ..page import Page
 from ..session import Session
 from ._dispatch import _check_no_dialog
-from ._page_outline import OutlineEntry, page_outline
+from ._page_outline import FOCUSABLE as _FOCUSABLE
+from ._page_outline import OutlineSegment, page_segments
 from ._pointing import frame_ids
 from ._snapshot_views import SnapshotCut, diff_lines, fit_budget, fit_lines
 from ._targeting import Box, SnapshotState, main_document, resolve_element
@@ -605,11 +606,21 @@ def _build(
     return lines, nodes
 
 
+def _quote_squashed(text: str) -> str:
+    """:func:`_quote` of text whose white space is collapsed already (the page engine's
+    names): the cut and the escapes only."""
+    if len(text) > MAX_TEXT:
+        text = text[: MAX_TEXT - 1] + "…"
+    if '"' in text or "\\" in text:
+        text = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + text + '"'
+
+
 def _build_page(
-    entries: list[OutlineEntry], filters: _Filters, state: SnapshotState
+    segments: list[OutlineSegment], filters: _Filters, state: SnapshotState
 ) -> tuple[list[str], list[SnapshotNode]]:
-    """The lines and nodes of the page engine's entries (already in document order, the
-    scope's subtree only), numbered by ``state``'s stable numbering."""
+    """The lines and nodes of the page engine's entries (in document order, the scope's
+    subtree only), numbered by ``state``'s stable numbering."""
     nodes: list[SnapshotNode] = []
     lines: list[str] = []
     next_index = state.next_index
@@ -621,67 +632,67 @@ def _build_page(
     interactive, not_interactive = INTERACTIVE_ROLES, _NOT_INTERACTIVE
     max_depth = filters.depth
     roles, name_part, interactive_only = filters.roles, filters.name, filters.interactive_only
-    quote, node_type = _quote, SnapshotNode
-    session_indices: dict[int, dict[Any, int]] = {}
+    # Hot loop (an entry per turn): everything it uses is local.
+    quote, value_quote, node_type, box_type = _quote_squashed, _quote, SnapshotNode, Box
+    add_line, add_node = lines.append, nodes.append
+    indents: list[str] = []
     # Depths of the listed entries above the current one (their display nesting).
     shown_above: list[int] = []
-    for entry in entries:
-        depth = entry.depth
-        if max_depth is not None and depth > max_depth:
-            continue
-        role = entry.role
-        if filtering:
-            while shown_above and shown_above[-1] >= depth:
-                shown_above.pop()
-            if roles is not None and role.lower() not in roles:
-                continue
-            if name_part is not None and name_part not in entry.name.lower():
-                continue
-            if interactive_only and role not in interactive and (
-                role in not_interactive or not entry.focusable
-            ):
-                continue
-            display = len(shown_above)
-            shown_above.append(depth)
-        else:
-            display = depth
-        session = entry.session
-        indices = session_indices.get(id(session))
+    for segment in segments:
+        session, frame_id, world = segment.session, segment.frame_id, segment.world
+        key = session.session_id or ""
+        indices = numbering.get(key)
         if indices is None:
-            key = session.session_id or ""
-            indices = numbering.get(key)
-            if indices is None:
-                indices = numbering[key] = {}
-            session_indices[id(session)] = indices
-        node_key = (entry.world, entry.id)
-        index = indices.get(node_key)
-        if index is None:
-            index = indices[node_key] = next_index
-            next_index += 1
-        line = f"{'  ' * display}[{index}] {role}"
-        name = entry.name
-        if name:
-            line += " " + quote(name)
-        box = entry.box
-        if box is not None and (
-            all_boxes
-            or (some_boxes and (role in interactive or (
-                role not in not_interactive and entry.focusable
-            )))
+            indices = numbering[key] = {}
+        for depth, node_id, role, name, value, states_text, x, y, width, height, flags, *_ in (
+            segment.entries
         ):
-            line += f" @({round(box.x)},{round(box.y)},{round(box.width)},{round(box.height)})"
-        value = entry.value
-        if value is not None:
-            line += " value=" + quote(value)
-        states = entry.states
-        if states:
-            line += " [" + "] [".join(states) + "]"
-        lines.append(line)
-        listed[index] = listed_node = node_type(
-            index, role, name, value, states, display, box, None, session, entry.frame_id,
-            (entry.world, entry.id),
-        )
-        nodes.append(listed_node)
+            if max_depth is not None and depth > max_depth:
+                continue
+            if filtering:
+                while shown_above and shown_above[-1] >= depth:
+                    shown_above.pop()
+                if roles is not None and role.lower() not in roles:
+                    continue
+                if name_part is not None and name_part not in name.lower():
+                    continue
+                if interactive_only and role not in interactive and (
+                    role in not_interactive or not flags & _FOCUSABLE
+                ):
+                    continue
+                display = len(shown_above)
+                shown_above.append(depth)
+            else:
+                display = depth
+            node_key = (world, node_id)
+            index = indices.get(node_key)
+            if index is None:
+                index = indices[node_key] = next_index
+                next_index += 1
+            while len(indents) <= display:
+                indents.append("  " * len(indents))
+            line = f"{indents[display]}[{index}] {role}"
+            if name:
+                line += " " + quote(name)
+            box = None
+            if x is not None:
+                box = box_type(x, y, width, height)
+                if all_boxes or (some_boxes and (role in interactive or (
+                    role not in not_interactive and flags & _FOCUSABLE
+                ))):
+                    line += f" @({round(x)},{round(y)},{round(width)},{round(height)})"
+            if value is not None:
+                line += " value=" + value_quote(value)
+            states: tuple[str, ...] = ()
+            if states_text:
+                states = tuple(states_text.split())
+                line += " [" + "] [".join(states) + "]"
+            add_line(line)
+            listed[index] = listed_node = node_type(
+                index, role, name, value, states, display, box, None, session, frame_id,
+                node_key,
+            )
+            add_node(listed_node)
     state.next_index = next_index
     return lines, nodes
 
@@ -838,9 +849,11 @@ async def _outline(
     if engine == "page":
         root = filters.root
         if root is None:
-            outline = page_outline(page)
+            outline = page_segments(page)
         else:
-            outline = page_outline(page, root.session, root.frame_id, root.backend_id, root.origin)
+            outline = page_segments(
+                page, root.session, root.frame_id, root.backend_id, root.origin
+            )
         entries, document = await asyncio.gather(outline, main_document(page))
         if document != state.document:
             state.restart(document)

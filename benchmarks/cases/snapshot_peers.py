@@ -14,7 +14,8 @@ The peers are installed from the npm registry when the case runs, into a cache f
 or when the install fails, the peers' columns say why and only cdpkit is measured.
 
 Tokens are estimated as characters / 4 (all the text parts of the tool's result). Time is
-the wall time of the snapshot call after the page loaded (one warm-up call first). Per
+the wall time of the snapshot call after the page loaded, the median of ``--calls`` calls
+after a warm-up one. Per
 server, also: cold start (spawn -> ``initialize`` -> ``tools/list`` answered, ``--starts``
 runs, interleaved across the servers so that the machine's load weighs on all alike,
 median and min-max; the browser of every server starts later, on its first tool),
@@ -220,8 +221,9 @@ async def cold_starts(servers: list[Peer], runs: int) -> dict[str, StartFigures]
     return figures
 
 
-async def measure(peer: Peer, urls: dict[str, str]) -> ToolFigures:
-    """Navigate ``peer`` to each page (timed) and time its snapshot tool."""
+async def measure(peer: Peer, urls: dict[str, str], calls: int = 5) -> ToolFigures:
+    """Navigate ``peer`` to each page (timed) and time its snapshot tool: the median of
+    ``calls`` calls after a warm-up (one call alone swings with the machine's load)."""
     from mcp import Client
 
     figures = ToolFigures()
@@ -238,9 +240,12 @@ async def measure(peer: Peer, urls: dict[str, str]) -> ToolFigures:
                     raise RuntimeError(f"{peer.navigate}: {_text(navigated)[:300]}")
                 await asyncio.sleep(0.5)  # late scripts settle, for everyone alike
                 await client.call_tool(peer.snapshot, peer.snapshot_arguments)  # warm-up
-                started = time.perf_counter()
-                result = await client.call_tool(peer.snapshot, peer.snapshot_arguments)
-                figures.ms[name] = (time.perf_counter() - started) * 1000
+                times = []
+                for _ in range(calls):
+                    started = time.perf_counter()
+                    result = await client.call_tool(peer.snapshot, peer.snapshot_arguments)
+                    times.append((time.perf_counter() - started) * 1000)
+                figures.ms[name] = statistics.median(times)
                 if result.is_error:
                     raise RuntimeError(f"{peer.snapshot}: {_text(result)[:300]}")
                 figures.chars[name] = len(_text(result))
@@ -369,7 +374,7 @@ def report(pages: list[str], results: dict[str, ToolFigures], cover: dict[str, C
     return "\n".join(lines)
 
 
-async def run(corpus: Path, count: int, cache: Path, starts: int = 5) -> str:
+async def run(corpus: Path, count: int, cache: Path, starts: int = 5, calls: int = 5) -> str:
     pages = corpus_pages(corpus, count)
     if not pages:
         return f"Skipped: no pages in {corpus} (*/source.html)"
@@ -383,7 +388,7 @@ async def run(corpus: Path, count: int, cache: Path, starts: int = 5) -> str:
         load = [os.getloadavg()[0]]
         started = await cold_starts([p for p in servers if p.name != "cdpkit (no limit)"], starts)
         load.append(os.getloadavg()[0])
-        results = {peer.name: await measure(peer, urls) for peer in servers}
+        results = {peer.name: await measure(peer, urls, calls) for peer in servers}
         load.append(os.getloadavg()[0])
         print(start_report(started, results), file=sys.stderr)  # kept if a later step fails
         if why is not None:
@@ -402,13 +407,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--cache", type=Path, default=CACHE, help="where npm installs the peers")
     parser.add_argument("--starts", type=int, default=5, help="cold starts per server")
+    parser.add_argument("--calls", type=int, default=5,
+                        help="timed snapshot calls per page (their median is the page's)")
     args = parser.parse_args(argv)
     try:
         import mcp  # noqa: F401
     except ImportError:
         print("Skipped: the mcp package is not installed (pip install 'cdpkit-browser[mcp]')")
         return 0
-    print(asyncio.run(run(args.corpus, args.pages, args.cache, args.starts)))
+    print(asyncio.run(run(args.corpus, args.pages, args.cache, args.starts, args.calls)))
     return 0
 
 

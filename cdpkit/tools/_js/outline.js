@@ -71,6 +71,7 @@ function(options, root) {
   // Their inner text is their value or their options: no text entries inside.
   const LEAF = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'image', 'img',
     'progressbar', 'meter', 'separator']);
+  const ARIA_RANGES = new Set(['progressbar', 'meter']);
   const TEXT_INPUTS = new Set(['text', 'email', 'tel', 'url', 'password', '']);
   const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image']);
   // Replaced elements: a box of their own, spaced from their neighbours' text in names.
@@ -277,6 +278,7 @@ function(options, root) {
       case 'time': return 'time';
       case 'tr': return dataTable(tableOf(element)) ? 'row' : 'LayoutTableRow';
       case 'abbr': return 'Abbr';
+      case 'ruby': return 'Ruby';
       case 'video': return 'Video';
       case 'audio': return 'Audio';
       case 'canvas': return 'Canvas';
@@ -958,7 +960,8 @@ function(options, root) {
   function walkElement(element, depth, parentText, offset, leaf) {
     const tag = element.localName;
     if (tag === 'script' || tag === 'style' || tag === 'template' || tag === 'noscript' ||
-        tag === 'head' || tag === 'title' || tag === 'meta' || tag === 'link') return;
+        tag === 'head' || tag === 'title' || tag === 'meta' || tag === 'link' ||
+        tag === 'rt' || tag === 'rp') return;  // a ruby's annotation: its description
     if (element.namespaceURI === SVG && element.matches(SVG_UNRENDERED)) return;
     if (excluded(element)) return;
     const [display, visibility] = style(element);
@@ -1015,7 +1018,9 @@ function(options, root) {
       }
       return;
     }
-    const isLeaf = leaf || LEAF.has(role) || (tag === 'input') || tag === 'textarea';
+    // An ARIA progressbar or meter shows its content (a native one, its own drawing).
+    const isLeaf = leaf || LEAF.has(role) && !(ARIA_RANGES.has(role) && tag !== role &&
+      tag !== 'progress') || tag === 'input' || tag === 'textarea';
     walkChildren(element, childDepth, text, offset, isLeaf);
   }
 

@@ -364,3 +364,26 @@ async def test_empty_paragraphs_are_left_out_as_chrome_leaves_them_out(
     chrome, engine = await _compare_with_chrome(page)
     assert engine == chrome
     assert sum(role == "paragraph" for role, _, _ in engine.values()) == 7
+
+
+async def test_labels_references_and_fields_name_as_in_chrome(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """An element labelled by itself is named by its content, each reference on its own;
+    an empty field inside a name gives its label or placeholder; a label is not named by
+    its text and a plain one for a checkbox or radio is left out; an empty label names an
+    image button; an image's text is listed but not given to its link."""
+    await tools.navigate(page, server.url("/outline/naming.html"))
+    chrome, engine = await _compare_with_chrome(page)
+    assert engine == chrome
+    lines = [(role, name) for role, name, _ in engine.values()]
+    for expected in (
+        ("dialog", "Previous image Next image"),
+        ("region", "Area title Area body Area title"),
+        ("link", "Find Query now"), ("link", "Type a word here"), ("link", "Say hello aloud"),
+        ("LabelText", ""), ("StaticText", "Show"), ("checkbox", "Show menu"),
+        ("button", ""), ("link", "Sunny"), ("StaticText", "☀"), ("link", "Labelled link"),
+        ("PluginObject", ""),
+    ):
+        assert expected in lines, expected
+    assert ("StaticText", "Light") not in lines and ("radio", "Light") in lines

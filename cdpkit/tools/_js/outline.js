@@ -55,22 +55,24 @@ function(options, root) {
   // Roles named from their content only when they can take focus (as Chrome does).
   const FROM_CONTENT_IF_FOCUSABLE = new Set((
     'Abbr Canvas caption code deletion insertion definition emphasis Figcaption ' +
-    'sectionfooter sectionheader group LabelText LayoutTable LayoutTableRow Legend ' +
+    'sectionfooter sectionheader group LayoutTable LayoutTableRow Legend ' +
     'listitem mark paragraph Section strong subscript superscript time list ' +
     'DescriptionList row').split(' '));
   // Containers whose content is not part of an ancestor's name (Chrome).
-  const NO_CONTRIBUTION = new Set(('alert alertdialog article banner complementary contentinfo ' +
-    'dialog document figure form grid Iframe listbox log main marquee menu menubar navigation ' +
-    'note radiogroup region search status table tablist timer toolbar tree treegrid').split(' '));
+  const NO_CONTRIBUTION = new Set(('alert alertdialog article Audio banner complementary ' +
+    'contentinfo dialog document EmbeddedObject figure form graphics-symbol grid Iframe image ' +
+    'listbox log main marquee menu menubar navigation note PluginObject radiogroup region ' +
+    'search status table tablist timer toolbar tree treegrid Video').split(' '));
   // Shown only when named or focusable (the outline's noise).
   const NOISE = new Set(['generic', 'none', 'presentation', 'LabelText', 'MenuListPopup', 'Unknown',
-    'Section', 'Canvas']);
+    'Section', 'Canvas', 'EmbeddedObject']);
   // Roles a title attribute does not name (naming prohibited, as Chrome has it).
   const NO_TOOLTIP = new Set(['caption', 'code', 'deletion', 'emphasis', 'generic', 'insertion',
     'paragraph', 'presentation', 'none', 'strong', 'subscript', 'superscript', 'time']);
   // Their inner text is their value or their options: no text entries inside.
-  const LEAF = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'image', 'img',
-    'progressbar', 'meter', 'separator']);
+  // (An image's content is listed: Chrome lists the text inside a role="img".)
+  const LEAF = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'progressbar', 'meter',
+    'separator']);
   const ARIA_RANGES = new Set(['progressbar', 'meter']);
   const TEXT_INPUTS = new Set(['text', 'email', 'tel', 'url', 'password', '']);
   const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image']);
@@ -282,7 +284,8 @@ function(options, root) {
       case 'video': return 'Video';
       case 'audio': return 'Audio';
       case 'canvas': return 'Canvas';
-      case 'embed': case 'object': return 'EmbeddedObject';
+      case 'embed': return 'EmbeddedObject';
+      case 'object': return 'PluginObject';
       case 'br': return 'LineBreak';
       case 'html': case 'body': return 'generic';
     }
@@ -542,16 +545,22 @@ function(options, root) {
     if (!context.labelledby) {
       const labelledby = byIds(element, 'aria-labelledby');
       if (labelledby.length) {
-        const inner = {visited: context.visited, labelledby: true, root: context.root};
-        const text = labelledby.map((target) =>
-          squash(computeName(target, roleOf(target), inner, false))).join(' ');
+        // Each reference is named on its own (one may hold another); an element may name
+        // itself: by its aria-label, else its content.
+        const text = labelledby.map((target) => {
+          const inner = {visited: new Set([element]), labelledby: true, root: context.root};
+          return squash(target === element ?
+            (element.getAttribute('aria-label') || contentText(element, inner)) :
+            computeName(target, roleOf(target), inner, false));
+        }).join(' ');
         if (squash(text)) return fromElsewhere(text);
       }
     }
     // A control inside the label of another: its value.
     if (!isRoot) {
       const value = controlValue(element, role);
-      if (value !== null) return fromElsewhere(value);
+      // An empty one gives way to the rest (its label, its placeholder), as in Chrome.
+      if (value) return fromElsewhere(value);
     }
     const label = element.getAttribute('aria-label');
     if (label && label.trim()) return fromElsewhere(label);
@@ -592,6 +601,7 @@ function(options, root) {
         return type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '';
       }
       if (type === 'image') {
+        if (hasLabels(element)) return labelsText(element, context);
         return element.getAttribute('alt') || element.getAttribute('value') || 'Submit';
       }
       const labelled = labelsText(element, context);
@@ -895,6 +905,17 @@ function(options, root) {
     return null;
   }
 
+  // A label of plain text for a checkbox or radio it names: Chrome leaves it out
+  // (AXNodeObject::IsRedundantLabel), its text is the control's name.
+  function redundantLabel(label) {
+    const control = label.control;
+    if (!control || control.localName !== 'input' || label.firstElementChild) return false;
+    if (control.type !== 'checkbox' && control.type !== 'radio') return false;
+    if (control.hasAttribute('aria-label') || control.hasAttribute('aria-labelledby')) return false;
+    const [display, visibility] = style(control);
+    return display !== 'none' && visibility === 'visible';
+  }
+
   // A <p> with nothing laid out inside (no element, only white space or comments): Chrome
   // leaves it out, unless an id, an ARIA attribute or focus may make it matter.
   function emptyParagraph(element) {
@@ -1007,6 +1028,8 @@ function(options, root) {
     if (tag === 'label' && element.control && element.contains(element.control)) {
       // The text of a label around its control is already the control's name.
       text = squash(contentText(element, {visited: new Set(), labelledby: true, root: null}));
+    } else if (tag === 'label' && !shown && redundantLabel(element)) {
+      return;
     }
     if (tag === 'select' && role === 'combobox') {
       // The closed list's options: Chrome lists them under a popup, without boxes.

@@ -372,7 +372,8 @@ async def test_labels_references_and_fields_name_as_in_chrome(
     """An element labelled by itself is named by its content, each reference on its own;
     an empty field inside a name gives its label or placeholder; a label is not named by
     its text and a plain one for a checkbox or radio is left out; an empty label names an
-    image button; an image's text is listed but not given to its link."""
+    image button; an image's text is listed but not given to its link; an explicitly empty
+    value or alt leaves a button or image unnamed, its title notwithstanding."""
     await tools.navigate(page, server.url("/outline/naming.html"))
     chrome, engine = await _compare_with_chrome(page)
     assert engine == chrome
@@ -387,3 +388,5 @@ async def test_labels_references_and_fields_name_as_in_chrome(
     ):
         assert expected in lines, expected
     assert ("StaticText", "Light") not in lines and ("radio", "Light") in lines
+    assert ("button", "Search") not in lines and ("image", "Decorative") not in lines
+    assert [name for role, name in lines if role in ("button", "image")].count("") == 5

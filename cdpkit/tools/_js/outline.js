@@ -566,6 +566,8 @@ function(options, root) {
     if (label && label.trim()) return fromElsewhere(label);
     const native = nativeName(element, role, context);
     if (native) return fromElsewhere(native);
+    // An explicitly empty value or alt: no name, not even a title (as Chrome has it).
+    if (explicitlyEmpty(element)) return fromElsewhere('');
     // Landmarks, tables, live regions... give an ancestor their name, not their content.
     const contributes = !NO_CONTRIBUTION.has(role) || context.labelledby;
     if (!isRoot && contributes || FROM_CONTENT.has(role) || context.labelledby ||
@@ -629,6 +631,14 @@ function(options, root) {
       return svgTitle(element);
     }
     return '';
+  }
+
+  function explicitlyEmpty(element) {
+    const tag = element.localName;
+    if (tag === 'img') return element.getAttribute('alt') === '';
+    if (tag !== 'input' || element.getAttribute('value') !== '') return false;
+    const type = (element.getAttribute('type') || '').toLowerCase();
+    return type === 'submit' || type === 'reset' || type === 'button';
   }
 
   // A field with a label, even an empty one, is not named by its placeholder (as Chrome).

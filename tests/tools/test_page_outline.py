@@ -281,7 +281,7 @@ async def test_names_are_joined_as_chrome_joins_them(
     assert engine == chrome
     names = {name for role, name, _ in engine.values() if role in ("link", "heading", "button")}
     for expected in (
-        "37/50All aboard the iron ore train", "Kept apart", "Joinedup", "Hiddenbetween",
+        "37/50All aboard the iron ore train", "Kept apart", "Ethnic groups (2018)", "Joinedup", "Hiddenbetween",
         "Plaininlinebold", "Before contents after", "Before block after",
         "Emptyinline-block", "Empty block", "Word labelled here", "Deep labelled inside",
         "Outerinner labelledafter", "By Other reference", "Icon button text",

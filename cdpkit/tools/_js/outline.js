@@ -784,7 +784,10 @@ function(options, root) {
     if (depth > 3) return false;
     if (node.nodeType === 3) {
       if (node.data === '') return false;
-      return after ? !NOT_SPACE.test(node.data[0]) : !NOT_SPACE.test(node.data[node.data.length - 1]);
+      // Text after the blank: its own leading white space collapses into the blank's, so
+      // what shows first is its first other character.
+      if (after) return !NOT_SPACE.test(node.data);
+      return !NOT_SPACE.test(node.data[node.data.length - 1]);
     }
     if (node.nodeType !== 1) return true;  // a comment: nothing laid out
     const display = style(node)[0];

@@ -373,7 +373,8 @@ async def test_labels_references_and_fields_name_as_in_chrome(
     an empty field inside a name gives its label or placeholder; a label is not named by
     its text and a plain one for a checkbox or radio is left out; an empty label names an
     image button; an image's text is listed but not given to its link; an explicitly empty
-    value or alt leaves a button or image unnamed, its title notwithstanding."""
+    value or alt leaves a button or image unnamed, its title notwithstanding; a label naming
+    its checkbox alone is left out; a name stops at Chrome's 100 nodes."""
     await tools.navigate(page, server.url("/outline/naming.html"))
     chrome, engine = await _compare_with_chrome(page)
     assert engine == chrome
@@ -390,3 +391,10 @@ async def test_labels_references_and_fields_name_as_in_chrome(
     assert ("StaticText", "Light") not in lines and ("radio", "Light") in lines
     assert ("button", "Search") not in lines and ("image", "Decorative") not in lines
     assert [name for role, name in lines if role in ("button", "image")].count("") == 5
+    texts = [name for role, name in lines if role == "StaticText"]
+    assert "Accept terms" not in texts and ("checkbox", "Accept terms") in lines
+    assert "Notify me. You can" in texts and "Email" in texts
+    # Each word a code element, its text and a blank: the name stops past 100 nodes.
+    heading = [name for role, name in lines if role == "heading"][-1]
+    assert heading.startswith("w0 w1 ") and heading.endswith(" w32")
+    assert "w33" not in heading and "w79" in texts

@@ -676,6 +676,9 @@ function(options, root) {
 
   function joinChildren(element, context, joined) {
     for (const child of childrenOf(element)) {
+      // Chrome stops a name past 100 nodes (kMaxDescendantsForTextAlternativeComputation):
+      // the rest of a long cell or link is not in its name (and is listed as text).
+      if (nodesSeen(context) > MAX_NAME_NODES) break;
       if (child.nodeType === 3) {
         // The text of a visibility:hidden element is not shown, unless referenced.
         const parent = child.parentElement;
@@ -692,6 +695,7 @@ function(options, root) {
           text = text.replace(LEADING_SPACE, '');
         }
         join(joined, text, false, false, true);
+        context.visited.texts = (context.visited.texts || 0) + 1;
         continue;
       }
       if (child.nodeType !== 1 || child === context.root) continue;
@@ -718,19 +722,22 @@ function(options, root) {
       // element: no part of its own, its children join its neighbours'.
       const hidden = !context.labelledby && style(child)[1] !== 'visible';
       if ((hidden || (display === 'inline' || display === 'ruby') && !control &&
-           !REPLACED.has(tag) && (role === 'generic' || role === 'none') && !named(child)) &&
-          !context.visited.has(child)) {
-        context.visited.add(child);
+           !REPLACED.has(tag) && (role === 'generic' || role === 'none') && !named(child))) {
         joinChildren(child, context, joined);
         continue;
       }
       // The part a descendant gives its ancestor's name is the same for every ancestor
       // named from its content: computed once (a cell inside a cell inside a cell...).
+      // Reused only where it fits the ancestor's count of nodes whole, as computed.
+      const before = nodesSeen(context);
       let part = context.own ? contributions.get(child) : undefined;
-      if (part === undefined) {
+      if (part !== undefined && before + part[2] <= MAX_NAME_NODES) {
+        context.visited.texts = (context.visited.texts || 0) + part[2];
+      } else {
         const text = computeName(child, role, context, false);
-        part = [text, text !== '' && !namedFromContent];
-        if (context.own) contributions.set(child, part);
+        const after = nodesSeen(context);
+        part = [text, text !== '' && !namedFromContent, after - before];
+        if (context.own && after <= MAX_NAME_NODES) contributions.set(child, part);
       }
       // Its own box: not inline, or inline but laid out on its own (atomic).
       const box = display !== 'inline' && display !== 'ruby' || control ||
@@ -741,6 +748,14 @@ function(options, root) {
         !display.startsWith('inline')));
       join(joined, part[0], box, part[1], counted);
     }
+  }
+
+  const MAX_NAME_NODES = 100;
+
+  // The nodes a name's computation went through: elements named, text joined (cached
+  // parts counted as text).
+  function nodesSeen(context) {
+    return context.visited.size + (context.visited.texts || 0);
   }
 
   function join(joined, text, breaks, spaced, counted) {
@@ -918,11 +933,13 @@ function(options, root) {
     return null;
   }
 
-  // A label of plain text for a checkbox or radio it names: Chrome leaves it out
-  // (AXNodeObject::IsRedundantLabel), its text is the control's name.
+  // A label of plain text for a checkbox or radio it names (around it or not): Chrome
+  // leaves it out (AXNodeObject::IsRedundantLabel), its text is the control's name.
   function redundantLabel(label) {
     const control = label.control;
-    if (!control || control.localName !== 'input' || label.firstElementChild) return false;
+    if (!control || control.localName !== 'input') return false;
+    const first = label.firstElementChild;
+    if (first && (first !== control || first.nextElementSibling)) return false;
     if (control.type !== 'checkbox' && control.type !== 'radio') return false;
     if (control.hasAttribute('aria-label') || control.hasAttribute('aria-labelledby')) return false;
     const [display, visibility] = style(control);
@@ -1038,10 +1055,9 @@ function(options, root) {
       childDepth = depth + 1;
       text = value ? name + ' ' + value : name;
     }
-    if (tag === 'label' && element.control && element.contains(element.control)) {
-      // The text of a label around its control is already the control's name.
-      text = squash(contentText(element, {visited: new Set(), labelledby: true, root: null}));
-    } else if (tag === 'label' && !shown && redundantLabel(element)) {
+    // A label that only names its checkbox or radio: its text is the control's name.
+    if (tag === 'label' && !shown && redundantLabel(element)) {
+      if (element.contains(element.control)) walkElement(element.control, depth, text, offset, leaf);
       return;
     }
     if (tag === 'select' && role === 'combobox') {

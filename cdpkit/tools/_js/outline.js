@@ -758,11 +758,17 @@ function(options, root) {
     return context.visited.size + (context.visited.texts || 0);
   }
 
+  // Space, tab, line feed, form feed, carriage return (not a no-break space).
+  function htmlSpace(code) {
+    return code === 32 || code === 9 || code === 10 || code === 12 || code === 13;
+  }
+
   function join(joined, text, breaks, spaced, counted) {
     if (text !== '') {
       if (joined.previous && joined.text !== '' &&
           (breaks || spaced || joined.previousBreaks || joined.lastSpaced) &&
-          !/\s$/.test(joined.text) && !/^\s/.test(text)) joined.text += ' ';
+          !htmlSpace(joined.text.charCodeAt(joined.text.length - 1)) &&
+          !htmlSpace(text.charCodeAt(0))) joined.text += ' ';
       joined.text += text;
       joined.lastSpaced = spaced;
       joined.collapse = false;

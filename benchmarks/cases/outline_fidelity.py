@@ -273,7 +273,6 @@ def report(results: dict[str, PageFigures], misses: Mismatches) -> str:
 async def run(corpus: Path, count: int, runs: int, only: str | None, dump: bool) -> str:
     import cdpkit
     from cdpkit import tools
-    from cdpkit.tools._page_outline import outline_text, page_outline
 
     pages = corpus_pages(corpus, 10_000 if only else count)
     if only:
@@ -301,9 +300,9 @@ async def run(corpus: Path, count: int, runs: int, only: str | None, dump: bool)
                 compare(name, chrome, engine, figures, misses)
                 results[name] = figures
                 if dump:
-                    print((await tools.snapshot(page, max_chars=None)).text)
+                    print((await tools.snapshot(page, max_chars=None, engine="chrome")).text)
                     print("=" * 80)
-                    print(outline_text(await page_outline(page)))
+                    print((await tools.snapshot(page, max_chars=None, engine="page")).text)
     note = f" (load event not reached in 20 s: {', '.join(slow)})" if slow else ""
     return (f"Outline engine vs snapshot on {len(results)} pages{note}\n\n"
             + report(results, misses))

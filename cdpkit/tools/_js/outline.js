@@ -55,29 +55,40 @@ function(options, root) {
   // Roles named from their content only when they can take focus (as Chrome does).
   const FROM_CONTENT_IF_FOCUSABLE = new Set((
     'Abbr Canvas caption code deletion insertion definition emphasis Figcaption ' +
-    'sectionfooter sectionheader group LabelText LayoutTable LayoutTableRow Legend ' +
+    'sectionfooter sectionheader group LayoutTable LayoutTableRow Legend ' +
     'listitem mark paragraph Section strong subscript superscript time list ' +
     'DescriptionList row').split(' '));
   // Containers whose content is not part of an ancestor's name (Chrome).
-  const NO_CONTRIBUTION = new Set(('alertdialog article banner complementary contentinfo dialog ' +
-    'document figure form grid Iframe listbox main menu menubar navigation radiogroup region ' +
-    'search table tablist toolbar tree treegrid').split(' '));
+  const NO_CONTRIBUTION = new Set(('alert alertdialog article Audio banner complementary ' +
+    'contentinfo dialog document EmbeddedObject figure form graphics-symbol grid Iframe image ' +
+    'listbox log main marquee menu menubar navigation note PluginObject radiogroup region ' +
+    'search status table tablist timer toolbar tree treegrid Video').split(' '));
   // Shown only when named or focusable (the outline's noise).
   const NOISE = new Set(['generic', 'none', 'presentation', 'LabelText', 'MenuListPopup', 'Unknown',
-    'Section', 'Canvas']);
+    'Section', 'Canvas', 'EmbeddedObject']);
   // Roles a title attribute does not name (naming prohibited, as Chrome has it).
   const NO_TOOLTIP = new Set(['caption', 'code', 'deletion', 'emphasis', 'generic', 'insertion',
     'paragraph', 'presentation', 'none', 'strong', 'subscript', 'superscript', 'time']);
   // Their inner text is their value or their options: no text entries inside.
-  const LEAF = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'image', 'img',
-    'progressbar', 'meter', 'separator']);
+  // (An image's content is listed: Chrome lists the text inside a role="img".)
+  const LEAF = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'progressbar', 'meter',
+    'separator']);
+  const ARIA_RANGES = new Set(['progressbar', 'meter']);
   const TEXT_INPUTS = new Set(['text', 'email', 'tel', 'url', 'password', '']);
   const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image']);
-  // Inline content joins its neighbours' text without a space (boxes of their own get one).
-  const INLINE = new Set(['inline', 'contents']);
-  // Inline, but a box of their own: their text is spaced from their neighbours'.
+  // Replaced elements: a box of their own, spaced from their neighbours' text in names.
   const REPLACED = new Set(['img', 'input', 'select', 'textarea', 'button', 'svg', 'video',
     'audio', 'iframe', 'canvas', 'object', 'embed']);
+  // Controls (Chrome's IsControl): spaced from their neighbours' text in names.
+  const CONTROLS = new Set(('button checkbox ColorWell combobox Date DisclosureTriangle InputTime ' +
+    'listbox menu menubar menuitem menuitemcheckbox menuitemradio PopUpButton radio scrollbar ' +
+    'searchbox slider spinbutton switch tab textbox ToggleButton tree').split(' '));
+  const FORM_CONTROLS = new Set(['button', 'fieldset', 'input', 'output', 'select', 'textarea']);
+  const SVG = 'http://www.w3.org/2000/svg';
+  const SVG_SHAPES = new Set(['circle', 'ellipse', 'line', 'path', 'polygon', 'polyline', 'rect']);
+  // SVG elements never drawn where they stand: definitions, metadata, paint servers.
+  const SVG_UNRENDERED = 'defs, symbol, clipPath, mask, pattern, marker, linearGradient, ' +
+    'radialGradient, filter, desc, metadata';
 
   function style(element) {
     let cached = styles.get(element);
@@ -200,6 +211,7 @@ function(options, root) {
 
   function implicitRole(element) {
     const tag = element.localName;
+    if (element.namespaceURI === SVG && tag !== 'svg' && tag !== 'a') return svgRole(element);
     switch (tag) {
       case 'a': case 'area':
         return element.hasAttribute('href') || element.hasAttribute('onclick') ? 'link' : 'generic';
@@ -265,8 +277,10 @@ function(options, root) {
       case 'sup': return 'superscript';
       case 'summary': return 'DisclosureTriangle';
       case 'svg':
-        // An SVG with text or links inside is a document of its own; else one picture.
-        return element.querySelector('text, a, foreignObject') ? 'SvgRoot' : 'image';
+        // An SVG with text, links or named parts inside is a document of its own; one
+        // with shapes only, one picture; an empty one, nothing.
+        if (svgHasContent(element)) return 'SvgRoot';
+        return element.firstElementChild || named(element) ? 'image' : 'none';
       case 'table': return dataTable(element) ? 'table' : 'LayoutTable';
       case 'tbody': case 'thead': case 'tfoot': return 'generic';
       case 'td': return dataTable(tableOf(element)) ? 'cell' : 'LayoutTableCell';
@@ -275,14 +289,75 @@ function(options, root) {
       case 'time': return 'time';
       case 'tr': return dataTable(tableOf(element)) ? 'row' : 'LayoutTableRow';
       case 'abbr': return 'Abbr';
+      case 'ruby': return 'Ruby';
       case 'video': return 'Video';
       case 'audio': return 'Audio';
       case 'canvas': return 'Canvas';
-      case 'embed': case 'object': return 'EmbeddedObject';
+      case 'embed': return 'EmbeddedObject';
+      case 'object': return 'PluginObject';
       case 'br': return 'LineBreak';
       case 'html': case 'body': return 'generic';
     }
     return 'generic';
+  }
+
+  // -- SVG: named parts of a drawing are listed (Chrome's graphics roles) -----------------
+
+  // A part of a drawing: a named shape is a symbol, a named group (or a use of a named
+  // symbol) a group; unnamed ones are plain containers.
+  function svgRole(element) {
+    const tag = element.localName;
+    if (SVG_SHAPES.has(tag)) return svgNamed(element) ? 'graphics-symbol' : 'generic';
+    if (tag === 'g' || tag === 'symbol' || tag === 'switch') {
+      return svgNamed(element) ? 'group' : 'generic';
+    }
+    if (tag === 'use') {
+      const target = useTarget(element);
+      return target && svgNamed(target) ? 'group' : 'generic';
+    }
+    if (tag === 'image') return svgNamed(element) ? 'image' : 'generic';
+    return 'generic';
+  }
+
+  function svgNamed(element) {
+    return named(element) && !element.hasAttribute('title') || svgTitle(element) !== '';
+  }
+
+  // The text of an SVG element's own <title> child.
+  function svgTitle(element) {
+    for (const child of element.children) {
+      if (child.localName === 'title') return child.textContent;
+    }
+    return '';
+  }
+
+  // The element a <use> draws (its copy lives in a closed shadow tree out of reach).
+  function useTarget(use) {
+    const href = use.getAttribute('href') || use.getAttribute('xlink:href') || '';
+    if (!href.startsWith('#')) return null;
+    const root = use.getRootNode();
+    return root.getElementById ? root.getElementById(href.slice(1)) : null;
+  }
+
+  // Whether an <svg> holds text, links or named parts (through <use> too): Chrome lists it
+  // as a document of its own (SvgRoot) with those inside, else as one image.
+  function svgHasContent(svg) {
+    for (const part of svg.querySelectorAll(
+      'text, a, foreignObject, title, use, [aria-label], [aria-labelledby], [role]')) {
+      if (part.closest(SVG_UNRENDERED)) continue;
+      const tag = part.localName;
+      if (tag === 'title') {
+        if (part.parentNode !== svg && part.textContent.trim()) return true;
+      } else if (tag === 'use') {
+        const target = useTarget(part);
+        if (target && svgNamed(target)) return true;
+      } else if (tag === 'text' || tag === 'a' || tag === 'foreignObject' || named(part) ||
+                 (explicitRole(part) && explicitRole(part) !== 'none' &&
+                  explicitRole(part) !== 'presentation')) {
+        return true;
+      }
+    }
+    return false;
   }
 
   const tables = new Map();  // table -> whether it holds data (not layout)
@@ -453,34 +528,69 @@ function(options, root) {
     return squash(computeName(element, role, context, true));
   }
 
+  // A <video> or <audio> with no source, or one that failed to load. Its controls (play,
+  // mute, the time scrubber) live in a closed user-agent shadow root: Chrome lists them,
+  // but no node of theirs is within reach to number or measure, so the outline lists the
+  // element itself, acted on as a whole.
+  function unplayable(element) {
+    if (element.localName !== 'video' && element.localName !== 'audio') return false;
+    return element.error !== null || element.networkState === HTMLMediaElement.NETWORK_EMPTY ||
+      element.networkState === HTMLMediaElement.NETWORK_NO_SOURCE;
+  }
+  const MEDIA_ERROR = 'Unable to play media.';
+
+  // Whether the name computeName returned last came from the element's content (else from
+  // an attribute, a label, a title, a value: Chrome spaces those from their neighbours).
+  let namedFromContent = false;
+
+  function fromElsewhere(name) {
+    namedFromContent = false;
+    return name;
+  }
+
   function computeName(element, role, context, isRoot) {
     if (context.visited.has(element)) return '';
     context.visited.add(element);
     if (!context.labelledby && !isRoot && hiddenForName(element)) return '';
+    // Media that cannot play says so in place of any name (Chrome's AXMediaElement).
+    if (unplayable(element)) return fromElsewhere(MEDIA_ERROR);
     if (!context.labelledby) {
       const labelledby = byIds(element, 'aria-labelledby');
       if (labelledby.length) {
-        const inner = {visited: context.visited, labelledby: true, root: context.root};
-        const text = labelledby.map((target) =>
-          squash(computeName(target, roleOf(target), inner, false))).join(' ');
-        if (squash(text)) return text;
+        // Each reference is named on its own (one may hold another); an element may name
+        // itself: by its aria-label, else its content.
+        const text = labelledby.map((target) => {
+          const inner = {visited: new Set([element]), labelledby: true, root: context.root};
+          return squash(target === element ?
+            (element.getAttribute('aria-label') || contentText(element, inner)) :
+            computeName(target, roleOf(target), inner, false));
+        }).join(' ');
+        if (squash(text)) return fromElsewhere(text);
       }
     }
     // A control inside the label of another: its value.
     if (!isRoot) {
       const value = controlValue(element, role);
-      if (value !== null && role !== 'progressbar' && role !== 'meter') return value;
+      // An empty one gives way to the rest (its label, its placeholder), as in Chrome.
+      if (value) return fromElsewhere(value);
     }
     const label = element.getAttribute('aria-label');
-    if (label && label.trim()) return label;
+    if (label && label.trim()) return fromElsewhere(label);
     const native = nativeName(element, role, context);
-    if (native) return native;
-    if (!isRoot || FROM_CONTENT.has(role) || context.labelledby ||
+    if (native) return fromElsewhere(native);
+    // An explicitly empty value or alt: no name, not even a title (as Chrome has it).
+    if (explicitlyEmpty(element)) return fromElsewhere('');
+    // Landmarks, tables, live regions... give an ancestor their name, not their content.
+    const contributes = !NO_CONTRIBUTION.has(role) || context.labelledby;
+    if (!isRoot && contributes || FROM_CONTENT.has(role) || context.labelledby ||
         (FROM_CONTENT_IF_FOCUSABLE.has(role) && focusable(element))) {
       const text = contentText(element, context);
-      if (squash(text)) return text;
+      if (squash(text)) {
+        namedFromContent = true;
+        return text;
+      }
     }
-    return tooltip(element, role);
+    return fromElsewhere(tooltip(element, role));
   }
 
   function tooltip(element, role) {
@@ -505,6 +615,7 @@ function(options, root) {
         return type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '';
       }
       if (type === 'image') {
+        if (hasLabels(element)) return labelsText(element, context);
         return element.getAttribute('alt') || element.getAttribute('value') || 'Submit';
       }
       const labelled = labelsText(element, context);
@@ -524,11 +635,22 @@ function(options, root) {
     if (tag === 'img' || tag === 'area') return element.getAttribute('alt') || '';
     if (tag === 'fieldset') return childText(element, 'legend', context);
     if (tag === 'table') return childText(element, 'caption', context);
-    if (tag === 'svg') {
-      const title = [...element.children].find((child) => child.localName === 'title');
-      return title ? title.textContent : '';
+    if (element.namespaceURI === SVG) {
+      if (tag === 'use') {
+        const target = useTarget(element);
+        return target ? svgTitle(target) : '';
+      }
+      return svgTitle(element);
     }
     return '';
+  }
+
+  function explicitlyEmpty(element) {
+    const tag = element.localName;
+    if (tag === 'img') return element.getAttribute('alt') === '';
+    if (tag !== 'input' || element.getAttribute('value') !== '') return false;
+    const type = (element.getAttribute('type') || '').toLowerCase();
+    return type === 'submit' || type === 'reset' || type === 'button';
   }
 
   // A field with a label, even an empty one, is not named by its placeholder (as Chrome).
@@ -548,40 +670,170 @@ function(options, root) {
     return [...labels].map((label) => squash(contentText(label, inner))).join(' ');
   }
 
-  const contributions = new Map();  // element -> its part of its ancestors' names
+  const contributions = new Map();  // element -> [its part of its ancestors' names, spaced?]
 
+  // The text of `element`'s content, as Chrome joins its children's parts
+  // (AXNodeObject::TextFromDescendants): a space goes between two parts when either
+  // side starts a box of its own (a block, an inline-block, a replaced element, no box at
+  // all with display: contents), is a control, or was named from an attribute, a label, a
+  // title or a value rather than its content; inline text joins its neighbours as shown.
+  // A plain inline element (a span, a b) is no part of its own: its children are joined
+  // with its neighbours', as Chrome leaves it out of the tree.
   function contentText(element, context) {
-    let text = '';
+    const joined = {text: '', previous: false, previousBreaks: false, lastSpaced: false,
+      collapse: false};
+    joinChildren(element, context, joined);
+    return joined.text;
+  }
+
+  function joinChildren(element, context, joined) {
     for (const child of childrenOf(element)) {
+      // Chrome stops a name past 100 nodes (kMaxDescendantsForTextAlternativeComputation):
+      // the rest of a long cell or link is not in its name (and is listed as text).
+      if (nodesSeen(context) > MAX_NAME_NODES) break;
       if (child.nodeType === 3) {
-        text += transformed(child);
-      } else if (child.nodeType === 1) {
-        if (child === context.root) continue;
-        const tag = child.localName;
-        if (tag === 'script' || tag === 'style' || tag === 'noscript' || tag === 'template') continue;
-        if (!context.labelledby && hiddenForName(child)) {
-          // visibility:hidden hides the element, not a visible child.
-          if (style(child)[0] === 'none' || child.getAttribute('aria-hidden') === 'true') continue;
+        // The text of a visibility:hidden element is not shown, unless referenced.
+        const parent = child.parentElement;
+        if (!context.labelledby && parent && style(parent)[1] !== 'visible') continue;
+        let text = transformed(child);
+        if (!NOT_SPACE.test(text)) {
+          if (needlessSpace(child)) {
+            // Left out, though laid out: the next text's leading white space collapses
+            // into it.
+            joined.collapse = true;
+            continue;
+          }
+        } else if (joined.collapse) {
+          text = text.replace(LEADING_SPACE, '');
         }
-        // The name a descendant gives its ancestor's name is the same for every ancestor
-        // named from its content: computed once (a cell inside a cell inside a cell...).
-        let inner = context.own ? contributions.get(child) : undefined;
-        if (inner === undefined) {
-          const childRole = roleOf(child);
-          inner = NO_CONTRIBUTION.has(childRole) && !context.labelledby ? '' :
-            computeName(child, childRole, context, false);
-          if (context.own) contributions.set(child, inner);
-        }
-        if (child.localName === 'br') {
-          text += '\n';
-        } else if (INLINE.has(style(child)[0]) && !REPLACED.has(child.localName)) {
-          text += inner;
-        } else {
-          text += ' ' + inner + ' ';
-        }
+        join(joined, text, false, false, true);
+        context.visited.texts = (context.visited.texts || 0) + 1;
+        continue;
       }
+      if (child.nodeType !== 1 || child === context.root) continue;
+      const tag = child.localName;
+      if (tag === 'script' || tag === 'style' || tag === 'noscript' || tag === 'template' ||
+          tag === 'rt' || tag === 'rp' || tag === 'title' ||
+          (child.namespaceURI === SVG && child.matches(SVG_UNRENDERED))) continue;
+      const display = style(child)[0];
+      if (!context.labelledby && (display === 'none' || child.getAttribute('aria-hidden') === 'true')) {
+        continue;
+      }
+      if (tag === 'br') {
+        join(joined, '\n', false, false, true);
+        continue;
+      }
+      if (tag === 'wbr') {
+        // Chrome names a word-break opportunity as the space it may become.
+        join(joined, ' ', false, false, true);
+        continue;
+      }
+      const role = roleOf(child);
+      const control = CONTROLS.has(role) || FORM_CONTROLS.has(tag);
+      // Hidden (visibility: hidden, its visible descendants still count) or a plain inline
+      // element: no part of its own, its children join its neighbours'.
+      const hidden = !context.labelledby && style(child)[1] !== 'visible';
+      if ((hidden || (display === 'inline' || display === 'ruby') && !control &&
+           !REPLACED.has(tag) && (role === 'generic' || role === 'none') && !named(child))) {
+        joinChildren(child, context, joined);
+        continue;
+      }
+      // The part a descendant gives its ancestor's name is the same for every ancestor
+      // named from its content: computed once (a cell inside a cell inside a cell...).
+      // Reused only where it fits the ancestor's count of nodes whole, as computed.
+      const before = nodesSeen(context);
+      let part = context.own ? contributions.get(child) : undefined;
+      if (part !== undefined && before + part[2] <= MAX_NAME_NODES) {
+        context.visited.texts = (context.visited.texts || 0) + part[2];
+      } else {
+        const text = computeName(child, role, context, false);
+        const after = nodesSeen(context);
+        part = [text, text !== '' && !namedFromContent, after - before];
+        if (context.own && after <= MAX_NAME_NODES) contributions.set(child, part);
+      }
+      // Its own box: not inline, or inline but laid out on its own (atomic).
+      const box = display !== 'inline' && display !== 'ruby' || control ||
+        (REPLACED.has(tag) && role !== 'none' && role !== 'presentation' &&
+         (tag !== 'svg' || child.firstElementChild !== null || part[0] !== ''));
+      // An empty inline-block or a decorative image is not in Chrome's tree: no neighbour.
+      const counted = part[0] !== '' || control || (box && (REPLACED.has(tag) ||
+        !display.startsWith('inline')));
+      join(joined, part[0], box, part[1], counted);
     }
-    return text;
+  }
+
+  const MAX_NAME_NODES = 100;
+
+  // The nodes a name's computation went through: elements named, text joined (cached
+  // parts counted as text).
+  function nodesSeen(context) {
+    return context.visited.size + (context.visited.texts || 0);
+  }
+
+  // Space, tab, line feed, form feed, carriage return (not a no-break space).
+  function htmlSpace(code) {
+    return code === 32 || code === 9 || code === 10 || code === 12 || code === 13;
+  }
+
+  function join(joined, text, breaks, spaced, counted) {
+    if (text !== '') {
+      if (joined.previous && joined.text !== '' &&
+          (breaks || spaced || joined.previousBreaks || joined.lastSpaced) &&
+          !htmlSpace(joined.text.charCodeAt(joined.text.length - 1)) &&
+          !htmlSpace(text.charCodeAt(0))) joined.text += ' ';
+      joined.text += text;
+      joined.lastSpaced = spaced;
+      joined.collapse = false;
+    }
+    if (counted) {
+      joined.previous = true;
+      joined.previousBreaks = breaks;
+    }
+  }
+
+  // Chrome leaves out of its tree the white space between two things read apart anyway
+  // (AXObjectCacheImpl's CanIgnoreSpace): a blank text node next to a block, an
+  // inline-block, a comment, hidden content, other white space, or at either end of the
+  // document. So "<span>37/50</span> <!-- title --> Title" is named "37/50Title".
+  const NOT_SPACE = /[^ \t\n\r\f]/;
+  const LEADING_SPACE = /^[ \t\n\r\f]+/;
+
+  function needlessSpace(text) {
+    const before = adjacent(text, false);
+    const after = adjacent(text, true);
+    return !before || !after || needlessNextTo(before, false, 0) || needlessNextTo(after, true, 0);
+  }
+
+  // The node next to `node` in document order, its own descendants skipped.
+  function adjacent(node, after) {
+    for (let up = node; up; up = up.parentNode) {
+      const sibling = after ? up.nextSibling : up.previousSibling;
+      if (sibling) return sibling;
+    }
+    return null;
+  }
+
+  function needlessNextTo(node, after, depth) {
+    if (depth > 3) return false;
+    if (node.nodeType === 3) {
+      if (node.data === '') return false;
+      // Text after the blank: its own leading white space collapses into the blank's, so
+      // what shows first is its first other character.
+      if (after) return !NOT_SPACE.test(node.data);
+      return !NOT_SPACE.test(node.data[node.data.length - 1]);
+    }
+    if (node.nodeType !== 1) return true;  // a comment: nothing laid out
+    const display = style(node)[0];
+    if (node.localName === 'img' && display !== 'none') return false;
+    if (display !== 'inline' || REPLACED.has(node.localName)) return true;
+    // An inline element: what its edge shows, or past it when it shows nothing.
+    let child = after ? node.firstChild : node.lastChild;
+    while (child && child.nodeType !== 3 && (child.nodeType !== 1 || style(child)[0] === 'none')) {
+      child = after ? child.nextSibling : child.previousSibling;
+    }
+    if (child) return needlessNextTo(child, after, depth + 1);
+    const next = adjacent(node, after);
+    return next !== null && needlessNextTo(next, after, depth + 1);
   }
 
   function textTransformOf(element) {
@@ -659,7 +911,7 @@ function(options, root) {
       if (pressed === 'true') states.push('pressed');
       else if (pressed === 'mixed') states.push('mixed');
     }
-    if (disabled(element)) states.push('disabled');
+    if (disabled(element) || unplayable(element)) states.push('disabled');
     const expanded = element.getAttribute('aria-expanded');
     if (expanded === 'true') states.push('expanded');
     else if (expanded === 'false') states.push('collapsed');
@@ -712,6 +964,30 @@ function(options, root) {
     }
     if (role === 'ColorWell' || role === 'Date' || role === 'InputTime') return element.value || null;
     return null;
+  }
+
+  // A label of plain text for a checkbox or radio it names (around it or not): Chrome
+  // leaves it out (AXNodeObject::IsRedundantLabel), its text is the control's name.
+  function redundantLabel(label) {
+    const control = label.control;
+    if (!control || control.localName !== 'input') return false;
+    const first = label.firstElementChild;
+    if (first && (first !== control || first.nextElementSibling)) return false;
+    if (control.type !== 'checkbox' && control.type !== 'radio') return false;
+    if (control.hasAttribute('aria-label') || control.hasAttribute('aria-labelledby')) return false;
+    const [display, visibility] = style(control);
+    return display !== 'none' && visibility === 'visible';
+  }
+
+  // A <p> with nothing laid out inside (no element, only white space or comments): Chrome
+  // leaves it out, unless an id, an ARIA attribute or focus may make it matter.
+  function emptyParagraph(element) {
+    if (element.firstElementChild || /[^ \t\n\r\f]/.test(element.textContent) || element.id ||
+        focusable(element)) return false;
+    for (const attribute of element.attributes) {
+      if (attribute.name.startsWith('aria-')) return false;
+    }
+    return true;
   }
 
   // -- the walk ---------------------------------------------------------------------------
@@ -768,7 +1044,9 @@ function(options, root) {
   function walkElement(element, depth, parentText, offset, leaf) {
     const tag = element.localName;
     if (tag === 'script' || tag === 'style' || tag === 'template' || tag === 'noscript' ||
-        tag === 'head' || tag === 'title' || tag === 'meta' || tag === 'link') return;
+        tag === 'head' || tag === 'title' || tag === 'meta' || tag === 'link' ||
+        tag === 'rt' || tag === 'rp') return;  // a ruby's annotation: its description
+    if (element.namespaceURI === SVG && element.matches(SVG_UNRENDERED)) return;
     if (excluded(element)) return;
     const [display, visibility] = style(element);
     const visible = visibility === 'visible';
@@ -778,7 +1056,8 @@ function(options, root) {
     let name = '';
     if (visible && role !== 'LineBreak') {
       name = nameOf(element, role);
-      shown = !NOISE.has(role) || name !== '' || focusable(element);
+      shown = (!NOISE.has(role) || name !== '' || focusable(element)) &&
+        !(tag === 'p' && emptyParagraph(element));
     }
     if (role === 'Iframe') {
       if (!visible) return;
@@ -809,9 +1088,10 @@ function(options, root) {
       childDepth = depth + 1;
       text = value ? name + ' ' + value : name;
     }
-    if (tag === 'label' && element.control && element.contains(element.control)) {
-      // The text of a label around its control is already the control's name.
-      text = squash(contentText(element, {visited: new Set(), labelledby: true, root: null}));
+    // A label that only names its checkbox or radio: its text is the control's name.
+    if (tag === 'label' && !shown && redundantLabel(element)) {
+      if (element.contains(element.control)) walkElement(element.control, depth, text, offset, leaf);
+      return;
     }
     if (tag === 'select' && role === 'combobox') {
       // The closed list's options: Chrome lists them under a popup, without boxes.
@@ -823,7 +1103,9 @@ function(options, root) {
       }
       return;
     }
-    const isLeaf = leaf || LEAF.has(role) || (tag === 'input') || tag === 'textarea';
+    // An ARIA progressbar or meter shows its content (a native one, its own drawing).
+    const isLeaf = leaf || LEAF.has(role) && !(ARIA_RANGES.has(role) && tag !== role &&
+      tag !== 'progress') || tag === 'input' || tag === 'textarea';
     walkChildren(element, childDepth, text, offset, isLeaf);
   }
 

@@ -267,7 +267,7 @@ class Coverage:
 async def _backend_ids(nodes: list[Any]) -> set[int | None]:
     """The DOM nodes (backend node ids) of snapshot nodes: the page engine's are found
     through their world's registry, as ``index=`` finds them."""
-    from cdpkit.tools._page_outline import outline_backend_id
+    from cdpkit.tools._targeting import outline_backend_id
 
     async def backend_id(node: Any) -> int | None:
         if node.backend_node_id is not None or node._outline is None:

@@ -12,7 +12,8 @@ The script runs in an isolated world of each frame (``Page.createIsolatedWorld``
 page's scripts share the DOM but not that world's globals, so they can neither read its
 registry nor break the walk by replacing built-ins. The world numbers every node it lists,
 stably while the node lives (``globalThis.__cdpkitOutline``); a snapshot's index is
-resolved back to its element through that number (:func:`outline_backend_id`). Every
+resolved back to its element through that number
+(:func:`~cdpkit.tools._targeting.outline_backend_id`). Every
 iframe's document (same-origin or not, same process or not) is walked in a world of its own
 frame and stitched in under its ``Iframe`` entry, so each node is always numbered by the
 same world.
@@ -35,7 +36,7 @@ from ..session import Session
 from ._scripts import Script, check_exception
 from ._targeting import Box
 
-__all__ = ["OutlineEntry", "OutlineSegment", "outline_backend_id", "page_outline", "page_segments"]
+__all__ = ["OutlineEntry", "OutlineSegment", "page_outline", "page_segments"]
 
 log = logging.getLogger("cdpkit")
 
@@ -319,31 +320,3 @@ async def _collect(
     if start < len(raw):
         segments.append(OutlineSegment(session, frame_id, context, raw[start:]))
     return segments
-
-
-async def outline_backend_id(session: Session, world: int, node_id: int) -> int | None:
-    """The backend node id of the node numbered ``node_id`` in the outline world ``world``
-    of ``session``, or ``None`` when that node is gone from the page (removed, or its
-    document replaced)."""
-    try:
-        found = await session.send_json(
-            cdp.runtime.evaluate(
-                f"globalThis.__cdpkitOutline ? globalThis.__cdpkitOutline.element({int(node_id)})"
-                " : null",
-                context_id=ExecutionContextId(world),
-            )
-        )
-    except ProtocolError:
-        return None  # its world went with its document
-    object_id = found["result"].get("objectId")
-    if object_id is None:
-        return None
-    try:
-        described = await session.send_json(
-            cdp.dom.describe_node(object_id=RemoteObjectId(object_id))
-        )
-    except ProtocolError:
-        return None
-    finally:
-        await _release(session, object_id)
-    return int(described["node"]["backendNodeId"])

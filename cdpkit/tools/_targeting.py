@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import cdp
-from ..cdp.runtime import RemoteObjectId
+from ..cdp.runtime import ExecutionContextId, RemoteObjectId
 from ..errors import CDPError, ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
@@ -40,6 +40,7 @@ __all__ = [
     "SnapshotState",
     "check_one_target",
     "main_document",
+    "outline_backend_id",
     "resolve_element",
     "stale_message",
 ]
@@ -266,8 +267,6 @@ async def _by_index(page: Page, index: int) -> Element:
     stale = ElementNotFoundError(stale_message(index, navigated=False))
     if backend_id is None and node._outline is not None:
         # Listed by the page engine: its world knows the element while it lives.
-        from ._page_outline import outline_backend_id
-
         backend_id = await outline_backend_id(session, *node._outline)
         if backend_id is None:
             raise stale
@@ -293,3 +292,32 @@ async def _by_index(page: Page, index: int) -> Element:
         await element.release()
         raise stale
     return element
+
+
+async def outline_backend_id(session: Session, world: int, node_id: int) -> int | None:
+    """The backend node id of the node numbered ``node_id`` in the outline world ``world``
+    of ``session``, or ``None`` when that node is gone from the page (removed, or its
+    document replaced)."""
+    try:
+        found = await session.send_json(
+            cdp.runtime.evaluate(
+                f"globalThis.__cdpkitOutline ? globalThis.__cdpkitOutline.element({int(node_id)})"
+                " : null",
+                context_id=ExecutionContextId(world),
+            )
+        )
+    except ProtocolError:
+        return None  # its world went with its document
+    object_id = found["result"].get("objectId")
+    if object_id is None:
+        return None
+    try:
+        described = await session.send_json(
+            cdp.dom.describe_node(object_id=RemoteObjectId(object_id))
+        )
+    except ProtocolError:
+        return None
+    finally:
+        with contextlib.suppress(CDPError):  # gone with its context
+            await session.send(cdp.runtime.release_object(RemoteObjectId(object_id)))
+    return int(described["node"]["backendNodeId"])

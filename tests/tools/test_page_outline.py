@@ -11,8 +11,8 @@ import pytest
 import cdpkit
 from benchmarks.cases.outline_fidelity import CONTROL_ROLES, chrome_lines, engine_lines
 from cdpkit import cdp, tools
-from cdpkit.tools._page_outline import OutlineEntry, outline_backend_id, page_outline
-from cdpkit.tools._targeting import resolve_element
+from cdpkit.tools._page_outline import OutlineEntry, page_outline
+from cdpkit.tools._targeting import outline_backend_id, resolve_element
 from tests.server import FixtureServer
 
 PAGE = "/outline/controls.html"

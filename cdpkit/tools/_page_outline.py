@@ -22,7 +22,6 @@ same world.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +33,7 @@ from ..errors import ConnectionClosedError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
 from ._scripts import Script, check_exception
-from ._targeting import Box
+from ._targeting import Box, release_remote
 
 __all__ = ["OutlineEntry", "OutlineSegment", "page_outline", "page_segments"]
 
@@ -151,7 +150,7 @@ async def _walk(
                         )
                     )
                 finally:
-                    await _release(session, object_id)
+                    await release_remote(session, object_id)
         except ProtocolError as error:
             if attempt == 0 and _context_gone(error):
                 continue
@@ -164,11 +163,6 @@ async def _walk(
         # msgspec first; a lone UTF-16 surrogate in a name goes to the standard library.
         return context, decode_message(value) if isinstance(value, str) else []
     raise AssertionError("unreachable")
-
-
-async def _release(session: Session, object_id: str) -> None:
-    with contextlib.suppress(ProtocolError, ConnectionClosedError):  # gone with its context
-        await session.send(cdp.runtime.release_object(RemoteObjectId(object_id)))
 
 
 @dataclass(slots=True)
@@ -289,7 +283,7 @@ async def _collect(
                     cdp.dom.describe_node(object_id=RemoteObjectId(object_id))
                 )
             finally:
-                await _release(session, object_id)
+                await release_remote(session, object_id)
             child_frame = described["node"].get("frameId")
             if child_frame is None:
                 return []  # not loaded yet

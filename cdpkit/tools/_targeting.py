@@ -41,6 +41,7 @@ __all__ = [
     "check_one_target",
     "main_document",
     "outline_backend_id",
+    "release_remote",
     "resolve_element",
     "stale_message",
 ]
@@ -124,9 +125,7 @@ class Element:
     async def release(self) -> None:
         """Free the page's handle on the element (best effort: a closed page or a gone
         context has freed it already)."""
-        if not self.session.closed:
-            with contextlib.suppress(CDPError):
-                await self.session.send(cdp.runtime.release_object(RemoteObjectId(self.object_id)))
+        await release_remote(self.session, self.object_id)
 
 
 def check_one_target(
@@ -318,6 +317,13 @@ async def outline_backend_id(session: Session, world: int, node_id: int) -> int 
     except ProtocolError:
         return None
     finally:
-        with contextlib.suppress(CDPError):  # gone with its context
-            await session.send(cdp.runtime.release_object(RemoteObjectId(object_id)))
+        await release_remote(session, object_id)
     return int(described["node"]["backendNodeId"])
+
+
+async def release_remote(session: Session, object_id: str) -> None:
+    """Free the page's handle on a remote object (best effort: a closed session or a gone
+    context has freed it already)."""
+    if not session.closed:
+        with contextlib.suppress(CDPError):
+            await session.send(cdp.runtime.release_object(RemoteObjectId(object_id)))

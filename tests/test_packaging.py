@@ -204,6 +204,37 @@ def test_wheel_holds_the_package_and_nothing_else(built: Path) -> None:
         assert "[pytest11]\ncdpkit = cdpkit.pytest_plugin" in points
 
 
+READABLE_BROWSE = """\
+import asyncio, http.server, threading
+import cdpkit
+
+PAGE = (
+    "<html><head><title>An article</title></head><body><nav><a href='/'>Menu link</a></nav>"
+    "<article><h1>An article</h1>"
+    + "<p>The body of the article, a paragraph long enough to be its main content. </p>" * 12
+    + "</article></body></html>"
+).encode()
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(PAGE)))
+        self.end_headers()
+        self.wfile.write(PAGE)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+result = asyncio.run(cdpkit.browse(f"http://127.0.0.1:{server.server_port}/", readability=True, tier=1))
+print(result.content)
+"""
+
+
 def test_the_wheel_installs_into_a_fresh_venv_and_runs(
     installed_wheel: tuple[Path, Ran], tmp_path: Path
 ) -> None:
@@ -230,6 +261,11 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs(
     assert "Title: " in quickstart.stdout and "Heading: " in quickstart.stdout, quickstart.stdout
     imported = run(str(python), "-c", "import cdpkit, sys; print(cdpkit.__file__)")
     assert str(venv) in imported.stdout, imported  # the installed copy, not the checkout
+    # readability=True (trafilatura, jusText, lxml.html.clean) works with the venv's stock pip.
+    (work / "readable.py").write_text(READABLE_BROWSE)
+    readable = run(str(python), "readable.py")
+    assert readable.returncode == 0, readable.stdout + readable.stderr
+    assert "The body of the article" in readable.stdout and "Menu link" not in readable.stdout, readable
     # Regenerating without the checkout's protocol JSON says how to do it instead.
     gen = run(str(command), "gen", "--check")
     assert gen.returncode != 0 and "--from-browser" in gen.stdout + gen.stderr, gen

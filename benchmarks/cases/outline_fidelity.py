@@ -1,6 +1,6 @@
 """The in-page outline engine against Chrome's accessibility tree: time and fidelity.
 
-On each page of ``/work/shared/corpus/readability-dev/*/source.html`` (served on
+On each page of ``../shared/corpus/readability-dev/*/source.html`` (served on
 127.0.0.1, as :mod:`benchmarks.cases.snapshot_peers` serves them; ``--corpus DIR`` for
 another folder), after the load and 0.5 s: the time of ``tools.snapshot(page,
 max_chars=None)`` with ``engine="chrome"`` (Chrome's ``getFullAXTree``) and with

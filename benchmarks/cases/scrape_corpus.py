@@ -1,6 +1,6 @@
 """Scrape's smart wait on saved real pages: today's wait against the one before it.
 
-Each page of ``/work/shared/corpus/readability-dev/*/source.html`` (read from there at run
+Each page of ``../shared/corpus/readability-dev/*/source.html`` (read from there at run
 time; ``--corpus DIR`` for another folder) is served on 127.0.0.1 and scraped to markdown
 with ``tools.scrape(page, url)`` twice, interleaved page by page (the order alternates), each
 time in a fresh browser context of the same Chrome (so neither side gets the other's cache):

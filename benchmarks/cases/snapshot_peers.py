@@ -4,7 +4,7 @@ and snapshot time, snapshot size.
 cdpkit's ``browser_snapshot`` (its default 20,000-character budget, and with no limit)
 against Microsoft's playwright-mcp (``@playwright/mcp``, ``browser_snapshot``) and Google's
 chrome-devtools-mcp (``take_snapshot``), each driven with the official MCP Python client
-over stdio, on the pages of ``/work/shared/corpus/readability-dev/*/source.html`` (read
+over stdio, on the pages of ``../shared/corpus/readability-dev/*/source.html`` (read
 from there at run time; ``--corpus DIR`` for another folder) served on 127.0.0.1.
 
 The peers are installed from the npm registry when the case runs, into a cache folder
@@ -47,7 +47,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-CORPUS = Path("/work/shared/corpus/readability-dev")
+# The shared corpus beside the checkout (``../shared``); ``--corpus DIR`` for another folder.
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "readability-dev"
 CACHE = Path.home() / ".cache" / "cdpkit-bench" / "npm"
 PEER_PACKAGES = ("@playwright/mcp", "chrome-devtools-mcp")
 ROOT = Path(__file__).resolve().parents[2]

@@ -187,6 +187,29 @@ def test_the_cli_page_documents_every_command() -> None:
     assert not missing, f"commands without a section in docs/cli.md: {missing}"
 
 
+def test_the_generated_reference_tables_match_the_code() -> None:
+    """docs/mcp.md's tools and options and docs/cli.md's options are written from the server's
+    listing and the commands (scripts/gen_docs_tables.py): a tool, an option or a help text
+    changed without them fails here."""
+    import subprocess
+
+    checked = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "gen_docs_tables.py"), "--check"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    import json
+
+    listing = json.loads((ROOT / "cdpkit" / "_mcp_listing.json").read_text())
+    mcp_page = (DOCS / "mcp.md").read_text()
+    every_tool = [tool["name"] for tool in listing["tools"]["allow_js+allow_file_urls"]]
+    assert len(every_tool) > 40
+    missing = [name for name in every_tool if f"| `{name}` |" not in mcp_page]
+    assert not missing, f"tools missing from docs/mcp.md: {missing}"
+    for name in ("mcp", "browse", "screenshot", "download"):
+        assert f"<!-- BEGIN GENERATED: cli-options {name} -->" in (DOCS / "cli.md").read_text()
+
+
 def test_the_readme_links_to_the_docs_and_says_how_to_build_them() -> None:
     readme = (ROOT / "README.md").read_text()
     head = readme[: readme.index("## Install")]

@@ -1,0 +1,30 @@
+"""What the checkout holds: nothing that only works on the machine it was written on."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# A quoted or backticked absolute path into a home, a workspace or the shared data: data
+# beside the checkout is read through ``../shared`` (or an option), never a fixed place.
+_MACHINE_PATH = re.compile(r"""["'`(]/(?:work|root|home/[a-z_][\w-]*(?<!/me))/[^\s"'`)]*""")
+
+
+def test_no_file_names_a_path_of_the_machine() -> None:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode().split("\0")
+    found = []
+    for name in filter(None, listed):
+        path = ROOT / name
+        if path.suffix not in {".py", ".md", ".toml", ".sh", ".yml", ".js", ".cfg", ""}:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, FileNotFoundError, IsADirectoryError):
+            continue
+        found += [f"{name}: {match.group(0)}" for match in _MACHINE_PATH.finditer(text)]
+    assert not found, found

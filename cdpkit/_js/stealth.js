@@ -8,6 +8,7 @@ function (config) {
   const disguised = new WeakMap();
   // Replaced functions print as native code, as the originals do.
   const disguise = (fn, name) => { disguised.set(fn, `function ${name}() { [native code] }`); return fn; };
+  // biome-ignore lint/suspicious/noShadowRestrictedNames: named as the original it replaces
   const toString = function toString() {
     return disguised.has(this) ? disguised.get(this) : nativeToString.call(this);
   };
@@ -24,7 +25,7 @@ function (config) {
   getter(Navigator.prototype, 'webdriver', () => false);
 
   // navigator.languages: what the settings say (Accept-Language says the same).
-  if (config.languages && config.languages.length) {
+  if (config.languages?.length) {
     const languages = Object.freeze([...config.languages]);
     getter(Navigator.prototype, 'languages', () => languages);
     getter(Navigator.prototype, 'language', () => languages[0]);
@@ -91,7 +92,7 @@ function (config) {
   // WebGL: a common GPU's vendor and renderer instead of SwiftShader's.
   const UNMASKED_VENDOR = 0x9245, UNMASKED_RENDERER = 0x9246;
   for (const name of ['WebGLRenderingContext', 'WebGL2RenderingContext']) {
-    const proto = window[name] && window[name].prototype;
+    const proto = window[name]?.prototype;
     if (!proto) continue;
     const originalGetParameter = proto.getParameter;
     proto.getParameter = disguise(function getParameter(parameter) {

@@ -8,7 +8,7 @@ function() {
         const name = storage.key(i);
         out.push({ name, value: storage.getItem(name) });
       }
-    } catch (e) { /* storage denied (sandboxed or opaque origin): nothing to save */ }
+    } catch { /* storage denied (sandboxed or opaque origin): nothing to save */ }
     return out;
   };
   return {

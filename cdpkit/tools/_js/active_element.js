@@ -1,6 +1,6 @@
 // The element with the keyboard focus, looking into open shadow roots; null if none.
 function() {
   let el = document.activeElement;
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
   return el;
 }

@@ -26,7 +26,7 @@ H.roots = (scope) => {
 };
 H.check = (selector) => {
   try { document.createDocumentFragment().querySelector(selector); }
-  catch (e) { throw new SyntaxError(H.INVALID + ': ' + selector); }
+  catch { throw new SyntaxError(H.INVALID + ': ' + selector); }
 };
 // Every match under ``scope``, in search order (an element scope counts itself).
 H.queryAll = (selector, scope) => {

@@ -13,7 +13,7 @@ function(scoped) {
     seen.add(el);
     if (el.localName === 'input' && ['button', 'submit', 'reset', 'image'].includes(el.type)) continue;
     let label = '';
-    if (el.labels && el.labels.length) {
+    if (el.labels?.length) {
       label = [...el.labels].map(l => {
         const copy = l.cloneNode(true);
         for (const inner of copy.querySelectorAll('input, select, textarea')) inner.remove();

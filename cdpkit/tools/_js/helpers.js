@@ -49,7 +49,7 @@ H.frameOffset = (el) => {
   let x = 0, y = 0;
   let win = el.ownerDocument.defaultView;
   try {
-    while (win && win.frameElement) {
+    while (win?.frameElement) {
       const frame = win.frameElement;
       const rect = frame.getBoundingClientRect();
       const style = getComputedStyle(frame);
@@ -57,7 +57,7 @@ H.frameOffset = (el) => {
       y += rect.top + parseFloat(style.borderTopWidth) + parseFloat(style.paddingTop);
       win = win.parent;
     }
-  } catch (e) { /* a cross-origin parent: stop there */ }
+  } catch { /* a cross-origin parent: stop there */ }
   return [x, y];
 };
 H.visibility = (el) => {
@@ -125,6 +125,6 @@ H.visibility = (el) => {
 H.visible = (el) => H.visibility(el).visible;
 H.deepActive = (doc) => {
   let el = doc.activeElement;
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
   return el;
 };

@@ -3,7 +3,7 @@
 // The element at (x, y) of ``root`` (a document), looking into open shadow roots.
 H.deepHit = (root, x, y) => {
   let hit = root.elementFromPoint(x, y);
-  while (hit && hit.shadowRoot) {
+  while (hit?.shadowRoot) {
     const inner = hit.shadowRoot.elementFromPoint(x, y);
     if (!inner || inner === hit) break;
     hit = inner;

@@ -6,21 +6,20 @@
 // there would reach instead of the target (``covering``, null when it reaches the
 // target); or {error: 'hidden' | 'outside'}.
 async function(checkHit, forceScroll, stableTimeoutMs) {
-  const node = this;
-  const owner = node.nodeType === 1 ? node : node.parentElement;
-  if (!node.isConnected || !owner) return {error: 'hidden'};
-  const doc = node.ownerDocument;
+  const owner = this.nodeType === 1 ? this : this.parentElement;
+  if (!this.isConnected || !owner) return {error: 'hidden'};
+  const doc = this.ownerDocument;
   const win = doc.defaultView;
   // An element with display: contents has no box of its own: its content's boxes count.
-  const ownBoxes = node.nodeType === 1 && win.getComputedStyle(node).display !== 'contents';
-  const scroller = ownBoxes || node.nodeType !== 1 ? owner : node.firstElementChild || owner;
+  const ownBoxes = this.nodeType === 1 && win.getComputedStyle(this).display !== 'contents';
+  const scroller = ownBoxes || this.nodeType !== 1 ? owner : this.firstElementChild || owner;
   const firstRect = () => {
     let rects;
     if (ownBoxes) {
-      rects = node.getClientRects();
+      rects = this.getClientRects();
     } else {
       const range = doc.createRange();
-      range.selectNodeContents(node);
+      range.selectNodeContents(this);
       rects = range.getClientRects();
     }
     for (const rect of rects) if (rect.width * rect.height >= 1) return rect;

@@ -2,5 +2,5 @@
 // once the request settles, or the error's message.
 function(url) {
   return fetch(url, {credentials: 'include', mode: 'cors', cache: 'no-store'})
-    .then(() => null, (e) => String(e && e.message || e));
+    .then(() => null, (e) => String(e?.message || e));
 }

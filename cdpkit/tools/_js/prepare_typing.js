@@ -4,7 +4,7 @@
 // goes where the caret or selection already is, as it would for a person.
 function(clear, atEnd) {
   const root = this.getRootNode();
-  let active = root.activeElement;
+  const active = root.activeElement;
   const focused = active === this || (this.isContentEditable && this.contains(active));
   if (!focused) this.focus();
   const setTypes = ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range'];
@@ -16,7 +16,7 @@ function(clear, atEnd) {
       const end = this.value.length;
       this.setSelectionRange(end, end);
       return 'typed';
-    } catch (e) {
+    } catch {
       return 'end';
     }
   }

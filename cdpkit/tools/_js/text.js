@@ -65,8 +65,8 @@ H.visibleText = (start, maxChars) => {
       }
     } else if (tag === 'iframe') {
       let doc = null;
-      try { doc = el.contentDocument; } catch (e) { doc = null; }
-      if (doc && doc.body) { out.push(1); walk(doc.body); out.push(1); }
+      try { doc = el.contentDocument; } catch { doc = null; }
+      if (doc?.body) { out.push(1); walk(doc.body); out.push(1); }
     } else if (el.shadowRoot) {
       walk(el.shadowRoot);
     } else if (tag === 'slot') {

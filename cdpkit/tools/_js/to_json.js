@@ -31,7 +31,7 @@ function() {
       try { return "[Window " + v.location.href + "]"; } catch { return "[Window]"; }
     }
     if (typeof Node === "function" && v instanceof Node) return node(v);
-    if (v instanceof Date) return isNaN(v) ? "Invalid Date" : v.toISOString();
+    if (v instanceof Date) return Number.isNaN(v.getTime()) ? "Invalid Date" : v.toISOString();
     if (v instanceof RegExp) return String(v);
     if (v instanceof Error) return v.name + ": " + v.message;
     if (v instanceof Promise) return "[Promise]";

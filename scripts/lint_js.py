@@ -21,7 +21,6 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("cdpkit/tools/_js", "cdpkit/_js")
 _PREFIX = "export default "
 # The first line of code (after the comments) opens a function expression.
 _FUNCTION = re.compile(r"\A(?:\s*//[^\n]*\n|\s*\n)*\s*(?:async\s+)?function\s*\(")
@@ -44,7 +43,7 @@ def main(argv: list[str]) -> int:
     if argv not in ([], ["--write"]):
         print("usage: python scripts/lint_js.py [--write]", file=sys.stderr)
         return 2
-    files = sorted(path for folder in SOURCES for path in (ROOT / folder).glob("*.js"))
+    files = sorted((ROOT / "cdpkit").rglob("_js/*.js"))
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
         shutil.copy(ROOT / "biome.json", work / "biome.json")

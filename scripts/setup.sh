@@ -1,8 +1,20 @@
 #!/usr/bin/env bash
-# Sets up a development checkout on Debian/Ubuntu: Chromium (only if no Chrome is found),
-# a virtualenv in .venv with cdpkit and its dev dependencies. Safe to run again.
+# Sets up a checkout on Debian/Ubuntu. Safe to run again.
+#
+#   bash scripts/setup.sh           what running needs: Chromium (only if no Chrome is found)
+#                                   and a virtualenv in .venv with cdpkit
+#   bash scripts/setup.sh --tests   that, plus what only the tests need: the dev dependencies,
+#                                   tmux (the TUI's terminal test), Java, ChromeDriver and the
+#                                   Selenium Grid server jar (the grid tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+tests=""
+case "${1:-}" in
+    "") ;;
+    --tests) tests=1 ;;
+    *) echo "usage: bash scripts/setup.sh [--tests]" >&2; exit 2 ;;
+esac
 
 have_chrome() {
     [ -n "${CDPKIT_CHROME:-}" ] && [ -x "${CDPKIT_CHROME}" ] && return 0
@@ -25,21 +37,23 @@ if ! have_chrome; then
     apt_install chromium
 fi
 
-# tmux: the TUI test that runs `cdpkit tui` in a real terminal (tests/tui/test_terminal.py).
-if ! command -v tmux >/dev/null 2>&1; then
-    echo "setup: installing Debian's tmux (the TUI's terminal test)" >&2
-    apt_install tmux
-fi
+if [ -n "$tests" ]; then
+    # tmux: the TUI test that runs `cdpkit tui` in a real terminal (tests/tui/test_terminal.py).
+    if ! command -v tmux >/dev/null 2>&1; then
+        echo "setup: installing Debian's tmux (the TUI's terminal test)" >&2
+        apt_install tmux
+    fi
 
-# Selenium Grid 4 for the grid tests and `cdpkit.grid()` examples: Java, ChromeDriver and
-# the server jar (shipped inside the npm package @nightwatch/selenium-server), kept in .venv.
-missing=()
-command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
-command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
-command -v npm >/dev/null 2>&1 || missing+=(npm)
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "setup: installing ${missing[*]} (Selenium Grid)" >&2
-    apt_install "${missing[@]}"
+    # Selenium Grid 4 for the grid tests and `cdpkit.grid()` examples: Java, ChromeDriver and
+    # the server jar (shipped inside the npm package @nightwatch/selenium-server), kept in .venv.
+    missing=()
+    command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
+    command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+    command -v npm >/dev/null 2>&1 || missing+=(npm)
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "setup: installing ${missing[*]} (Selenium Grid)" >&2
+        apt_install "${missing[@]}"
+    fi
 fi
 
 python=${PYTHON:-python3}
@@ -52,7 +66,13 @@ fi
 if .venv/bin/python -m pip show -q cdpkit >/dev/null 2>&1; then
     .venv/bin/python -m pip uninstall -y -q --disable-pip-version-check cdpkit
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+if [ -n "$tests" ]; then
+    .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+else
+    .venv/bin/python -m pip install -q --disable-pip-version-check -e .
+fi
+
+[ -n "$tests" ] || exit 0
 
 selenium_jar=.venv/selenium/selenium-server.jar
 if [ ! -s "$selenium_jar" ]; then

@@ -28,3 +28,15 @@ def test_no_file_names_a_path_of_the_machine() -> None:
             continue
         found += [f"{name}: {match.group(0)}" for match in _MACHINE_PATH.finditer(text)]
     assert not found, found
+
+
+def test_ci_runs_the_readmes_test_command_exactly() -> None:
+    """The README's first lines: one command for what running needs (and the quickstart), one
+    for what the tests need (and the suite); CI runs the second as it is written."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```sh\n", 1)[1].split("```", 1)[0]
+    run, test = (line.split("#", 1)[0].strip() for line in block.strip().splitlines())
+    assert run == "bash scripts/setup.sh && .venv/bin/python examples/quickstart.py"
+    assert test.startswith("bash scripts/setup.sh --tests && ") and test.endswith(" -m pytest")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert test in ci, ci

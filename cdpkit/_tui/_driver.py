@@ -191,20 +191,19 @@ class Driver:
             ValueError: No such form.
             ElementNotFoundError: A field or the submit control is not on the live page.
         """
-        from ..tools import click, evaluate, select_option, type_text
+        from ..tools import click, count_elements, element_state, select_option, type_text
+        from ..tools._scripts import Script, evaluate
+
+        # The TUI's own scripts (cdpkit/_tui/_js/), loaded once like the tools'.
+        mark_form = Script("mark_form", package=__package__)
+        request_submit = Script("request_submit", package=__package__)
 
         if self.result is None or not 0 <= form_number < len(self.result.forms):
             raise ValueError(f"No form {form_number + 1} on this page")
         form = self.result.forms[form_number]
         page = await self.live_page()
         mark = secrets.token_hex(4)
-        # The extraction lists the document's forms in order: mark that one to reach it.
-        found = await evaluate(
-            page,
-            f"(() => {{ const f = document.forms[{form_number}]; if (!f) return false;"
-            f" f.setAttribute('data-cdpkit-tui', {json.dumps(mark)}); return true; }})()",
-        )
-        if not found:
+        if not await evaluate(page, mark_form, form_number, mark):
             raise ValueError(f"Form {form_number + 1} is no longer on {page.url}")
         scope = f'form[data-cdpkit-tui="{mark}"]'
         types = {field.name: field.type for field in form.fields}
@@ -214,7 +213,7 @@ class Driver:
                 continue
             selector = f"{scope} [name={json.dumps(name)}]"
             if kind == "checkbox":
-                checked = await evaluate(page, f"document.querySelector({json.dumps(selector)}).checked")
+                checked = (await element_state(page, selector=selector)).checked
                 if bool(checked) != (value.lower() in _TRUE):
                     await click(page, selector=selector)
             elif kind == "radio":
@@ -224,12 +223,10 @@ class Driver:
             else:
                 await type_text(page, value, selector=selector, clear=True)
         submit = f"{scope} [type=submit], {scope} button:not([type]), {scope} input[type=image]"
-        has_control = await evaluate(page, f"document.querySelector({json.dumps(submit)}) !== null")
-        if has_control:
+        if await count_elements(page, submit):
             await _acting(page, click(page, selector=submit), self.timeout)
         else:  # no submit control: what Enter in a field does
-            await _acting(page, evaluate(page, f"document.querySelector({json.dumps(scope)}).requestSubmit()"),
-                          self.timeout)
+            await _acting(page, evaluate(page, request_submit, scope), self.timeout)
         return await self._read_live(page)
 
     async def screenshot(self, path: str) -> Path:

@@ -51,10 +51,13 @@ class Script:
     Attributes:
         name: The file's name without ``.js``.
         uses: The helper libraries it calls through ``H`` (their own needs are added).
+        package: The package whose ``_js`` folder holds the file (the tools' by default;
+            a front end keeps its own scripts beside its code).
     """
 
     name: str
     uses: tuple[str, ...] = ()
+    package: str = __package__
 
     @property
     def source(self) -> str:
@@ -63,9 +66,9 @@ class Script:
 
 
 @functools.cache
-def _read(name: str) -> str:
-    """The text of ``_js/<name>.js`` from the installed package."""
-    return (resources.files(__package__) / "_js" / f"{name}.js").read_text(encoding="utf-8").strip()
+def _read(name: str, package: str = __package__) -> str:
+    """The text of ``_js/<name>.js`` of ``package`` as installed."""
+    return (resources.files(package) / "_js" / f"{name}.js").read_text(encoding="utf-8").strip()
 
 
 def _libraries(uses: tuple[str, ...]) -> list[str]:
@@ -87,7 +90,7 @@ def _libraries(uses: tuple[str, ...]) -> list[str]:
 def source(script: Script) -> str:
     """The JavaScript source of ``script``: its function, or, when it uses libraries, a
     function that builds ``H`` from them and then applies the script's function."""
-    body = _read(script.name)
+    body = _read(script.name, script.package)
     if not script.uses:
         return body
     libraries = "\n".join(_read(name) for name in _libraries(script.uses))

@@ -1,6 +1,6 @@
 """A real Selenium Grid 4 on 127.0.0.1: the standalone server, or a hub with two nodes.
 
-The server jar comes from `scripts/setup.sh` (npm package @nightwatch/selenium-server,
+The server jar comes from `scripts/setup.sh --tests` (npm package @nightwatch/selenium-server,
 kept in .venv/selenium/), Java and ChromeDriver from Debian. Each process is started here
 and stopped by its PID. The fixtures themselves are in tests/grid/_fixtures.py, registered
 once by tests/conftest.py so every directory that uses a grid shares the same one.
@@ -99,10 +99,10 @@ def _require_components() -> None:
     if shutil.which("java") is None or shutil.which("chromedriver") is None:
         pytest.skip(
             "SELENIUM GRID TESTS NOT RUN: Java or ChromeDriver is missing; "
-            "`bash scripts/setup.sh` installs openjdk-17-jre-headless and chromium-driver"
+            "`bash scripts/setup.sh --tests` installs openjdk-17-jre-headless and chromium-driver"
         )
     if not JAR.is_file():
-        pytest.fail(f"No Selenium server jar at {JAR}: run `bash scripts/setup.sh`")
+        pytest.fail(f"No Selenium server jar at {JAR}: run `bash scripts/setup.sh --tests`")
 
 
 def _wait_ready(url: str, grid: GridProcesses, nodes: int) -> None:

@@ -58,7 +58,7 @@ class Tmux:
 
 @pytest.fixture
 def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    assert shutil.which("tmux"), "tmux is needed (scripts/setup.sh installs it)"
+    assert shutil.which("tmux"), "tmux is needed (`bash scripts/setup.sh --tests` installs it)"
     server = Tmux(f"cdpkit-test-{os.getpid()}-{tmp_path.name}")
     yield server
     subprocess.run(["tmux", "-L", server.socket, "kill-server"], capture_output=True, timeout=10)

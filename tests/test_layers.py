@@ -59,10 +59,7 @@ FLOORS: dict[str, int] = {
     "cli.": 4,
     "_tui.": 4,  # cdpkit tui: at the CLI's floor; core, tools and browse never import it
     "repl": 4,
-    "_repl_commands": 4,
-    "_repl_complete": 4,
-    "_repl_lines": 4,
-    "_repl_runner": 4,
+    "repl.": 4,
     "_mcp_app": 4,
     "_mcp_front": 4,
     "_mcp_listing": 4,

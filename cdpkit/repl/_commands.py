@@ -11,11 +11,11 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .errors import CDPError, ProtocolError
+from ..errors import CDPError, ProtocolError
 
 if TYPE_CHECKING:
-    from .page import Page
-    from .repl import ReplConsole
+    from ..page import Page
+    from ._console import ReplConsole
 
 __all__ = ["HELP", "MetaCommands"]
 
@@ -86,8 +86,8 @@ class MetaCommands:
         return True
 
     def _doc_command(self, args: list[str]) -> None:
-        from ._cli_common import CLIError
-        from ._protocol_docs import describe_protocol
+        from .._cli_common import CLIError
+        from .._protocol_docs import describe_protocol
 
         try:
             print(describe_protocol(args[0] if args else None))
@@ -95,8 +95,8 @@ class MetaCommands:
             self.console.error(f"error: {exc}")
 
     def _goto_command(self, args: list[str]) -> None:
-        from ._cli_common import CLIError, normalize_url, settle
-        from .tools import navigate
+        from .._cli_common import CLIError, normalize_url, settle
+        from ..tools import navigate
 
         if len(args) != 1:
             raise ValueError(":goto URL")
@@ -116,14 +116,14 @@ class MetaCommands:
         print(f"{result.url} ({status}): {result.title or '(no title)'}")
 
     def _snapshot_command(self, args: list[str]) -> None:
-        from .tools import snapshot
+        from ..tools import snapshot
 
         interactive_only = "-i" in args or "interactive" in args
         result = self.console.runner.run(snapshot(self.console.page, interactive_only=interactive_only))
         print(result.text or "(nothing)")
 
     def _tabs_command(self) -> None:
-        from .tools import list_tabs
+        from ..tools import list_tabs
 
         tabs = self.console.runner.run(list_tabs(self.console.browser))
         current = getattr(self.console.page, "target_id", None)
@@ -136,12 +136,12 @@ class MetaCommands:
             print(f"{mark} {index}  {title or '(no title)'}  {url}")
 
     def _tab_command(self, args: list[str]) -> None:
-        from .tools import new_tab, switch_tab
+        from ..tools import new_tab, switch_tab
 
         if not args:
             raise ValueError(":tab N (the number from :tabs), or :tab new [URL]")
         if args[0] == "new":
-            from ._cli_common import CLIError, normalize_url, settle
+            from .._cli_common import CLIError, normalize_url, settle
 
             url = None
             if len(args) > 1:
@@ -168,7 +168,7 @@ class MetaCommands:
         print(f"page is now tab {self.console.browser.pages.index(page)}: {page.url}")
 
     def _events_command(self, args: list[str]) -> None:
-        from .cdp import _registry
+        from ..cdp import _registry
 
         if not args:
             active = ", ".join(self.event_tasks) or "none"
@@ -216,7 +216,7 @@ class MetaCommands:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _print_events(self, page: Page, domain: str, ready: asyncio.Future[None]) -> None:
-        from .cdp import _registry
+        from ..cdp import _registry
 
         spec = "*" if domain == "*" else f"{domain}.*"
         try:

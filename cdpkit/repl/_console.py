@@ -1,37 +1,4 @@
-"""``cdpkit repl``: a Python console with top-level ``await`` on a live page.
-
-Preloaded: ``cdpkit``, ``cdp`` (the bindings), ``tools``, ``browser``, ``page`` (the
-current page) and ``asyncio``. Besides Python, the console takes
-
-* raw protocol lines, sent to the current page, the JSON result pretty-printed::
-
-      Page.navigate url=https://example.com
-      Runtime.evaluate expression="1 + 2" returnByValue=true
-      Emulation.setDeviceMetricsOverride {"width": 400, "height": 800, "deviceScaleFactor": 1, "mobile": true}
-
-  Values are read as JSON when they parse as JSON (``true``, ``12``, ``"a b"``,
-  ``{"x": 1}``), else as strings (``https://example.com``); ``'...'`` quotes a string;
-
-* commands: ``:help``, ``:goto URL``, ``:events Network`` / ``:events off``, ``:tabs``,
-  ``:tab N``, ``:snapshot``, ``:doc Page.navigate``, ``:quit``.
-
-The first page, ``:goto URL`` and ``:tab new URL`` wait for the page's content to settle
-(:func:`cdpkit.tools.wait_for_content`), or as ``--wait MS`` says.
-
-How it runs: the event loop (the browser connection, event printers and whatever you
-type) runs in a background thread, and the console reads input in the main thread, so
-Ctrl-C always reaches the console: at the prompt it clears the line, during a command it
-cancels that command (a second Ctrl-C interrupts code that ignores the cancellation).
-Tab completion covers Python names, ``cdp.<domain>.<command>``, ``Domain.method`` and
-its parameters; history is kept in ``$XDG_STATE_HOME/cdpkit/repl_history`` (or the
-platform's equivalent). With stdin not a terminal, lines are read as a script: no
-prompts, and the exit status is 1 if any line failed.
-
-Here: the console and the entry point. Beside it, one job each: :mod:`cdpkit._repl_lines`
-(raw protocol lines), :mod:`cdpkit._repl_commands` (the ``:commands``),
-:mod:`cdpkit._repl_runner` (the event loop thread) and :mod:`cdpkit._repl_complete`
-(completion and history).
-"""
+"""The console and the entry point of ``cdpkit repl`` (:mod:`cdpkit.repl` says what it does)."""
 
 from __future__ import annotations
 
@@ -50,22 +17,19 @@ import traceback
 import types
 from typing import TYPE_CHECKING, Any
 
-from ._cli_common import TERMINATING_SIGNALS
-from ._repl_commands import HELP as HELP
-from ._repl_commands import MetaCommands
-from ._repl_complete import history_path as history_path
-from ._repl_complete import setup_readline
-from ._repl_lines import parse_raw_line as parse_raw_line
-from ._repl_lines import shorten
-from ._repl_runner import Runner
-from .errors import CDPError, ProtocolError
+from .._cli_common import TERMINATING_SIGNALS
+from ..errors import CDPError, ProtocolError
+from ._commands import MetaCommands
+from ._complete import setup_readline
+from ._lines import parse_raw_line, shorten
+from ._runner import Runner
 
 if TYPE_CHECKING:
-    from ._cli_common import BrowserOptions
-    from .browser import Browser
-    from .page import Page
+    from .._cli_common import BrowserOptions
+    from ..browser import Browser
+    from ..page import Page
 
-__all__ = ["ReplConsole", "history_path", "parse_raw_line", "run"]
+__all__ = ["ReplConsole", "run"]
 
 PS1 = ">>> "
 PS2 = "... "
@@ -218,7 +182,7 @@ class ReplConsole(code.InteractiveConsole):
         except ProtocolError as exc:
             hint = ""
             if exc.code == -32601:
-                from .cdp import _registry
+                from ..cdp import _registry
 
                 close = difflib.get_close_matches(method, list(_registry.COMMANDS), n=3, cutoff=0.7)
                 if close:
@@ -302,8 +266,8 @@ class ReplConsole(code.InteractiveConsole):
 async def _start(
     options: BrowserOptions, url: str | None, wait_ms: int | None
 ) -> tuple[Browser, Page, Exception | None]:
-    from ._cli_common import first_page, settle, start_browser
-    from .tools import navigate
+    from .._cli_common import first_page, settle, start_browser
+    from ..tools import navigate
 
     launched = options.connect is None
     browser = await start_browser(options)
@@ -357,7 +321,7 @@ def run(
         The exit status: 0, or 1 if the browser could not start or (when stdin is not a
         terminal) any line failed; 130 if interrupted while starting.
     """
-    from ._cli_common import error_line, report_error
+    from .._cli_common import error_line, report_error
 
     interactive = sys.stdin.isatty()
     runner = Runner()

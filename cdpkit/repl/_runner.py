@@ -15,7 +15,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from ._cli_common import TERMINATING_SIGNALS
+from .._cli_common import TERMINATING_SIGNALS
 
 __all__ = ["Runner"]
 

@@ -12,6 +12,7 @@ import base64
 import contextlib
 import dataclasses
 import logging
+import secrets
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
@@ -132,11 +133,12 @@ def _tool(spec: ToolSpec) -> types.Tool:
 
 
 class _ClientSessions:
-    """Which :class:`BrowserSession` a request runs on: over HTTP, each client session
-    (its ``mcp-session-id``) gets its own view of the one browser
-    (:meth:`BrowserSession.for_client`: its own context, tabs and lock), unless
-    ``--shared-context``; stdio, stateless requests and ``--shared-context`` use the
-    server's session itself."""
+    """Which :class:`BrowserSession` a request runs on: over HTTP, each client gets its
+    own view of the one browser (:meth:`BrowserSession.for_client`: its own context,
+    tabs and lock), unless ``--shared-context``. A client is its ``mcp-session-id``
+    (the initialize handshake) or, for a stateless client (the 2026 protocol: no
+    session), the client id the :class:`_SessionTracker` gave it (its cookie). Stdio
+    and ``--shared-context`` use the server's session itself."""
 
     def __init__(self, session: BrowserSession) -> None:
         self.root = session
@@ -145,6 +147,9 @@ class _ClientSessions:
     def for_request(self, ctx: ServerRequestContext[Any]) -> BrowserSession:
         headers = getattr(ctx.request, "headers", None)
         session_id = headers.get(_SESSION_HEADER.decode()) if headers is not None else None
+        if not session_id and headers is not None:
+            client_id = headers.get(_CLIENT_HEADER.decode())
+            session_id = _client_key(client_id) if client_id else None
         if not session_id or self.root.options.shared_context:
             return self.root
         view = self.views.get(session_id)
@@ -273,6 +278,29 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _SESSION_HEADER = b"mcp-session-id"
+# A stateless client's id: kept by the client as a cookie, handed to the request handlers
+# in this header (set by the tracker only; a client's own is dropped).
+_CLIENT_COOKIE = "cdpkit-mcp-client"
+_CLIENT_HEADER = b"x-cdpkit-mcp-client"
+# How long uvicorn keeps an idle connection open (passed to it, so both agree): a
+# cookie-less stateless client is one client per connection.
+_KEEP_ALIVE = 5.0
+
+
+def _client_key(client_id: str) -> str:
+    """The key of a stateless client's view (never a session id: those have no colon)."""
+    return f"client:{client_id}"
+
+
+def _cookie(header: bytes | None, name: str) -> str | None:
+    """The value of cookie ``name`` in a ``Cookie`` header."""
+    if not header:
+        return None
+    for pair in header.decode("latin-1").split(";"):
+        key, _, value = pair.strip().partition("=")
+        if key == name:
+            return value
+    return None
 
 # How long an HTTP client session may go with no request in flight before the SDK ends it
 # (passed to the SDK, so both agree); the tracker ends the session's browser context a
@@ -290,34 +318,82 @@ class _Activity:
 
 
 class _SessionTracker:
-    """ASGI middleware: tracks the open streamable-HTTP sessions (created by an
-    ``initialize`` answered with an ``mcp-session-id``, ended by the client's ``DELETE``
-    or after ``idle_timeout`` seconds with no request in flight, as the SDK ends them),
-    closes an ended session's browser context, and closes the browser when the last
-    session ends."""
+    """ASGI middleware: tracks the open streamable-HTTP clients, closes an ended
+    client's browser context, and closes the browser when the last client ends.
+
+    A client with a session (created by an ``initialize`` answered with an
+    ``mcp-session-id``) ends with its ``DELETE`` or after ``idle_timeout`` seconds with no
+    request in flight, as the SDK ends it. A stateless client (the 2026 protocol sends no
+    ``initialize`` and has no session) is told apart by a cookie: its first request
+    without one gets a fresh random id (``Set-Cookie: cdpkit-mcp-client=...``, HttpOnly,
+    SameSite=Strict, path ``/mcp``) that a client keeping cookies (the official SDKs'
+    HTTP clients, browsers) sends back with every later request; only ids this server
+    issued count. A client that keeps no cookie is one client per connection: its
+    requests on one kept-alive connection share an id. A stateless client ends after
+    ``idle_timeout`` seconds without a request."""
 
     def __init__(
         self,
         app: ASGIApp,
         clients: _ClientSessions,
         idle_timeout: float = SESSION_IDLE_TIMEOUT + _IDLE_MARGIN,
+        keep_alive: float = _KEEP_ALIVE,
     ) -> None:
         self.app = app
         self.clients = clients
         self.session = clients.root
         self.idle_timeout = idle_timeout
+        self.keep_alive = keep_alive
         self.open: dict[bytes, _Activity] = {}
+        self.issued: set[str] = set()  # stateless clients' ids
+        # A cookie-less client's id by its connection (peer address), with the time its
+        # last request there ended.
+        self._by_connection: dict[tuple[Any, ...], tuple[str, float]] = {}
         self._sweeper: asyncio.Task[None] | None = None
+
+    def _stateless_client(self, scope: Scope, headers: dict[bytes, bytes]) -> tuple[str, bool]:
+        """The id of a request's stateless client, and whether it is new (to be set as
+        its cookie)."""
+        client_id = _cookie(headers.get(b"cookie"), _CLIENT_COOKIE)
+        if client_id in self.issued:
+            assert client_id is not None
+            return client_id, False
+        peer = tuple(scope.get("client") or ())
+        known = self._by_connection.get(peer) if peer else None
+        # The same peer address within the keep-alive time is the same connection (the
+        # server closes it after that long idle; until then no other can have the port).
+        if known is not None and time.monotonic() - known[1] < self.keep_alive - 1.0:
+            return known[0], True
+        client_id = secrets.token_urlsafe(24)
+        self.issued.add(client_id)
+        return client_id, True
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = dict(scope.get("headers") or [])
+        # The client id header is the tracker's to set: one a client sent is dropped.
+        raw = [(name, value) for name, value in scope.get("headers") or [] if name.lower() != _CLIENT_HEADER]
+        headers = dict(raw)
         session_id = headers.get(_SESSION_HEADER)
         if session_id is None:
-            await self.app(scope, receive, self._watch(send))
+            client_id, new = self._stateless_client(scope, headers)
+            scope = {**scope, "headers": [*raw, (_CLIENT_HEADER, client_id.encode())]}
+            key = _client_key(client_id).encode()
+            activity = self.open.get(key)
+            if activity is not None:
+                activity.in_flight += 1
+            try:
+                await self.app(scope, receive, self._watch(send, key, client_id if new else None))
+            finally:
+                if activity is not None:
+                    activity.in_flight -= 1
+                    activity.last = time.monotonic()
+                peer = tuple(scope.get("client") or ())
+                if peer and client_id in self.issued:
+                    self._by_connection[peer] = (client_id, time.monotonic())
             return
+        scope = {**scope, "headers": raw}
         activity = self.open.get(session_id)
         if activity is not None:
             activity.in_flight += 1
@@ -331,21 +407,43 @@ class _SessionTracker:
             await self._end(session_id)
 
     async def _end(self, session_id: bytes) -> None:
-        """The client session ended: close its context, and the browser after the last."""
+        """The client ended: close its context, and the browser after the last."""
         if self.open.pop(session_id, None) is None:
             return
-        await self.clients.end(session_id.decode())
+        key = session_id.decode()
+        if key.startswith(_client_key("")):
+            client_id = key.removeprefix(_client_key(""))
+            self.issued.discard(client_id)  # its cookie no longer names a client
+            for peer, (known, _) in list(self._by_connection.items()):
+                if known == client_id:
+                    del self._by_connection[peer]
+        await self.clients.end(key)
         if not self.open:
             async with self.session.lock:
                 await self.session.close()
 
-    def _watch(self, send: Send) -> Send:
+    def _watch(self, send: Send, client_key: bytes, new_client: str | None) -> Send:
+        """``send``, registering the client the response is for: a session its
+        ``mcp-session-id`` opens, else the stateless client ``client_key`` (given its
+        cookie when ``new_client`` is its new id)."""
+
         async def watching(message: Message) -> None:
             if message["type"] == "http.response.start" and message.get("status", 500) < 400:
-                for name, value in message.get("headers") or []:
-                    if name.lower() == _SESSION_HEADER:
-                        self.open.setdefault(value, _Activity())
-                        self._start_sweeper()
+                headers = list(message.get("headers") or [])
+                opened = [value for name, value in headers if name.lower() == _SESSION_HEADER]
+                for value in opened:
+                    self.open.setdefault(value, _Activity())
+                if opened and new_client is not None:
+                    self.issued.discard(new_client)  # an initialize: the session is the client
+                if not opened:  # a stateless client (not an initialize)
+                    self.open.setdefault(client_key, _Activity())
+                    if new_client is not None:
+                        cookie = (
+                            f"{_CLIENT_COOKIE}={new_client}; Path=/mcp; HttpOnly; "
+                            f"SameSite=Strict; Max-Age={int(self.idle_timeout)}"
+                        )
+                        message = {**message, "headers": [*headers, (b"set-cookie", cookie.encode())]}
+                self._start_sweeper()
             await send(message)
 
         return watching
@@ -393,7 +491,9 @@ async def run_http(session: BrowserSession, host: str, port: int) -> None:
     app = _SessionTracker(
         server.streamable_http_app(host=host, session_idle_timeout=SESSION_IDLE_TIMEOUT), clients
     )
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="on", timeout_keep_alive=int(_KEEP_ALIVE)
+    )
     print(
         f"cdpkit MCP server: http://{_host_for_url(host)}:{port}/mcp", file=sys.stderr, flush=True
     )

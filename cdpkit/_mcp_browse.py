@@ -8,9 +8,9 @@ no second Chrome is ever launched) only for pages that need JavaScript. As for t
 browser tools, the input schemas and descriptions come from the functions' signatures
 and Google-style docstrings, and the server's URL policy applies: the URL asked for is
 checked before anything is fetched, and where the page ended (after redirects) before
-anything of it is returned. In the browser (tiers 2 and 3), the server's request guard
-also refuses each blocked hop of a redirect; over HTTP (tier 1) the hops are followed and
-only where they ended is judged, so nothing from a blocked origin is ever shown.
+anything of it is returned. Each hop of a redirect is checked before it is requested: in
+the browser (tiers 2 and 3) by the server's request guard, over HTTP (tier 1, and its
+``robots.txt``) by the check of :mod:`cdpkit._own_requests`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ from ._mcp_schema import (
 )
 from ._mcp_session import BrowserSession
 from ._mcp_text import TOOL_TEXT
-from ._mcp_urls import UrlBlockedError
+from ._mcp_urls import UrlBlockedError, normalize_url
+from ._own_requests import checked_by
 
 if TYPE_CHECKING:
     # The light path's engine (and httpx) loads on the first call of its tools, not
@@ -339,8 +340,13 @@ def _engine_tool(
         policy = session.options.url_policy
         url = arguments.get("url")
         if isinstance(url, str):
+            url = normalize_url(url)  # judged and fetched as the browser reads it
             policy.check(url, "Browsing")
-        result = await function(await session.engine(), **arguments)
+            arguments = {**arguments, "url": url}
+        # Tier 1's requests (and robots.txt) are cdpkit's own: each hop is held to the
+        # policy before it is sent, so a redirect to a blocked origin is never followed.
+        with checked_by(policy.refusal):
+            result = await function(await session.engine(), **arguments)
         from ._browse._result import BrowseResult
 
         if isinstance(result, BrowseResult):

@@ -15,10 +15,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import ada_url
+
 from . import tools
 from ._mcp_schema import Part, Text
 from ._mcp_session import BlockedRequest
-from ._mcp_urls import UrlBlockedError, UrlPolicy
+from ._mcp_urls import UrlBlockedError, UrlPolicy, normalize_url
 from .errors import CDPError, NavigationError
 from .page import Dialog, Page
 
@@ -104,10 +106,13 @@ def refused_note(blocked: BlockedRequest) -> str:
 async def check_url_argument(
     page: Page, policy: UrlPolicy, arguments: dict[str, Any]
 ) -> dict[str, Any]:
-    """For tools that load ``url``: refuse a blocked one before loading it."""
+    """For tools that load ``url``: refuse a blocked one before loading it, and hand the
+    tool the URL as it was judged (:func:`~cdpkit._mcp_urls.normalize_url`)."""
     url = arguments.get("url")
     if isinstance(url, str):
+        url = normalize_url(url)
         policy.check(url)
+        arguments = {**arguments, "url": url}
     return arguments
 
 
@@ -125,8 +130,12 @@ async def check_download_source(
         arguments["url"] = url = resource
     if isinstance(url, str):
         base = page.url
-        absolute = urllib.parse.urljoin(base, url) if base.startswith("http") else url
+        absolute = normalize_url(url)
+        if base.startswith("http"):
+            with contextlib.suppress(ValueError):  # not a URL even relative to the page
+                absolute = normalize_url(str(ada_url.URL(absolute, base).href))
         policy.check(absolute, "Download of")
+        arguments = {**arguments, "url": absolute}  # the download fetches what was judged
     return arguments
 
 

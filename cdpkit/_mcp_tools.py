@@ -80,7 +80,8 @@ from ._mcp_schema import (
 from ._mcp_session import BlockedRequest, BrowserSession, RequestGuard, ServerOptions
 from ._mcp_state import browser_downloads, browser_emulate, browser_save_storage_state
 from ._mcp_text import TOOL_TEXT
-from ._mcp_urls import UrlBlockedError, UrlPolicy
+from ._mcp_urls import UrlBlockedError, UrlPolicy, normalize_url
+from ._own_requests import checked_by
 from .browser import Browser, BrowserContext
 from .errors import NavigationError
 from .page import Dialog, DialogPolicy, Page
@@ -152,6 +153,13 @@ def _page_tool(
     model = input_model_of(name, function, doc, exclude, descriptions)
 
     async def run(session: BrowserSession, arguments: dict[str, Any]) -> list[Part]:
+        # The requests cdpkit makes itself during the tool (a download's fallback, a
+        # scrape's probe) are held to the URL policy too, each redirect hop before it is
+        # requested.
+        with checked_by(session.options.url_policy.refusal):
+            return await run_checked(session, arguments)
+
+    async def run_checked(session: BrowserSession, arguments: dict[str, Any]) -> list[Part]:
         if on_browser:
             browser = await session.browser()  # first: it makes a client's own context
             if fixed is not None:
@@ -301,6 +309,7 @@ async def browser_tabs(
         raise ValueError(f"action {action!r} needs tab_id (from browser_tabs action=list)")
     if action == "new":
         if url is not None:
+            url = normalize_url(url)  # judged and loaded as the browser reads it
             policy.check(url)
         try:
             page = await tools.new_tab(browser, url, context=context)

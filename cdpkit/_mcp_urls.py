@@ -23,6 +23,14 @@ pages under another name): they show local files, history, settings, extensions.
 ``view-source:``, ``blob:`` and ``filesystem:`` URLs are judged by the URL they wrap.
 ``javascript:`` URLs are always refused: they run code (that is ``browser_execute_js``,
 offered only with ``--allow-js``). Any other scheme is refused: it is not a web page.
+
+Every URL is judged as the browser will read it (:func:`normalize_url`, the WHATWG URL
+parser of ``ada-url``, the one Node uses): leading and trailing C0 controls and spaces
+stripped, tabs and newlines removed anywhere, the scheme lowercased, the host
+percent-decoded, IDNA-mapped and IPv4 numbers in any notation written as dotted
+decimal, backslashes read as slashes. So ``"\\x01javascript:..."``, ``"java\\tscript:..."``
+or ``"http://0x7f.1/"`` are judged as ``javascript:...`` and ``http://127.0.0.1/``, and
+the tools pass that normalised URL on: the browser loads exactly what was judged.
 """
 
 from __future__ import annotations
@@ -33,7 +41,9 @@ import re
 import urllib.parse
 from collections.abc import Iterable
 
-__all__ = ["OriginPattern", "UrlBlockedError", "UrlPolicy", "split_origin_list"]
+import ada_url
+
+__all__ = ["OriginPattern", "UrlBlockedError", "UrlPolicy", "normalize_url", "split_origin_list"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _BROWSER_SCHEMES = frozenset(
@@ -194,23 +204,42 @@ class OriginPattern:
         return host == self.host
 
 
-def _origin(url: str) -> tuple[str, str, int] | None:
-    """``(scheme, host, port)`` of an http(s) URL, with the host as Chrome will read it;
-    ``None`` if it has no host (or a bad port)."""
-    # As the URL standard says: tabs and newlines are dropped, and a backslash is a slash
-    # in http(s) URLs (so the host of http://a.test<backslash>@b.test/ is a.test, as in the
-    # browser, not b.test).
-    url = re.sub(r"[\t\n\r]", "", url).replace("\\", "/")
+# What the URL standard strips from both ends of a URL (C0 controls and space) and
+# removes everywhere (tab, newline, carriage return) before parsing it.
+_C0_AND_SPACE = "".join(map(chr, range(0x21)))
+_TAB_OR_NEWLINE = re.compile(r"[\t\n\r]")
+
+
+def normalize_url(url: str) -> str:
+    """``url`` as the browser will read it: parsed by the WHATWG URL standard (which
+    Chrome follows) and written back (``"\\x01JavaScript:x"`` -> ``"javascript:x"``,
+    ``"HTTP://0x7f.1"`` -> ``"http://127.0.0.1/"``). Text that is no URL (``"example.com"``,
+    a relative path) comes back cleaned of what the standard strips, otherwise as given:
+    the browser cannot load it either.
+
+    Judge this, and hand the browser this: the URL judged is the URL loaded."""
+    cleaned = _TAB_OR_NEWLINE.sub("", url.strip(_C0_AND_SPACE))
     try:
-        parts = urllib.parse.urlsplit(url)
-        port = parts.port
+        return str(ada_url.URL(cleaned).href)
+    except ValueError:
+        return cleaned
+
+
+def _origin(url: str) -> tuple[str, str, int] | None:
+    """``(scheme, host, port)`` of an http(s) URL, with the host as Chrome will read it
+    (see :func:`normalize_url`); ``None`` if it has no host or does not parse."""
+    try:
+        parsed = ada_url.URL(_TAB_OR_NEWLINE.sub("", url.strip(_C0_AND_SPACE)))
     except ValueError:
         return None
-    scheme = parts.scheme.lower()
-    host = _canonical_host(parts.hostname or "")
+    scheme = str(parsed.protocol).rstrip(":").lower()
+    if scheme not in _DEFAULT_PORTS:
+        return None
+    host = _canonical_host(str(parsed.hostname).removeprefix("[").removesuffix("]"))
     if not host:
         return None
-    return scheme, host, port if port is not None else _DEFAULT_PORTS[scheme]
+    port = str(parsed.port)
+    return scheme, host, int(port) if port else _DEFAULT_PORTS[scheme]
 
 
 def _canonical_host(host: str) -> str:
@@ -311,7 +340,7 @@ class UrlPolicy:
         allow the URL, e.g. ``"file URLs are not allowed (start the server with
         --allow-file-urls to allow them)"``.
         """
-        url = url.strip()
+        url = normalize_url(url)
         if not url:
             return None  # a tab that has loaded nothing yet
         scheme, colon, rest = url.partition(":")

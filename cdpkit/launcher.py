@@ -196,7 +196,23 @@ DEFAULT_ARGS: tuple[str, ...] = (
     "--disable-backgrounding-occluded-windows",
     "--disable-renderer-backgrounding",
     "--disable-ipc-flooding-protection",
-    "--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
+    # What Chrome sends on its own, to Google, while pages load or nothing happens: through
+    # a proxy it would say who is behind it. Off: translation, casting, the optimization
+    # guide (hints, models, the on-device model's manifest), the network time queries
+    # (clients2.google.com), autofill's server, certificate transparency's updater.
+    "--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,"
+    "OptimizationHintsFetching,OptimizationGuideModelDownloading,OptimizationTargetPrediction,"
+    "OptimizationGuideOnDeviceModel,NetworkTimeServiceQuerying,AutofillServerCommunication,"
+    "CertificateTransparencyComponentUpdater",
+    "--disable-domain-reliability",
+    "--no-pings",
+    # Two senders no feature switch stops: the account list the sign-in code asks
+    # accounts.google.com for at start, and the updater's on-demand component checks
+    # (update.googleapis.com), which --disable-component-update lets through. Both are
+    # pointed at the discard port of the loopback, which Chrome refuses to connect to
+    # (ERR_UNSAFE_PORT): nothing is sent anywhere.
+    "--gaia-url=http://127.0.0.1:9",
+    "--component-updater=url-source=http://127.0.0.1:9",
     "--metrics-recording-only",
     "--password-store=basic",
     "--use-mock-keychain",

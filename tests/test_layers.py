@@ -42,6 +42,7 @@ FLOORS: dict[str, int] = {
     "_grid": 2,
     "_pool": 2,
     "_settings": 2,
+    "_own_requests": 2,
     "_storage": 2,
     # The package re-exports the core (floor 2) and imports the tools only lazily, in
     # __getattr__; that import is the one allowed to go up (a re-export, not a use); so are

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from .. import _own_requests
 from .._settings import BrowserSettings, Proxy
 from ._config import EngineConfig
 from ._result import BrowseError
@@ -80,28 +81,43 @@ def make_client(config: EngineConfig, settings: BrowserSettings | None = None) -
     return httpx.AsyncClient(
         follow_redirects=True,
         max_redirects=config.network.max_redirects,
-        transport=_DeferredTransport(retries, proxy),
+        transport=_DeferredTransport(retries, proxy, settings.proxy if settings is not None else None),
         mounts=mounts,
         headers=headers,
+        # Each hop (the first request, each redirect) is put to the caller's check before
+        # it is sent (see cdpkit._own_requests.checked_by).
+        event_hooks={"request": [_check_hop]},
     )
 
 
-class _DeferredTransport(httpx.AsyncBaseTransport):
-    """httpx's transport with certificate verification, built on its first request."""
+async def _check_hop(request: httpx.Request) -> None:
+    _own_requests.check(str(request.url))
 
-    def __init__(self, retries: int, proxy: httpx.Proxy | None) -> None:
+
+class _DeferredTransport(httpx.AsyncBaseTransport):
+    """httpx's transport with certificate verification, built on its first request; with
+    a proxy, the hosts its bypass list names (as Chrome reads it) are reached directly."""
+
+    def __init__(self, retries: int, proxy: httpx.Proxy | None, rules: Proxy | None = None) -> None:
         self._retries = retries
         self._proxy = proxy
+        self._rules = rules
         self._transport: httpx.AsyncHTTPTransport | None = None
+        self._direct: httpx.AsyncHTTPTransport | None = None
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self._rules is not None and _own_requests.bypasses(self._rules, str(request.url)):
+            if self._direct is None:
+                self._direct = httpx.AsyncHTTPTransport(retries=self._retries)
+            return await self._direct.handle_async_request(request)
         if self._transport is None:
             self._transport = httpx.AsyncHTTPTransport(retries=self._retries, proxy=self._proxy)
         return await self._transport.handle_async_request(request)
 
     async def aclose(self) -> None:
-        if self._transport is not None:
-            await self._transport.aclose()
+        for transport in (self._transport, self._direct):
+            if transport is not None:
+                await transport.aclose()
 
 
 def _httpx_proxy(proxy: Proxy) -> httpx.Proxy:
@@ -154,6 +170,10 @@ async def fetch(client: httpx.AsyncClient, url: str, timeout: float) -> Fetched:
         raise network_error(url, "network.timeout", timeout=timeout) from None
     except httpx.HTTPError as exc:
         raise _from_httpx(url, exc, timeout) from None
+    except _own_requests.RequestRefused as exc:
+        how = "is" if exc.url == url else f"was redirected to {exc.url}, which is"
+        raise BrowseError(url, "network.blocked", f"it {how} blocked: {exc.reason}; nothing was requested from there",
+                          recoverable=False, suggestion="browse an allowed URL") from None
     return Fetched(
         url, str(response.url), response.status_code, response.headers.get("content-type", ""), b"".join(chunks)
     )
@@ -252,7 +272,7 @@ class RobotsCache:
 async def _read_robots(client: httpx.AsyncClient, origin: str) -> urllib.robotparser.RobotFileParser | None:
     try:
         response = await client.get(f"{origin}/robots.txt", timeout=_ROBOTS_TIMEOUT)
-    except httpx.HTTPError:
+    except (httpx.HTTPError, _own_requests.RequestRefused):  # refused: never requested
         return None
     if response.status_code >= 400:
         return None

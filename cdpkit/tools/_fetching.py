@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
-from .. import cdp
+from .. import _own_requests, cdp
 from .._model import RawEvent
+from .._settings import Proxy
 from ..errors import CDPError, DownloadError
 from ..page import Page
 from ._scripts import Script, evaluate
@@ -132,8 +133,27 @@ async def fetch_in_page(
         outcome = await _page_request(page, target, directory, initiation_timeout)
         if not isinstance(outcome, str):
             return outcome
+        _check_hop(url, outcome)  # before the page is asked for it
         target = outcome
     raise DownloadError(f"Download of {url} failed: more than {_MAX_REDIRECTS} redirects")
+
+
+def _check_hop(url: str, hop: str, refusal: _own_requests.Refusal | None = None) -> None:
+    """Refuse ``hop`` (``url`` itself or where it redirected) if the check in force
+    (:func:`cdpkit._own_requests.checked_by`) does: nothing is requested from there."""
+    try:
+        _own_requests.check(hop, refusal)
+    except _own_requests.RequestRefused as exc:
+        how = "is" if hop == url else f"was redirected to {hop}, which is"
+        raise DownloadError(
+            f"Download of {url} {how} blocked: {exc.reason}. Nothing was requested from there."
+        ) from None
+
+
+def page_proxy(page: Page) -> Proxy | None:
+    """The proxy the page's requests go through (its context's, else the browser's)."""
+    settings = (page.context.settings if page.context is not None else None) or page.browser.settings
+    return settings.proxy if settings is not None else None
 
 
 async def cancel_and_wait(*tasks: asyncio.Future[Any]) -> None:
@@ -310,11 +330,19 @@ async def fetch_directly(page: Page, url: str, directory: Path) -> Fetched:
         request_headers["Referer"] = page.url
     if cookie_header:
         request_headers["Cookie"] = cookie_header
-    part = PartFile(directory)
+    # The request goes where the page's would (its proxy), and each hop only where the
+    # check in force allows; the worker thread does not inherit it: handed over here.
+    refusal = _own_requests.current_refusal()
+    _check_hop(url, url, refusal)
     cancelled = threading.Event()
     sockets: list[socket.socket] = []
-
-    opener = _tracking_opener(sockets, cancelled)
+    try:
+        opener = _tracking_opener(sockets, cancelled, page_proxy(page), refusal)
+    except ValueError as exc:  # a SOCKS proxy: the request would go around it
+        raise DownloadError(
+            f"Download of {url} failed: the page could not fetch it, and {exc}"
+        ) from None
+    part = PartFile(directory)
 
     def fetch() -> tuple[dict[str, str], str]:
         request = urllib.request.Request(url, headers=request_headers)
@@ -351,6 +379,10 @@ async def fetch_directly(page: Page, url: str, directory: Path) -> Fetched:
     except urllib.error.HTTPError as exc:
         part.discard()
         raise DownloadError(f"Resource fetch failed: {exc.code} for {url}") from None
+    except _own_requests.RequestRefused as exc:
+        part.discard()
+        _check_hop(url, exc.url, refusal)
+        raise
     except http.client.IncompleteRead as exc:
         part.discard()
         raise DownloadError(
@@ -368,10 +400,20 @@ async def fetch_directly(page: Page, url: str, directory: Path) -> Fetched:
     return Fetched(part, headers, final_url)
 
 
-def _tracking_opener(sockets: list[socket.socket], cancelled: threading.Event) -> urllib.request.OpenerDirector:
+def _tracking_opener(
+    sockets: list[socket.socket],
+    cancelled: threading.Event,
+    proxy: Proxy | None = None,
+    refusal: _own_requests.Refusal | None = None,
+) -> urllib.request.OpenerDirector:
     """A urllib opener whose connections add their sockets to ``sockets`` once connected
     (and give up if ``cancelled`` is set), so a cancelled download can shut them down
-    from another thread, even while the request still waits for the response."""
+    from another thread, even while the request still waits for the response; through
+    ``proxy`` as the browser goes, each redirect put to ``refusal`` first.
+
+    Raises:
+        ValueError: A SOCKS proxy (urllib cannot speak it).
+    """
 
     def track(sock: socket.socket | None) -> None:
         if sock is not None:
@@ -397,4 +439,4 @@ def _tracking_opener(sockets: list[socket.socket], cancelled: threading.Event) -
         def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
             return self.do_open(TLSConnection, req, context=ssl.create_default_context())
 
-    return urllib.request.build_opener(Handler(), TLSHandler())
+    return _own_requests.urllib_opener(proxy, refusal, Handler(), TLSHandler())

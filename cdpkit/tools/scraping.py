@@ -22,9 +22,10 @@ from typing import Any, Literal, get_args
 
 import anyio
 
-from .. import cdp
+from .. import _own_requests, cdp
 from ..errors import CDPError, ConnectionClosedError, ElementNotFoundError, NavigationError
 from ..page import Page
+from ._fetching import page_proxy
 from ._scripts import Script, evaluate
 from .navigation import navigate
 
@@ -453,11 +454,20 @@ async def _probe_media(page: Page, url: str) -> tuple[bytes, str, str] | _NotAPa
         if jar:
             headers["Cookie"] = jar
 
+    # Where the page's request would go (its proxy), each hop checked as the caller's
+    # check says (cdpkit._own_requests); a SOCKS proxy urllib cannot speak: "a page".
+    refusal = _own_requests.current_refusal()
+    try:
+        _own_requests.check(url, refusal)
+        opener = _own_requests.urllib_opener(page_proxy(page), refusal)
+    except ValueError:
+        return None
+
     def probe() -> tuple[bytes, str, str] | _NotAPage | None:
         request = urllib.request.Request(url, headers=headers)
         try:
-            response = urllib.request.urlopen(request, timeout=10)
-        except (urllib.error.URLError, OSError, ValueError):
+            response = opener.open(request, timeout=10)
+        except (urllib.error.URLError, OSError, ValueError):  # RequestRefused included
             return None
         with response:
             content_type = (response.headers.get("Content-Type") or "").split(";")[0].strip().lower()

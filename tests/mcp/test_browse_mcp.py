@@ -187,13 +187,17 @@ async def test_a_redirect_to_a_blocked_origin_shows_nothing_from_there(
         assert text_of(direct).startswith(
             f"Browsing {other_server.url('/browse-surfaces/article.html')} is blocked: origin"
         )
+        asked = other_server.requests.count("/browse-surfaces/article.html")
         away = await session.call("browse", {"url": server.url("/browse-surfaces/away")})
         text = text_of(away)
         assert away.is_error, text
-        assert text.startswith(
-            f"Browsing {server.url('/browse-surfaces/away')} ended at "
-            f"{other_server.url('/browse-surfaces/article.html')}, which is blocked: origin"
+        # The redirect's target is judged before tier 1 follows it: never requested.
+        assert (
+            f"was redirected to {other_server.url('/browse-surfaces/article.html')}, which is "
+            f"blocked: origin" in text
         ), text
+        assert "nothing was requested from there" in text
+        assert other_server.requests.count("/browse-surfaces/article.html") == asked
         assert "Port of Lisbon" not in text
     finally:
         await session.stop()

@@ -75,7 +75,23 @@ async def test_http_transport(
 ) -> None:
     assert "http://127.0.0.1:" in http_server.log.read_text()  # bound to 127.0.0.1 by default
 
+    # A client with a session (the initialize handshake): when it ends the session, the
+    # browser is closed, and the server keeps serving.
+    async with Client(http_server.url, mode="legacy") as client:
+        # Its own browser context: no tabs until it opens one.
+        assert json.loads(resource_text(await client.read_resource("tabs://list"))) == []
+        result = await client.call_tool("browser_navigate", {"url": server.url("/mcp/index.html")})
+        assert not result.is_error, text_of(result)
+        tabs = json.loads(resource_text(await client.read_resource("tabs://list")))
+        assert [tab["url"] for tab in tabs] == [server.url("/mcp/index.html")]
+        assert browser_processes(http_server.marker)
+    assert await wait_until_gone(http_server.marker, browser_only=True) == []
+    assert http_server.process.poll() is None
+
+    # A stateless client (the 2026 protocol, no session): a context of its own too (its
+    # cookie names it), which stays until it has been idle for the session timeout.
     async with Client(http_server.url) as client:
+        assert json.loads(resource_text(await client.read_resource("tabs://list"))) == []
         names = {tool.name for tool in (await client.list_tools()).tools}
         assert "browser_execute_js" in names  # --allow-js
         result = await client.call_tool("browser_navigate", {"url": server.url("/mcp/index.html")})
@@ -96,22 +112,9 @@ async def test_http_transport(
             f"--blocked-origins"
         )
 
-    # A client with a session (the initialize handshake): when it ends the session, the
-    # browser is closed, and the server keeps serving.
     async with Client(http_server.url, mode="legacy") as client:
-        # Its own browser context: none of the stateless client's tabs, until it opens one.
-        assert json.loads(resource_text(await client.read_resource("tabs://list"))) == []
         result = await client.call_tool("browser_navigate", {"url": server.url("/mcp/index.html")})
         assert not result.is_error, text_of(result)
-        tabs = json.loads(resource_text(await client.read_resource("tabs://list")))
-        assert [tab["url"] for tab in tabs] == [server.url("/mcp/index.html")]
-        assert browser_processes(http_server.marker)
-    assert await wait_until_gone(http_server.marker, browser_only=True) == []
-    assert http_server.process.poll() is None
-
-    async with Client(http_server.url, mode="legacy") as client:
-        result = await client.call_tool("browser_navigate", {"url": server.url("/mcp/index.html")})
-        assert not result.is_error, text_of(result)  # a new browser
         assert browser_processes(http_server.marker)
 
         # Stopping the server closes the browser too.

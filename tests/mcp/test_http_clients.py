@@ -274,3 +274,31 @@ async def test_a_download_in_a_clients_own_context_is_saved_and_listed(
             await asyncio.sleep(0.1)
         assert f"{servers.tmp_path / 'report.pdf'}" in listed, listed
         assert (servers.tmp_path / "report.pdf").read_bytes() == DOWNLOADS["/dl/report.pdf"][0]
+
+
+async def test_stateless_http_clients_each_have_their_own_context(
+    servers: _Servers, pages: FixtureServer
+) -> None:
+    # Today's SDK speaks the 2026 protocol by default: no initialize, no mcp-session-id.
+    # The server tells its clients apart by the cookie it gives each one.
+    http = servers.start()
+    async with Client(http.url, read_timeout_seconds=120) as a, Client(http.url, read_timeout_seconds=120) as b:
+        await _call(a, "browser_navigate", {"url": pages.url("/clients/login")})
+        await _call(b, "browser_navigate", {"url": pages.url("/clients/other")})
+        assert await _cookie(a) == "agent=yes"
+        assert await _cookie(b) == ""  # same origin, but not A's cookie jar
+        await _call(a, "browser_tabs", {"action": "new", "url": pages.url("/clients/buttons")})
+        assert [t["url"] for t in await _tabs(a)] == [
+            pages.url("/clients/login"), pages.url("/clients/buttons")
+        ]
+        assert [t["url"] for t in await _tabs(b)] == [pages.url("/clients/other")]
+        # Longer idle than a kept-alive connection lives: a new connection, the same client.
+        await asyncio.sleep(7)
+        assert [t["url"] for t in await _tabs(a)] == [
+            pages.url("/clients/login"), pages.url("/clients/buttons")
+        ]
+        await _call(b, "browser_navigate", {"url": pages.url("/clients/buttons")})
+        assert await _cookie(b) == ""
+        assert sorted(servers.browser_tab_urls()) == sorted(
+            [pages.url("/clients/login"), pages.url("/clients/buttons"), pages.url("/clients/buttons")]
+        )

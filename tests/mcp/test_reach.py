@@ -212,9 +212,10 @@ async def test_allowed_origins_and_file_urls(
         assert result.is_error and text_of(result) == download_refusal
         assert list(tmp_path.iterdir()) == []
         result = await session.call("browser_download", {"url": "/mcp/reach/redirect"})
+        # The redirect's target is judged before it is requested (not after it was saved).
         assert result.is_error and text_of(result) == (
             f"Download of {redirect} was redirected to {url}, which is blocked: {blocked}. "
-            f"Nothing was saved."
+            f"Nothing was requested from there."
         )
         assert list(tmp_path.iterdir()) == []
         # Relative URLs resolve against the (allowed) page, as before.

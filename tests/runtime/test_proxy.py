@@ -3,6 +3,7 @@ Fetch.authRequired and never shown in a URL, a repr or a log line."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
@@ -99,3 +100,57 @@ def test_proxy_values_are_checked() -> None:
     assert (proxy.server, proxy.username, proxy.password) == ("socks5://proxy:1080", "a@b", "p:w")
     assert proxy.bypass_list() == "*.internal;10.0.0.0/8;<-loopback>"
     assert "p:w" not in repr(proxy)
+
+
+def _locked_page(server: FixtureServer) -> str:
+    """A page that may not fetch anything (CSP): a download makes its own request."""
+    server.route(
+        "/runtime/locked.html",
+        lambda h: h.reply(200, "<title>locked</title>", headers={"Content-Security-Policy": "connect-src 'none'"}),
+    )
+    return server.url("/runtime/locked.html")
+
+
+async def test_cdpkits_own_download_request_goes_through_the_browsers_proxy(
+    auth_proxy: ProxyServer, server: FixtureServer, tmp_path: Path
+) -> None:
+    proxy = cdpkit.Proxy(auth_proxy.url, PROXY_USER, PROXY_PASSWORD)
+    async with cdpkit.launch(proxy=proxy) as browser:
+        page = browser.pages[0]
+        await tools.navigate(page, _locked_page(server))
+        result = await tools.download(page, url=server.url("/dl/report.pdf"), dest_dir=tmp_path)
+    assert Path(result.path).read_bytes() == DOWNLOADS["/dl/report.pdf"][0]
+    # Through the proxy, with its credentials: the server never saw the user's own request.
+    assert auth_proxy.forwarded("/dl/report.pdf")
+
+
+@pytest.mark.parametrize(
+    ("bypass", "direct"),
+    [
+        ("127.0.0.1", False),  # "<-loopback>" comes after it: Chrome still proxies loopback
+        ("<local>;<loopback>", True),  # a rule naming loopback: Chrome's own bypass of it
+        ("*.internal", False),
+    ],
+)
+async def test_cdpkits_own_request_follows_the_proxy_bypass_list(
+    proxy: ProxyServer, server: FixtureServer, tmp_path: Path, bypass: str, direct: bool
+) -> None:
+    async with cdpkit.launch(proxy=cdpkit.Proxy(proxy.url, bypass=bypass)) as browser:
+        page = browser.pages[0]
+        await tools.navigate(page, _locked_page(server))
+        result = await tools.download(page, url=server.url("/dl/table.csv"), dest_dir=tmp_path)
+    assert Path(result.path).read_bytes() == DOWNLOADS["/dl/table.csv"][0]
+    # Where the browser's request went (the page), cdpkit's own went (the download).
+    assert bool(proxy.forwarded("/runtime/locked.html")) is not direct
+    assert bool(proxy.forwarded("/dl/table.csv")) is not direct
+
+
+async def test_chrome_sends_nothing_of_its_own_through_the_proxy(
+    proxy: ProxyServer, server: FixtureServer
+) -> None:
+    async with cdpkit.launch(proxy=proxy.url) as browser:
+        await tools.navigate(browser.pages[0], server.url("/runtime/identity.html"))
+        await asyncio.sleep(8)  # Chrome's background requests come in the first seconds
+    assert proxy.forwarded("/runtime/identity.html")
+    others = [p.url for p in proxy.passed if not p.url.startswith(server.origin)]
+    assert others == [], others  # no google host (update, accounts, autofill, time...)

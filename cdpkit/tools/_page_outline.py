@@ -17,6 +17,23 @@ resolved back to its element through that number
 iframe's document (same-origin or not, same process or not) is walked in a world of its own
 frame and stitched in under its ``Iframe`` entry, so each node is always numbered by the
 same world.
+
+A world belongs to one document: a navigation, a reload, a restore from the back/forward
+cache gives the frame a new document and so a new world. The worlds of each session are
+followed through Chrome's own reports (``Runtime.executionContextCreated``, ``...Destroyed``,
+``executionContextsCleared``; a frame session gets ``Runtime.enable`` for them on first
+use), so a walk goes straight to the world of the document the frame shows now, and
+``Page.createIsolatedWorld`` is only asked when it has none yet. Every call into a world
+goes by its context's ``uniqueId``, never by its number: context numbers are per renderer
+process, and after a cross-site navigation the same number names another world, maybe
+the page's own, where the script must never run. A call into a world that went with its
+document fails instead, and the walk looks the frame's world up again (once). The
+script's source (~40 KB) is sent once per world; later walks call it by name.
+
+When a walk fails in a live document (the script throws, no world can be had),
+:func:`~cdpkit.tools.snapshot` tries once more in fresh worlds of a new name
+(:func:`renew_worlds`), then answers with the ``"chrome"`` engine, with a warning on the
+``cdpkit`` logger.
 """
 
 from __future__ import annotations
@@ -191,6 +208,8 @@ async def _watched(page: Page, session: Session) -> _SessionWorlds:
             # already, before the answer).
             worlds.watching = asyncio.ensure_future(session.send(cdp.runtime.enable()))
     watching = worlds.watching
+    if watching.done() and not watching.cancelled() and watching.exception() is None:
+        return worlds
     try:
         await asyncio.shield(watching)
     except ProtocolError:

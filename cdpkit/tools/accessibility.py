@@ -1,7 +1,8 @@
 """The accessibility snapshot: the page as an indexed outline an agent can read and act on.
 
 Two engines compute it. The default, ``"page"``, runs a script in each frame's document
-(:mod:`._page_outline`): see there. The other, ``"chrome"``, reads Chrome's own tree:
+(:mod:`._page_outline`): see there; when it fails on a page (twice, the second time in
+fresh worlds) the other answers the snapshot. The other, ``"chrome"``, reads Chrome's own tree:
 one ``Accessibility.getFullAXTree`` per document gives roles, names, values and states; one
 ``DOMSnapshot.captureSnapshot`` per renderer process gives the layout box of every node in
 the same round trip: it is sent second, so Chrome captures the layout while Python decodes
@@ -770,7 +771,12 @@ async def snapshot(
             accessible-name rules: about a third of the time of ``"chrome"``, which asks
             Chrome for its whole accessibility tree (``Accessibility.getFullAXTree``; its
             exact names, e.g. for media controls). An element keeps its index within an
-            engine; the two number it apart, and ``diff`` compares within one.
+            engine; the two number it apart, and ``diff`` compares within one. The page
+            engine's world belongs to the document, so it follows every navigation
+            (across sites and back, back/forward, reload, ``document.open``); should it
+            fail on a page anyway, it tries once more in fresh worlds, then the
+            ``"chrome"`` engine answers (a warning is logged on the ``cdpkit`` logger):
+            a snapshot is never lost to it.
 
     With filters, only matching nodes are listed and indented under their nearest listed
     ancestor; their indices still work.

@@ -9,11 +9,13 @@ from __future__ import annotations
 import logging
 import types
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import pytest
 
 import cdpkit
 from cdpkit import cdp, tools
+from cdpkit.session import Session
 from cdpkit.tools import _page_outline
 from tests.lifecycle_site import (
     data_url,
@@ -308,3 +310,33 @@ async def test_an_engine_that_always_fails_is_answered_by_chrome(
     await page.close()
     with pytest.raises(cdpkit.TargetClosedError):
         await tools.snapshot(page)
+
+
+# -- the cost ---------------------------------------------------------------------------------
+
+
+async def test_the_script_is_sent_once_per_document_then_called_by_name(
+    page: cdpkit.Page, sites: tuple[FixtureServer, FixtureServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keeping up with the documents costs no command on the way: a snapshot of a page seen
+    before is one call of the script by name (and the main frame's document id)."""
+    a, _ = sites
+    end_of_script = _page_outline._OUTLINE.source[-300:]
+    sent: list[tuple[str, bool]] = []
+    begin = Session._begin
+
+    def recording(self: Session, method: str, params: Any, timeout: float | None) -> Any:
+        code = (params or {}).get("expression") or (params or {}).get("functionDeclaration") or ""
+        sent.append((method, end_of_script in code))
+        return begin(self, method, params, timeout)
+
+    monkeypatch.setattr(Session, "_begin", recording)
+    for host in ("127.0.0.1", "localhost", "127.0.0.1"):
+        await tools.navigate(page, hop_url(a, host, f"cost {host}"))
+        sent.clear()
+        await tools.snapshot(page)
+        assert sum(source for _, source in sent) == 1, sent
+        for _ in range(2):
+            sent.clear()
+            await tools.snapshot(page)
+            assert sorted(sent) == [("Page.getFrameTree", False), ("Runtime.evaluate", False)]

@@ -137,8 +137,11 @@ class _SessionWorlds:
     contexts: dict[int, _World] = field(default_factory=dict)
     # (frame id, world name) -> the world in the frame's current document.
     frames: dict[tuple[str, str], _World] = field(default_factory=dict)
-    # The handlers are set (and, for a frame session, Runtime enabled): done once.
-    watching: asyncio.Future[None] | None = None
+    # Chrome's reports reach the methods below (set once).
+    listening: bool = False
+    # Runtime enabled, so that Chrome reports the contexts (a frame session's; a page
+    # keeps it enabled).
+    enabled: asyncio.Future[None] | None = None
 
     def created(self, params: dict[str, Any]) -> None:
         context = params.get("context") or {}
@@ -195,26 +198,27 @@ def renew_worlds(page: Page) -> None:
 async def _watched(page: Page, session: Session) -> _SessionWorlds:
     """The outline worlds of ``session``, watched from the first call on."""
     worlds = session.state(_SessionWorlds)
-    if worlds.watching is None:
+    if not worlds.listening:
         session._on("Runtime.executionContextCreated", worlds.created)
         session._on("Runtime.executionContextDestroyed", worlds.destroyed)
         session._on("Runtime.executionContextsCleared", worlds.cleared)
-        if session is page:
-            # Pages keep Runtime enabled; their worlds are made after this, so reported.
-            worlds.watching = asyncio.get_running_loop().create_future()
-            worlds.watching.set_result(None)
-        else:
-            # A frame session reports its contexts once Runtime is enabled (those there
-            # already, before the answer).
-            worlds.watching = asyncio.ensure_future(session.send(cdp.runtime.enable()))
-    watching = worlds.watching
-    if watching.done() and not watching.cancelled() and watching.exception() is None:
+        worlds.listening = True
+    if session is page:
+        # Pages keep Runtime enabled; their worlds are made after the handlers are set,
+        # so each is reported.
+        return worlds
+    enabled = worlds.enabled
+    if enabled is None:
+        # A frame session reports its contexts once Runtime is enabled (those there
+        # already, before the answer).
+        enabled = worlds.enabled = asyncio.ensure_future(session.send(cdp.runtime.enable()))
+    elif enabled.done() and not enabled.cancelled() and enabled.exception() is None:
         return worlds
     try:
-        await asyncio.shield(watching)
+        await asyncio.shield(enabled)
     except ProtocolError:
-        if worlds.watching is watching:
-            worlds.watching = None  # tried again next time
+        if worlds.enabled is enabled:
+            worlds.enabled = None  # tried again next time
         raise
     return worlds
 

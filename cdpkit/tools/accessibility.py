@@ -2,12 +2,12 @@
 
 Two engines compute it. The default, ``"page"``, runs a script in each frame's document
 (:mod:`._page_outline`): see there; when it fails on a page (twice, the second time in
-fresh worlds) the other answers the snapshot. The other, ``"chrome"``, reads Chrome's own tree:
-one ``Accessibility.getFullAXTree`` per document gives roles, names, values and states; one
-``DOMSnapshot.captureSnapshot`` per renderer process gives the layout box of every node in
-the same round trip: it is sent second, so Chrome captures the layout while Python decodes
-the (much larger) accessibility tree, with a decoder that reads only the fields the
-outline uses (``_ax_tree_decoder``).
+fresh worlds) the other answers the snapshot. The other, ``"chrome"``, reads Chrome's
+own tree: one ``Accessibility.getFullAXTree`` per document gives roles, names, values and
+states; one ``DOMSnapshot.captureSnapshot`` per renderer process gives the layout box of
+every node in the same round trip: it is sent second, so Chrome captures the layout while
+Python decodes the (much larger) accessibility tree, with a decoder that reads only the
+fields the outline uses (``_ax_tree_decoder``).
 Frames are stitched under their ``<iframe>``: same-process ones (same site) through their
 frame id, out-of-process ones (another site) through their own session, which the page
 attaches the first time it is snapshotted (:meth:`cdpkit.Page.frame_sessions`).

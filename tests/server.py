@@ -20,6 +20,7 @@ Route = Callable[["Handler"], None]
 
 class Handler(http.server.SimpleHTTPRequestHandler):
     server: FixtureServer
+    own_cache_control = False
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, directory=str(PAGES), **kwargs)  # type: ignore[arg-type]
@@ -28,7 +29,10 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
     def end_headers(self) -> None:
-        self.send_header("Cache-Control", "no-store")
+        # Pages are never cached, unless a route sends its own Cache-Control (a page the
+        # back/forward cache may keep must not say no-store).
+        if not getattr(self, "own_cache_control", False):
+            self.send_header("Cache-Control", "no-store")
         super().end_headers()
 
     def do_GET(self) -> None:
@@ -46,6 +50,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
+        self.own_cache_control = any(name.lower() == "cache-control" for name in headers or {})
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()

@@ -119,7 +119,7 @@ async def engine_lines(page: Any) -> dict[int, Line]:
             mine = [entry for entry in entries if entry.world == world]
             handle = await page.send(cdp.runtime.evaluate(
                 f"{[entry.id for entry in mine]}.map(i => globalThis.__cdpkitOutline.element(i))",
-                context_id=cdp.runtime.ExecutionContextId(world), object_group=_GROUP,
+                unique_context_id=world, object_group=_GROUP,
             ))
             assert handle.result.object_id is not None
             listed = await page.send(cdp.runtime.get_properties(handle.result.object_id,

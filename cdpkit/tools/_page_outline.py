@@ -17,6 +17,23 @@ resolved back to its element through that number
 iframe's document (same-origin or not, same process or not) is walked in a world of its own
 frame and stitched in under its ``Iframe`` entry, so each node is always numbered by the
 same world.
+
+A world belongs to one document: a navigation, a reload, a restore from the back/forward
+cache gives the frame a new document and so a new world. The worlds of each session are
+followed through Chrome's own reports (``Runtime.executionContextCreated``, ``...Destroyed``,
+``executionContextsCleared``; a frame session gets ``Runtime.enable`` for them on first
+use), so a walk goes straight to the world of the document the frame shows now, and
+``Page.createIsolatedWorld`` is only asked when it has none yet. Every call into a world
+goes by its context's ``uniqueId``, never by its number: context numbers are per renderer
+process, and after a cross-site navigation the same number names another world, maybe
+the page's own, where the script must never run. A call into a world that went with its
+document fails instead, and the walk looks the frame's world up again (once). The
+script's source (~40 KB) is sent once per world; later walks call it by name.
+
+When a walk fails in a live document (the script throws, no world can be had),
+:func:`~cdpkit.tools.snapshot` tries once more in fresh worlds of a new name
+(:func:`renew_worlds`), then answers with the ``"chrome"`` engine, with a warning on the
+``cdpkit`` logger.
 """
 
 from __future__ import annotations
@@ -29,13 +46,20 @@ from typing import Any
 from .. import cdp
 from .._wire import decode_message
 from ..cdp.runtime import ExecutionContextId, RemoteObjectId
-from ..errors import ConnectionClosedError, EvaluationError, ProtocolError
+from ..errors import CDPError, ConnectionClosedError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
 from ._scripts import Script, check_exception
 from ._targeting import Box, release_remote
 
-__all__ = ["OutlineEntry", "OutlineSegment", "page_outline", "page_segments"]
+__all__ = [
+    "OutlineEntry",
+    "OutlineSegment",
+    "OutlineWorldError",
+    "page_outline",
+    "page_segments",
+    "renew_worlds",
+]
 
 log = logging.getLogger("cdpkit")
 
@@ -66,7 +90,8 @@ class OutlineEntry:
         session: The session of the frame holding it (the page, or an out-of-process
             frame's).
         frame_id: The frame whose document holds it.
-        world: The execution context of the world that numbered it.
+        world: The unique id of the world that numbered it (its execution context's
+            ``uniqueId``: never another world's, even in another process).
     """
 
     id: int
@@ -79,91 +104,213 @@ class OutlineEntry:
     focusable: bool
     session: Session = field(repr=False)
     frame_id: str
-    world: int
+    world: str
+
+
+class OutlineWorldError(CDPError):
+    """The page engine found no world of its own to walk a frame's document in (Chrome
+    did not report one, or it went with its document twice in a row)."""
+
+
+@dataclass(slots=True)
+class _World:
+    """The outline world of one document, as Chrome reported its creation."""
+
+    # Its execution context id: unique within one renderer process only, so after a
+    # cross-site navigation the same number can name another world (the page's own).
+    context: int
+    # Its ``uniqueId``: unique across processes. Every call into the world goes by it,
+    # so a call never runs in another world: one gone with its document fails instead.
+    unique_id: str
+    frame_id: str
+    name: str
+    # The script's function is in it (sent once, called by name afterwards).
+    installed: bool = False
+
+
+@dataclass(slots=True)
+class _SessionWorlds:
+    """The outline worlds of one session's documents, kept current from Chrome's
+    ``Runtime.executionContextCreated/Destroyed`` and ``executionContextsCleared``
+    (``session.state(_SessionWorlds)``)."""
+
+    contexts: dict[int, _World] = field(default_factory=dict)
+    # (frame id, world name) -> the world in the frame's current document.
+    frames: dict[tuple[str, str], _World] = field(default_factory=dict)
+    # Chrome's reports reach the methods below (set once).
+    listening: bool = False
+    # Runtime enabled, so that Chrome reports the contexts (a frame session's; a page
+    # keeps it enabled).
+    enabled: asyncio.Future[None] | None = None
+
+    def created(self, params: dict[str, Any]) -> None:
+        context = params.get("context") or {}
+        name = context.get("name")
+        aux = context.get("auxData") or {}
+        if not (isinstance(name, str) and name.startswith(_WORLD_NAME)) or (
+            aux.get("type") != "isolated"
+        ):
+            return
+        world = _World(int(context["id"]), str(context["uniqueId"]), str(aux.get("frameId")), name)
+        self.contexts[world.context] = world
+        self.frames[(world.frame_id, name)] = world
+
+    def destroyed(self, params: dict[str, Any]) -> None:
+        world = self.contexts.get(params.get("executionContextId", -1))
+        unique_id = params.get("executionContextUniqueId")
+        if world is None or (unique_id is not None and unique_id != world.unique_id):
+            return
+        del self.contexts[world.context]
+        self.forget(world)
+
+    def cleared(self, params: dict[str, Any]) -> None:
+        self.contexts.clear()
+        self.frames.clear()
+
+    def forget(self, world: _World) -> None:
+        """Stop taking ``world`` as its frame's (its document is gone): the next walk
+        asks Chrome for the frame's world."""
+        key = (world.frame_id, world.name)
+        if self.frames.get(key) is world:
+            del self.frames[key]
 
 
 @dataclass(slots=True)
 class _Worlds:
-    """The page's outline worlds: (id of session, frame id) -> execution context, and the
-    contexts already holding the script's function."""
+    """The page's choice of world: its name. A world that failed is left for a fresh
+    one of a new name (:func:`renew_worlds`): asking Chrome for a world by the same name
+    gives back the same one while the document lives."""
 
-    contexts: dict[tuple[int, str], int] = field(default_factory=dict)
-    installed: set[tuple[int, int]] = field(default_factory=set)
+    generation: int = 0
+
+    @property
+    def name(self) -> str:
+        return _WORLD_NAME if not self.generation else f"{_WORLD_NAME}-{self.generation}"
+
+
+def renew_worlds(page: Page) -> None:
+    """Walk the page's documents in fresh worlds from now on (the script sent again to
+    each): after a walk failed in one. The elements they list get new indices; indices
+    given before still reach their element through their own world."""
+    page.state(_Worlds).generation += 1
+
+
+async def _watched(page: Page, session: Session) -> _SessionWorlds:
+    """The outline worlds of ``session``, watched from the first call on."""
+    worlds = session.state(_SessionWorlds)
+    if not worlds.listening:
+        session._on("Runtime.executionContextCreated", worlds.created)
+        session._on("Runtime.executionContextDestroyed", worlds.destroyed)
+        session._on("Runtime.executionContextsCleared", worlds.cleared)
+        worlds.listening = True
+    if session is page:
+        # Pages keep Runtime enabled; their worlds are made after the handlers are set,
+        # so each is reported.
+        return worlds
+    enabled = worlds.enabled
+    if enabled is None:
+        # A frame session reports its contexts once Runtime is enabled (those there
+        # already, before the answer).
+        enabled = worlds.enabled = asyncio.ensure_future(session.send(cdp.runtime.enable()))
+    elif enabled.done() and not enabled.cancelled() and enabled.exception() is None:
+        return worlds
+    try:
+        await asyncio.shield(enabled)
+    except ProtocolError:
+        if worlds.enabled is enabled:
+            worlds.enabled = None  # tried again next time
+        raise
+    return worlds
+
+
+async def _world(page: Page, session: Session, frame_id: str) -> _World:
+    """The outline world of the document ``frame_id`` shows now (made on first use)."""
+    name = page.state(_Worlds).name
+    worlds = await _watched(page, session)
+    world = worlds.frames.get((frame_id, name))
+    if world is None:
+        # The frame's world by that name: made now, or the one its document has.
+        created = await session.send(
+            cdp.page.create_isolated_world(cdp.page.FrameId(frame_id), world_name=name)
+        )
+        world = worlds.contexts.get(int(created.execution_context_id))
+        if world is None or world.frame_id != frame_id or world.name != name:
+            raise OutlineWorldError(f"Chrome did not report the outline world of frame {frame_id}")
+    return world
 
 
 def _context_gone(error: ProtocolError) -> bool:
-    # "Cannot find context with specified id", "Execution context was destroyed."
-    return "context" in error.message.lower()
-
-
-async def _world(page: Page, session: Session, frame_id: str, fresh: bool) -> int:
-    """The outline world's context in ``frame_id`` (made on first use, and again when
-    ``fresh``: the document it lived in is gone)."""
-    worlds = page.state(_Worlds)
-    key = (id(session), frame_id)
-    context = worlds.contexts.get(key)
-    if context is None or fresh:
-        created = await session.send(
-            cdp.page.create_isolated_world(cdp.page.FrameId(frame_id), world_name=_WORLD_NAME)
-        )
-        context = worlds.contexts[key] = int(created.execution_context_id)
-    return context
+    # "uniqueContextId not found", "Cannot find context with specified id", "Execution
+    # context was destroyed.", "Node with given id does not belong to the document",
+    # "Argument should belong to the same JavaScript world as target object".
+    message = error.message.lower()
+    return "context" in message or "does not belong" in message or "same javascript world" in message
 
 
 async def _walk(
     page: Page, session: Session, frame_id: str, root: int | None
-) -> tuple[int, list[list[Any]]]:
-    """Run the outline script in the world of ``frame_id`` (on ``root``, a backend node id,
-    when given); the world's context and the raw entries. The function is sent once per
-    world and called by name afterwards. A world whose document is gone is made again,
-    once."""
-    worlds = page.state(_Worlds)
+) -> tuple[str, list[list[Any]]]:
+    """Run the outline script in the world of ``frame_id``'s document (on ``root``, a
+    backend node id, when given); the world's unique id and the raw entries. The function
+    is sent once per world and called by name afterwards. A world whose document went
+    meanwhile is looked up again, once."""
     for attempt in range(2):
-        context = await _world(page, session, frame_id, fresh=attempt > 0)
-        installed = (id(session), context) in worlds.installed
-        walk = f"globalThis.{_WALK}" if installed else f"(globalThis.{_WALK} = ({_OUTLINE.source}))"
+        world = await _world(page, session, frame_id)
+        walk = (
+            f"globalThis.{_WALK}"
+            if world.installed
+            else f"(globalThis.{_WALK} = ({_OUTLINE.source}))"
+        )
         try:
             if root is None:
                 answer = await session.send_json(
                     cdp.runtime.evaluate(
                         f"{walk}({{}}, null)",
-                        context_id=ExecutionContextId(context),
+                        unique_context_id=world.unique_id,
                         return_by_value=True,
                     )
                 )
             else:
+                # The node's handle in the world's context (by number: resolveNode takes
+                # no other); the call then goes by unique id, and Chrome refuses an
+                # argument from another world, so the walk never runs elsewhere.
                 resolved = await session.send(
                     cdp.dom.resolve_node(
                         backend_node_id=cdp.dom.BackendNodeId(root),
-                        execution_context_id=ExecutionContextId(context),
+                        execution_context_id=ExecutionContextId(world.context),
                     )
                 )
                 object_id = resolved.object.object_id
                 if object_id is None:
-                    return context, []
+                    return world.unique_id, []
                 try:
                     answer = await session.send_json(
                         cdp.runtime.call_function_on(
-                            f"function() {{ return {walk}({{}}, this); }}",
-                            object_id=object_id,
+                            f"function(root) {{ return {walk}({{}}, root); }}",
+                            unique_context_id=world.unique_id,
+                            arguments=[cdp.runtime.CallArgument(object_id=object_id)],
                             return_by_value=True,
                         )
                     )
                 finally:
                     await release_remote(session, object_id)
         except ProtocolError as error:
-            if attempt == 0 and _context_gone(error):
+            if not _context_gone(error):
+                raise
+            session.state(_SessionWorlds).forget(world)
+            if attempt == 0:
                 continue
-            raise
+            raise OutlineWorldError(
+                f"The outline world of frame {frame_id} went with its document twice: {error}"
+            ) from error
         details = answer.get("exceptionDetails")
         if details is not None:
             check_exception(cdp.runtime.ExceptionDetails.model_validate(details))
-        worlds.installed.add((id(session), context))
+        world.installed = True
         value = answer["result"].get("value")
         # msgspec first; a lone UTF-16 surrogate in a name goes to the standard library.
-        return context, decode_message(value) if isinstance(value, str) else []
+        return world.unique_id, decode_message(value) if isinstance(value, str) else []
     raise AssertionError("unreachable")
-
 
 @dataclass(slots=True)
 class OutlineSegment:
@@ -175,13 +322,13 @@ class OutlineSegment:
     Attributes:
         session: The session of the frame.
         frame_id: The frame.
-        world: The execution context of the world that numbered the entries.
+        world: The unique id of the world that numbered the entries.
         entries: The entries.
     """
 
     session: Session = field(repr=False)
     frame_id: str
-    world: int
+    world: str
     entries: list[list[Any]]
 
 
@@ -248,7 +395,7 @@ async def _collect(
     origin: tuple[float, float] | None,
     depth: int,
 ) -> list[OutlineSegment]:
-    context, raw = await _walk(page, session, frame_id, root)
+    world, raw = await _walk(page, session, frame_id, root)
     dx, dy = origin if origin is not None else (0.0, 0.0)
     if origin is None:
         for item in raw:
@@ -262,7 +409,7 @@ async def _collect(
                 item[7] += dy
     frames = [position for position, item in enumerate(raw) if item[10] & _FRAME]
     if not frames:
-        return [OutlineSegment(session, frame_id, context, raw)]
+        return [OutlineSegment(session, frame_id, world, raw)]
     oopifs = asyncio.ensure_future(page.frame_sessions(session))
 
     async def inner(item: list[Any]) -> list[OutlineSegment]:
@@ -272,7 +419,7 @@ async def _collect(
             found = await session.send_json(
                 cdp.runtime.evaluate(
                     f"globalThis.__cdpkitOutline.element({int(item[1])})",
-                    context_id=ExecutionContextId(context),
+                    unique_context_id=world,
                 )
             )
             object_id = found["result"].get("objectId")
@@ -294,7 +441,7 @@ async def _collect(
             return await _collect(page, session, child_frame, None, at, item[0] + 1)
         except (ProtocolError, ConnectionClosedError):
             return []  # the frame went away meanwhile: left out
-        except EvaluationError as error:
+        except (EvaluationError, OutlineWorldError) as error:
             # One frame's document the script cannot walk does not cost the page's outline.
             log.warning("The outline of frame %s was left out: %s", item[1], error)
             return []
@@ -308,9 +455,9 @@ async def _collect(
     segments: list[OutlineSegment] = []
     start = 0
     for position, inside in zip(frames, children, strict=True):
-        segments.append(OutlineSegment(session, frame_id, context, raw[start:position + 1]))
+        segments.append(OutlineSegment(session, frame_id, world, raw[start:position + 1]))
         segments += inside
         start = position + 1
     if start < len(raw):
-        segments.append(OutlineSegment(session, frame_id, context, raw[start:]))
+        segments.append(OutlineSegment(session, frame_id, world, raw[start:]))
     return segments

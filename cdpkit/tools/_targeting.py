@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import cdp
-from ..cdp.runtime import ExecutionContextId, RemoteObjectId
+from ..cdp.runtime import RemoteObjectId
 from ..errors import CDPError, ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
@@ -264,6 +264,9 @@ async def _by_index(page: Page, index: int) -> Element:
     if document is not None and state.document is not None and document != state.document:
         raise ElementNotFoundError(stale_message(index, navigated=True))
     stale = ElementNotFoundError(stale_message(index, navigated=False))
+    if session is not page and session.closed:
+        # Its frame's session ended: the frame went, or navigated to another process.
+        raise stale
     if backend_id is None and node._outline is not None:
         # Listed by the page engine: its world knows the element while it lives.
         backend_id = await outline_backend_id(session, *node._outline)
@@ -293,16 +296,17 @@ async def _by_index(page: Page, index: int) -> Element:
     return element
 
 
-async def outline_backend_id(session: Session, world: int, node_id: int) -> int | None:
+async def outline_backend_id(session: Session, world: str, node_id: int) -> int | None:
     """The backend node id of the node numbered ``node_id`` in the outline world ``world``
-    of ``session``, or ``None`` when that node is gone from the page (removed, or its
-    document replaced)."""
+    (its execution context's unique id) of ``session``, or ``None`` when that node is gone
+    from the page (removed, or its document replaced: the world went with it, and no other
+    world ever has its unique id, so an old number never reaches a new document's node)."""
     try:
         found = await session.send_json(
             cdp.runtime.evaluate(
                 f"globalThis.__cdpkitOutline ? globalThis.__cdpkitOutline.element({int(node_id)})"
                 " : null",
-                context_id=ExecutionContextId(world),
+                unique_context_id=world,
             )
         )
     except ProtocolError:

@@ -1,12 +1,13 @@
 """The accessibility snapshot: the page as an indexed outline an agent can read and act on.
 
 Two engines compute it. The default, ``"page"``, runs a script in each frame's document
-(:mod:`._page_outline`): see there. The other, ``"chrome"``, reads Chrome's own tree:
-one ``Accessibility.getFullAXTree`` per document gives roles, names, values and states; one
-``DOMSnapshot.captureSnapshot`` per renderer process gives the layout box of every node in
-the same round trip: it is sent second, so Chrome captures the layout while Python decodes
-the (much larger) accessibility tree, with a decoder that reads only the fields the
-outline uses (``_ax_tree_decoder``).
+(:mod:`._page_outline`): see there; when it fails on a page (twice, the second time in
+fresh worlds) the other answers the snapshot. The other, ``"chrome"``, reads Chrome's
+own tree: one ``Accessibility.getFullAXTree`` per document gives roles, names, values and
+states; one ``DOMSnapshot.captureSnapshot`` per renderer process gives the layout box of
+every node in the same round trip: it is sent second, so Chrome captures the layout while
+Python decodes the (much larger) accessibility tree, with a decoder that reads only the
+fields the outline uses (``_ax_tree_decoder``).
 Frames are stitched under their ``<iframe>``: same-process ones (same site) through their
 frame id, out-of-process ones (another site) through their own session, which the page
 attaches the first time it is snapshotted (:meth:`cdpkit.Page.frame_sessions`).
@@ -26,6 +27,7 @@ import asyncio
 import contextlib
 import functools
 import gc
+import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -36,12 +38,12 @@ import msgspec
 
 from .. import cdp
 from .._frames import content_origin
-from ..errors import ConnectionClosedError, ElementNotFoundError, ProtocolError
+from ..errors import ConnectionClosedError, ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
 from ._dispatch import _check_no_dialog
 from ._page_outline import FOCUSABLE as _FOCUSABLE
-from ._page_outline import OutlineSegment, page_segments
+from ._page_outline import OutlineSegment, OutlineWorldError, page_segments, renew_worlds
 from ._pointing import frame_ids
 from ._snapshot_views import SnapshotCut, diff_lines, fit_budget, fit_lines
 from ._targeting import Box, SnapshotState, main_document, resolve_element
@@ -54,6 +56,8 @@ if TYPE_CHECKING:
     from ..cdp.dom_snapshot import CaptureSnapshotResultJSON, DocumentSnapshotJSON
 
 __all__ = ["Box", "Snapshot", "SnapshotCut", "SnapshotNode", "SnapshotState", "snapshot"]
+
+log = logging.getLogger("cdpkit")
 
 # Roles that are controls a user operates.
 INTERACTIVE_ROLES = frozenset({
@@ -114,7 +118,7 @@ class SnapshotNode:
     frame_id: str | None = None
     # (outline world, node number) of a node the page engine listed: how its index is
     # resolved (its backend node id is looked up then).
-    _outline: tuple[int, int] | None = field(default=None, repr=False, compare=False)
+    _outline: tuple[str, int] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -767,7 +771,12 @@ async def snapshot(
             accessible-name rules: about a third of the time of ``"chrome"``, which asks
             Chrome for its whole accessibility tree (``Accessibility.getFullAXTree``; its
             exact names, e.g. for media controls). An element keeps its index within an
-            engine; the two number it apart, and ``diff`` compares within one.
+            engine; the two number it apart, and ``diff`` compares within one. The page
+            engine's world belongs to the document, so it follows every navigation
+            (across sites and back, back/forward, reload, ``document.open``); should it
+            fail on a page anyway, it tries once more in fresh worlds, then the
+            ``"chrome"`` engine answers (a warning is logged on the ``cdpkit`` logger):
+            a snapshot is never lost to it.
 
     With filters, only matching nodes are listed and indented under their nearest listed
     ancestor; their indices still work.
@@ -847,18 +856,13 @@ async def _outline(
     new numbering when the main frame shows a new document)."""
     state = page.state(SnapshotState)
     if engine == "page":
-        root = filters.root
-        if root is None:
-            outline = page_segments(page)
-        else:
-            outline = page_segments(
-                page, root.session, root.frame_id, root.backend_id, root.origin
-            )
-        entries, document = await asyncio.gather(outline, main_document(page))
-        if document != state.document:
-            state.restart(document)
-        lines, nodes = _build_page(entries, filters, state)
-        return lines, nodes, state
+        walked = await _page_engine(page, filters.root)
+        if walked is not None:
+            entries, document = walked
+            if document != state.document:
+                state.restart(document)
+            lines, nodes = _build_page(entries, filters, state)
+            return lines, nodes, state
     collected = _Collected()
     with _collector_paused():
         document = (
@@ -873,6 +877,40 @@ async def _outline(
         # pass would walk their 250,000 objects (a quarter of the snapshot's Python time).
         del collected
     return lines, nodes, state
+
+
+# How the page engine fails on a live document: the script threw, Chrome refused a call
+# into its world, or no world of its own could be had. A closed page, a timeout or a bad
+# selector are not among them: those reach the caller as they are.
+_PAGE_ENGINE_FAILURES = (EvaluationError, ProtocolError, OutlineWorldError)
+
+
+async def _page_engine(
+    page: Page, root: _Scope | None
+) -> tuple[list[OutlineSegment], str | None] | None:
+    """The page engine's outline (of ``root``'s subtree, when given) and the main frame's
+    document; ``None`` when it failed twice, the second time in fresh worlds (the chrome
+    engine answers then: a snapshot is never lost to the page engine)."""
+    for attempt in range(2):
+        if root is None:
+            outline = page_segments(page)
+        else:
+            outline = page_segments(
+                page, root.session, root.frame_id, root.backend_id, root.origin
+            )
+        try:
+            entries, document = await asyncio.gather(outline, main_document(page))
+        except _PAGE_ENGINE_FAILURES as error:
+            if attempt == 0:
+                log.info("The page engine failed on %s (%s); trying again in fresh worlds",
+                         page.url, error)
+                renew_worlds(page)
+                continue
+            log.warning("The page engine failed twice on %s (%s); the snapshot comes from "
+                        "Chrome's accessibility tree instead", page.url, error)
+            return None
+        return entries, document
+    raise AssertionError("unreachable")
 
 
 # Snapshots in progress (on any page) holding the cyclic garbage collector paused, and

@@ -10,7 +10,6 @@ import asyncio
 import collections
 import contextlib
 import dataclasses
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +18,7 @@ from ._browser_options import BrowserOptions, CLIError, error_line, start_browse
 from ._mcp_downloads import DownloadTracker
 from ._mcp_urls import UrlPolicy
 from ._model import RawEvent
+from ._secrets import get_logger
 from .browser import Browser, BrowserContext
 from .errors import CDPError, ConnectionClosedError
 from .page import Page
@@ -29,7 +29,7 @@ from .tools.tabs import active_tab
 if TYPE_CHECKING:
     from ._browse._engine import Engine
 
-log = logging.getLogger("cdpkit.mcp")
+log = get_logger("cdpkit.mcp")
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ServerOptions:

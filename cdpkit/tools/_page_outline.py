@@ -22,11 +22,11 @@ same world.
 from __future__ import annotations
 
 import asyncio
-import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import cdp
+from .._secrets import get_logger
 from .._wire import decode_message
 from ..cdp.runtime import ExecutionContextId, RemoteObjectId
 from ..errors import ConnectionClosedError, EvaluationError, ProtocolError
@@ -37,7 +37,7 @@ from ._targeting import Box, release_remote
 
 __all__ = ["OutlineEntry", "OutlineSegment", "page_outline", "page_segments"]
 
-log = logging.getLogger("cdpkit")
+log = get_logger("cdpkit")
 
 _OUTLINE = Script("outline")
 _WORLD_NAME = "cdpkit-outline"

@@ -14,7 +14,7 @@ from typing import Any
 from . import tools
 from ._mcp_schema import Blob, Image, Part, Text, to_json
 from ._mcp_urls import UrlBlockedError
-from .tools.files import sanitize_filename
+from .tools.files import claim_free_name, sanitize_filename
 
 if typing.TYPE_CHECKING:
     from ._mcp_session import BrowserSession
@@ -144,7 +144,7 @@ def render_scrape(result: tools.ScrapeResult, session: BrowserSession) -> list[P
     directory = session.options.download_dir
     directory.mkdir(parents=True, exist_ok=True)
     name = sanitize_filename(Path(result.final_url.split("?")[0]).name) or "media"
-    path = directory / f"{int(time.time() * 1000)}-{name}"
+    path = claim_free_name(directory, f"{int(time.time() * 1000)}-{name}")  # never over a file
     path.write_bytes(data)
     meta["path"] = str(path)
     return [Text(to_json(meta)), Text(f"The media is too large to embed; it is saved at {path}.")]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import re
 import ssl
 import urllib.parse
 import urllib.robotparser
@@ -86,7 +87,40 @@ def make_client(config: EngineConfig, settings: BrowserSettings | None = None) -
         transport=_DeferredTransport(retries, proxy),
         mounts=mounts,
         headers=headers,
+        event_hooks={"response": [_refuse_unsafe_redirect]},
     )
+
+
+class UnsafeRedirect(httpx.HTTPError):
+    """A redirect to a URL that is not ``http(s)`` (``data:``, ``javascript:``,
+    ``file:``...), refused before it is followed, as Chrome refuses it
+    (``net::ERR_UNSAFE_REDIRECT``).
+
+    Attributes:
+        scheme: The target's scheme, without its colon.
+    """
+
+    def __init__(self, scheme: str) -> None:
+        super().__init__(f"a redirect to a {scheme}: URL")
+        self.scheme = scheme
+
+
+_SCHEME_RE = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+_C0_AND_SPACE = "".join(chr(code) for code in range(0x21))
+
+
+async def _refuse_unsafe_redirect(response: httpx.Response) -> None:
+    """Raise :class:`UnsafeRedirect` for a redirect whose ``Location`` leaves http(s)."""
+    location = response.headers.get("location") if response.is_redirect else None
+    if location is None:
+        return
+    # As a browser reads it (WHATWG URL): ends stripped of controls and spaces, tabs and
+    # newlines dropped anywhere; no scheme: relative, so the response's own.
+    text = re.sub(r"[\t\n\r]", "", location.strip(_C0_AND_SPACE))
+    found = _SCHEME_RE.match(text)
+    scheme = found.group(1).lower() if found else response.url.scheme
+    if scheme not in ("http", "https"):
+        raise UnsafeRedirect(scheme)
 
 
 class _DeferredTransport(httpx.AsyncBaseTransport):
@@ -195,6 +229,12 @@ def _from_httpx(url: str, exc: httpx.HTTPError, timeout: float) -> BrowseError:
         return network_error(url, "network.timeout", timeout=timeout)
     if isinstance(exc, httpx.ProxyError):  # httpx's words name the proxy's answer, not its password
         return network_error(url, "network.proxy", detail=text)
+    if isinstance(exc, UnsafeRedirect):
+        return BrowseError(url, "network.redirect",
+                           f"it redirects to a {exc.scheme}: URL, which cdpkit does not follow (only "
+                           "http and https; browsers refuse it too: net::ERR_UNSAFE_REDIRECT)",
+                           recoverable=False, suggestion="the page cannot be fetched: its server sends "
+                           "visitors elsewhere than to a web page")
     if isinstance(exc, httpx.TooManyRedirects):
         return network_error(url, "network.redirects", detail=text)
     if isinstance(exc, httpx.DecodingError):

@@ -541,3 +541,18 @@ def test_an_endless_robots_txt_is_read_within_bounds(tmp_path: Path, config_file
     # The first 500 KiB are read (as Google does) and obeyed; the rest is not read.
     assert (title, refused) == ("page", "http.robots")
     assert int(growth_mb) < 30, f"peak RSS grew by {growth_mb} MB"
+
+
+@pytest.mark.parametrize(
+    ("location", "scheme"),
+    [("data:text/html,<h1>hi</h1>", "data"), ("javascript:alert(1)", "javascript"),
+     (" \tJava\tScript:alert(1)", "javascript"), ("file:///etc/passwd", "file")],
+)
+async def test_a_redirect_out_of_http_is_a_browse_error_naming_its_scheme(
+    browse_server: FixtureServer, location: str, scheme: str
+) -> None:
+    browse_server.route("/browse/away", lambda h: h.reply(302, "", "text/plain", {"Location": location}))
+    with pytest.raises(BrowseError) as caught:
+        await cdpkit.browse(browse_server.url("/browse/away"), tier=1)
+    assert caught.value.code == "network.redirect" and not caught.value.recoverable
+    assert f"redirects to a {scheme}: URL" in str(caught.value)

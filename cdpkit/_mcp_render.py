@@ -99,6 +99,8 @@ def _file_parts(path: Path, mime_type: str | None, size: int) -> list[Part]:
 
 
 def render_download(result: tools.DownloadResult, session: BrowserSession) -> list[Part]:
+    if session.downloads is not None:
+        session.downloads.saved(result)  # browser_downloads lists it with the pages' ones
     parts: list[Part] = [Text(to_json(result))]
     embedded = _file_parts(Path(result.path), result.mime_type, result.size)
     if not embedded:

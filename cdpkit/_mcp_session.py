@@ -303,16 +303,18 @@ class BrowserSession:
             except BaseException:
                 await browser.close()  # no browser without its guard
                 raise
+        # One list for the whole session (a restarted browser keeps it): browser_download's
+        # files, and what the pages download.
+        if self.downloads is None:
+            self.downloads = DownloadTracker(options.download_dir)
         if options.browser.connect is None:
             # Files the pages download land in the download directory, listed by
             # browser_downloads (a browser the server attached to keeps its own settings).
-            tracker = DownloadTracker(options.download_dir)
             try:
-                await tracker.start(browser)
+                await self.downloads.start(browser)
             except BaseException:
                 await browser.close()
                 raise
-            self.downloads = tracker
         self._browser = browser
         return browser
 

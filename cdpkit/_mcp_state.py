@@ -126,9 +126,9 @@ async def browser_emulate(
 
 
 async def browser_downloads(browser: Browser, *, tracker: DownloadTracker | None = None) -> str:
-    """List the files the pages downloaded in this session (a click on a download link, a
-    form answered with an attachment...), with their state and absolute path in the
-    server's download directory.
+    """List the files of this session: those the pages downloaded (a click on a download
+    link, a form answered with an attachment...) and those browser_download saved, with
+    their state, size, absolute path in the server's download directory and URL.
 
     Args:
         browser: The browser.
@@ -139,9 +139,5 @@ async def browser_downloads(browser: Browser, *, tracker: DownloadTracker | None
     """
     del browser  # the tracker follows the browser's own download events
     if tracker is None:
-        return (
-            "Downloads are not tracked for a browser the server attached to (--connect): "
-            "they go to that browser's own download folder. browser_download saves a URL's "
-            "file in the server's download directory."
-        )
-    return describe_downloads(tracker.downloads)
+        return describe_downloads([])
+    return describe_downloads(tracker.downloads, following=tracker.following)

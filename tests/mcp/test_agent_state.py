@@ -112,3 +112,17 @@ async def test_saving_tools_never_replace_a_file_of_the_download_folder(
     assert state.stat().st_mode & 0o077 == 0
     trace = downloads / "kept-report-2.pdf"
     assert str(trace) in text_of(traced) and json.loads(trace.read_text())
+
+
+async def test_browser_downloads_lists_what_browser_download_saved(
+    mcp_stdio: McpSession, server: FixtureServer
+) -> None:
+    url = server.url("/dl/report.pdf")
+    fetched = await mcp_stdio.call("browser_download", {"url": url, "filename": "listed.pdf"})
+    assert not fetched.is_error, text_of(fetched)
+    listed = text_of(await mcp_stdio.call("browser_downloads"))
+    line = next((line for line in listed.splitlines() if "listed.pdf" in line), None)
+    assert line is not None, listed
+    size = len(DOWNLOADS["/dl/report.pdf"][0])
+    path = mcp_stdio.downloads / "listed.pdf"  # type: ignore[attr-defined]
+    assert f"[completed, {size:,} bytes] {path} from {url}" in line

@@ -110,7 +110,9 @@ class Proxy:
     @classmethod
     def from_url(cls, url: str, bypass: str | Iterable[str] = ()) -> Proxy:
         """A proxy from ``scheme://user:password@host:port``: the credentials are taken
-        out of the URL (percent-decoded) into ``username`` and ``password``.
+        out of the URL (percent-decoded) into ``username`` and ``password``. The user info
+        runs to the last ``@``, so a password may hold an unencoded ``/``, ``?``, ``#`` or
+        ``@``; from then on it is masked in every message and log record.
 
         Raises:
             ValueError: Not a proxy URL (the message shows it with its password masked).

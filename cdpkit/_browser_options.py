@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ._secrets import mask
 from ._settings import BrowserSettings, Proxy
 from .errors import CDPError, CommandTimeoutError, GridCapacityError, LaunchError
 from .launcher import window_size_arg
@@ -485,6 +486,7 @@ def error_line(exc: BaseException) -> str:
     """``exc`` as one line the command line prints: in the CLI's own words (its options,
     not the library's arguments), the exception's type only where the message needs it."""
     text = " ".join(part.strip() for part in _in_cli_words(exc).splitlines() if part.strip())
+    text = mask(text)  # a proxy password never reaches the terminal or the agent
     if not isinstance(exc, CDPError | CLIError | ValueError | OSError | TimeoutError):
         text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     elif not text:
@@ -496,6 +498,6 @@ def report_error(exc: BaseException, *, debug: bool) -> None:
     """Print ``exc`` the way the command line reports failures: one line on stderr, or the
     whole traceback with ``debug``."""
     if debug_wanted(debug):
-        traceback.print_exception(exc)
+        print(mask("".join(traceback.format_exception(exc))), end="", file=sys.stderr)
     else:
         print(f"error: {error_line(exc)}", file=sys.stderr)

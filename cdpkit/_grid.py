@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import urllib.parse
 import uuid
 from collections.abc import Generator, Mapping, Sequence
@@ -24,13 +23,14 @@ import anyio
 
 from . import cdp
 from ._endpoint import check_headers, http_request, redact
+from ._secrets import get_logger
 from .browser import Browser, connect
 from .errors import CDPError, CommandTimeoutError, ConnectError, GridCapacityError, GridError
 from .launcher import DEFAULT_ARGS, DEFAULT_VIEWPORT, HEADLESS_ARGS, window_size_arg
 
 __all__ = ["GridBrowser", "grid"]
 
-log = logging.getLogger("cdpkit")
+log = get_logger("cdpkit")
 
 # How long deleting a session may take when the block ends.
 _DELETE_TIMEOUT = 10.0

@@ -11,7 +11,6 @@ import asyncio
 import base64
 import contextlib
 import dataclasses
-import logging
 import secrets
 import sys
 import time
@@ -37,11 +36,12 @@ from ._mcp_tools import (
     tabs_resource,
 )
 from ._mcp_urls import UrlPolicy
+from ._secrets import get_logger
 from .errors import CDPError
 
 __all__ = ["build_server", "run_http", "run_stdio"]
 
-log = logging.getLogger("cdpkit.mcp")
+log = get_logger("cdpkit.mcp")
 
 INSTRUCTIONS = """\
 Reads the web and drives a Chromium browser.

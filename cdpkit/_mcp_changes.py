@@ -16,11 +16,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import logging
 from collections.abc import AsyncIterator
 
 from . import cdp
 from ._mcp_schema import Part, Text
+from ._secrets import get_logger
 from .errors import CDPError
 from .page import ConsoleEntry, Page
 from .tools.accessibility import peek_changes
@@ -28,7 +28,7 @@ from .tools.information import ConsoleMessage, _message
 
 __all__ = ["LOADED_SETTLE", "NAVIGATION_WAIT", "PageChanges", "summarize", "watch_changes"]
 
-log = logging.getLogger("cdpkit.mcp")
+log = get_logger("cdpkit.mcp")
 
 # After an action: how long its quick consequences (a timer's error, a navigation's
 # start) get to show, and how long a navigation it started gets to finish loading.

@@ -17,7 +17,7 @@ from typing import Any
 
 from . import tools
 from .page import Page
-from .tools.files import sanitize_filename
+from .tools.files import claim_free_name, sanitize_filename
 
 __all__ = [
     "browser_network_request",
@@ -150,15 +150,20 @@ async def browser_performance_trace(
         reload: Reload the page under trace (to measure loading); false records 1 s of
             what the page does now.
         filename: The trace file's name (default ``trace-<timestamp>.json``); it is
-            saved in the server's download directory.
+            saved in the server's download directory, never over a file already there
+            (``name-1.json`` when the name is taken).
         output_dir: The directory (set by the server, not an MCP argument).
 
     Returns:
         The vitals, the longest tasks and the trace file's path.
     """
     directory = output_dir or Path.cwd()
-    directory.mkdir(parents=True, exist_ok=True)
     name = sanitize_filename(filename) if filename else ""
-    path = directory / (name or f"trace-{int(time.time() * 1000)}.json")
-    report = await tools.performance_trace(page, path, reload=reload)
+    # Never over a file already there: a free name (name-1.json...) when it is taken.
+    path = claim_free_name(directory, name or f"trace-{int(time.time() * 1000)}.json")
+    try:
+        report = await tools.performance_trace(page, path, reload=reload)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
     return dataclasses.asdict(report)

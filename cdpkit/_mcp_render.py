@@ -14,7 +14,7 @@ from typing import Any
 from . import tools
 from ._mcp_schema import Blob, Image, Part, Text, to_json
 from ._mcp_urls import UrlBlockedError
-from .tools.files import sanitize_filename
+from .tools.files import claim_free_name, sanitize_filename
 
 if typing.TYPE_CHECKING:
     from ._mcp_session import BrowserSession
@@ -99,6 +99,8 @@ def _file_parts(path: Path, mime_type: str | None, size: int) -> list[Part]:
 
 
 def render_download(result: tools.DownloadResult, session: BrowserSession) -> list[Part]:
+    if session.downloads is not None:
+        session.downloads.saved(result)  # browser_downloads lists it with the pages' ones
     parts: list[Part] = [Text(to_json(result))]
     embedded = _file_parts(Path(result.path), result.mime_type, result.size)
     if not embedded:
@@ -144,7 +146,7 @@ def render_scrape(result: tools.ScrapeResult, session: BrowserSession) -> list[P
     directory = session.options.download_dir
     directory.mkdir(parents=True, exist_ok=True)
     name = sanitize_filename(Path(result.final_url.split("?")[0]).name) or "media"
-    path = directory / f"{int(time.time() * 1000)}-{name}"
+    path = claim_free_name(directory, f"{int(time.time() * 1000)}-{name}")  # never over a file
     path.write_bytes(data)
     meta["path"] = str(path)
     return [Text(to_json(meta)), Text(f"The media is too large to embed; it is saved at {path}.")]

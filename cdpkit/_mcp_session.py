@@ -10,7 +10,6 @@ import asyncio
 import collections
 import contextlib
 import dataclasses
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +18,7 @@ from ._browser_options import BrowserOptions, CLIError, error_line, start_browse
 from ._mcp_downloads import DownloadTracker
 from ._mcp_urls import UrlPolicy
 from ._model import RawEvent
+from ._secrets import get_logger
 from .browser import Browser, BrowserContext
 from .errors import CDPError, ConnectionClosedError
 from .page import Page
@@ -29,7 +29,7 @@ from .tools.tabs import active_tab
 if TYPE_CHECKING:
     from ._browse._engine import Engine
 
-log = logging.getLogger("cdpkit.mcp")
+log = get_logger("cdpkit.mcp")
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ServerOptions:
@@ -303,16 +303,18 @@ class BrowserSession:
             except BaseException:
                 await browser.close()  # no browser without its guard
                 raise
+        # One list for the whole session (a restarted browser keeps it): browser_download's
+        # files, and what the pages download.
+        if self.downloads is None:
+            self.downloads = DownloadTracker(options.download_dir)
         if options.browser.connect is None:
             # Files the pages download land in the download directory, listed by
             # browser_downloads (a browser the server attached to keeps its own settings).
-            tracker = DownloadTracker(options.download_dir)
             try:
-                await tracker.start(browser)
+                await self.downloads.start(browser)
             except BaseException:
                 await browser.close()
                 raise
-            self.downloads = tracker
         self._browser = browser
         return browser
 

@@ -16,7 +16,7 @@ from . import tools
 from ._mcp_downloads import DownloadTracker, describe_downloads
 from .browser import Browser
 from .page import Page
-from .tools.files import sanitize_filename
+from .tools.files import claim_free_name, sanitize_filename
 
 __all__ = ["browser_downloads", "browser_emulate", "browser_save_storage_state"]
 
@@ -28,7 +28,7 @@ async def browser_save_storage_state(
     sessionStorage — as a storage_state JSON file (Playwright's format), to start a later
     session logged in (``cdpkit mcp --storage-state PATH``, or any cdpkit command's
     ``--storage-state``). The file holds credentials: it is written readable by its owner
-    only.
+    only. It never replaces a file: when the name is taken, name-1.json, name-2.json...
 
     Args:
         page: The page.
@@ -41,8 +41,13 @@ async def browser_save_storage_state(
     """
     directory = output_dir or Path.cwd()
     name = sanitize_filename(filename) if filename else ""
-    path = (directory / (name or f"storage-state-{int(time.time() * 1000)}.json")).resolve()
-    state = await tools.save_storage_state(page, path)
+    # Never over a file already there (a download, another session's login): a free name.
+    path = claim_free_name(directory, name or f"storage-state-{int(time.time() * 1000)}.json", mode=0o600)
+    try:
+        state = await tools.save_storage_state(page, path)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
     return (
         f"Saved {len(state['cookies'])} cookies and the storage of {len(state['origins'])} "
         f"origins to {path}"
@@ -121,9 +126,9 @@ async def browser_emulate(
 
 
 async def browser_downloads(browser: Browser, *, tracker: DownloadTracker | None = None) -> str:
-    """List the files the pages downloaded in this session (a click on a download link, a
-    form answered with an attachment...), with their state and absolute path in the
-    server's download directory.
+    """List the files of this session: those the pages downloaded (a click on a download
+    link, a form answered with an attachment...) and those browser_download saved, with
+    their state, size, absolute path in the server's download directory and URL.
 
     Args:
         browser: The browser.
@@ -134,9 +139,5 @@ async def browser_downloads(browser: Browser, *, tracker: DownloadTracker | None
     """
     del browser  # the tracker follows the browser's own download events
     if tracker is None:
-        return (
-            "Downloads are not tracked for a browser the server attached to (--connect): "
-            "they go to that browser's own download folder. browser_download saves a URL's "
-            "file in the server's download directory."
-        )
-    return describe_downloads(tracker.downloads)
+        return describe_downloads([])
+    return describe_downloads(tracker.downloads, following=tracker.following)

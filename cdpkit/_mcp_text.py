@@ -259,5 +259,5 @@ TOOL_TEXT: dict[str, ToolText] = {
             "reset": "Clear all first.",
         },
     ),
-    "browser_downloads": ("The files the pages downloaded, with state and path.", {}),
+    "browser_downloads": ("Every file of the session (the pages' downloads, browser_download's): state, size, path.", {}),
 }

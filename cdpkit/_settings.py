@@ -31,6 +31,7 @@ from typing import Any
 
 from . import cdp
 from ._model import Command
+from ._secrets import redact_url, remember
 from .launcher import DEFAULT_ARGS
 
 __all__ = [
@@ -79,13 +80,13 @@ class Proxy:
         parts = urllib.parse.urlsplit(self.server)
         if parts.scheme.lower() not in _PROXY_SCHEMES or not parts.hostname:
             raise _fail(
-                "proxy", _redact_url(self.server),
+                "proxy", redact_url(self.server),
                 "expected scheme://host:port with scheme http, https, socks4 or socks5, "
                 "e.g. 'http://proxy.example:3128'",
             )
         if parts.username is not None or parts.password is not None:
             raise ValueError(
-                f"Invalid proxy={_redact_url(self.server)!r}: put the credentials in "
+                f"Invalid proxy={redact_url(self.server)!r}: put the credentials in "
                 "Proxy(username=..., password=...) or use Proxy.from_url(url), not in server"
             )
         try:
@@ -96,6 +97,8 @@ class Proxy:
             raise _fail("proxy", self.server, "a proxy is scheme://host:port, without a path")
         if self.password is not None and self.username is None:
             raise ValueError("Invalid proxy: a password without a username")
+        if self.password is not None:
+            remember(self.password, username=self.username)
 
     def __repr__(self) -> str:
         password = ", password='***'" if self.password is not None else ""
@@ -107,7 +110,9 @@ class Proxy:
     @classmethod
     def from_url(cls, url: str, bypass: str | Iterable[str] = ()) -> Proxy:
         """A proxy from ``scheme://user:password@host:port``: the credentials are taken
-        out of the URL (percent-decoded) into ``username`` and ``password``.
+        out of the URL (percent-decoded) into ``username`` and ``password``. The user info
+        runs to the last ``@``, so a password may hold an unencoded ``/``, ``?``, ``#`` or
+        ``@``; from then on it is masked in every message and log record.
 
         Raises:
             ValueError: Not a proxy URL (the message shows it with its password masked).
@@ -115,15 +120,21 @@ class Proxy:
         text = url.strip()
         if "://" not in text:
             raise _fail(
-                "proxy", _redact_url(text),
+                "proxy", redact_url(text),
                 "give the scheme too, e.g. 'http://proxy.example:3128' (or socks5://...)",
             )
-        parts = urllib.parse.urlsplit(text)
-        username = urllib.parse.unquote(parts.username) if parts.username is not None else None
-        password = urllib.parse.unquote(parts.password) if parts.password is not None else None
-        host = parts.netloc.rpartition("@")[2]
-        server = urllib.parse.urlunsplit((parts.scheme, host, parts.path, parts.query, ""))
-        return cls(server, username, password, tuple(_split(bypass)))
+        # A proxy URL has no path: its user info runs to the last "@", so a password may
+        # hold an unencoded "/", "?" or "#" (urlsplit would end it at the first of them).
+        scheme, _, rest = text.partition("://")
+        userinfo, at, host = rest.rpartition("@")
+        username = password = None
+        if at:
+            user, colon, secret = userinfo.partition(":")
+            username = urllib.parse.unquote(user)
+            password = urllib.parse.unquote(secret) if colon else None
+            if password is not None:
+                remember(password, username=username)  # masked even if the rest is refused
+        return cls(f"{scheme}://{host}", username, password, tuple(_split(bypass)))
 
     @property
     def needs_auth(self) -> bool:
@@ -143,17 +154,6 @@ class Proxy:
 def _split(value: str | Iterable[str]) -> tuple[str, ...]:
     items = re.split(r"[;,]", value) if isinstance(value, str) else list(value)
     return tuple(item.strip() for item in items if item.strip())
-
-
-def _redact_url(url: str) -> str:
-    """``url`` with a password in it masked."""
-    parts = urllib.parse.urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rpartition("@")[2]
-    return urllib.parse.urlunsplit(
-        (parts.scheme, f"{parts.username}:***@{host}", parts.path, parts.query, parts.fragment)
-    )
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 import anyio
 
 from . import cdp
+from ._files import write_private
 from ._navigation import load
 from .errors import CDPError, EvaluationError
 from .page import Page
@@ -52,8 +53,8 @@ async def save_storage_state(
     Args:
         target: A page (its context is saved, with that page's storage), a context (all
             its pages), or a browser (its default context).
-        path: Where to write the JSON (mode 0600: it holds credentials); ``None`` only
-            returns it.
+        path: Where to write the JSON (mode 0600: it holds credentials; a file already
+            there is replaced by a new 0600 file, atomically); ``None`` only returns it.
 
     Returns:
         The state, as written.
@@ -75,7 +76,7 @@ async def save_storage_state(
     state: StorageState = {"cookies": cookies, "origins": list(origins.values())}
     if path is not None:
         text = json.dumps(state, indent=2)
-        await anyio.to_thread.run_sync(_write_private, Path(path), text)
+        await anyio.to_thread.run_sync(write_private, Path(path), text)
     return state
 
 
@@ -247,9 +248,3 @@ async def evaluate(page: Page, script: str, *args: Any) -> Any:
         )
     return result.result.value
 
-
-def _write_private(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-        file.write(text)

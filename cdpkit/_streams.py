@@ -6,7 +6,6 @@ parsed into their models when read, not when they arrive.
 from __future__ import annotations
 
 import asyncio
-import logging
 import math
 from collections import deque
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 from pydantic import ValidationError
 
 from ._model import Event, RawEvent, event_type
+from ._secrets import get_logger
 from ._wire import EventParams, decode_params, release_freed_memory
 from .errors import ConnectionClosedError, WaitTimeoutError
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EventStream", "Expectation"]
 
-log = logging.getLogger("cdpkit")
+log = get_logger("cdpkit")
 
 T = TypeVar("T")  # what a stream yields: an event model, or Event | RawEvent
 AnyEvent = Event | RawEvent

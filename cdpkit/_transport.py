@@ -18,6 +18,8 @@ from typing import Protocol
 import websockets
 from websockets.asyncio.client import ClientConnection
 
+from ._secrets import get_logger
+
 # Chrome's own limit for one DevTools message it sends is 256 MiB; allow more, never less.
 MAX_MESSAGE_SIZE = 512 * 1024 * 1024
 
@@ -82,6 +84,8 @@ class WebSocketTransport:
             open_timeout=timeout,
             close_timeout=2,
             user_agent_header=None,
+            # Its DEBUG lines show each frame; one answers a proxy's challenge, password and all.
+            logger=get_logger("websockets.client"),
         )
         return cls(ws)
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import gc
 import json
-import logging
 import sys
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
 import msgspec
+
+from ._secrets import get_logger
 
 __all__ = [
     "Envelope",
@@ -27,7 +28,7 @@ __all__ = [
     "release_freed_memory",
 ]
 
-log = logging.getLogger("cdpkit")
+log = get_logger("cdpkit")
 
 # An event's params as the reader hands them on: already a dict, or the JSON text.
 EventParams: TypeAlias = "dict[str, Any] | msgspec.Raw"

@@ -12,12 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import logging
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
+from ._secrets import get_logger
 from ._transport import Transport, TransportClosed
 from ._wire import EventParams, decode_envelope, decode_params
 from ._wire import decode_message as _decode
@@ -26,7 +26,7 @@ from .session import Session
 
 __all__ = ["Connection"]
 
-log = logging.getLogger("cdpkit")
+log = get_logger("cdpkit")
 
 # Builds the session for a newly attached target: (connection, parent, params of
 # Target.attachedToTarget) -> Session.

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 from . import cdp
+from ._secrets import get_logger
 from ._wire import EventParams, decode_params
 from .errors import CDPError, ConnectionClosedError, PageCrashedError, TargetClosedError
 from .session import Session
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ConsoleEntry", "Dialog", "Page"]
 
-log = logging.getLogger("cdpkit")
+log = get_logger("cdpkit")
 
 # Each entry keeps the event's JSON (arguments, stack trace): about 3 KB for a one-line
 # log. 100,000 of them held 300 MB per page; Playwright keeps the last 200.

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import heapq
 import json
-import logging
 import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
 from pydantic import ValidationError
 
 from ._model import CDPModel, Command, Event, RawEvent
+from ._secrets import get_logger
 from ._streams import AnyEvent, EventSpec, EventStream, Expectation, _fresh
 from ._wire import EventParams, decode_params
 from .errors import (
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EventStream", "Expectation", "Session"]
 
-log = logging.getLogger("cdpkit")
+log = get_logger("cdpkit")
 
 R = TypeVar("R")
 W = TypeVar("W")  # a command's result as raw JSON (see send_json)

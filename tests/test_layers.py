@@ -35,6 +35,8 @@ FLOORS: dict[str, int] = {
     "_profiles": 1,
     "_endpoint": 1,
     "_autoconnect": 1,
+    "_secrets": 1,  # masking the proxy passwords in messages and logs
+    "_files": 1,  # writing the files that hold credentials
     "_navigation": 2,
     "_frames": 2,
     "page": 2,

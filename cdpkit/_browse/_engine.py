@@ -511,7 +511,7 @@ class _Call:
             self.escalations.append(f"tier 1 -> 2: a {scheme}: URL is read by the browser")
         if self.config.privacy.respect_robots_txt:
             token = robots_token(self.session.client.headers.get("User-Agent"))
-            await self.engine._robots.check(self.session.client, self.url, token)
+            await self.engine._robots.check(self.session.client, self.url, token, self.left())
         static: BrowseResult | None = None
         if first == 1:
             outcome = await self._tier_one(last)

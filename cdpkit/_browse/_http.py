@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import re
 import ssl
 import urllib.parse
 import urllib.robotparser
@@ -23,7 +24,10 @@ __all__ = ["MAX_BODY_BYTES", "Fetched", "RobotsCache", "fetch", "make_client", "
 
 MAX_BODY_BYTES = 64 * 1024 * 1024  # larger resources are for `cdpkit download`
 ROBOTS_TOKEN = "cdpkit"  # the product token robots.txt groups are matched against
-_ROBOTS_TIMEOUT = 5.0
+_ROBOTS_TIMEOUT = 5.0  # for the whole file, as the page's timeout is for the whole page
+# Google reads the first 500 KiB of a robots.txt and ignores the rest; RFC 9309 asks
+# crawlers to parse at least that much.
+MAX_ROBOTS_BYTES = 500 * 1024
 
 
 def user_agent() -> str:
@@ -85,13 +89,46 @@ def make_client(config: EngineConfig, settings: BrowserSettings | None = None) -
         mounts=mounts,
         headers=headers,
         # Each hop (the first request, each redirect) is put to the caller's check before
-        # it is sent (see cdpkit._own_requests.checked_by).
-        event_hooks={"request": [_check_hop]},
+        # it is sent (see cdpkit._own_requests.checked_by); a redirect out of http(s) is
+        # refused before it is followed.
+        event_hooks={"request": [_check_hop], "response": [_refuse_unsafe_redirect]},
     )
 
 
 async def _check_hop(request: httpx.Request) -> None:
     _own_requests.check(str(request.url))
+
+
+class UnsafeRedirect(httpx.HTTPError):
+    """A redirect to a URL that is not ``http(s)`` (``data:``, ``javascript:``,
+    ``file:``...), refused before it is followed, as Chrome refuses it
+    (``net::ERR_UNSAFE_REDIRECT``).
+
+    Attributes:
+        scheme: The target's scheme, without its colon.
+    """
+
+    def __init__(self, scheme: str) -> None:
+        super().__init__(f"a redirect to a {scheme}: URL")
+        self.scheme = scheme
+
+
+_SCHEME_RE = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+_C0_AND_SPACE = "".join(chr(code) for code in range(0x21))
+
+
+async def _refuse_unsafe_redirect(response: httpx.Response) -> None:
+    """Raise :class:`UnsafeRedirect` for a redirect whose ``Location`` leaves http(s)."""
+    location = response.headers.get("location") if response.is_redirect else None
+    if location is None:
+        return
+    # As a browser reads it (WHATWG URL): ends stripped of controls and spaces, tabs and
+    # newlines dropped anywhere; no scheme: relative, so the response's own.
+    text = re.sub(r"[\t\n\r]", "", location.strip(_C0_AND_SPACE))
+    found = _SCHEME_RE.match(text)
+    scheme = found.group(1).lower() if found else response.url.scheme
+    if scheme not in ("http", "https"):
+        raise UnsafeRedirect(scheme)
 
 
 class _DeferredTransport(httpx.AsyncBaseTransport):
@@ -212,6 +249,12 @@ def _from_httpx(url: str, exc: httpx.HTTPError, timeout: float) -> BrowseError:
         return network_error(url, "network.timeout", timeout=timeout)
     if isinstance(exc, httpx.ProxyError):  # httpx's words name the proxy's answer, not its password
         return network_error(url, "network.proxy", detail=text)
+    if isinstance(exc, UnsafeRedirect):
+        return BrowseError(url, "network.redirect",
+                           f"it redirects to a {exc.scheme}: URL, which cdpkit does not follow (only "
+                           "http and https; browsers refuse it too: net::ERR_UNSAFE_REDIRECT)",
+                           recoverable=False, suggestion="the page cannot be fetched: its server sends "
+                           "visitors elsewhere than to a web page")
     if isinstance(exc, httpx.TooManyRedirects):
         return network_error(url, "network.redirects", detail=text)
     if isinstance(exc, httpx.DecodingError):
@@ -241,10 +284,13 @@ class RobotsCache:
         self._parsers: dict[str, urllib.robotparser.RobotFileParser | None] = {}
         self._lock = asyncio.Lock()
 
-    async def check(self, client: httpx.AsyncClient, url: str, token: str = ROBOTS_TOKEN) -> None:
+    async def check(
+        self, client: httpx.AsyncClient, url: str, token: str = ROBOTS_TOKEN, timeout: float = _ROBOTS_TIMEOUT
+    ) -> None:
         """Raise when ``robots.txt`` disallows ``url`` for ``token`` (the user agent's
         product token, see :func:`robots_token`). A missing or unreadable ``robots.txt``
-        allows everything.
+        allows everything. It is read within 5 s (or ``timeout``, when shorter), its
+        first 500 KiB only, as Google does: an endless one costs neither time nor memory.
 
         Raises:
             BrowseError: ``http.robots``, naming the rule (not recoverable).
@@ -255,8 +301,15 @@ class RobotsCache:
         origin = f"{parts.scheme}://{parts.netloc}"
         async with self._lock:
             if origin not in self._parsers:
-                self._parsers[origin] = await _read_robots(client, origin)
-        parser = self._parsers[origin]
+                budget = min(_ROBOTS_TIMEOUT, timeout)
+                try:
+                    self._parsers[origin] = await _read_robots(client, origin, budget)
+                except TimeoutError:
+                    # Unreadable in time: allows everything; asked again next time only
+                    # if it was the caller's shorter budget that ran out.
+                    if budget >= _ROBOTS_TIMEOUT:
+                        self._parsers[origin] = None
+        parser = self._parsers.get(origin)
         if parser is None or parser.can_fetch(token, url):
             return
         rule = _matching_rule(parser, url, token)
@@ -269,15 +322,35 @@ class RobotsCache:
         )
 
 
-async def _read_robots(client: httpx.AsyncClient, origin: str) -> urllib.robotparser.RobotFileParser | None:
+async def _read_robots(
+    client: httpx.AsyncClient, origin: str, timeout: float
+) -> urllib.robotparser.RobotFileParser | None:
+    """The parsed ``robots.txt`` of ``origin`` (its first :data:`MAX_ROBOTS_BYTES`),
+    ``None`` when there is none to obey.
+
+    Raises:
+        TimeoutError: Not read within ``timeout`` seconds (connecting, redirects, body).
+    """
+    url = f"{origin}/robots.txt"
+    body = bytearray()
+    cut = False
     try:
-        response = await client.get(f"{origin}/robots.txt", timeout=_ROBOTS_TIMEOUT)
+        async with asyncio.timeout(timeout):
+            async with client.stream("GET", url, timeout=httpx.Timeout(timeout)) as response:
+                if response.status_code >= 400:
+                    return None
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    if len(body) > MAX_ROBOTS_BYTES:
+                        cut = True
+                        break
     except (httpx.HTTPError, _own_requests.RequestRefused):  # refused: never requested
         return None
-    if response.status_code >= 400:
-        return None
-    parser = urllib.robotparser.RobotFileParser(f"{origin}/robots.txt")
-    parser.parse(response.text.splitlines())
+    lines = body[:MAX_ROBOTS_BYTES].decode("utf-8", errors="replace").splitlines()
+    if cut and lines:
+        lines.pop()  # the line the limit cut in two
+    parser = urllib.robotparser.RobotFileParser(url)
+    parser.parse(lines)
     return parser
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborNode
 
+from .._secrets import get_logger
 from ._blocks import Block, code_language, image_item, plain, resolve_url
 from ._result import MediaItem
 
@@ -37,7 +38,7 @@ def main_content_html(html: str) -> str | None:
     try:
         return _extract(trafilatura, html)
     except Exception:  # a parser bug on one odd page must not lose the page
-        logging.getLogger(__name__).debug(
+        get_logger(__name__).debug(
             "trafilatura failed; the whole page is used", exc_info=True
         )
         return None

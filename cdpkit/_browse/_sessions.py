@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import http.cookiejar
 import json
-import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from .. import cdp
+from .._files import write_private
 from ..errors import CDPError
 from ._result import BrowseError
 
@@ -130,12 +130,7 @@ class BrowseSession:
         """Write the jar as a ``storage_state`` JSON file readable by its owner only."""
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         state = {"cookies": [_to_state(cookie) for cookie in self.cookies.jar], "origins": []}
-        temporary = path.with_name(path.name + ".tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            json.dump(state, file, indent=1)
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, path)
+        write_private(path, json.dumps(state, indent=1))
 
     def _restore(self, path: Path, *, saved_login: bool = False) -> None:
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -226,6 +227,15 @@ def download(
                 stop.set()
                 if watcher is not None:
                     await asyncio.gather(watcher, return_exceptions=True)
-        print(f"Saved {result.path} ({_human_size(result.size)}, {result.mime_type or 'unknown type'})")
+        print(f"Saved {_shown(result.path)} ({_human_size(result.size)}, {result.mime_type or 'unknown type'})")
 
     run(work, debug=debug)
+
+
+def _shown(path: str) -> str:
+    """``path`` as wget shows it: relative to the working directory when inside it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative

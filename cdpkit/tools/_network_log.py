@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .. import cdp
 from .._model import RawEvent
+from .._secrets import get_logger
 from ..errors import ConnectionClosedError
 from ..page import Page
 from ..session import EventStream
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     )
     from ..cdp.page import FrameNavigatedJSON
 
-_logger = logging.getLogger("cdpkit")
+_logger = get_logger("cdpkit")
 
 MAX_ENTRIES = 5_000
 

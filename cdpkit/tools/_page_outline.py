@@ -39,11 +39,11 @@ When a walk fails in a live document (the script throws, no world can be had),
 from __future__ import annotations
 
 import asyncio
-import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import cdp
+from .._secrets import get_logger
 from .._wire import decode_message
 from ..cdp.runtime import ExecutionContextId, RemoteObjectId
 from ..errors import CDPError, ConnectionClosedError, EvaluationError, ProtocolError
@@ -61,7 +61,7 @@ __all__ = [
     "renew_worlds",
 ]
 
-log = logging.getLogger("cdpkit")
+log = get_logger("cdpkit")
 
 _OUTLINE = Script("outline")
 _WORLD_NAME = "cdpkit-outline"

@@ -30,10 +30,11 @@ import re
 import shutil
 import tempfile
 import time
+import unicodedata
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, cast
@@ -116,20 +117,100 @@ def default_download_dir() -> Path:
     return platformdirs.user_downloads_path()
 
 
+def _download_dir(dest_dir: str | os.PathLike[str] | None) -> Path:
+    """``dest_dir`` (``~`` expanded) or the default download folder, as an absolute path:
+    results name where the file is, whatever the working directory becomes."""
+    return Path(os.path.abspath(Path(dest_dir).expanduser() if dest_dir else default_download_dir()))
+
+
+def _invisible(char: str) -> bool:
+    """Whether ``char`` is one Chrome replaces by ``_`` in a download's name
+    (``IllegalCharacters`` in base/i18n/file_util_icu.cc) beyond the control characters
+    (which cdpkit drops): a format character (the bidirectional controls among them, which
+    make ``invoice\\u202etxt.exe`` show as ``invoiceexe.txt``; zero-width ones) or a
+    non-character; a lone surrogate is no character either."""
+    code = ord(char)
+    return (
+        unicodedata.category(char) in ("Cf", "Cs")
+        or 0xFDD0 <= code <= 0xFDEF
+        or code & 0xFFFE == 0xFFFE
+    )
+
+
+def _split_extension(name: str) -> tuple[str, str]:
+    """``(stem, extension)``; an "extension" over 32 bytes is part of the stem."""
+    stem, ext = os.path.splitext(name)
+    return (name, "") if len(ext.encode()) > 32 else (stem, ext)
+
+
+def _fit(stem: str, ext: str, suffix: str, limit: int) -> str:
+    """``stem + suffix + ext`` in at most ``limit`` bytes of UTF-8: the stem is cut, on
+    a character boundary, so that the extension and the suffix stay whole."""
+    room = max(limit - len((suffix + ext).encode()), 0)
+    encoded = stem.encode()
+    if len(encoded) > room:
+        stem = encoded[:room].decode(errors="ignore")  # drops a character cut in two
+    return stem + suffix + ext
+
+
 def sanitize_filename(name: str) -> str:
-    """A safe file name: no path separators, no ``..``, no NUL or control characters,
-    at most 255 bytes (extension kept). Empty if nothing usable is left."""
-    name = "".join(ch for ch in name if ch >= " " and ch != "\x7f")
+    """A safe file name: no path separators, no ``..``, no NUL or control characters;
+    format characters (bidirectional controls, zero-width characters) and non-characters
+    replaced by ``_`` as Chrome does; at most 255 bytes (extension kept). Empty if
+    nothing usable is left."""
+    name = "".join(
+        "_" if _invisible(ch) else ch for ch in name if unicodedata.category(ch) != "Cc"
+    )
     name = re.sub(r"[/\\:]+", "_", name).strip().strip(".")
     name = name.replace("..", "_")
     if len(name.encode()) > MAX_NAME_BYTES:
-        stem, ext = os.path.splitext(name)
-        if len(ext.encode()) > 32:
-            stem, ext = name, ""
-        budget = MAX_NAME_BYTES - len(ext.encode())
-        stem = stem.encode()[:budget].decode(errors="ignore")
-        name = stem + ext
+        name = _fit(*_split_extension(name), "", MAX_NAME_BYTES)
     return name
+
+
+def _name_limit(directory: Path) -> int:
+    """The longest file name ``directory``'s filesystem takes, in bytes (at most 255)."""
+    try:
+        return min(MAX_NAME_BYTES, os.pathconf(directory, "PC_NAME_MAX"))
+    except (AttributeError, OSError, ValueError):  # no pathconf (Windows), or no answer
+        return MAX_NAME_BYTES
+
+
+def _free_names(directory: Path, filename: str | None, extension: str) -> Iterator[str]:
+    """The names to try, in order, for a file in ``directory``: ``filename``, then
+    ``name-1.ext``, ``name-2.ext``... (the stem cut to fit the filesystem's limit, the
+    extension and the number kept); with no ``filename``, ``{13-digit ms timestamp}{ext}``
+    then the next milliseconds."""
+    if filename:
+        stem, ext = _split_extension(filename)
+        limit = _name_limit(directory)
+        return (_fit(stem, ext, f"-{i}" if i else "", limit) for i in range(10_000))
+    start = int(time.time() * 1000)
+    return (f"{start + i:013d}{extension}" for i in range(10_000))
+
+
+def claim_free_name(directory: Path, filename: str, *, mode: int = 0o666) -> Path:
+    """Create an empty file in ``directory`` under ``filename`` (sanitized), or the first
+    free ``name-N.ext``, exclusively: an existing file is never replaced. The caller then
+    writes (or atomically replaces) that file, which is its own.
+
+    Args:
+        directory: Where (created if missing).
+        filename: The wanted name.
+        mode: Its permissions (less the umask); 0o600 for a file holding credentials.
+
+    Raises:
+        DownloadError: Every candidate name is taken.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    for candidate in _free_names(directory, sanitize_filename(filename) or "file", ""):
+        final = directory / candidate
+        try:
+            os.close(os.open(final, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode))
+        except FileExistsError:
+            continue
+        return final.resolve()
+    raise DownloadError(f"No free file name left in {directory}")
 
 
 def _extension(url: str, mime_type: str | None) -> str:
@@ -149,14 +230,10 @@ def _publish(part: Path, directory: Path, filename: str | None, extension: str) 
     """Give the finished ``part`` file its final name without ever replacing a file.
 
     With no ``filename``: ``{13-digit ms timestamp}{extension}``, the next millisecond if
-    taken. With one: that name, then ``name-1.ext``, ``name-2.ext``...
+    taken. With one: that name, then ``name-1.ext``, ``name-2.ext``... (see
+    :func:`_free_names`).
     """
-    if filename:
-        stem, ext = os.path.splitext(filename)
-        candidates = (filename if i == 0 else sanitize_filename(f"{stem}-{i}{ext}") for i in range(10_000))
-    else:
-        start = int(time.time() * 1000)
-        candidates = (f"{start + i:013d}{extension}" for i in range(10_000))
+    candidates = _free_names(directory, filename, extension)
     for candidate in candidates:
         final = directory / candidate
         try:
@@ -258,9 +335,9 @@ async def download(
     url = urllib.parse.urldefrag(url)[0]
     if not url.startswith(("http://", "https://")):
         if url.startswith("data:"):
-            return await _save_data_url(url, Path(dest_dir or default_download_dir()), filename)
+            return await _save_data_url(url, _download_dir(dest_dir), filename)
         raise DownloadError(f"Cannot download {url!r}: only http(s) and data: URLs")
-    directory = Path(dest_dir).expanduser() if dest_dir else default_download_dir()
+    directory = _download_dir(dest_dir)
     lock = page.state(_DownloadState).lock
     try:
         async with asyncio.timeout(timeout):
@@ -362,7 +439,7 @@ async def expect_download(
         DownloadError: No download began, it was canceled or failed, or timed out;
             nothing partial is left.
     """
-    directory = Path(dest_dir).expanduser() if dest_dir else default_download_dir()
+    directory = _download_dir(dest_dir)
     directory.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=directory, prefix=".cdpkit-downloads-"))
     browser = page.browser

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import cdp
+from .._files import write_private
 from ..errors import CDPError, ConnectionClosedError
 from ..page import Page
 from ._network_log import MAX_ENTRIES, Entry, NetworkLog, PageLoad, recording
@@ -46,7 +47,8 @@ async def record_har(
 
     The file is written when the block ends, also when it raises (the exception then
     goes on), and replaces ``path`` whole (written beside it, then renamed), so it is
-    never half-written. Each main-frame navigation in the block is a ``page`` of the HAR;
+    never half-written; it holds the cookies sent and set, so it is made readable by its
+    owner only (mode 0600). Each main-frame navigation in the block is a ``page`` of the HAR;
     requests are its ``entries`` (the last 5,000 are kept), with request and response
     headers, cookies, post data, timings (``blocked``, ``dns``, ``connect``, ``ssl``,
     ``send``, ``wait``, ``receive``; ``-1`` where a phase did not apply), the server's
@@ -148,13 +150,8 @@ async def _title(page: Page) -> str | None:
 
 
 def _write_whole(path: Path, har: dict[str, Any]) -> None:
-    partial = path.with_name(f".{path.name}.part")
-    try:
-        partial.write_text(json.dumps(har, indent=1, ensure_ascii=False), encoding="utf-8")
-        os.replace(partial, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            partial.unlink()
+    # Cookies and Set-Cookie values are in it: readable by its owner only.
+    write_private(path, json.dumps(har, indent=1, ensure_ascii=False))
 
 
 async def _build(page: Page, log: NetworkLog, bodies: _Bodies) -> dict[str, Any]:

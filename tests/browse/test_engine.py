@@ -9,6 +9,8 @@ import asyncio
 import io
 import json
 import stat
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -478,3 +480,79 @@ async def test_the_config_can_attach_to_a_running_browser(
     assert result.tier_used == 2 and "exists only once the app's script ran" in result.content
     assert set(chrome_children()) == before  # attached, nothing launched
     assert not browser.closed and len(browser.pages) == targets
+
+
+ENDLESS_ROBOTS = '''
+import asyncio, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+# Keep a runaway read from taking the machine down: it fails with MemoryError instead.
+resource.setrlimit(resource.RLIMIT_AS, (3 * 1024**3, 3 * 1024**3))
+import cdpkit
+from tests.server import start_server
+
+HEAD = b"User-agent: *\\nDisallow: /private\\n"
+BLOCK = b"# a robots.txt that never ends\\n" * 2048
+
+def endless(h):
+    h.send_response(200)
+    h.send_header("Content-Type", "text/plain")
+    h.send_header("Connection", "close")
+    h.end_headers()
+    try:
+        h.wfile.write(HEAD)
+        while True:
+            h.wfile.write(BLOCK)
+    except OSError:
+        h.close_connection = True  # the client stopped reading: done
+
+async def main():
+    server = start_server()
+    server.route("/robots.txt", endless)
+    server.route("/page", lambda h: h.reply(200, "<title>page</title><p>hello</p>"))
+    server.route("/private", lambda h: h.reply(200, "<title>private</title>"))
+    config = {"privacy": {"respect_robots_txt": True}}
+    async with cdpkit.engine() as engine:
+        await engine.browse(server.url("/page"), tier=1)  # loads what a browse needs
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    async with cdpkit.engine(config=config) as engine:
+        page = await engine.browse(server.url("/page"), tier=1, timeout=20)
+        try:
+            await engine.browse(server.url("/private"), tier=1, timeout=20)
+            refused = "no"
+        except cdpkit.BrowseError as error:
+            refused = error.code
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(page.title, refused, (after - before) // 1024)
+
+asyncio.run(main())
+'''
+
+
+def test_an_endless_robots_txt_is_read_within_bounds(tmp_path: Path, config_file: Path) -> None:
+    """Measured in a child process (its peak memory, not the suite's)."""
+    script = tmp_path / "robots.py"
+    script.write_text(ENDLESS_ROBOTS)
+    root = Path(__file__).parent.parent.parent
+    done = subprocess.run(
+        [sys.executable, str(script), str(root)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    title, refused, growth_mb = done.stdout.split()
+    # The first 500 KiB are read (as Google does) and obeyed; the rest is not read.
+    assert (title, refused) == ("page", "http.robots")
+    assert int(growth_mb) < 30, f"peak RSS grew by {growth_mb} MB"
+
+
+@pytest.mark.parametrize(
+    ("location", "scheme"),
+    [("data:text/html,<h1>hi</h1>", "data"), ("javascript:alert(1)", "javascript"),
+     (" \tJava\tScript:alert(1)", "javascript"), ("file:///etc/passwd", "file")],
+)
+async def test_a_redirect_out_of_http_is_a_browse_error_naming_its_scheme(
+    browse_server: FixtureServer, location: str, scheme: str
+) -> None:
+    browse_server.route("/browse/away", lambda h: h.reply(302, "", "text/plain", {"Location": location}))
+    with pytest.raises(BrowseError) as caught:
+        await cdpkit.browse(browse_server.url("/browse/away"), tier=1)
+    assert caught.value.code == "network.redirect" and not caught.value.recoverable
+    assert f"redirects to a {scheme}: URL" in str(caught.value)

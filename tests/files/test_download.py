@@ -12,6 +12,7 @@ import textwrap
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -355,3 +356,59 @@ async def test_resource_url_names_what_download_would_fetch(
         await resource_url(page, selector="#plain")
     with pytest.raises(ValueError, match="Provide one of: selector or index"):
         await resource_url(page)
+
+
+async def test_a_300_character_name_downloaded_twice_gets_two_files(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    await cdpkit.tools.navigate(page, gallery(server))
+    long_name = "é" * 296 + ".pdf"  # 300 characters, 596 bytes of UTF-8
+    results = [
+        await download(page, url=server.url("/files/report.pdf"), dest_dir=tmp_path, filename=long_name)
+        for _ in range(2)
+    ]
+    first, second = (r.filename for r in results)
+    assert first != second and first.endswith("é.pdf") and second.endswith("é-1.pdf")
+    assert all(len(name.encode()) <= 255 for name in (first, second))
+    assert first.startswith("éééé") and first.encode().decode() == first  # cut between characters
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([first, second])
+    assert all(Path(r.path).read_bytes() == b"%PDF-1.4 fake" for r in results)
+
+
+@pytest.mark.parametrize(
+    "invisible", ["\u202e", "\u202a", "\u2066", "\u2069", "\u200e", "\u200f", "\u061c", "\u200b", "\ufeff"]
+)
+async def test_bidirectional_and_invisible_characters_never_stay_in_a_name(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path, invisible: str
+) -> None:
+    # invoice\u202etxt.exe shows as invoiceexe.txt; Chrome saves it as invoice_txt.exe.
+    quoted = urllib.parse.quote(f"invoice{invisible}txt.exe")
+    server.route(
+        "/invoice",
+        lambda h: h.reply(200, b"MZ", "application/octet-stream",
+                          {"Content-Disposition": f"attachment; filename*=UTF-8''{quoted}"}),
+    )
+    await cdpkit.tools.navigate(page, gallery(server))
+    result = await download(page, url=server.url("/invoice"), dest_dir=tmp_path, server_filename=True)
+    assert result.filename == "invoice_txt.exe"
+    named = await download(page, url=server.url("/invoice"), dest_dir=tmp_path,
+                           filename=f"report{invisible}fdp.pdf")
+    assert named.filename == "report_fdp.pdf"
+
+
+async def test_a_relative_dest_dir_gives_absolute_paths(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    await cdpkit.tools.navigate(page, gallery(server))
+    fetched = await download(page, url=server.url("/files/report.pdf"), dest_dir="saved")
+    inline = await download(page, url="data:text/plain,hello", dest_dir="saved")
+    async with expect_download(page, dest_dir="saved/clicked") as pending:
+        await cdpkit.tools.evaluate(
+            page, "Object.assign(document.createElement('a'), {href: '/files/report.pdf', "
+                  "download: 'r.pdf'}).click()"
+        )
+    for result in (fetched, inline, pending.value):
+        path = Path(result.path)
+        assert path.is_absolute(), result.path
+        assert path.is_file() and path.is_relative_to(tmp_path / "saved")

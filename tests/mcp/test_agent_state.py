@@ -85,3 +85,44 @@ async def test_emulate_a_phone_and_reset(mcp_stdio: McpSession, server: FixtureS
     assert half.is_error and "width and height together" in text_of(half)
     reset = await mcp_stdio.call("browser_emulate", {"reset": True})
     assert "lays out 1280 px wide" in text_of(reset) and "iPhone" not in text_of(reset), text_of(reset)
+
+
+async def test_saving_tools_never_replace_a_file_of_the_download_folder(
+    mcp_stdio: McpSession, server: FixtureServer
+) -> None:
+    downloads: Path = mcp_stdio.downloads  # type: ignore[attr-defined]
+    fetched = await mcp_stdio.call(
+        "browser_download", {"url": server.url("/dl/report.pdf"), "filename": "kept-report.pdf"}
+    )
+    assert not fetched.is_error, text_of(fetched)
+    pdf = downloads / "kept-report.pdf"
+    assert pdf.read_bytes() == DOWNLOADS["/dl/report.pdf"][0]
+    server.route("/agent/login", lambda h: h.reply(200, LOGIN))
+    assert not (await mcp_stdio.call("browser_navigate", {"url": server.url("/agent/login")})).is_error
+
+    saved = await mcp_stdio.call("browser_save_storage_state", {"filename": "kept-report.pdf"})
+    traced = await mcp_stdio.call(
+        "browser_performance_trace", {"filename": "kept-report.pdf", "reload": False}
+    )
+    assert not saved.is_error and not traced.is_error, (text_of(saved), text_of(traced))
+    assert pdf.read_bytes() == DOWNLOADS["/dl/report.pdf"][0]  # the agent's PDF is intact
+    state = downloads / "kept-report-1.pdf"  # the next free name, as downloads get
+    assert f"to {state}" in text_of(saved)
+    assert any(c["name"] == "agent" for c in json.loads(state.read_text())["cookies"])
+    assert state.stat().st_mode & 0o077 == 0
+    trace = downloads / "kept-report-2.pdf"
+    assert str(trace) in text_of(traced) and json.loads(trace.read_text())
+
+
+async def test_browser_downloads_lists_what_browser_download_saved(
+    mcp_stdio: McpSession, server: FixtureServer
+) -> None:
+    url = server.url("/dl/report.pdf")
+    fetched = await mcp_stdio.call("browser_download", {"url": url, "filename": "listed.pdf"})
+    assert not fetched.is_error, text_of(fetched)
+    listed = text_of(await mcp_stdio.call("browser_downloads"))
+    line = next((line for line in listed.splitlines() if "listed.pdf" in line), None)
+    assert line is not None, listed
+    size = len(DOWNLOADS["/dl/report.pdf"][0])
+    path = mcp_stdio.downloads / "listed.pdf"  # type: ignore[attr-defined]
+    assert f"[completed, {size:,} bytes] {path} from {url}" in line

@@ -17,7 +17,7 @@ from tests.cli.conftest import cli_home as cli_home
 from tests.fixtures.proxy import ProxyServer
 from tests.mcp.conftest import McpSession, text_of
 from tests.runtime.conftest import PROXY_PASSWORD, PROXY_USER
-from tests.server import FixtureServer
+from tests.server import FixtureServer, closed_port
 
 ECHO = "JSON.parse(document.body.innerText)"
 
@@ -145,3 +145,54 @@ async def test_mcp_with_an_origin_list_and_an_authenticating_proxy(
         assert auth_proxy.forwarded("/echo/headers")
     finally:
         await session.stop()
+
+
+# A password as people type it: "/", "?" and "#" unencoded, which end a URL's user info
+# for urlsplit (and for the WHATWG parser), so everything after them used to be shown.
+SLASHED_PASSWORD = "hunter2/x?y#z"
+
+
+def test_a_proxy_password_with_slash_query_hash_is_never_printed(
+    cli: CLI, server: FixtureServer
+) -> None:
+    unreachable = f"http://scraper:{SLASHED_PASSWORD}@127.0.0.1:{closed_port()}"
+    bad_port = f"http://scraper:{SLASHED_PASSWORD}@127.0.0.1:notaport"
+    no_scheme = f"scraper:{SLASHED_PASSWORD}@proxy.example:3128"
+    runs = {
+        "unreachable": cli.run("scrape", server.url("/echo/headers"), "--proxy", unreachable,
+                               "--timeout", "20"),
+        "unreachable --debug": cli.run("scrape", server.url("/echo/headers"), "--proxy",
+                                       unreachable, "--timeout", "20", "--debug"),
+        "bad port": cli.run("scrape", server.url("/echo/headers"), "--proxy", bad_port),
+        "no scheme": cli.run("eval", "data:text/html,x", "1", "--proxy", no_scheme),
+        "mcp bad port": cli.run("mcp", "--proxy", bad_port),
+    }  # fmt: skip
+    for name, result in runs.items():
+        assert result.returncode != 0, (name, result.stdout)
+        assert "hunter2" not in result.stdout + result.stderr, (name, result.stderr)
+    assert "ERR_PROXY_CONNECTION_FAILED" in runs["unreachable"].stderr
+    for name in ("bad port", "mcp bad port"):
+        assert runs[name].returncode == 2
+        assert "Invalid --proxy 'http://127.0.0.1:notaport'" in runs[name].stderr
+
+
+async def test_mcp_answers_a_proxy_with_a_slashed_password_and_never_shows_it(
+    server: FixtureServer,
+) -> None:
+    proxy_server = ProxyServer(("scraper", SLASHED_PASSWORD)).start()
+    session = None
+    try:
+        proxy = f"http://scraper:{SLASHED_PASSWORD}@{proxy_server.url.removeprefix('http://')}"
+        session = await McpSession(["--proxy", proxy]).start()
+        navigated = await session.call("browser_navigate", {"url": server.url("/echo/headers")})
+        seen = await session.call("browser_get_visible_text", {})
+        failed = await session.call("browser_navigate", {"url": "http://127.0.0.1:1/"})
+    finally:
+        if session is not None:
+            await session.stop()
+        proxy_server.stop()
+    assert not seen.is_error and "cdpkit-test-proxy" in text_of(seen)
+    assert proxy_server.forwarded("/echo/headers")
+    assert failed.is_error
+    for result in (navigated, seen, failed):
+        assert "hunter2" not in text_of(result)

@@ -8,6 +8,7 @@ import logging
 from pathlib import Path
 
 import pytest
+from websockets.frames import Frame
 
 import cdpkit
 from cdpkit import tools
@@ -154,3 +155,24 @@ async def test_chrome_sends_nothing_of_its_own_through_the_proxy(
     assert proxy.forwarded("/runtime/identity.html")
     others = [p.url for p in proxy.passed if not p.url.startswith(server.origin)]
     assert others == [], others  # no google host (update, accounts, autofill, time...)
+async def test_no_log_record_shows_the_proxy_password(
+    server: FixtureServer, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # At DEBUG the websockets library logs every frame, among them the one answering the
+    # proxy's challenge (Fetch.continueWithAuth): its start and end, or all of it with
+    # WEBSOCKETS_MAX_LOG_SIZE raised, as one does to debug the protocol.
+    monkeypatch.setattr(Frame, "MAX_LOG_SIZE", 100_000)
+    password = "s3cr3t/x?y#z"
+    proxy_server = ProxyServer((PROXY_USER, password)).start()
+    caplog.set_level(logging.DEBUG, logger="websockets")
+    caplog.set_level(logging.DEBUG, logger="cdpkit")
+    try:
+        url = f"http://{PROXY_USER}:{password}@{proxy_server.url.removeprefix('http://')}"
+        async with cdpkit.launch(proxy=url) as browser:
+            seen = await read_identity(browser.pages[0], server.url("/runtime/identity.html"))
+    finally:
+        proxy_server.stop()
+    assert seen["headers"]["Via"] == "1.1 cdpkit-test-proxy"
+    assert [p for p in proxy_server.passed if not p.allowed]  # the proxy asked
+    assert "Fetch.continueWithAuth" in caplog.text  # the answer was logged...
+    assert "s3cr3t" not in caplog.text  # ...without the password

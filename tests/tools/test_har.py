@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -157,6 +158,7 @@ async def test_har_of_a_page_with_json_image_and_failures(
         await tools.navigate(page, server.url("/net/plain"))
     har = json.loads(path.read_text())
     assert har_problems(har) == []
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600  # cookies and Set-Cookie values are in it
     log = har["log"]
     assert log["creator"] == {"name": "cdpkit", "version": cdpkit.__version__}
     assert [(p["id"], p["title"]) for p in log["pages"]] == [
@@ -212,6 +214,8 @@ async def test_the_har_is_written_when_the_block_raises(
 ) -> None:
     install(server)
     path = tmp_path / "failed.har"
+    path.write_text("an older HAR, readable by all")
+    path.chmod(0o644)
     with pytest.raises(RuntimeError, match="the script broke"):
         async with tools.record_har(page, path):
             await tools.navigate(page, server.url("/net/page"))
@@ -220,7 +224,8 @@ async def test_the_har_is_written_when_the_block_raises(
     har = json.loads(path.read_text())
     assert har_problems(har) == []
     assert server.url("/net/data.json") in _entries(har)
-    assert not list(tmp_path.glob(".*.part"))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600  # replaced by a private file
+    assert [p.name for p in tmp_path.iterdir()] == ["failed.har"]
 
 
 def test_cli_scrape_writes_the_har_of_the_run(server: FixtureServer, tmp_path: Path) -> None:

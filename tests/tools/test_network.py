@@ -110,6 +110,13 @@ async def test_binary_body_is_saved_to_a_file(
     saved = Path(details.body_path)
     assert saved.parent == tmp_path / "bodies" and saved.suffix == ".png"
     assert saved.read_bytes() == IMAGE
+    # Asked again, the body never replaces the file already there (the folder may be
+    # the user's downloads): it takes the next free name.
+    saved.write_bytes(b"the user's own file")
+    again = await tools.network_request(page, picture.id, save_to=tmp_path / "bodies")
+    assert again.body_path == str(saved.with_name(f"{saved.stem}-1.png"))
+    assert saved.read_bytes() == b"the user's own file"
+    assert Path(again.body_path).read_bytes() == IMAGE
 
 
 async def test_no_body_is_a_note_not_an_error(page: cdpkit.Page, server: FixtureServer) -> None:

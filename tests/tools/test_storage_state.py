@@ -188,3 +188,18 @@ async def test_cli_storage_state_starts_the_command_logged_in(
         lambda: run("eval", "--connect", "9222", "--storage-state", str(state), site.url("/"), "1")
     )
     assert with_connect.returncode == 2 and "--storage-state loads a login" in with_connect.stderr
+
+
+async def test_saving_over_a_file_others_can_read_leaves_only_the_owner_reading(
+    browser: cdpkit.Browser, site: FixtureServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "state.json"
+    path.write_text("{}")
+    path.chmod(0o644)  # e.g. made by an editor or a copy, before the first save
+    async with await browser.new_context() as context:
+        page = await context.new_page()
+        await tools.navigate(page, site.url("/storage/login"))
+        await tools.save_storage_state(context, path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert any(c["value"] == "abc123" for c in json.loads(path.read_text())["cookies"])
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]  # nothing left beside it

@@ -40,3 +40,15 @@ def test_ci_runs_the_readmes_test_command_exactly() -> None:
     assert test.startswith("bash scripts/setup.sh --tests && ") and test.endswith(" -m pytest")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert test in ci, ci
+
+
+def test_every_cdpkit_logger_masks_secrets() -> None:
+    """A logger taken with ``logging.getLogger("cdpkit...")`` would skip the filter that masks
+    proxy passwords (``cdpkit._secrets.get_logger`` adds it)."""
+    direct = re.compile(r"""logging\.getLogger\(\s*(?:["']cdpkit|__name__)""")
+    found = [
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "cdpkit").rglob("*.py")
+        if path.name != "_secrets.py" and direct.search(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, found

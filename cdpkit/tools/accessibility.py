@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import functools
 import gc
-import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -38,6 +37,7 @@ import msgspec
 
 from .. import cdp
 from .._frames import content_origin
+from .._secrets import get_logger
 from ..errors import ConnectionClosedError, ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Box", "Snapshot", "SnapshotCut", "SnapshotNode", "SnapshotState", "snapshot"]
 
-log = logging.getLogger("cdpkit")
+log = get_logger("cdpkit")
 
 # Roles that are controls a user operates.
 INTERACTIVE_ROLES = frozenset({

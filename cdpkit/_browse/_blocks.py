@@ -253,11 +253,14 @@ class BlockReader:
         base_url: The URL relative links resolve against (``<base href>`` already applied).
         skip_chrome: Whether page chrome (navigation, footers, asides, the site header,
             cookie banners) is left out.
+        data_images: Whether images whose only source is a ``data:`` URL are kept
+            (left out by default: base64 bytes are no words).
     """
 
-    def __init__(self, base_url: str, *, skip_chrome: bool = True) -> None:
+    def __init__(self, base_url: str, *, skip_chrome: bool = True, data_images: bool = False) -> None:
         self.base_url = base_url
         self.skip_chrome = skip_chrome
+        self.data_images = data_images
         self.blocks: list[Block] = []
         self.links: list[Link] = []
         self.media: list[MediaItem] = []
@@ -459,7 +462,7 @@ class BlockReader:
         return index
 
     def _image(self, node: LexborNode) -> str:
-        item = image_item(node, self.base_url)
+        item = image_item(node, self.base_url, data=self.data_images)
         if item is None:
             return ""
         return f"{IMAGE_OPEN}{self._add_media(item)}{IMAGE_CLOSE}"
@@ -539,7 +542,7 @@ class BlockReader:
         try:
             return self._inline_element(node, node.tag or "")
         except _BlockInside:
-            reader = BlockReader(self.base_url, skip_chrome=self.skip_chrome)
+            reader = BlockReader(self.base_url, skip_chrome=self.skip_chrome, data_images=self.data_images)
             reader.links, reader._link_index = self.links, self._link_index
             reader.media, reader._media_index = self.media, self._media_index
             reader._depth = self._depth
@@ -724,11 +727,16 @@ def _int_attr(value: str | None) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def image_item(node: LexborNode, base_url: str) -> MediaItem | None:
+def image_item(node: LexborNode, base_url: str, *, data: bool = False) -> MediaItem | None:
     """An ``<img>`` as a media item (absolute best source, alt, size), or ``None`` when it
-    has no source but a ``data:`` placeholder."""
+    has no source but a ``data:`` placeholder (kept as its source when ``data``)."""
     attrs = node.attributes
     url = _image_source(attrs)
+    if not url and data:
+        url = next(
+            (value.strip() for name in ("src", "data-src") if (value := attrs.get(name) or "").strip()),
+            "",
+        )
     if not url:
         return None
     return MediaItem(
@@ -813,3 +821,85 @@ def _link_headings(blocks: list[Block]) -> None:
             stack.append((block.level, index))
         else:
             block.headings = tuple(i for _, i in stack)
+
+
+def link_headings(blocks: list[Block]) -> None:
+    """Fill each block's ``headings`` again (after blocks were chosen or reordered)."""
+    _link_headings(blocks)
+
+
+def renumber(
+    blocks: Sequence[Block], links: Sequence[Link], media: Sequence[MediaItem]
+) -> tuple[list[Link], list[MediaItem]]:
+    """The links and media ``blocks`` use, in the order they first appear; the blocks'
+    marks and media indexes are rewritten to point into these new lists."""
+    new_links: list[Link] = []
+    new_media: list[MediaItem] = []
+    link_map: dict[int, int] = {}
+    media_map: dict[int, int] = {}
+
+    def media_index(old: int) -> int:
+        if old not in media_map and 0 <= old < len(media):
+            media_map[old] = len(new_media)
+            new_media.append(media[old])
+        return media_map.get(old, -1)
+
+    def link_mark(match: re.Match[str]) -> str:
+        old = int(match.group(1))
+        if old not in link_map and old < len(links):
+            link_map[old] = len(new_links)
+            new_links.append(links[old])
+        return f"{LINK_OPEN}{link_map.get(old, old)}{LINK_MID}"
+
+    def image_mark(match: re.Match[str]) -> str:
+        return f"{IMAGE_OPEN}{media_index(int(match.group(1)))}{IMAGE_CLOSE}"
+
+    def inline(text: str) -> str:
+        # Images first: in the text they come before the link mark that wraps them.
+        return _LINK_MARK.sub(link_mark, _IMAGE_MARK.sub(image_mark, text))
+
+    def visit(block: Block) -> None:
+        block.inline = inline(block.inline)
+        if block.media >= 0:
+            block.media = media_index(block.media)
+        block.rows = [[inline(cell) for cell in row] for row in block.rows]
+        pending = list(block.items)
+        while pending:
+            item = pending.pop(0)
+            item.inline = inline(item.inline)
+            for child in item.children:
+                visit(child)
+        for child in block.children:
+            visit(child)
+
+    for block in blocks:
+        visit(block)
+    return new_links, new_media
+
+
+def inline_texts(block: Block) -> list[str]:
+    """Every marked-up inline text of ``block``: its own, its list items', its cells', its
+    quoted blocks'."""
+    texts = [block.inline, *(cell for row in block.rows for cell in row)]
+    for item in block.items:
+        texts.append(item.inline)
+        for child in item.children:
+            texts.extend(inline_texts(child))
+    for child in block.children:
+        texts.extend(inline_texts(child))
+    return texts
+
+
+def link_density(block: Block) -> float:
+    """The share of ``block``'s visible characters that are link text."""
+    total = linked = 0
+    for text in inline_texts(block):
+        total += len(plain(text).strip())
+        for match in _LINK_TEXT.finditer(text):
+            linked += len(plain(match.group(1)).strip())
+    return linked / total if total else 0.0
+
+
+_LINK_MARK = re.compile(r"\x01(\d+)\x02")
+_IMAGE_MARK = re.compile(r"\x04(\d+)\x05")
+_LINK_TEXT = re.compile(r"\x01\d+\x02(.*?)\x03", re.DOTALL)

@@ -35,7 +35,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode, SelectolaxError
 
-from ._blocks import Block, BlockReader, plain
+from ._blocks import Block, BlockReader, link_headings, plain, renumber
 from ._budget import Part, cut_text, describe_cuts, marker, plan, tokens
 from ._document import (
     base_url,
@@ -47,7 +47,7 @@ from ._document import (
     read_title,
 )
 from ._formats import Renderer
-from ._main_content import main_content_html, restore_details
+from ._main_content import fill_main_content, main_content_html, restore_details
 from ._rank import bm25_scores, keyword_matcher, matches
 from ._result import BrowseOptions, Extraction, Form, Link, MediaItem, Metadata
 from ._semantic import semantic_scores
@@ -64,7 +64,14 @@ _SEMANTIC_HEADINGS = 100  # headings the embeddings read (a few words each)
 _LINK_MARK = re.compile(r"\x01(\d+)\x02")
 
 
-def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
+def extract_html(
+    html: str,
+    url: str,
+    options: BrowseOptions,
+    *,
+    keep_chrome: bool = False,
+    keep_data_images: bool = False,
+) -> Extraction:
     """Extract ``html`` (fetched from ``url``) as ``options`` ask.
 
     Args:
@@ -72,6 +79,9 @@ def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
         url: Where it came from: relative URLs resolve against it (or its ``<base href>``).
         options: The browse options (selectors, readability, keywords, query, format,
             link style, token budget).
+        keep_chrome: Read page chrome too (navigation, footers, asides, the site header,
+            cookie banners), when ``options.readability`` is off.
+        keep_data_images: Keep images whose source is a ``data:`` URL.
 
     Returns:
         The title, content in ``options.format`` within ``options.max_tokens``, links
@@ -102,18 +112,29 @@ def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
     forms = find_forms(tree, roots if options.selectors else None, base, url)
 
     blocks: list[Block] | None = None
+    links: list[Link] = []
+    media: list[MediaItem] = []
     if options.readability:
         source = html if not (options.selectors or options.exclude_selectors) else _fragment(roots)
         main = main_content_html(source)
         if main:
             main_tree = LexborHTMLParser(main)
-            reader = BlockReader(base, skip_chrome=False)
+            reader = BlockReader(base, skip_chrome=False, data_images=keep_data_images)
             blocks = reader.read([main_tree.body] if main_tree.body is not None else [])
-            restore_details(blocks, reader.media, roots, base)
+            page_reader = BlockReader(base, skip_chrome=True, data_images=keep_data_images)
+            page_blocks = page_reader.read(roots)
+            filled = fill_main_content(blocks, reader.media, page_blocks, page_reader.media)
+            if filled is not None:
+                blocks = filled
+                links, media = renumber(blocks, page_reader.links, page_reader.media)
+                link_headings(blocks)
+            else:
+                restore_details(blocks, reader.media, roots, base)
+                links, media = reader.links, list(reader.media)
     if blocks is None:
-        reader = BlockReader(base, skip_chrome=True)
+        reader = BlockReader(base, skip_chrome=not keep_chrome, data_images=keep_data_images)
         blocks = reader.read(roots)
-    media = list(reader.media)
+        links, media = reader.links, list(reader.media)
     if page_image and all(item.url != page_image for item in media):
         media.append(MediaItem(kind="image", url=page_image, alt=metadata.description[:200]))
     if not title:
@@ -121,7 +142,7 @@ def extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
     return _finish(
         title,
         blocks,
-        reader.links,
+        links,
         media,
         forms,
         metadata,

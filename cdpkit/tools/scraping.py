@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import mimetypes
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
+from html import escape as html_escape
 from pathlib import PurePosixPath
 from typing import Any, Literal, get_args
 
@@ -163,7 +165,7 @@ class ScrapeResult:
     truncated: bool = False
 
 
-_CLEAN_HTML = Script("scrape_html", uses=("find",))
+_LIVE_DOM = Script("scrape_dom", uses=("find",))
 _LINKS = Script("scrape_links", uses=("find",))
 _TEXT = Script("scrape_text", uses=("text",))
 _CONTENT_STATE = Script("content_state")
@@ -187,18 +189,23 @@ async def scrape(
     Args:
         page: The page to load it in.
         url: The URL to scrape.
-        format: ``"markdown"`` (headings, paragraphs, lists, links and images with
-            absolute URLs, tables, code blocks), ``"text"`` (the visible text),
+        format: ``"markdown"`` (the page's main content, found as
+            ``cdpkit.browse(url, readability=True)`` finds it, read from the live DOM after
+            the page's scripts ran, open shadow roots included: headings, paragraphs,
+            lists, links and images with absolute URLs, tables, code blocks; the title on
+            top), ``"text"`` (the visible text of the whole page),
             ``"links"`` (deduplicated absolute links with their text), ``"screenshot"``
             (the viewport, PNG) or ``"fullscreenshot"`` (the whole page, PNG).
         wait_for_ms: ``None``: smart wait (:func:`wait_for_content`, from
             DOMContentLoaded on, so a slow image or a third-party request that fails
             slowly does not hold the scrape once the content is quiet); ``0``: no wait
             after the load event; more: wait exactly that long after it.
-        selector: Only the first element matching this CSS selector.
+        selector: Only the first element matching this CSS selector (in markdown, all
+            of it, not its main content).
         max_chars: Cut ``content`` to this many characters (the result says so).
         smart_wait: Tune the default wait.
-        keep_page_chrome: Keep nav, footer and aside in markdown (stripped by default).
+        keep_page_chrome: Markdown of the whole page, navigation, footers and asides
+            included, instead of its main content.
         keep_data_images: Keep ``data:`` base64 images in markdown (removed by default).
         timeout: Seconds for loading the page.
 
@@ -249,8 +256,17 @@ async def scrape(
     if format == "text":
         content = await _call_js(page, _TEXT, selector)
     else:
-        html = await _call_js(page, _CLEAN_HTML, selector, keep_page_chrome, keep_data_images)
-        content = await anyio.to_thread.run_sync(_to_markdown, html, loaded.title)
+        dom = await _call_js(page, _LIVE_DOM, selector)
+        content = await anyio.to_thread.run_sync(
+            functools.partial(
+                _to_markdown,
+                dom,
+                loaded.title,
+                selected=selector is not None,
+                keep_page_chrome=keep_page_chrome,
+                keep_data_images=keep_data_images,
+            )
+        )
     content, truncated = _truncate(str(content), max_chars)
     return replace(base, content=content, truncated=truncated)
 
@@ -272,17 +288,36 @@ async def _call_js(page: Page, script: Script, selector: str | None, *args: Any)
     return value
 
 
-def _to_markdown(html: str, title: str) -> str:
-    from markdownify import markdownify
+def _to_markdown(
+    dom: dict[str, str],
+    title: str,
+    *,
+    selected: bool,
+    keep_page_chrome: bool,
+    keep_data_images: bool,
+) -> str:
+    """The live DOM (``scrape_dom.js``: its HTML, URL and base URL) as markdown, by the
+    extraction :func:`cdpkit.browse` runs: the main content (``readability=True``), or the
+    whole page with ``keep_page_chrome``, or the selected element whole; the title on top
+    when the content does not start with a level-1 heading."""
+    from .._browse._extract import extract_html
+    from .._browse._result import BrowseOptions
 
-    body = markdownify(html, heading_style="ATX", bullets="-", strip=["button", "form", "input"])
-    lines = [line.rstrip() for line in body.splitlines()]
-    text = "\n".join(lines)
-    while "\n\n\n" in text:
-        text = text.replace("\n\n\n", "\n\n")
-    text = text.strip()
+    html, url = dom["html"], dom["url"]
+    if selected:
+        # The element alone, in a document of its own that keeps the page's base URL; it
+        # is read whole (a selected root is never left out as chrome).
+        base = html_escape(dom["base"], quote=True)
+        html = f'<html><head><base href="{base}"></head><body>{html}</body></html>'
+        options = BrowseOptions(selectors=("body > *",))
+    else:
+        options = BrowseOptions(readability=not keep_page_chrome)
+    extraction = extract_html(
+        html, url, options, keep_chrome=keep_page_chrome, keep_data_images=keep_data_images
+    )
+    text = extraction.content.strip()
     if title and not text.startswith("# "):
-        text = f"# {title}\n\n{text}"
+        text = f"# {title}\n\n{text}" if text else f"# {title}"
     return text + "\n"
 
 

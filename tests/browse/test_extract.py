@@ -255,6 +255,87 @@ def test_readability_without_a_main_content_falls_back_to_the_page(
     assert "Port Wren votes to dredge its harbour" in _noisy(readability=True).content
 
 
+# Pages where trafilatura alone loses part of the article: the main content is the page's
+# own blocks from the first sentence trafilatura kept to the last, with what lies between.
+_TIDE = (
+    "The harbour authority dredged the channel again this spring, and the pilots say the tides"
+    " now run faster past the northern breakwater than they did a decade ago."
+)
+_MJX = (  # MathJax 3's rendering of R = 2a: glyphs drawn by CSS, the MathML for readers
+    '<mjx-container class="MathJax" jax="CHTML"><mjx-math class="MJX-TEX" aria-hidden="true">'
+    '<mjx-mi class="mjx-i"><mjx-c class="mjx-c1D445 TEX-I"></mjx-c></mjx-mi><mjx-mo class="mjx-n">'
+    '<mjx-c class="mjx-c3D"></mjx-c></mjx-mo><mjx-mn class="mjx-n"><mjx-c class="mjx-c32"></mjx-c>'
+    "</mjx-mn></mjx-math><mjx-assistive-mml display=\"inline\"><math><mi>R</mi><mo>=</mo><mn>2</mn>"
+    "<mi>a</mi></math></mjx-assistive-mml></mjx-container>"
+)
+
+
+def _readable(body: str, title: str = "Harbour news") -> str:
+    html = (
+        f"<!doctype html><html><head><title>{title}</title></head><body>"
+        "<header><a href='/'>Home</a> <a href='/news'>News</a></header>"
+        f"<main><article><h1>The channel is deeper now</h1>{body}</article></main>"
+        "<footer>Copyright the Harbour Gazette</footer></body></html>"
+    )
+    return extract_html(html, "https://harbour.example/news/1", BrowseOptions(readability=True)).content
+
+
+def test_readability_keeps_a_paragraph_marked_as_a_share_block() -> None:
+    content = _readable(
+        f"<p>First: {_TIDE} {_TIDE}</p>"
+        "<div class='social-share'><a href='https://facebook.com/share'>Share on Facebook</a>"
+        " <a href='https://twitter.com/share'>Tweet</a></div>"
+        f"<p class='share-intro'>Pilots who work the channel every week told us the same story. {_TIDE}</p>"
+        f"<p>Second: {_TIDE} {_TIDE}</p>"
+        "<div class='sharing'><button>Share</button><button>Email</button></div>"
+        f"<p>Third: {_TIDE} {_TIDE}</p>"
+    )
+    assert "Pilots who work the channel every week told us the same story." in content
+    assert "First:" in content and "Second:" in content and "Third:" in content
+    for chrome in ("Share on Facebook", "Tweet", "Email", "Home", "Copyright"):
+        assert chrome not in content, chrome
+
+
+def test_readability_leaves_out_link_lists_between_the_articles_paragraphs() -> None:
+    content = _readable(
+        f"<p>First: {_TIDE} {_TIDE}</p>"
+        "<div class='social-share'><a href='https://facebook.com/share'>Share on Facebook</a></div>"
+        f"<p class='share-intro'>Pilots who work the channel every week told us the same story. {_TIDE}</p>"
+        "<ul class='related'><li><a href='/a'>Ferry timetables change for the winter season</a></li>"
+        "<li><a href='/b'>Lighthouse keepers remember the great storm of the old days</a></li></ul>"
+        f"<p>Second: {_TIDE} {_TIDE}</p>"
+    )
+    assert "Pilots who work the channel" in content  # put back, between two paragraphs
+    assert "Ferry timetables" not in content and "Lighthouse keepers" not in content
+
+
+def test_readability_keeps_the_formulas_of_math_markup() -> None:
+    content = _readable(
+        f"<p>First: {_TIDE} {_TIDE}</p>"
+        f"<p>The range follows {_MJX} where the amplitude depends on the basin and the tide.</p>"
+        "<p>In display form: <math><mi>R</mi><mo>=</mo><mn>2</mn><mi>a</mi></math> holds for a"
+        " closed basin with a resonance near the period of the forcing tide.</p>"
+        f"<p>Second: {_TIDE} {_TIDE}</p>"
+    )
+    assert "The range follows R=2a where the amplitude depends" in content
+    assert "In display form: R=2a holds for a closed basin" in content
+
+
+def test_readability_keeps_a_repeated_paragraph_and_a_short_pages_structure() -> None:
+    repeated = _readable(f"<div>Lorem: {_TIDE}</div><div>Lorem: {_TIDE}</div>")
+    assert repeated.count("Lorem: The harbour authority") == 2
+
+    short = _readable(
+        "<p>Notes from the quay.</p><h2>Depths</h2><ul><li>Outer channel: 9 m</li>"
+        "<li>Inner basin: 6 m</li></ul><table><tr><th>Berth</th><th>Depth</th></tr>"
+        "<tr><td>North</td><td>7 m</td></tr></table>"
+    )
+    assert "## Depths" in short
+    assert "- Outer channel: 9 m\n- Inner basin: 6 m" in short
+    assert "| North | 7 m |" in short
+    assert "Home" not in short and "Copyright" not in short
+
+
 # -- keywords and query ----------------------------------------------------------------------
 
 

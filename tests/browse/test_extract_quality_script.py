@@ -33,20 +33,38 @@ def test_f1_counts_shared_words() -> None:
     assert quality.f1(quality.words("a b c d"), quality.words("a b")) == pytest.approx(2 / 3)
 
 
-def test_the_script_reports_both_extractors(
+def test_the_script_reports_every_extractor_per_half(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert quality.main(["--corpus", str(_corpus(tmp_path))]) == 0
     out = capsys.readouterr().out
 
     assert "pages: 2" in out
-    assert "| cdpkit extract_html(readability=True, format='text') |" in out
-    assert "| trafilatura.extract (defaults) |" in out
-    assert "median tokens (chars/4)" in out
+    assert "tune half: 1 pages" in out and "held-out half: 1 pages" in out
+    for label in (
+        "cdpkit browse(readability=True), markdown",
+        "cdpkit browse() default, markdown",
+        "trafilatura.extract (defaults)",
+        "readability-lxml + markdownify",
+    ):
+        assert out.count(f"| {label} |") == 3, label  # each half, and all pages
+    assert "| F1 mean | F1 median | median tokens / article's |" in out
 
     assert quality.main(["--corpus", str(tmp_path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["summary"]["pages"] == 2 and data["summary"]["f1_mean"] > 0.9
+    assert data["summary"]["pages"] == 2 and data["summary"]["held-out"]["f1_readability_mean"] > 0.9
+    assert {row["half"] for row in data["pages"]} == {"tune", "held-out"}
+
+
+def test_the_split_is_decided_by_the_folder_name_alone() -> None:
+    assert quality.half("one") == "tune" and quality.half("two") == "held-out"
+    assert {quality.half(name) for name in ("one", "two", "three", "four")} == {"tune", "held-out"}
+
+
+def test_link_urls_are_no_words() -> None:
+    assert quality.words("see [the docs](https://x.org/a_(b)) and ![a map](m.png)") == quality.words(
+        "see the docs and a map"
+    )
 
 
 def test_a_missing_corpus_is_an_error_naming_it(

@@ -147,3 +147,65 @@ async def test_screenshot_formats_return_png(page: cdpkit.Page, site: FixtureSer
     shot = await scrape(page, site.url("/article"), format="fullscreenshot", wait_for_ms=0)
     assert shot.mime_type == "image/png" and shot.data is not None
     assert shot.data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# -- one extraction: scrape's markdown is browse's, read from the live DOM ------------------
+
+_SENTENCE = (
+    "The lock keepers of the upper canal open the gates at dawn, and the barges that waited"
+    " overnight pass through in the order they arrived at the basin."
+)
+# The article's paragraphs are written by the page's script: a fetch of the HTML alone
+# does not have them. Comments, a related-stories list and the page chrome are around it.
+SCRIPTED_ARTICLE = f"""<!doctype html><html><head><title>Canal news</title></head><body>
+<nav><a href="/">Home</a> <a href="/boats">Boats</a></nav>
+<main><article id="story"><h1>Dawn at the upper lock</h1></article>
+<section class="comments"><h3>3 comments</h3>
+<div class="comment"><p>Great story, I remember the old keeper from when I was a child.</p></div>
+<div class="comment"><p>Gates open far too late in winter if you ask me honestly.</p></div></section>
+</main>
+<footer>Copyright the Canal Gazette</footer>
+<script>
+const story = document.getElementById('story');
+for (const n of [1, 2, 3, 4]) {{
+  const p = document.createElement('p');
+  p.textContent = 'Part ' + n + ': {_SENTENCE} {_SENTENCE}';
+  story.appendChild(p);
+}}
+const link = document.createElement('p');
+link.innerHTML = 'Read the <a href="/timetable">lock timetable</a> before you come.';
+story.appendChild(link);
+</script></body></html>"""
+
+
+async def test_scrape_markdown_is_browse_main_content_of_the_live_dom(
+    page: cdpkit.Page, browser: cdpkit.Browser, server: FixtureServer
+) -> None:
+    server.route("/scripted", lambda h: h.reply(200, SCRIPTED_ARTICLE))
+    url = server.url("/scripted")
+    scraped = await scrape(page, url)
+    async with cdpkit.engine(browser=browser) as engine:
+        browsed = await engine.browse(url, tier=3, readability=True)
+
+    assert browsed.content  # the same rules, the same markdown writer, the same DOM
+    # scrape puts the title on top of content that does not start with a level-1 heading.
+    shown = browsed.content if browsed.content.startswith("# ") else f"# {browsed.title}\n\n{browsed.content}"
+    assert scraped.content == shown + "\n"
+    md = scraped.content
+    assert "# Dawn at the upper lock" in md and "Part 4: The lock keepers" in md
+    assert f"[lock timetable]({server.url('/timetable')})" in md
+    for chrome in ("Home", "Boats", "Copyright", "Great story", "far too late"):
+        assert chrome not in md, chrome
+
+
+async def test_scrape_markdown_leaves_out_the_comments_the_article_is_followed_by(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    server.route("/scripted", lambda h: h.reply(200, SCRIPTED_ARTICLE))
+    main = await scrape(page, server.url("/scripted"), wait_for_ms=0)
+    assert main.content is not None and main.content.startswith("# Dawn at the upper lock\n\nPart 1:")
+    assert "Part 1:" in main.content and "3 comments" not in main.content
+    whole = await scrape(page, server.url("/scripted"), wait_for_ms=0, keep_page_chrome=True)
+    assert whole.content is not None
+    for shown in ("[Home](", "Copyright the Canal Gazette", "Great story", "Part 4: The lock keepers"):
+        assert shown in whole.content, shown

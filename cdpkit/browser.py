@@ -176,8 +176,9 @@ class Browser(Session):
             self._version = await self.send(cdp.browser.get_version())
             await asyncio.gather(*attach)
         self._started = True
-        # Pages that already existed are being set up now; no need to wait: a session runs
-        # its commands in order, so anything sent to them comes after their setup.
+        # Pages that already existed are being set up now; not waited for here (a hung tab
+        # would hold up the attach). Their setup reaches the renderer after commands the
+        # browser process answers itself: a navigation waits for it (_navigation.page_set_up).
         if self.process is not None:
             self._exit_watch = asyncio.create_task(self._watch_process(self.process))
 

@@ -262,6 +262,7 @@ def test_a_load_timeout_names_the_timeout_option(cli: CLI, server: FixtureServer
     assert result.returncode == 1
     line = assert_one_line_error(result.stderr, "Timed out after 2 s")
     assert line.endswith(" (--timeout SECONDS sets how long)"), line
+    assert "navigate()" not in line and "timeout=" not in line  # the library's words
 
 
 def test_a_locked_profile_names_the_timeout_option(cli: CLI, server: FixtureServer) -> None:

@@ -466,6 +466,9 @@ _LIBRARY_HINT_RE = re.compile(
     r"\s*\((?:[^()]|\([^()]*\))*?\b(?:launch|connect|send)\([^()]*\)(?:[^()]|\([^()]*\))*\)"
 )
 _TIMEOUT_HINT = "(--timeout SECONDS sets how long)"
+# A wait's advice naming a tool's argument, e.g. "; pass a larger timeout= to navigate() if
+# the page is just slow" (cdpkit._navigation).
+_TOOL_HINT_RE = re.compile(r";\s*pass a larger timeout= to \w+\(\)[^;()]*$")
 
 
 def _in_cli_words(exc: BaseException) -> str:
@@ -477,6 +480,8 @@ def _in_cli_words(exc: BaseException) -> str:
     text = str(exc)
     if isinstance(exc, TimeoutError | LaunchError):
         text, hints = _LIBRARY_HINT_RE.subn(" " + _TIMEOUT_HINT, text)
+        if not hints:
+            text, hints = _TOOL_HINT_RE.subn(" " + _TIMEOUT_HINT, text)
         if not hints and isinstance(exc, TimeoutError):
             text = f"{text or 'Timed out'} {_TIMEOUT_HINT}"
     return text

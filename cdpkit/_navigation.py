@@ -81,6 +81,20 @@ def _timed_out(what: str, timeout: float, function: str) -> WaitTimeoutError:
     )
 
 
+async def page_set_up(page: Page) -> None:
+    """Wait until the page's own setup (``Page.enable``, lifecycle events...) is answered.
+
+    Start a navigation only after it. Chrome answers ``Page.navigate`` in the browser
+    process, and the page's renderer enables the domains when it gets to it: a tab that
+    existed before cdpkit attached (the one a browser starts with) is not paused, so its
+    renderer can commit the new document before it enables the ``Page`` domain, and that
+    commit is reported by neither ``Page.frameNavigated`` nor a ``commit`` lifecycle event.
+    Pages cdpkit opens are already set up: this returns at once for them.
+    """
+    # Shielded: a navigation that times out must not cancel the page's setup.
+    await asyncio.shield(page._ready)
+
+
 async def load(page: Page, url: str, *, wait_until: str = "load", timeout: float = 30) -> NavigationResult:
     """Load ``url`` in ``page`` and wait for ``wait_until``: what ``tools.navigate`` does
     (see it for the arguments and errors), for the core's own use."""
@@ -104,6 +118,7 @@ async def _navigate(
             "Page.navigatedWithinDocument",
             raw=True,
         ) as events:
+            await page_set_up(page)
             try:
                 result = await page.call("Page.navigate", params, timeout=timeout)
             except ProtocolError as exc:

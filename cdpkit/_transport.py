@@ -31,6 +31,10 @@ WEBSOCKET_MAX_COMMAND_SIZE = 100 * 1024 * 1024 - 14
 PIPE_MAX_COMMAND_SIZE = 100 * 1024 * 1024 - 1
 
 
+# Seconds a polite close waits for the browser (e.g. the WebSocket closing handshake).
+CLOSE_GRACE = 2.0
+
+
 class TransportClosed(Exception):
     """The transport is closed; ``reason`` says why in words."""
 
@@ -50,7 +54,10 @@ class Transport(Protocol):
 
     async def recv(self) -> str | bytes: ...
 
-    async def close(self) -> None: ...
+    async def close(self, grace: float = CLOSE_GRACE) -> None:
+        """Close, waiting at most ``grace`` seconds for the other end to take part; then
+        the connection is cut."""
+        ...
 
 
 class WebSocketTransport:
@@ -82,7 +89,7 @@ class WebSocketTransport:
             ping_interval=ping_interval,
             ping_timeout=None,
             open_timeout=timeout,
-            close_timeout=2,
+            close_timeout=CLOSE_GRACE,
             user_agent_header=None,
             # Its DEBUG lines show each frame; one answers a proxy's challenge, password and all.
             logger=get_logger("websockets.client"),
@@ -101,8 +108,16 @@ class WebSocketTransport:
         except websockets.ConnectionClosed as exc:
             raise TransportClosed(_describe_ws_close(exc)) from None
 
-    async def close(self) -> None:
-        await self._ws.close()
+    async def close(self, grace: float = CLOSE_GRACE) -> None:
+        ws = self._ws
+        ws.close_timeout = grace  # websockets cuts the connection after it
+        try:
+            # Bounded here too: with a peer that stopped reading, the close frame waits
+            # for the send buffer to drain, which the close timeout does not cover.
+            async with asyncio.timeout(grace):
+                await ws.close()
+        except TimeoutError:
+            ws.transport.abort()
 
 
 def _describe_ws_close(exc: websockets.ConnectionClosed) -> str:
@@ -227,7 +242,8 @@ class PipeTransport:
                 self._waiter = None
         return self._messages.popleft()
 
-    async def close(self) -> None:
+    async def close(self, grace: float = CLOSE_GRACE) -> None:
+        """Close both pipes at once (``grace`` is not needed: nothing is waited for)."""
         self._eof("pipe transport closed")
         for transport in (self._write_transport, self._read_transport):
             if transport is not None:

@@ -21,7 +21,7 @@ import websockets
 from . import cdp
 from ._endpoint import browser_ws_url, check_headers, redact
 from ._profiles import ProfileLock, profile_dir
-from ._transport import PipeTransport, Transport, WebSocketTransport
+from ._transport import CLOSE_GRACE, PipeTransport, Transport, WebSocketTransport
 from .connection import Connection
 from .errors import (
     CDPError,
@@ -51,6 +51,8 @@ __all__ = ["Browser", "BrowserContext", "connect", "launch"]
 
 # How long close() lets a launched browser answer Browser.close before killing it.
 _BROWSER_CLOSE_TIMEOUT = 2.0
+# At most this (and at most the command timeout) for a connected browser's close().
+_DETACH_TIMEOUT = 5.0
 
 _collected_at_first_launch = False
 
@@ -176,8 +178,9 @@ class Browser(Session):
             self._version = await self.send(cdp.browser.get_version())
             await asyncio.gather(*attach)
         self._started = True
-        # Pages that already existed are being set up now; no need to wait: a session runs
-        # its commands in order, so anything sent to them comes after their setup.
+        # Pages that already existed are being set up now; not waited for here (a hung tab
+        # would hold up the attach). Their setup reaches the renderer after commands the
+        # browser process answers itself: a navigation waits for it (_navigation.page_set_up).
         if self.process is not None:
             self._exit_watch = asyncio.create_task(self._watch_process(self.process))
 
@@ -401,9 +404,11 @@ class Browser(Session):
     async def close(self) -> None:
         """Close the browser. A launched browser is shut down: asked to close, then its
         process group is killed and a temporary profile removed; a hung browser that does
-        not answer within 2 s is killed at once, so this returns within about 3 s. A connected browser keeps running: only the pages
-        and contexts cdpkit created are closed, then the connection. Idempotent; completes
-        even when the calling task is being cancelled."""
+        not answer within 2 s is killed at once, so this returns within about 3 s. A
+        connected browser keeps running: only the pages and contexts cdpkit created are
+        closed, then the connection; a browser that stopped answering (or reading) holds
+        this up for at most the command timeout, and never more than 5 s. Idempotent;
+        completes even when the calling task is being cancelled."""
         if self._closing is None:
             self._closing = asyncio.ensure_future(self._shut_down())
         with anyio.CancelScope(shield=True):
@@ -411,6 +416,7 @@ class Browser(Session):
 
     async def _shut_down(self) -> None:
         connection = self._connection
+        grace = CLOSE_GRACE
         if self.process is not None:
             grace = 5.0
             if not connection.closed:
@@ -424,15 +430,20 @@ class Browser(Session):
             if self._profile_lock is not None:
                 self._profile_lock.release()
         elif not connection.closed:
+            # One budget for closing what cdpkit opened and the connection's own closing:
+            # a browser that stopped answering (or reading) holds close() no longer.
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + min(self.command_timeout, _DETACH_TIMEOUT)
             created = [t for t in self._created_targets if t in self._pages]
-            with contextlib.suppress(CDPError):
-                async with asyncio.timeout(5):
+            with contextlib.suppress(CDPError, TimeoutError):
+                async with asyncio.timeout_at(deadline):
                     await asyncio.gather(
                         *(self.call("Target.closeTarget", {"targetId": t}) for t in created),
                         *(context.close() for context in list(self._contexts.values())),
                         return_exceptions=True,
                     )
-        await connection.close()
+            grace = max(deadline - loop.time(), 0.0)
+        await connection.close(grace)
         if self._exit_watch is not None:
             self._exit_watch.cancel()
         for cleanup in self._after_close:  # e.g. deleting the grid session it came from

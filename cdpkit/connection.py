@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from ._secrets import get_logger
-from ._transport import Transport, TransportClosed
+from ._transport import CLOSE_GRACE, Transport, TransportClosed
 from ._wire import EventParams, decode_envelope, decode_params
 from ._wire import decode_message as _decode
 from .errors import ConnectionClosedError, TargetClosedError
@@ -232,12 +232,17 @@ class Connection:
         if self._reader is not None:
             self._reader.cancel()
 
-    async def close(self) -> None:
-        """Close the transport and fail whatever is still pending. Idempotent."""
+    async def close(self, grace: float = CLOSE_GRACE) -> None:
+        """Close the transport and fail whatever is still pending. Idempotent.
+
+        Args:
+            grace: Seconds to wait for the browser's side of the close (the WebSocket
+                closing handshake); after it the connection is cut.
+        """
         if self._close_reason is None:
             self._close_reason = "the connection was closed by cdpkit"
-        with contextlib.suppress(TimeoutError, OSError, TransportClosed):
-            await asyncio.wait_for(self._transport.close(), 5)
+        with contextlib.suppress(OSError, TransportClosed):
+            await self._transport.close(grace)
         if self._reader is not None:
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)

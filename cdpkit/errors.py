@@ -188,6 +188,10 @@ class NavigationError(CDPError):
 class EvaluationError(CDPError):
     """JavaScript threw while being evaluated.
 
+    The message gives the position 1-based, as the DevTools console does
+    (``"ReferenceError: x is not defined (line 1, column 1)"``); the attributes keep the
+    protocol's 0-based numbers.
+
     Attributes:
         text: The exception's message, e.g. ``"ReferenceError: x is not defined"``.
         line: 0-based line of the throw within the evaluated script, when known.
@@ -198,7 +202,9 @@ class EvaluationError(CDPError):
         self.text = text
         self.line = line
         self.column = column
-        where = f" (line {line}, column {column})" if line is not None else ""
+        where = ""
+        if line is not None:
+            where = f" (line {line + 1}" + (f", column {column + 1})" if column is not None else ")")
         super().__init__(f"{text}{where}")
 
 

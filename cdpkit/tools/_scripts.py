@@ -30,7 +30,10 @@ from ..cdp.runtime import CallArgument, ExceptionDetails, RemoteObject, RemoteOb
 from ..errors import EvaluationError
 from ..session import Session
 
-__all__ = ["Script", "call_function", "check_exception", "evaluate", "evaluate_handle", "source"]
+__all__ = [
+    "Script", "call_function", "check_exception", "evaluate", "evaluate_handle", "source",
+    "thrown_at",
+]
 
 # The error the finder (find.js, ``H.check``) throws for a selector the browser rejects.
 INVALID_SELECTOR = "cdpkit:invalid-selector"
@@ -102,6 +105,24 @@ def _expression(script: Script, args: tuple[Any, ...]) -> str:
     return f"({script.source})({arguments})"
 
 
+def thrown_at(details: ExceptionDetails) -> tuple[int | None, int | None]:
+    """Where a script threw, 0-based ``(line, column)``, or ``(None, None)`` if unknown.
+
+    Chrome's own ``lineNumber``/``columnNumber`` are 0-based for an exception thrown at
+    once, but 1-based for a rejected promise and in REPL mode, where a value that is not
+    an Error even comes with ``(0, 0)``; the top frame of the stack is 0-based always.
+    A syntax error has no stack: its position is Chrome's (0-based).
+    """
+    trace = details.stack_trace
+    if trace is not None and trace.call_frames:
+        frame = trace.call_frames[0]
+        return frame.line_number, frame.column_number
+    exception = details.exception
+    if exception is not None and exception.class_name == "SyntaxError":
+        return details.line_number, details.column_number
+    return None, None
+
+
 def check_exception(details: ExceptionDetails | None, selector: str | None = None) -> None:
     """Raise what a script's exception means to the user, if it threw.
 
@@ -116,7 +137,7 @@ def check_exception(details: ExceptionDetails | None, selector: str | None = Non
     text = text or "JavaScript error"
     if selector is not None and INVALID_SELECTOR in text:
         raise ValueError(f"Invalid CSS selector: {selector!r}")
-    raise EvaluationError(text, details.line_number, details.column_number)
+    raise EvaluationError(text, *thrown_at(details))
 
 
 async def evaluate(

@@ -7,6 +7,7 @@ are left as they are.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -109,7 +110,10 @@ async def emulate(
             origin is granted the geolocation permission.
         color_scheme: ``prefers-color-scheme``: ``"light"``, ``"dark"`` or
             ``"no-preference"``.
-        offline: Cut the page off the network (``True``) or back on (``False``).
+        offline: Cut the page off the network (``True``): its navigations and its own
+            requests (``fetch``, XHR, images...) fail, ``navigator.onLine`` is false; or
+            back on (``False``). While offline or throttled, the page keeps its
+            ``Network`` domain enabled (Chrome applies the emulation only then).
         cpu_throttle: Slow the CPU down this many times (1 is normal speed).
         network: A name of :data:`NETWORK_PRESETS` (``"slow-3g"``, ``"fast-3g"``,
             ``"slow-4g"``, ``"4g"``) or :class:`NetworkConditions`.
@@ -208,6 +212,14 @@ class _NetworkState:
     def __init__(self) -> None:
         self.offline = False
         self.conditions = NetworkConditions()
+        # The Network domain, kept on while an emulation is in effect: Chrome applies
+        # one to the page's own requests (fetch, XHR, subresources) only while the domain
+        # is enabled (before, a fetch still went through offline), and disabling the
+        # domain ends it.
+        self.network_on: contextlib.AsyncExitStack | None = None
+
+
+_METHOD_NOT_FOUND = -32601
 
 
 async def _apply_network(page: Page, state: _NetworkState) -> None:
@@ -215,14 +227,34 @@ async def _apply_network(page: Page, state: _NetworkState) -> None:
     def rate(kbps: float | None) -> float:
         return -1 if kbps is None else kbps * 1000 / 8
 
-    await page.send(
-        cdp.network.emulate_network_conditions(
-            state.offline,
-            state.conditions.latency_ms,
-            rate(state.conditions.download_kbps),
-            rate(state.conditions.upload_kbps),
-        )
+    conditions = state.conditions
+    latency, download, upload = (
+        conditions.latency_ms, rate(conditions.download_kbps), rate(conditions.upload_kbps)
     )
+    active = state.offline or conditions != NetworkConditions()
+    if active and state.network_on is None:
+        network_on = contextlib.AsyncExitStack()
+        await network_on.enter_async_context(page.enabled("Network"))
+        state.network_on = network_on
+    # Every request of the page (an empty pattern), and navigator.onLine / connection to
+    # match: the pair that replaces the deprecated Network.emulateNetworkConditions.
+    rules = [
+        cdp.network.NetworkConditions(
+            url_pattern="", latency=latency, download_throughput=download,
+            upload_throughput=upload, offline=state.offline,
+        )
+    ] if active else []
+    try:
+        await page.send(cdp.network.emulate_network_conditions_by_rule(rules))
+        await page.send(cdp.network.override_network_state(state.offline, latency, download, upload))
+    except ProtocolError as error:
+        if error.code != _METHOD_NOT_FOUND:
+            raise
+        # A Chrome older than those commands (before 2025).
+        await page.send(cdp.network.emulate_network_conditions(state.offline, latency, download, upload))
+    if not active and state.network_on is not None:
+        network_on, state.network_on = state.network_on, None
+        await network_on.aclose()
 
 
 async def _reset(page: Page) -> None:

@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .. import cdp
-from .._model import Command
-from ..cdp.runtime import EvaluateResult, ExceptionDetails, RemoteObject
+from ..cdp.runtime import ExceptionDetails, RemoteObject
 from ..errors import CDPError, ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
-from ._scripts import Script, call_function
+from ._scripts import Script, call_function, thrown_at
 from ._targeting import Element, resolve_element
 
 __all__ = [
@@ -424,16 +423,16 @@ _GROUP = "cdpkit-evaluate"
 
 _TO_JSON = Script("to_json")
 
-_TOP_LEVEL_AWAIT = "await is only valid"
-
-
 async def evaluate(page: Page, expression: str, *, await_promise: bool = True) -> Any:
     """Run JavaScript in the page's top document and return its result as JSON.
+
+    The expression runs as in the DevTools console (``Runtime.evaluate`` in REPL mode):
+    top-level ``await`` works anywhere in it (``(await fetch(url)).status``), and a ``let``,
+    ``const`` or ``class`` declared by an earlier call may be declared again.
 
     Args:
         page: The page.
         expression: An expression or statements; the value of the last one is returned.
-            Top-level ``await`` works.
         await_promise: If the result is a promise, wait for it and return its value
             (a rejection raises). With ``False`` a promise comes back as ``"[Promise]"``.
 
@@ -447,33 +446,33 @@ async def evaluate(page: Page, expression: str, *, await_promise: bool = True) -
 
     Raises:
         EvaluationError: The script threw (or the promise rejected): ``text`` is the
-            error (``"TypeError: ..."``), ``line`` and ``column`` 0-based in the script.
+            error (``"TypeError: ..."``), ``line`` and ``column`` 0-based where it was
+            thrown, when known (the message gives them 1-based, as the console does).
         CommandTimeoutError: No result within the page's command timeout.
         TargetClosedError: The page is closed.
     """
-    def command(repl_mode: bool | None = None) -> Command[EvaluateResult]:
-        return cdp.runtime.evaluate(
+    # awaitPromise here waits for the script's own top-level awaits; in REPL mode the
+    # value it ends with, a promise included, is returned as it is.
+    result = await page.send(
+        cdp.runtime.evaluate(
             expression,
-            await_promise=await_promise,
+            await_promise=True,
             user_gesture=True,
             object_group=_GROUP,
-            repl_mode=repl_mode,
+            repl_mode=True,
         )
-
-    result = await page.send(command())
-    details = result.exception_details
-    retried = False
-    if details and _TOP_LEVEL_AWAIT in str(details.exception and details.exception.description):
-        result = await page.send(command(repl_mode=True))
-        details = result.exception_details
-        retried = True
-    remote = result.result
+    )
+    details, remote = result.exception_details, result.result
+    awaited = False
+    if not details and await_promise and remote.subtype == "promise" and remote.object_id:
+        settled = await page.send(cdp.runtime.await_promise(remote.object_id))
+        details, remote, awaited = settled.exception_details, settled.result, True
     if details:
         await _release(page)  # the exception object
         raise _evaluation_error(details)
     if remote.object_id is None:
-        if retried:
-            await _release(page)
+        if awaited:
+            await _release(page)  # the promise
         return _primitive(remote)
     return await _to_python(page, remote)
 
@@ -496,7 +495,7 @@ def _evaluation_error(details: ExceptionDetails) -> EvaluationError:
         message = f"{text} {_format_value(exception.to_wire(), nested=True)}"
     else:
         message = text
-    return EvaluationError(message, details.line_number, details.column_number)
+    return EvaluationError(message, *thrown_at(details))
 
 
 def _primitive(remote: RemoteObject) -> Any:

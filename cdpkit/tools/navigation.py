@@ -17,6 +17,7 @@ from .._navigation import (
     _retrying,
     _timed_out,
     load,
+    page_set_up,
 )
 from ..errors import WaitTimeoutError
 from ..page import Page
@@ -130,6 +131,7 @@ async def _wait_navigation(
             cdp.page.LifecycleEvent,
             raw=True,
         ) as events:
+            await page_set_up(page)  # or its first commit may go unreported
             await start()
             loader_id: str | None = None
             async for event in events:

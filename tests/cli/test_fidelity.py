@@ -262,6 +262,26 @@ def test_a_load_timeout_names_the_timeout_option(cli: CLI, server: FixtureServer
     assert result.returncode == 1
     line = assert_one_line_error(result.stderr, "Timed out after 2 s")
     assert line.endswith(" (--timeout SECONDS sets how long)"), line
+    assert "navigate()" not in line and "timeout=" not in line  # the library's words
+
+
+def test_eval_takes_top_level_await_and_reports_positions_from_one(
+    cli: CLI, server: FixtureServer, endpoint: str
+) -> None:
+    url = server.url("/cli/index.html")
+    fetched = cli.run("eval", url, "(await fetch(location.href)).status", "--wait", "0",
+                      "--connect", endpoint)
+    assert (fetched.returncode, fetched.stdout) == (0, "200\n"), fetched.stderr
+    plain = cli.run("eval", url, "let n = 6; n * 7", "--wait", "0", "--connect", endpoint)
+    assert (plain.returncode, plain.stdout) == (0, "42\n"), plain.stderr
+    # Positions count from 1, as in the DevTools console (the first character is 1, 1).
+    failed = cli.run("eval", url, "undefinedThing", "--wait", "0", "--connect", endpoint)
+    assert failed.returncode == 1
+    assert_one_line_error(
+        failed.stderr, "ReferenceError: undefinedThing is not defined (line 1, column 1)"
+    )
+    failed = cli.run("eval", url, "const ok = 1;\n  null.boom", "--wait", "0", "--connect", endpoint)
+    assert_one_line_error(failed.stderr, "(reading 'boom') (line 2, column 8)")
 
 
 def test_a_locked_profile_names_the_timeout_option(cli: CLI, server: FixtureServer) -> None:

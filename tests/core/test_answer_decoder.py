@@ -51,7 +51,7 @@ class _ScriptedTransport:
             await self._sent_one.wait()
         return self.sent.pop(0)
 
-    async def close(self) -> None:
+    async def close(self, grace: float = 2.0) -> None:
         self._incoming.put_nowait(None)
 
 

@@ -167,3 +167,33 @@ async def test_command_of_exactly_chromes_limit_is_accepted(page: cdpkit.Page) -
     expression = "'" + "x" * (limit - overhead) + "'.length"
     result = await page.call("Runtime.evaluate", {"expression": expression}, timeout=60)
     assert result["result"]["value"] == limit - overhead
+
+
+@pytest.mark.parametrize("flooded", [False, True], ids=["idle", "send-buffer-full"])
+async def test_closing_a_connected_browser_that_stopped_is_bounded_by_the_command_timeout(
+    flooded: bool,
+) -> None:
+    command_timeout = 1.0
+    async with cdpkit.launch() as host:
+        assert host.process is not None
+        endpoint = await host.process.wait_for_endpoint(5)
+        await host.pages[0].send(cdp.runtime.evaluate("1"))  # the first tab is set up
+        browser = await cdpkit.connect(endpoint, command_timeout=command_timeout)
+        page = await browser.new_page()  # closed by close(), as is the context
+        context = await browser.new_context()
+        await context.new_page()
+        with stopped(host.process.pid):
+            if flooded:  # 80 MiB the stopped browser never reads: the send buffer is full
+                expression = "'" + "y" * (4 * 1024 * 1024) + "'"
+                await asyncio.gather(
+                    *(page.call("Runtime.evaluate", {"expression": expression}) for _ in range(20)),
+                    return_exceptions=True,
+                )
+            started = time.monotonic()
+            await asyncio.wait_for(browser.close(), 15)
+            elapsed = time.monotonic() - started
+        assert elapsed < command_timeout + 2, elapsed
+        assert page.closed
+        # The browser runs on and answers its other client.
+        result = await host.pages[0].send(cdp.runtime.evaluate("6 * 7", return_by_value=True))
+        assert result.result.value == 42

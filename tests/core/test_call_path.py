@@ -48,7 +48,7 @@ class _SilentTransport:
     def answer(self, message_id: int) -> None:
         self._incoming.put_nowait(json.dumps({"id": message_id, "result": {"ok": True}}))
 
-    async def close(self) -> None:
+    async def close(self, grace: float = 2.0) -> None:
         self._incoming.put_nowait(None)
 
 

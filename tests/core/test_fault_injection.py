@@ -210,3 +210,100 @@ async def test_events_routing_cannot_read_are_delivered_or_dropped_and_the_conne
     # The deep one is dropped with a warning; a number for a session id matches no session.
     assert received[0] == {} and math.isnan(received[1]["n"]) and received[2] == {"n": 2}
     assert "nested too deeply" in caplog.text
+
+
+class UnpausedTab:
+    """A fake browser with one tab already open when cdpkit attaches, whose renderer is
+    still busy: it takes the page's setup commands (``Page.enable``...) only after
+    ``busy`` seconds, while the browser process answers ``Page.navigate`` at once. As in
+    Chrome, a document committed before the renderer enabled the ``Page`` domain is
+    reported by no ``Page.frameNavigated`` and no ``commit`` lifecycle event; only its
+    later lifecycle events (``DOMContentLoaded``, ``load``) are."""
+
+    SESSION, TARGET, LOADER = "S1", "T1", "L1"
+    SETUP = frozenset({
+        "Page.enable", "Page.setLifecycleEventsEnabled", "Runtime.enable", "Log.enable",
+        "Runtime.runIfWaitingForDebugger",
+    })
+
+    def __init__(self, ws: ServerConnection, url: str, busy: float) -> None:
+        self.ws, self.url, self.busy = ws, url, busy
+        self.page_enabled = False
+        self.committed_unseen = False
+        self.held: list[int] = []  # ids of setup commands the busy renderer has not taken
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.ws.send(json.dumps(message))
+
+    async def event(self, method: str, params: dict[str, Any]) -> None:
+        await self.send({"method": method, "params": params, "sessionId": self.SESSION})
+
+    async def lifecycle(self, *names: str) -> None:
+        for name in names:
+            await self.event("Page.lifecycleEvent", {
+                "frameId": self.TARGET, "loaderId": self.LOADER, "name": name, "timestamp": 1.0,
+            })
+
+    async def renderer_ready(self) -> None:
+        await asyncio.sleep(self.busy)
+        self.page_enabled = True
+        for command_id in self.held:
+            await self.send({"id": command_id, "result": {}, "sessionId": self.SESSION})
+        if self.committed_unseen:
+            await self.lifecycle("DOMContentLoaded", "load")
+
+    async def serve(self) -> None:
+        ready = None
+        async for text in self.ws:
+            message = json.loads(text)
+            method, reply = message["method"], {}
+            if method == "Browser.getVersion":
+                reply = {"protocolVersion": "1.3", "product": "FakeChrome/999", "revision": "r1",
+                         "userAgent": "fake", "jsVersion": "1"}
+            elif method == "Target.setAutoAttach" and "sessionId" not in message:
+                info = {"targetId": self.TARGET, "type": "page", "title": "", "url": "about:blank",
+                        "attached": True, "canAccessOpener": False, "browserContextId": "C1"}
+                await self.send({"method": "Target.attachedToTarget", "params": {
+                    "sessionId": self.SESSION, "targetInfo": info, "waitingForDebugger": False,
+                }})
+                ready = asyncio.ensure_future(self.renderer_ready())
+            elif method in self.SETUP and not self.page_enabled:
+                self.held.append(message["id"])
+                continue
+            elif method == "Page.navigate":
+                reply = {"frameId": self.TARGET, "loaderId": self.LOADER}
+            elif method == "Page.getNavigationHistory":
+                reply = {"currentIndex": 0, "entries": [{
+                    "id": 1, "url": self.url, "userTypedURL": self.url, "title": "Fake",
+                    "transitionType": "typed",
+                }]}
+            elif method == "Runtime.evaluate":
+                reply = {"result": {"type": "number", "value": 200}}
+            await self.send({"id": message["id"], "result": reply,
+                             **({"sessionId": message["sessionId"]} if "sessionId" in message else {})})
+            if method == "Page.navigate":
+                if not self.page_enabled:
+                    self.committed_unseen = True
+                    continue
+                frame = {"id": self.TARGET, "loaderId": self.LOADER, "url": self.url,
+                         "securityOrigin": "http://fake", "mimeType": "text/html"}
+                await self.event("Page.frameNavigated", {"frame": frame, "type": "Navigation"})
+                await self.lifecycle("commit", "DOMContentLoaded", "load")
+        if ready is not None:
+            ready.cancel()
+
+
+async def test_first_navigation_of_a_tab_whose_renderer_is_still_starting_sees_its_commit() -> None:
+    # The race a fresh browser's own tab runs into: cdpkit attaches to it unpaused, and
+    # sends Page.navigate right behind the page's setup.
+    url = "http://fake.test/"
+
+    async def handler(ws: ServerConnection) -> None:
+        await UnpausedTab(ws, url, busy=0.5).serve()
+
+    async with serve(handler, "127.0.0.1", 0) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        async with cdpkit.connect(f"ws://127.0.0.1:{port}/devtools/browser/fake", timeout=5) as b:
+            [page] = b.pages
+            result = await cdpkit.tools.navigate(page, url, wait_until="commit", timeout=3)
+    assert (result.url, result.status, result.title) == (url, 200, "Fake")

@@ -99,6 +99,29 @@ async def test_offline_and_back_and_a_slow_network(page: cdpkit.Page, site: Fixt
     await tools.emulate(page, reset=True)
 
 
+# The page's own request: what a page does offline (an app's sync, a service call).
+FETCH = "fetch('/emulate/headers?' + Math.random()).then(r => r.status, e => e.name)"
+
+
+async def test_offline_fails_the_pages_own_fetches_and_navigations_until_back_online(
+    page: cdpkit.Page, site: FixtureServer
+) -> None:
+    url = site.url("/emulate/layout")
+    await tools.navigate(page, url)
+    await tools.emulate(page, offline=True)
+    assert await js(page, FETCH) == "TypeError"  # "Failed to fetch"
+    # Another tool turning the Network domain on and off again does not end it.
+    await tools.wait_for(page, network_idle=True)
+    assert await js(page, FETCH) == "TypeError"
+    assert await js(page, "navigator.onLine") is False
+    with pytest.raises(cdpkit.NavigationError, match="ERR_INTERNET_DISCONNECTED"):
+        await tools.navigate(page, url)
+    await tools.emulate(page, offline=False)
+    assert (await tools.navigate(page, url)).status == 200
+    assert await js(page, FETCH) == 200
+    assert await js(page, "navigator.onLine") is True
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [

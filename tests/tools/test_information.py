@@ -266,11 +266,37 @@ async def test_evaluate_describes_values_json_cannot_hold(
     assert (await evaluate(page, "window")).startswith("[Window http://127.0.0.1")
 
 
+async def test_evaluate_runs_as_the_devtools_console_does(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await navigate(page, server.url("/snapshot/form.html"))
+    # Top-level await anywhere in the expression, not only where a statement starts.
+    assert await evaluate(page, "(await fetch(location.href)).status") == 200
+    assert await evaluate(page, "[await Promise.resolve(1), await 2]") == [1, 2]
+    # A declaration may be run again, as when an agent retries a snippet.
+    assert await evaluate(page, "let total = 1; total") == 1
+    assert await evaluate(page, "let total = 2; const twice = total * 2; twice") == 4
+    assert await evaluate(page, "const twice = 10; twice + total") == 12
+    assert await evaluate(page, "class Retry {}; typeof Retry") == "function"
+    assert await evaluate(page, "class Retry {}; 'again'") == "again"
+    # The page's own globals are still the page's.
+    assert await evaluate(page, "typeof document.title") == "string"
+
+
 async def test_evaluate_errors_carry_message_line_and_column(page: cdpkit.Page) -> None:
     with pytest.raises(cdpkit.EvaluationError) as info:
         await evaluate(page, "const ok = 1;\n  null.boom")
     assert info.value.text == "TypeError: Cannot read properties of null (reading 'boom')"
-    assert (info.value.line, info.value.column) == (1, 7)
+    assert (info.value.line, info.value.column) == (1, 7)  # 0-based, as the protocol
+    # The message counts from 1, as the DevTools console does.
+    assert str(info.value).endswith("(reading 'boom') (line 2, column 8)")
+    with pytest.raises(cdpkit.EvaluationError) as info:
+        await evaluate(page, "Promise.reject(new Error('later'))")
+    assert (info.value.line, info.value.column) == (0, 15)  # where the Error was made
+    assert str(info.value) == "Uncaught (in promise) Error: later (line 1, column 16)"
+    with pytest.raises(cdpkit.EvaluationError) as info:
+        await evaluate(page, "1 +")
+    assert str(info.value) == "SyntaxError: Unexpected end of input (line 1, column 4)"
     with pytest.raises(cdpkit.EvaluationError, match="SyntaxError"):
         await evaluate(page, "this is not javascript")
     with pytest.raises(cdpkit.EvaluationError, match=r"Uncaught \(in promise\) Error: nope"):

@@ -3,11 +3,13 @@ really is, timeouts say what to change, and renderer swaps are not errors."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
 
 import cdpkit
+from cdpkit import cdp
 from cdpkit.tools.navigation import go_back, go_forward, navigate, reload
 from tests.server import FixtureServer
 
@@ -90,12 +92,38 @@ async def test_commit_navigations_across_sites_survive_the_renderer_swap(
     assert back is not None and back.url == urls[1]
 
 
+async def _navigate_watching_commits(page: cdpkit.Page, url: str, wait_until: str) -> None:
+    """Navigate as a user would and check that it returned and that a listener of
+    ``Page.frameNavigated`` saw the new document (a page not yet set up reports neither)."""
+    async with page.listen(cdp.page.FrameNavigated) as navigated:
+        result = await navigate(page, url, wait_until=wait_until, timeout=10)  # type: ignore[arg-type]
+        event = await asyncio.wait_for(anext(navigated), 5)
+    assert (result.url, event.frame.url) == (url, url)
+
+
 async def test_first_navigation_of_a_new_browsers_own_tab(server: FixtureServer) -> None:
-    # The tab a browser starts with reports its first commit without a frameNavigated
-    # event (the CLI navigates exactly that tab): every wait_until must still return.
+    # The tab a browser starts with existed before cdpkit attached: it is not paused, and
+    # the CLI's one-shot commands navigate exactly that tab.
     url = server.url("/input/keys.html")
-    for wait_until in ("commit", "load"):
+    for wait_until in ("commit", "load", "commit"):
         async with cdpkit.launch() as browser:
             [page] = browser.pages
-            result = await navigate(page, url, wait_until=wait_until, timeout=10)  # type: ignore[arg-type]
-            assert result.url == url
+            await _navigate_watching_commits(page, url, wait_until)
+
+
+async def test_first_navigation_of_tabs_open_before_attaching(server: FixtureServer) -> None:
+    # The same case, repeated: a tab another client just opened is attached unpaused, and
+    # its renderer may enable the Page domain only after the navigation committed (then
+    # neither Page.frameNavigated nor a "commit" lifecycle event ever came, and a
+    # wait_until="commit" navigation hung for its whole timeout).
+    url = server.url("/input/keys.html")
+    async with cdpkit.launch() as host:
+        assert host.process is not None
+        endpoint = await host.process.wait_for_endpoint(5)
+        for n in range(24):
+            tab = await host.call("Target.createTarget", {"url": "about:blank"})
+            async with cdpkit.connect(endpoint) as browser:
+                page = browser.page_for(tab["targetId"])
+                assert page is not None
+                await _navigate_watching_commits(page, url, ("commit", "load")[n % 2])
+            await host.call("Target.closeTarget", {"targetId": tab["targetId"]})

@@ -75,6 +75,9 @@ function(options, root) {
     'separator']);
   const ARIA_RANGES = new Set(['progressbar', 'meter']);
   const TEXT_INPUTS = new Set(['text', 'email', 'tel', 'url', 'password', '']);
+  const INPUT_TYPES = new Set(['button', 'checkbox', 'color', 'date', 'datetime-local', 'email',
+    'file', 'hidden', 'image', 'month', 'number', 'password', 'radio', 'range', 'reset', 'search',
+    'submit', 'tel', 'text', 'time', 'url', 'week']);
   const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image']);
   // Replaced elements: a box of their own, spaced from their neighbours' text in names.
   const REPLACED = new Set(['img', 'input', 'select', 'textarea', 'button', 'svg', 'video',
@@ -85,6 +88,7 @@ function(options, root) {
     'searchbox slider spinbutton switch tab textbox ToggleButton tree').split(' '));
   const FORM_CONTROLS = new Set(['button', 'fieldset', 'input', 'output', 'select', 'textarea']);
   const SVG = 'http://www.w3.org/2000/svg';
+  const HTML = 'http://www.w3.org/1999/xhtml';
   const SVG_SHAPES = new Set(['circle', 'ellipse', 'line', 'path', 'polygon', 'polyline', 'rect']);
   // SVG elements never drawn where they stand: definitions, metadata, paint servers.
   const SVG_UNRENDERED = 'defs, symbol, clipPath, mask, pattern, marker, linearGradient, ' +
@@ -215,6 +219,7 @@ function(options, root) {
     switch (tag) {
       case 'a': case 'area':
         return element.hasAttribute('href') || element.hasAttribute('onclick') ? 'link' : 'generic';
+      case 'address': return 'group';
       case 'article': return 'article';
       case 'aside': return inSectioning(element, false) && !named(element) ? 'generic' : 'complementary';
       case 'blockquote': return 'blockquote';
@@ -241,7 +246,7 @@ function(options, root) {
       case 'iframe': case 'frame': return 'Iframe';
       case 'img':
         if (element.getAttribute('alt') === '' && !element.hasAttribute('title') &&
-            !hasGlobalAria(element)) return 'presentation';
+            !hasGlobalAria(element) && !focusable(element)) return 'presentation';
         return 'image';
       case 'input': return inputRole(element);
       case 'ins': return 'insertion';
@@ -275,16 +280,19 @@ function(options, root) {
       case 'strong': case 'b': return tag === 'strong' ? 'strong' : 'generic';
       case 'sub': return 'subscript';
       case 'sup': return 'superscript';
-      case 'summary': return 'DisclosureTriangle';
+      case 'summary': return summaryOfDetails(element) ? 'DisclosureTriangle' : 'generic';
       case 'svg':
         // An SVG with text, links or named parts inside is a document of its own; one
         // with shapes only, one picture; an empty one, nothing.
         if (svgHasContent(element)) return 'SvgRoot';
         return element.firstElementChild || named(element) ? 'image' : 'none';
       case 'table': return dataTable(element) ? 'table' : 'LayoutTable';
-      case 'tbody': case 'thead': case 'tfoot': return 'generic';
+      // A data table's head and foot are listed; its body only when named.
+      case 'tbody': case 'thead': case 'tfoot':
+        return tableOf(element) && dataTable(tableOf(element)) &&
+          (tag !== 'tbody' || named(element) || focusable(element)) ? 'rowgroup' : 'generic';
       case 'td': return dataTable(tableOf(element)) ? 'cell' : 'LayoutTableCell';
-      case 'th': return thRole(element);
+      case 'th': return dataTable(tableOf(element)) ? thRole(element) : 'LayoutTableCell';
       case 'textarea': return 'textbox';
       case 'time': return 'time';
       case 'tr': return dataTable(tableOf(element)) ? 'row' : 'LayoutTableRow';
@@ -430,15 +438,42 @@ function(options, root) {
     return false;
   }
 
+  // A th's role when its scope does not say (Chrome's DecideRoleFromSiblings): a header
+  // next to a non-empty data cell, or in a row that starts or ends with one, heads its
+  // row; otherwise its column.
   function thRole(element) {
     const scope = (element.getAttribute('scope') || '').toLowerCase();
     if (scope === 'row' || scope === 'rowgroup') return 'rowheader';
     if (scope === 'col' || scope === 'colgroup') return 'columnheader';
-    const row = element.parentElement;
-    if (row && row.parentElement && row.parentElement.localName === 'thead') return 'columnheader';
-    // A header at the start of a row of data cells heads the row.
-    if (row && row.firstElementChild === element && row.querySelector('td')) return 'rowheader';
+    const next = element.nextSibling;
+    const previous = element.previousSibling;
+    if (!next && !previous) return 'columnheader';
+    if (isHeaderCell(next) && isHeaderCell(previous)) return 'columnheader';
+    if (nonEmptyDataCell(next) || nonEmptyDataCell(previous)) return 'rowheader';
+    const row = element.parentNode;
+    if (!row || row.localName !== 'tr') return 'columnheader';
+    const first = row.firstElementChild;
+    const last = row.lastElementChild;
+    if (nonEmptyDataCell(first) || nonEmptyDataCell(last)) return 'rowheader';
+    if (nonEmptyDataCell(first && first.nextElementSibling) ||
+        nonEmptyDataCell(last && last.previousElementSibling)) return 'rowheader';
     return 'columnheader';
+  }
+
+  function isHeaderCell(node) {
+    return !!node && node.localName === 'th';
+  }
+
+  function nonEmptyDataCell(node) {
+    return !!node && node.localName === 'td' && node.hasChildNodes();
+  }
+
+  // A summary is its details' disclosure triangle (through a slot too); elsewhere, a
+  // plain container.
+  function summaryOfDetails(element) {
+    let parent = element.assignedSlot || element.parentNode;
+    if (parent && parent.localName === 'slot') parent = parent.assignedSlot || parentOf(parent);
+    return !!parent && parent.localName === 'details';
   }
 
   function named(element) {
@@ -480,6 +515,16 @@ function(options, root) {
     return squashed;
   }
 
+  // Whether an aria-labelledby target is hidden (itself, or inside something hidden):
+  // then its hidden content counts too (accname 2A, as Chrome applies it).
+  function hiddenTarget(target) {
+    if (style(target)[1] !== 'visible') return true;
+    for (let up = target; up && up.nodeType === 1; up = parentOf(up)) {
+      if (style(up)[0] === 'none' || up.getAttribute('aria-hidden') === 'true') return true;
+    }
+    return false;
+  }
+
   function hiddenForName(element) {
     const [display, visibility] = style(element);
     return display === 'none' || visibility === 'hidden' || visibility === 'collapse' ||
@@ -500,7 +545,9 @@ function(options, root) {
 
   function controlValue(element, role) {
     if (role === 'textbox' || role === 'searchbox') {
-      if (element.localName === 'input' || element.localName === 'textarea') return element.value;
+      if (element.localName === 'input' || element.localName === 'textarea') {
+        return element.type === 'password' ? '•'.repeat(element.value.length) : element.value;
+      }
       return element.textContent;
     }
     if (role === 'combobox' || role === 'listbox') {
@@ -551,7 +598,11 @@ function(options, root) {
   function computeName(element, role, context, isRoot) {
     if (context.visited.has(element)) return '';
     context.visited.add(element);
-    if (!context.labelledby && !isRoot && hiddenForName(element)) return '';
+    // Hidden content is no part of a name, unless an aria-labelledby traversal reached it
+    // through a hidden target (the target itself always counts).
+    if (!context.hidden && !isRoot && element !== context.target && hiddenForName(element)) {
+      return '';
+    }
     // Media that cannot play says so in place of any name (Chrome's AXMediaElement).
     if (unplayable(element)) return fromElsewhere(MEDIA_ERROR);
     if (!context.labelledby) {
@@ -560,7 +611,8 @@ function(options, root) {
         // Each reference is named on its own (one may hold another); an element may name
         // itself: by its aria-label, else its content.
         const text = labelledby.map((target) => {
-          const inner = {visited: new Set([element]), labelledby: true, root: context.root};
+          const inner = {visited: new Set([element]), labelledby: true, root: context.root,
+            target, hidden: hiddenTarget(target)};
           return squash(target === element ?
             (element.getAttribute('aria-label') || contentText(element, inner)) :
             computeName(target, roleOf(target), inner, false));
@@ -568,7 +620,14 @@ function(options, root) {
         if (squash(text)) return fromElsewhere(text);
       }
     }
-    // A control inside the label of another: its value.
+    // A control inside the label of another: its value. A file field says what its button
+    // says, then which files are chosen (Chrome's words, from its user-agent shadow tree).
+    if (!isRoot && element.localName === 'input' && element.type === 'file') {
+      const own = element.getAttribute('aria-label');
+      const label = own && own.trim() ? own : labelsText(element, context) ||
+        fileButtonText(element);
+      return fromElsewhere(label + ': ' + chosenFiles(element));
+    }
     if (!isRoot) {
       const value = controlValue(element, role);
       // An empty one gives way to the rest (its label, its placeholder), as in Chrome.
@@ -583,7 +642,8 @@ function(options, root) {
     // Landmarks, tables, live regions... give an ancestor their name, not their content.
     const contributes = !NO_CONTRIBUTION.has(role) || context.labelledby;
     if (!isRoot && contributes || FROM_CONTENT.has(role) || context.labelledby ||
-        (FROM_CONTENT_IF_FOCUSABLE.has(role) && focusable(element))) {
+        (FROM_CONTENT_IF_FOCUSABLE.has(role) && focusable(element) &&
+         element.localName !== 'details')) {  // Chrome's own role for details
       const text = contentText(element, context);
       if (squash(text)) {
         namedFromContent = true;
@@ -594,14 +654,25 @@ function(options, root) {
   }
 
   function tooltip(element, role) {
-    if (NO_TOOLTIP.has(role)) return '';
+    // A title names a plain container that can take focus, or a custom element.
+    if (NO_TOOLTIP.has(role) && !(role === 'generic' &&
+        (focusable(element) || element.localName.includes('-')))) return '';
     const title = element.getAttribute('title');
     if (title && title.trim()) return title;
-    if ((element.localName === 'input' || element.localName === 'textarea') && !hasLabels(element)) {
+    if (takesPlaceholder(element) && !hasLabels(element)) {
       const placeholder = element.getAttribute('placeholder');
       if (placeholder) return placeholder;
     }
     return '';
+  }
+
+  // A field that shows a placeholder: a textarea, a text-like input.
+  function takesPlaceholder(element) {
+    if (element.localName === 'textarea') return true;
+    if (element.localName !== 'input') return false;
+    const type = (element.getAttribute('type') || '').toLowerCase();
+    return TEXT_INPUTS.has(type) || type === 'search' || type === 'number' ||
+      !INPUT_TYPES.has(type);
   }
 
   function nativeName(element, role, context) {
@@ -620,7 +691,8 @@ function(options, root) {
       }
       const labelled = labelsText(element, context);
       if (labelled) return labelled;
-      if (type !== 'hidden' && !element.hasAttribute('title') && !hasLabels(element) &&
+      if (type === 'file') return fileButtonText(element);
+      if (takesPlaceholder(element) && !element.hasAttribute('title') && !hasLabels(element) &&
           element.getAttribute('placeholder')) return element.getAttribute('placeholder');
       return '';
     }
@@ -645,6 +717,17 @@ function(options, root) {
     return '';
   }
 
+  // A file field's button, as Chrome's user-agent shadow tree words it (in English).
+  function fileButtonText(element) {
+    return element.multiple ? 'Choose Files' : 'Choose File';
+  }
+
+  function chosenFiles(element) {
+    const files = element.files;
+    if (!files || !files.length) return element.multiple ? 'No file chosen' : 'No file chosen';
+    return files.length === 1 ? files[0].name : files.length + ' files';
+  }
+
   function explicitlyEmpty(element) {
     const tag = element.localName;
     if (tag === 'img') return element.getAttribute('alt') === '';
@@ -666,7 +749,8 @@ function(options, root) {
   function labelsText(element, context) {
     const labels = element.labels;
     if (!labels || !labels.length) return '';
-    const inner = {visited: context.visited, labelledby: context.labelledby, root: context.root};
+    const inner = {visited: context.visited, labelledby: context.labelledby, root: context.root,
+      hidden: context.hidden};
     return [...labels].map((label) => squash(contentText(label, inner))).join(' ');
   }
 
@@ -687,6 +771,8 @@ function(options, root) {
   }
 
   function joinChildren(element, context, joined) {
+    const before = generatedContent(element, '::before', context);
+    if (before) join(joined, before[0], before[1], before[3], true);
     for (const child of childrenOf(element)) {
       // Chrome stops a name past 100 nodes (kMaxDescendantsForTextAlternativeComputation):
       // the rest of a long cell or link is not in its name (and is listed as text).
@@ -694,7 +780,7 @@ function(options, root) {
       if (child.nodeType === 3) {
         // The text of a visibility:hidden element is not shown, unless referenced.
         const parent = child.parentElement;
-        if (!context.labelledby && parent && style(parent)[1] !== 'visible') continue;
+        if (!context.hidden && parent && style(parent)[1] !== 'visible') continue;
         let text = transformed(child);
         if (!NOT_SPACE.test(text)) {
           if (needlessSpace(child)) {
@@ -716,7 +802,7 @@ function(options, root) {
           tag === 'rt' || tag === 'rp' || tag === 'title' ||
           (child.namespaceURI === SVG && child.matches(SVG_UNRENDERED))) continue;
       const display = style(child)[0];
-      if (!context.labelledby && (display === 'none' || child.getAttribute('aria-hidden') === 'true')) {
+      if (!context.hidden && (display === 'none' || child.getAttribute('aria-hidden') === 'true')) {
         continue;
       }
       if (tag === 'br') {
@@ -732,7 +818,7 @@ function(options, root) {
       const control = CONTROLS.has(role) || FORM_CONTROLS.has(tag);
       // Hidden (visibility: hidden, its visible descendants still count) or a plain inline
       // element: no part of its own, its children join its neighbours'.
-      const hidden = !context.labelledby && style(child)[1] !== 'visible';
+      const hidden = !context.hidden && style(child)[1] !== 'visible';
       if ((hidden || (display === 'inline' || display === 'ruby') && !control &&
            !REPLACED.has(tag) && (role === 'generic' || role === 'none') && !named(child))) {
         joinChildren(child, context, joined);
@@ -760,7 +846,61 @@ function(options, root) {
         !display.startsWith('inline')));
       join(joined, part[0], box, part[1], counted);
     }
+    const after = generatedContent(element, '::after', context);
+    if (after) join(joined, after[0], after[1], after[3], true);
   }
+
+  // Elements that have no ::before / ::after boxes (replaced or with their own drawing).
+  const NO_GENERATED = new Set(['img', 'input', 'select', 'textarea', 'video', 'audio', 'iframe',
+    'canvas', 'object', 'embed', 'svg', 'br', 'wbr', 'hr', 'meter', 'progress', 'option',
+    'optgroup']);
+  const generated = new Map();  // element -> [[before text, block?] | null, [after...] | null]
+
+  // The text CSS generated content (::before, ::after) adds to an element's content, with
+  // whether it is a box of its own: [text, block], or null. Its alternative text
+  // (content: "→" / "Next") stands for it, as in Chrome.
+  function generatedContent(element, which, context) {
+    if (element.nodeType !== 1 || NO_GENERATED.has(element.localName) ||
+        element.namespaceURI !== HTML) return null;
+    let cached = generated.get(element);
+    if (cached === undefined) {
+      cached = [pseudoText(element, '::before'), pseudoText(element, '::after')];
+      generated.set(element, cached);
+    }
+    const found = cached[which === '::before' ? 0 : 1];
+    if (!found || (!context.hidden && !found[2])) return null;
+    return found;
+  }
+
+  // [text, block, visible, alternative] of one pseudo-element, or null.
+  function pseudoText(element, which) {
+    const computed = getComputedStyle(element, which);
+    const content = computed.content;
+    if (!content || content === 'none' || content === 'normal') return null;
+    const display = computed.display;
+    if (display === 'none') return null;
+    let text = '';
+    let alternative = null;
+    let slash = false;
+    for (const match of content.matchAll(CONTENT_TOKENS)) {
+      if (match[0] === '/') {
+        slash = true;
+        alternative = '';
+        continue;
+      }
+      const part = match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') :
+        match[2] !== undefined ? element.getAttribute(match[2].trim()) || '' : '';
+      if (slash) alternative += part;
+      else text += part;
+    }
+    if (alternative !== null) text = alternative;
+    else text = transformText(text, computed.textTransform);
+    if (text === '') return null;
+    // An alternative text is spaced from its neighbours, as a name from an attribute is.
+    return [text, display !== 'inline', computed.visibility === 'visible', alternative !== null];
+  }
+  // The parts of a computed `content`: strings, attr(), the alternative text's slash.
+  const CONTENT_TOKENS = /"((?:[^"\\]|\\.)*)"|attr\(([^)]*)\)|\//g;
 
   const MAX_NAME_NODES = 100;
 
@@ -846,16 +986,22 @@ function(options, root) {
   function transformed(node) {
     const parent = node.parentElement;
     if (!parent) return node.data;
-    const transform = textTransformOf(parent);
-    if (transform === 'none') return node.data;
-    if (transform === 'uppercase') return node.data.toUpperCase();
-    if (transform === 'lowercase') return node.data.toLowerCase();
-    if (transform === 'capitalize') return node.data.replace(/(^|\s)(\S)/g, (m, a, b) => a + b.toUpperCase());
-    return node.data;
+    // An option's text is not laid out as text: no transform.
+    if (parent.localName === 'option' || parent.localName === 'optgroup') return node.data;
+    return transformText(node.data, textTransformOf(parent));
+  }
+
+  function transformText(text, transform) {
+    if (transform === 'none') return text;
+    if (transform === 'uppercase') return text.toUpperCase();
+    if (transform === 'lowercase') return text.toLowerCase();
+    if (transform === 'capitalize') return text.replace(/(^|\s)(\S)/g, (m, a, b) => a + b.toUpperCase());
+    return text;
   }
 
   function textOf(element, context) {
-    return contentText(element, {visited: context.visited, labelledby: true, root: element});
+    return contentText(element, {visited: context.visited, labelledby: true, hidden: true,
+      root: element});
   }
 
   // -- states and values --------------------------------------------------------------------
@@ -1112,10 +1258,12 @@ function(options, root) {
   function walkDocument(doc, depth, offset) {
     const view = doc.defaultView;
     const rootRect = view ? {x: 0, y: 0, width: view.innerWidth, height: view.innerHeight} : null;
-    push(depth, doc, 'RootWebArea', squash(doc.title || ''), null,
+    const title = squash(doc.title || '');
+    push(depth, doc, 'RootWebArea', title, null,
       pageFocused && doc === document ? 'focused' : '', rootRect, offset);
     const body = doc.body || doc.documentElement;
-    if (body) walkElement(doc.documentElement, depth + 1, '', offset, false);
+    // Text already in the title is not repeated under it (as in Chrome's outline).
+    if (body) walkElement(doc.documentElement, depth + 1, title, offset, false);
   }
 
   if (root && root.nodeType === 9) {

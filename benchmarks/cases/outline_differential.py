@@ -208,7 +208,7 @@ def inline_element(draw: st.DrawFn, depth: int) -> Element:
 def table(draw: st.DrawFn, depth: int) -> Element:
     attributes = draw(global_attributes(chance=2))
     rows: list[Element | str] = []
-    for r in range(draw(st.integers(1, 3))):
+    for _ in range(draw(st.integers(1, 3))):
         cells: list[Element | str] = []
         for _ in range(draw(st.integers(1, 3))):
             tag = draw(st.sampled_from(("td", "td", "th")))
@@ -473,7 +473,7 @@ def run_examples(page: Any, loop: asyncio.AbstractEventLoop, server: PageServer,
     """Draw ``examples`` batches with hypothesis (in this thread) and compare each in
     ``page`` (on ``loop``, which runs elsewhere); ``seed`` fixes the draws."""
 
-    @settings(max_examples=examples, database=None, deadline=None, 
+    @settings(max_examples=examples, database=None, deadline=None,
               suppress_health_check=list(HealthCheck), phases=("generate",))
     @given(batches)
     def check(batch: list[list[Element | str]]) -> None:
@@ -532,7 +532,6 @@ CASES = (OUTLINE_AGREEMENT,)
 
 async def _main(examples: int, seed: int | None, show: int) -> str:
     import cdpkit
-
     from benchmarks.cases.snapshot_peers import chrome_path
 
     async with cdpkit.launch(executable_path=chrome_path()) as browser:

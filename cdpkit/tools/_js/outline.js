@@ -288,14 +288,27 @@ function(options, root) {
         return element.firstElementChild || named(element) ? 'image' : 'none';
       case 'table': return dataTable(element) ? 'table' : 'LayoutTable';
       // A data table's head and foot are listed; its body only when named.
+      // A table's parts are parts only of a table (or grid): of a table given another role,
+      // plain containers. A data table's head and foot are listed; its body only when named.
       case 'tbody': case 'thead': case 'tfoot':
-        return tableOf(element) && dataTable(tableOf(element)) &&
+        return (tableKind(element) === 'data' || tableKind(element) === 'grid') &&
           (tag !== 'tbody' || named(element) || focusable(element)) ? 'rowgroup' : 'generic';
-      case 'td': return dataTable(tableOf(element)) ? 'cell' : 'LayoutTableCell';
-      case 'th': return dataTable(tableOf(element)) ? thRole(element) : 'LayoutTableCell';
+      case 'td': {
+        const kind = tableKind(element);
+        return kind === 'data' ? 'cell' : kind === 'grid' ? 'gridcell' :
+          kind === 'layout' ? 'LayoutTableCell' : 'generic';
+      }
+      case 'th': {
+        const kind = tableKind(element);
+        return kind === 'data' || kind === 'grid' ? thRole(element) :
+          kind === 'layout' ? 'LayoutTableCell' : 'generic';
+      }
       case 'textarea': return 'textbox';
       case 'time': return 'time';
-      case 'tr': return dataTable(tableOf(element)) ? 'row' : 'LayoutTableRow';
+      case 'tr': {
+        const kind = tableKind(element);
+        return kind === 'layout' ? 'LayoutTableRow' : kind === null ? 'generic' : 'row';
+      }
       case 'abbr': return 'Abbr';
       case 'ruby': return 'Ruby';
       case 'video': return 'Video';
@@ -369,6 +382,18 @@ function(options, root) {
   }
 
   const tables = new Map();  // table -> whether it holds data (not layout)
+
+  // What the table an element is part of is: 'data', 'grid' (a grid or treegrid),
+  // 'layout', or null (no table, or a table given a role that is none of these).
+  function tableKind(element) {
+    const table = tableOf(element);
+    if (!table) return 'data';
+    const role = roleOf(table);
+    if (role === 'table') return 'data';
+    if (role === 'grid' || role === 'treegrid') return 'grid';
+    if (role === 'LayoutTable') return 'layout';
+    return null;
+  }
 
   function tableOf(element) {
     let up = element.parentElement;
@@ -516,13 +541,15 @@ function(options, root) {
   }
 
   // Whether an aria-labelledby target is hidden (itself, or inside something hidden):
-  // then its hidden content counts too (accname 2A, as Chrome applies it).
+  // then its hidden content counts too (accname 2A, as Chrome applies it). 0: shown; 1:
+  // hidden but laid out (visibility, aria-hidden); 2: not rendered (display: none).
   function hiddenTarget(target) {
-    if (style(target)[1] !== 'visible') return true;
+    let hidden = style(target)[1] !== 'visible' ? 1 : 0;
     for (let up = target; up && up.nodeType === 1; up = parentOf(up)) {
-      if (style(up)[0] === 'none' || up.getAttribute('aria-hidden') === 'true') return true;
+      if (style(up)[0] === 'none') return 2;
+      if (up.getAttribute('aria-hidden') === 'true') hidden = 1;
     }
-    return false;
+    return hidden;
   }
 
   function hiddenForName(element) {
@@ -552,8 +579,10 @@ function(options, root) {
     }
     if (role === 'combobox' || role === 'listbox') {
       if (element.localName === 'select') {
-        const option = element.selectedOptions[0];
-        return option ? option.label || option.textContent : '';
+        // A list that takes several: every selected option, in order.
+        const chosen = element.multiple ? [...element.selectedOptions] :
+          element.selectedOptions.length ? [element.selectedOptions[0]] : [];
+        return chosen.map((option) => squash(option.label || option.textContent)).join(' ');
       }
       if (element.localName === 'input') return element.value;
       const selected = element.querySelector('[aria-selected="true"]');
@@ -611,8 +640,9 @@ function(options, root) {
         // Each reference is named on its own (one may hold another); an element may name
         // itself: by its aria-label, else its content.
         const text = labelledby.map((target) => {
+          const hidden = hiddenTarget(target);
           const inner = {visited: new Set([element]), labelledby: true, root: context.root,
-            target, hidden: hiddenTarget(target)};
+            target, hidden: hidden !== 0, unrendered: hidden === 2};
           return squash(target === element ?
             (element.getAttribute('aria-label') || contentText(element, inner)) :
             computeName(target, roleOf(target), inner, false));
@@ -642,6 +672,7 @@ function(options, root) {
     // Landmarks, tables, live regions... give an ancestor their name, not their content.
     const contributes = !NO_CONTRIBUTION.has(role) || context.labelledby;
     if (!isRoot && contributes || FROM_CONTENT.has(role) || context.labelledby ||
+        (role === 'row' && tableKind(element) === 'grid') ||
         (FROM_CONTENT_IF_FOCUSABLE.has(role) && focusable(element) &&
          element.localName !== 'details')) {  // Chrome's own role for details
       const text = contentText(element, context);
@@ -771,9 +802,12 @@ function(options, root) {
   }
 
   function joinChildren(element, context, joined) {
-    const before = generatedContent(element, '::before', context);
+    // Content not rendered at all (a display: none target of aria-labelledby) is read from
+    // the DOM as written: no shadow tree, no generated content (as Chrome does).
+    const unrendered = context.unrendered;
+    const before = unrendered ? null : generatedContent(element, '::before', context);
     if (before) join(joined, before[0], before[1], before[3], true);
-    for (const child of childrenOf(element)) {
+    for (const child of unrendered ? childList(element) : childrenOf(element)) {
       // Chrome stops a name past 100 nodes (kMaxDescendantsForTextAlternativeComputation):
       // the rest of a long cell or link is not in its name (and is listed as text).
       if (nodesSeen(context) > MAX_NAME_NODES) break;
@@ -842,11 +876,12 @@ function(options, root) {
         (REPLACED.has(tag) && role !== 'none' && role !== 'presentation' &&
          (tag !== 'svg' || child.firstElementChild !== null || part[0] !== ''));
       // An empty inline-block or a decorative image is not in Chrome's tree: no neighbour.
+      // (An inline-block holding only white space is.)
       const counted = part[0] !== '' || control || (box && (REPLACED.has(tag) ||
-        !display.startsWith('inline')));
+        !display.startsWith('inline') || child.firstChild !== null));
       join(joined, part[0], box, part[1], counted);
     }
-    const after = generatedContent(element, '::after', context);
+    const after = unrendered ? null : generatedContent(element, '::after', context);
     if (after) join(joined, after[0], after[1], after[3], true);
   }
 
@@ -889,7 +924,8 @@ function(options, root) {
         continue;
       }
       const part = match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') :
-        match[2] !== undefined ? element.getAttribute(match[2].trim()) || '' : '';
+        match[2] !== undefined ? element.getAttribute(match[2].trim()) || '' :
+        match[0] === 'open-quote' ? '\u201c' : match[0] === 'close-quote' ? '\u201d' : '';
       if (slash) alternative += part;
       else text += part;
     }
@@ -899,8 +935,9 @@ function(options, root) {
     // An alternative text is spaced from its neighbours, as a name from an attribute is.
     return [text, display !== 'inline', computed.visibility === 'visible', alternative !== null];
   }
-  // The parts of a computed `content`: strings, attr(), the alternative text's slash.
-  const CONTENT_TOKENS = /"((?:[^"\\]|\\.)*)"|attr\(([^)]*)\)|\//g;
+  // The parts of a computed `content`: strings, attr(), quotes (the default English
+  // ones), the alternative text's slash.
+  const CONTENT_TOKENS = /"((?:[^"\\]|\\.)*)"|attr\(([^)]*)\)|open-quote|close-quote|\//g;
 
   const MAX_NAME_NODES = 100;
 
@@ -1194,6 +1231,11 @@ function(options, root) {
         tag === 'rt' || tag === 'rp') return;  // a ruby's annotation: its description
     if (element.namespaceURI === SVG && element.matches(SVG_UNRENDERED)) return;
     if (excluded(element)) return;
+    // A slot is where its content goes, nothing of its own (unless given a role).
+    if (tag === 'slot' && !explicitRole(element)) {
+      walkChildren(element, depth, parentText, offset, leaf);
+      return;
+    }
     const [display, visibility] = style(element);
     const visible = visibility === 'visible';
     const role = roleOf(element);

@@ -9,7 +9,7 @@ from benchmarks.cases import (
     downloads,
     grid,
     memory,
-    outline_differential,
+    outline_agreement,
     scrape_corpus,
     startup,
     typed,
@@ -20,5 +20,5 @@ CASES: dict[str, Case] = {
     case.name: case
     for case in (*startup.CASES, *calls.CASES, *browsing.CASES, *downloads.CASES,
                  *typed.CASES, *grid.CASES, *browse.CASES, *scrape_corpus.CASES,
-                 *memory.CASES, *outline_differential.CASES)
+                 *memory.CASES, *outline_agreement.CASES)
 }

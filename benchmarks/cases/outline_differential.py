@@ -9,10 +9,10 @@ batch of them is loaded as one page (each in a container of its own, its ids pre
 and the two outlines (``engine="page"``, ``engine="chrome"``) are matched by DOM node:
 a node agrees when both list it with the same role and the same name.
 
-The suite runs a fixed-seed bounded run (``tests/tools/test_outline_differential.py``);
-the long run is the ``outline_agreement`` benchmark case (and, on its own,
-``python -m benchmarks.cases.outline_differential --examples 400``, which also prints
-the disagreements).
+The suite runs a fixed-seed bounded run (``tests/tools/test_outline_names.py``); the
+long run is the ``outline_agreement`` benchmark case (``outline_agreement.py``) and, on
+its own, ``python -m benchmarks.cases.outline_differential --examples 300``, which also
+prints the disagreements, smallest documents first.
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ from typing import Any
 import hypothesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from benchmarks.cases.base import CORE_API, Case, Ctx, Metric, Target
 
 # -- the documents ---------------------------------------------------------------------------
 
@@ -496,38 +494,9 @@ async def agreement(page: Any, examples: int, seed: int | None = 0) -> Agreement
     return total
 
 
-# -- the benchmark case ----------------------------------------------------------------------
+# -- on its own -------------------------------------------------------------------------------
 
 EXAMPLES = 300  # batches in the long run (about 1,000 documents)
-
-
-async def _cdpkit_agreement(ctx: Ctx) -> dict[str, float]:
-    from benchmarks.cases.clients import cdpkit_page
-
-    async with cdpkit_page(ctx) as page:
-        total = await agreement(page, 10 if ctx.quick else EXAMPLES, seed=None)
-    return {"agree": total.share, "names": 100.0 * total.names / max(total.listed, 1),
-            "roles": 100.0 * total.roles / max(total.listed, 1), "nodes": float(total.nodes)}
-
-
-OUTLINE_AGREEMENT = Case(
-    name="outline_agreement",
-    metrics=(
-        Metric("agree", "page engine vs Chrome's tree on generated documents: nodes with "
-               "the same role and name (%)", Target(abs_min=99.5)),
-        Metric("roles", "of the nodes both list, the same role (%)"),
-        Metric("names", "of the nodes both list, the same name (%)"),
-        Metric("nodes", "nodes compared"),
-    ),
-    sides={"cdpkit": _cdpkit_agreement},
-    needs=(*CORE_API, "tools.snapshot"),
-    timeout=900.0,
-    notes=("outline_agreement: hypothesis-generated documents (benchmarks/cases/"
-           "outline_differential.py), each batch loaded as one page; a node agrees when both "
-           "engines list it with the same role and name; nodes listed by only one count "
-           "against. Each run draws new documents (hypothesis' random seed).",),
-)
-CASES = (OUTLINE_AGREEMENT,)
 
 
 async def _main(examples: int, seed: int | None, show: int) -> str:

@@ -276,7 +276,8 @@ function(options, root) {
       case 'search': return 'search';
       case 'section': return named(element) ? 'region' : 'Section';
       case 'select':
-        return element.multiple || element.size > 1 ? 'listbox' : 'combobox';
+        // A size of one makes even a multiple select a drop-down (as Chrome has it).
+        return element.size > 1 || element.multiple && element.size === 0 ? 'listbox' : 'combobox';
       case 'strong': case 'b': return tag === 'strong' ? 'strong' : 'generic';
       case 'sub': return 'subscript';
       case 'sup': return 'superscript';
@@ -525,9 +526,31 @@ function(options, root) {
     } else if (role === 'img') {
       return 'image';
     } else if (role) {
+      // Chrome drops a region without a name, and an item outside the container its role
+      // needs: the element keeps its own role.
+      if (role === 'region' && !named(element)) return implicitRole(element);
+      const context = REQUIRED_CONTEXT[role];
+      if (context && !inContext(element, context)) return implicitRole(element);
       return role;
     }
     return implicitRole(element);
+  }
+
+  const REQUIRED_CONTEXT = {
+    listitem: ['list', 'directory'],
+    option: ['listbox', 'group'],
+    treeitem: ['tree', 'group'],
+  };
+
+  // Whether the nearest ancestor that is more than a plain container has one of `roles`.
+  function inContext(element, roles) {
+    for (let up = parentOf(element); up && up.nodeType === 1; up = parentOf(up)) {
+      const role = roleOf(up);
+      if (role === 'generic' || role === 'none' || role === 'presentation') continue;
+      return roles.includes(role) || (up.localName === 'select' || up.localName === 'datalist') &&
+        roles.includes('listbox');
+    }
+    return false;
   }
 
   // -- accessible names (accname 1.2, the parts Chrome follows) -------------------------------
@@ -634,28 +657,13 @@ function(options, root) {
     }
     // Media that cannot play says so in place of any name (Chrome's AXMediaElement).
     if (unplayable(element)) return fromElsewhere(MEDIA_ERROR);
-    if (!context.labelledby) {
-      const labelledby = byIds(element, 'aria-labelledby');
-      if (labelledby.length) {
-        // Each reference is named on its own (one may hold another); an element may name
-        // itself: by its aria-label, else its content.
-        const text = labelledby.map((target) => {
-          const hidden = hiddenTarget(target);
-          const inner = {visited: new Set([element]), labelledby: true, root: context.root,
-            target, hidden: hidden !== 0, unrendered: hidden === 2};
-          return squash(target === element ?
-            (element.getAttribute('aria-label') || contentText(element, inner)) :
-            computeName(target, roleOf(target), inner, false));
-        }).join(' ');
-        if (squash(text)) return fromElsewhere(text);
-      }
-    }
-    // A control inside the label of another: its value. A file field says what its button
-    // says, then which files are chosen (Chrome's words, from its user-agent shadow tree).
+    // A control inside the label or content of another: its value, before its own
+    // aria-labelledby (as Chrome does). A file field says what its name says, then which
+    // files are chosen (Chrome's words, from its user-agent shadow tree).
     if (!isRoot && element.localName === 'input' && element.type === 'file') {
       const own = element.getAttribute('aria-label');
-      const label = own && own.trim() ? own : labelsText(element, context) ||
-        fileButtonText(element);
+      const label = labelledbyText(element, context) ||
+        (own && own.trim() ? own : labelsText(element, context) || fileButtonText(element));
       return fromElsewhere(label + ': ' + chosenFiles(element));
     }
     if (!isRoot) {
@@ -663,6 +671,8 @@ function(options, root) {
       // An empty one gives way to the rest (its label, its placeholder), as in Chrome.
       if (value) return fromElsewhere(value);
     }
+    const labelled = labelledbyText(element, context);
+    if (labelled) return fromElsewhere(labelled);
     const label = element.getAttribute('aria-label');
     if (label && label.trim()) return fromElsewhere(label);
     const native = nativeName(element, role, context);
@@ -670,7 +680,10 @@ function(options, root) {
     // An explicitly empty value or alt: no name, not even a title (as Chrome has it).
     if (explicitlyEmpty(element)) return fromElsewhere('');
     // Landmarks, tables, live regions... give an ancestor their name, not their content.
-    const contributes = !NO_CONTRIBUTION.has(role) || context.labelledby;
+    // (A group or blockquote, only its title; details and address are Chrome's own roles.)
+    const contributes = !NO_CONTRIBUTION.has(role) && !(role === 'group' &&
+      element.localName !== 'details' && element.localName !== 'address' ||
+      role === 'blockquote') || context.labelledby;
     if (!isRoot && contributes || FROM_CONTENT.has(role) || context.labelledby ||
         (role === 'row' && tableKind(element) === 'grid') ||
         (FROM_CONTENT_IF_FOCUSABLE.has(role) && focusable(element) &&
@@ -681,12 +694,33 @@ function(options, root) {
         return text;
       }
     }
-    return fromElsewhere(tooltip(element, role));
+    return fromElsewhere(tooltip(element, role, isRoot));
   }
 
-  function tooltip(element, role) {
-    // A title names a plain container that can take focus, or a custom element.
-    if (NO_TOOLTIP.has(role) && !(role === 'generic' &&
+  // The name aria-labelledby gives (not followed inside another such traversal).
+  function labelledbyText(element, context) {
+    if (context.labelledby) return '';
+    const labelledby = byIds(element, 'aria-labelledby');
+    if (!labelledby.length) return '';
+    // Each reference is named on its own (one may hold another); an element may name
+    // itself: by its aria-label, else its content.
+    // The references share what they went through: a node is read once (as in Chrome).
+    const visited = new Set([element]);
+    const text = labelledby.map((target) => {
+      const hidden = hiddenTarget(target);
+      const inner = {visited, labelledby: true, root: context.root,
+        target, hidden: hidden !== 0, unrendered: hidden === 2};
+      return squash(target === element ?
+        (element.getAttribute('aria-label') || contentText(element, inner)) :
+        computeName(target, roleOf(target), inner, false));
+    }).join(' ');
+    return squash(text) ? text : '';
+  }
+
+  function tooltip(element, role, isRoot) {
+    // A title names a plain container that can take focus, or a custom element; inside
+    // another's name, any element it is on.
+    if (isRoot && NO_TOOLTIP.has(role) && !(role === 'generic' &&
         (focusable(element) || element.localName.includes('-')))) return '';
     const title = element.getAttribute('title');
     if (title && title.trim()) return title;
@@ -737,6 +771,7 @@ function(options, root) {
     }
     if (tag === 'img' || tag === 'area') return element.getAttribute('alt') || '';
     if (tag === 'fieldset') return childText(element, 'legend', context);
+    if (tag === 'optgroup') return element.getAttribute('label') || '';
     if (tag === 'table') return childText(element, 'caption', context);
     if (element.namespaceURI === SVG) {
       if (tag === 'use') {
@@ -1231,8 +1266,9 @@ function(options, root) {
         tag === 'rt' || tag === 'rp') return;  // a ruby's annotation: its description
     if (element.namespaceURI === SVG && element.matches(SVG_UNRENDERED)) return;
     if (excluded(element)) return;
-    // A slot is where its content goes, nothing of its own (unless given a role).
-    if (tag === 'slot' && !explicitRole(element)) {
+    // A slot is where its content goes, nothing of its own (unless given a role and
+    // holding something).
+    if (tag === 'slot' && (!explicitRole(element) || !childrenOf(element).length)) {
       walkChildren(element, depth, parentText, offset, leaf);
       return;
     }

@@ -52,14 +52,16 @@ function(options, root) {
     'button cell checkbox columnheader gridcell heading link menuitem menuitemcheckbox ' +
     'menuitemradio option radio rowheader switch tab tooltip treeitem DisclosureTriangle ' +
     'LayoutTableCell term').split(' '));
-  // Roles named from their content only when they can take focus (as Chrome does).
+  // Roles named from their content only when they have the focus (Chrome's repair for a
+  // focused element its author left unnamed); they give their content to an ancestor's.
   const FROM_CONTENT_IF_FOCUSABLE = new Set((
     'Abbr Canvas caption code deletion insertion definition emphasis Figcaption ' +
     'sectionfooter sectionheader group LayoutTable LayoutTableRow Legend ' +
     'listitem mark paragraph Section strong subscript superscript time list ' +
-    'DescriptionList row').split(' '));
+    'DescriptionList row generic region LabelText Ruby').split(' '));
   // Containers whose content is not part of an ancestor's name (Chrome).
-  const NO_CONTRIBUTION = new Set(('alert alertdialog article Audio banner complementary ' +
+  const NO_CONTRIBUTION = new Set(('alert alertdialog application article Audio banner ' +
+    'comment complementary rowgroup scrollbar sectionfooter sectionheader tabpanel ' +
     'contentinfo dialog document EmbeddedObject figure form graphics-symbol grid Iframe image ' +
     'listbox log main marquee menu menubar navigation note PluginObject radiogroup region ' +
     'search status table tablist timer toolbar tree treegrid Video').split(' '));
@@ -648,7 +650,8 @@ function(options, root) {
   }
 
   function computeName(element, role, context, isRoot) {
-    if (context.visited.has(element)) return '';
+    // A node is read once; a target of aria-labelledby is read each time it is named.
+    if (context.visited.has(element) && element !== context.target) return '';
     context.visited.add(element);
     // Hidden content is no part of a name, unless an aria-labelledby traversal reached it
     // through a hidden target (the target itself always counts).
@@ -686,8 +689,8 @@ function(options, root) {
       role === 'blockquote') || context.labelledby;
     if (!isRoot && contributes || FROM_CONTENT.has(role) || context.labelledby ||
         (role === 'row' && tableKind(element) === 'grid') ||
-        (FROM_CONTENT_IF_FOCUSABLE.has(role) && focusable(element) &&
-         element.localName !== 'details')) {  // Chrome's own role for details
+        (FROM_CONTENT_IF_FOCUSABLE.has(role) && element === focusedElement && pageFocused &&
+         element !== element.ownerDocument.body)) {
       const text = contentText(element, context);
       if (squash(text)) {
         namedFromContent = true;
@@ -704,7 +707,8 @@ function(options, root) {
     if (!labelledby.length) return '';
     // Each reference is named on its own (one may hold another); an element may name
     // itself: by its aria-label, else its content.
-    // The references share what they went through: a node is read once (as in Chrome).
+    // The references share what they went through: content read for one is not read again
+    // for the next (as in Chrome), though a target named twice is read twice.
     const visited = new Set([element]);
     const text = labelledby.map((target) => {
       const hidden = hiddenTarget(target);

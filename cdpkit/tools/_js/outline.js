@@ -722,10 +722,10 @@ function(options, root) {
   }
 
   function tooltip(element, role, isRoot) {
-    // A title names a plain container that can take focus, or a custom element; inside
-    // another's name, any element it is on.
-    if (isRoot && NO_TOOLTIP.has(role) && !(role === 'generic' &&
-        (focusable(element) || element.localName.includes('-')))) return '';
+    // A title names what can take focus, a custom element, and, inside another's name,
+    // any element it is on; not a plain container or text-level element by itself.
+    if (isRoot && NO_TOOLTIP.has(role) && !focusable(element) &&
+        !(role === 'generic' && element.localName.includes('-'))) return '';
     const title = element.getAttribute('title');
     if (title && title.trim()) return title;
     if (takesPlaceholder(element) && !hasLabels(element)) {
@@ -756,7 +756,9 @@ function(options, root) {
       }
       if (type === 'image') {
         if (hasLabels(element)) return labelsText(element, context);
-        return element.getAttribute('alt') || element.getAttribute('value') || 'Submit';
+        // An explicit value, even an empty one, before the default word.
+        if (element.getAttribute('alt')) return element.getAttribute('alt');
+        return element.hasAttribute('value') ? element.getAttribute('value') : 'Submit';
       }
       const labelled = labelsText(element, context);
       if (labelled) return labelled;
@@ -841,12 +843,13 @@ function(options, root) {
   }
 
   function joinChildren(element, context, joined) {
-    // Content not rendered at all (a display: none target of aria-labelledby) is read from
-    // the DOM as written: no shadow tree, no generated content (as Chrome does).
+    // Content not rendered at all (a display: none target of aria-labelledby) has no
+    // generated content, and no text straight inside a shadow root (as Chrome reads it).
     const unrendered = context.unrendered;
     const before = unrendered ? null : generatedContent(element, '::before', context);
     if (before) join(joined, before[0], before[1], before[3], true);
-    for (const child of unrendered ? childList(element) : childrenOf(element)) {
+    for (const child of childrenOf(element)) {
+      if (unrendered && child.nodeType === 3 && child.parentNode.nodeType === 11) continue;
       // Chrome stops a name past 100 nodes (kMaxDescendantsForTextAlternativeComputation):
       // the rest of a long cell or link is not in its name (and is listed as text).
       if (nodesSeen(context) > MAX_NAME_NODES) break;
@@ -892,6 +895,18 @@ function(options, root) {
       // Hidden (visibility: hidden, its visible descendants still count) or a plain inline
       // element: no part of its own, its children join its neighbours'.
       const hidden = !context.hidden && style(child)[1] !== 'visible';
+      // A slot is where its content goes: its attributes name nothing, and it has no box
+      // (its content is spaced from its neighbours', as display: contents is).
+      if (tag === 'slot' && !explicitRole(child) && !hidden) {
+        const length = joined.text.length;
+        if (joined.previous) joined.previousBreaks = true;
+        joinChildren(child, context, joined);
+        if (joined.text.length !== length) {
+          joined.previous = true;
+          joined.previousBreaks = true;
+        }
+        continue;
+      }
       if ((hidden || (display === 'inline' || display === 'ruby') && !control &&
            !REPLACED.has(tag) && (role === 'generic' || role === 'none') && !named(child))) {
         joinChildren(child, context, joined);

@@ -687,6 +687,8 @@ function(options, root) {
     const contributes = !NO_CONTRIBUTION.has(role) && !(role === 'group' &&
       element.localName !== 'details' && element.localName !== 'address' ||
       role === 'blockquote') || context.labelledby;
+    // (A select is its value, never its options' text.)
+    if (element.localName === 'select') return fromElsewhere(tooltip(element, role, isRoot));
     if (!isRoot && contributes || FROM_CONTENT.has(role) || context.labelledby ||
         (role === 'row' && tableKind(element) === 'grid') ||
         (FROM_CONTENT_IF_FOCUSABLE.has(role) && element === focusedElement && pageFocused &&
@@ -714,8 +716,9 @@ function(options, root) {
       const hidden = hiddenTarget(target);
       const inner = {visited, labelledby: true, root: context.root,
         target, hidden: hidden !== 0, unrendered: hidden === 2};
+      const own = element.getAttribute('aria-label');
       return squash(target === element ?
-        (element.getAttribute('aria-label') || contentText(element, inner)) :
+        (own && own.trim() ? own : contentText(element, inner)) :
         computeName(target, roleOf(target), inner, false));
     }).join(' ');
     return squash(text) ? text : '';
@@ -912,6 +915,12 @@ function(options, root) {
         joinChildren(child, context, joined);
         continue;
       }
+      // An empty inline element is not in Chrome's tree: its title names nothing (unless
+      // it can take focus, or an aria-labelledby traversal reads it).
+      if (!context.labelledby && display === 'inline' && !child.firstChild && !control &&
+          child.namespaceURI === HTML &&
+          !REPLACED.has(tag) && !child.hasAttribute('aria-label') &&
+          !child.hasAttribute('aria-labelledby') && !focusable(child)) continue;
       // The part a descendant gives its ancestor's name is the same for every ancestor
       // named from its content: computed once (a cell inside a cell inside a cell...).
       // Reused only where it fits the ancestor's count of nodes whole, as computed.

@@ -688,7 +688,7 @@ function(options, root) {
       element.localName !== 'details' && element.localName !== 'address' ||
       role === 'blockquote') || context.labelledby;
     // (A select is its value, never its options' text.)
-    if (element.localName === 'select') return fromElsewhere(tooltip(element, role, isRoot));
+    if (element.localName === 'select') return fromElsewhere(tooltip(element, role, isRoot || !context.labelledby));
     if (!isRoot && contributes || FROM_CONTENT.has(role) || context.labelledby ||
         (role === 'row' && tableKind(element) === 'grid') ||
         (FROM_CONTENT_IF_FOCUSABLE.has(role) && element === focusedElement && pageFocused &&
@@ -699,7 +699,7 @@ function(options, root) {
         return text;
       }
     }
-    return fromElsewhere(tooltip(element, role, isRoot));
+    return fromElsewhere(tooltip(element, role, isRoot || !context.labelledby));
   }
 
   // The name aria-labelledby gives (not followed inside another such traversal).
@@ -724,13 +724,16 @@ function(options, root) {
     return squash(text) ? text : '';
   }
 
-  function tooltip(element, role, isRoot) {
-    // A title names what can take focus, a custom element, and, inside another's name,
-    // any element it is on; not a plain container or text-level element by itself.
-    if (isRoot && NO_TOOLTIP.has(role) && !focusable(element) &&
-        !(role === 'generic' && element.localName.includes('-'))) return '';
+  function tooltip(element, role, strict) {
+    // A title names what can take focus, a custom element, and, in an aria-labelledby
+    // traversal, any element it is on; not a plain container or text-level element
+    // otherwise (`strict`).
     const title = element.getAttribute('title');
-    if (title && title.trim()) return title;
+    if (title && title.trim()) {
+      if (!strict || !NO_TOOLTIP.has(role) || focusable(element) ||
+          role === 'generic' && element.localName.includes('-')) return title;
+      return '';
+    }
     if (takesPlaceholder(element) && !hasLabels(element)) {
       const placeholder = element.getAttribute('placeholder');
       if (placeholder) return placeholder;
@@ -962,11 +965,103 @@ function(options, root) {
         element.namespaceURI !== HTML) return null;
     let cached = generated.get(element);
     if (cached === undefined) {
-      cached = [pseudoText(element, '::before'), pseudoText(element, '::after')];
+      cached = mayGenerate(element) ?
+        [pseudoText(element, '::before'), pseudoText(element, '::after')] : NOTHING_GENERATED;
       generated.set(element, cached);
     }
     const found = cached[which === '::before' ? 0 : 1];
     if (!found || (!context.hidden && !found[2])) return null;
+    return found;
+  }
+
+  const NOTHING_GENERATED = [null, null];
+
+  // Reading a pseudo-element's style costs about as much as the rest of a name: it is read
+  // only for elements a ::before / ::after rule may reach. The style sheets of the
+  // element's tree are scanned once per walk for such rules; their selectors, the pseudo-
+  // element taken off, are matched against the element. A sheet that cannot be read (from
+  // another origin), or rules reaching across trees (:host, ::slotted, ::part), mean every
+  // element of that tree is checked. Quotes are the user agent's own generated content.
+  const pseudoSelectors = new Map();  // tree root -> selector list | true (check all)
+
+  function mayGenerate(element) {
+    if (element.localName === 'q') return true;
+    const selector = pseudoSelectorOf(element.getRootNode());
+    if (selector === true || element.shadowRoot && pseudoSelectorOf(element.shadowRoot) === true) {
+      return true;
+    }
+    return selector !== '' && element.matches(selector);
+  }
+
+  function pseudoSelectorOf(root) {
+    let selector = pseudoSelectors.get(root);
+    if (selector === undefined) {
+      selector = scanSheets(root);
+      pseudoSelectors.set(root, selector);
+    }
+    return selector;
+  }
+
+  const PSEUDO = /::?(before|after)\b/i;
+  const PSEUDO_ALL = /::?(before|after)\b/gi;
+  const ACROSS_TREES = /:host|::slotted|::part/i;
+
+  function scanSheets(root) {
+    const parts = [];
+    const sheets = [...(root.styleSheets || []), ...(root.adoptedStyleSheets || [])];
+    for (const sheet of sheets) {
+      if (!scanRules(sheet, parts)) return true;
+    }
+    const list = parts.join(', ');
+    if (list) {
+      try {
+        document.createElement('div').matches(list);
+      } catch (error) {
+        return true;  // a selector this way of reading cannot take
+      }
+    }
+    return list;
+  }
+
+  // Adds the base selectors of `container`'s ::before / ::after rules to `parts`; false
+  // when they cannot be known.
+  function scanRules(container, parts) {
+    let rules;
+    try {
+      rules = container.cssRules;
+    } catch (error) {
+      return false;
+    }
+    if (!rules) return true;
+    for (const rule of rules) {
+      const text = rule.selectorText;
+      if (text !== undefined && PSEUDO.test(text)) {
+        if (ACROSS_TREES.test(text)) return false;
+        for (const one of splitSelectors(text)) {
+          if (PSEUDO.test(one)) parts.push(one.replace(PSEUDO_ALL, '').trim() || '*');
+        }
+      }
+      if (rule.styleSheet && !scanRules(rule.styleSheet, parts)) return false;  // @import
+      if (rule.cssRules && rule.cssRules.length && !scanRules(rule, parts)) return false;
+    }
+    return true;
+  }
+
+  // A selector list's selectors (commas inside parentheses kept).
+  function splitSelectors(text) {
+    const found = [];
+    let depth = 0;
+    let start = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (c === '(' || c === '[') depth++;
+      else if (c === ')' || c === ']') depth--;
+      else if (c === ',' && depth === 0) {
+        found.push(text.slice(start, i));
+        start = i + 1;
+      }
+    }
+    found.push(text.slice(start));
     return found;
   }
 

@@ -70,6 +70,7 @@ function(options, root) {
     'Section', 'Canvas', 'EmbeddedObject']);
   // Roles a title attribute does not name (naming prohibited, as Chrome has it).
   const NO_TOOLTIP = new Set(['caption', 'code', 'deletion', 'emphasis', 'generic', 'insertion',
+    'mark',
     'paragraph', 'presentation', 'none', 'strong', 'subscript', 'superscript', 'time']);
   // Their inner text is their value or their options: no text entries inside.
   // (An image's content is listed: Chrome lists the text inside a role="img".)
@@ -618,7 +619,9 @@ function(options, root) {
       if (text) return text;
       const now = element.getAttribute('aria-valuenow');
       if (now) return now;
-      return element.value !== undefined ? String(element.value) : '';
+      if (element.value !== undefined) return String(element.value);
+      // An ARIA spin button or slider without a value has ARIA's default one.
+      return role === 'spinbutton' ? '0' : role === 'slider' ? '50' : '';
     }
     return null;
   }

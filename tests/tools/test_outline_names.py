@@ -131,9 +131,9 @@ async def test_implicit_roles_follow_chromes_html_mappings(
 
 async def test_generated_documents_agree_with_chromes_tree(page: cdpkit.Page) -> None:
     """A fixed-seed, bounded run of the differential generator: the nodes of the generated
-    documents have Chrome's role and name (about 88% did before the generated-content,
-    hidden-reference, table and embedded-control rules; the long run's target is 99.5%,
-    see the ``outline_agreement`` benchmark case)."""
+    documents have Chrome's role and name (89% of these did before the generated-content,
+    hidden-reference, table, embedded-control and required-context rules; the long run
+    is the ``outline_agreement`` benchmark case)."""
     total = await agreement(page, examples=12, seed=2026)
     assert total.nodes > 150
-    assert total.share >= 97.0, report(total, 10)
+    assert total.share >= 98.5, report(total, 10)

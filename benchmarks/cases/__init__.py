@@ -9,6 +9,7 @@ from benchmarks.cases import (
     downloads,
     grid,
     memory,
+    outline_agreement,
     scrape_corpus,
     startup,
     typed,
@@ -19,5 +20,5 @@ CASES: dict[str, Case] = {
     case.name: case
     for case in (*startup.CASES, *calls.CASES, *browsing.CASES, *downloads.CASES,
                  *typed.CASES, *grid.CASES, *browse.CASES, *scrape_corpus.CASES,
-                 *memory.CASES)
+                 *memory.CASES, *outline_agreement.CASES)
 }

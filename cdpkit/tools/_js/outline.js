@@ -52,14 +52,16 @@ function(options, root) {
     'button cell checkbox columnheader gridcell heading link menuitem menuitemcheckbox ' +
     'menuitemradio option radio rowheader switch tab tooltip treeitem DisclosureTriangle ' +
     'LayoutTableCell term').split(' '));
-  // Roles named from their content only when they can take focus (as Chrome does).
+  // Roles named from their content only when they have the focus (Chrome's repair for a
+  // focused element its author left unnamed); they give their content to an ancestor's.
   const FROM_CONTENT_IF_FOCUSABLE = new Set((
     'Abbr Canvas caption code deletion insertion definition emphasis Figcaption ' +
     'sectionfooter sectionheader group LayoutTable LayoutTableRow Legend ' +
     'listitem mark paragraph Section strong subscript superscript time list ' +
-    'DescriptionList row').split(' '));
+    'DescriptionList row generic region LabelText Ruby').split(' '));
   // Containers whose content is not part of an ancestor's name (Chrome).
-  const NO_CONTRIBUTION = new Set(('alert alertdialog article Audio banner complementary ' +
+  const NO_CONTRIBUTION = new Set(('alert alertdialog application article Audio banner ' +
+    'comment complementary rowgroup scrollbar sectionfooter sectionheader tabpanel ' +
     'contentinfo dialog document EmbeddedObject figure form graphics-symbol grid Iframe image ' +
     'listbox log main marquee menu menubar navigation note PluginObject radiogroup region ' +
     'search status table tablist timer toolbar tree treegrid Video').split(' '));
@@ -68,6 +70,7 @@ function(options, root) {
     'Section', 'Canvas', 'EmbeddedObject']);
   // Roles a title attribute does not name (naming prohibited, as Chrome has it).
   const NO_TOOLTIP = new Set(['caption', 'code', 'deletion', 'emphasis', 'generic', 'insertion',
+    'mark',
     'paragraph', 'presentation', 'none', 'strong', 'subscript', 'superscript', 'time']);
   // Their inner text is their value or their options: no text entries inside.
   // (An image's content is listed: Chrome lists the text inside a role="img".)
@@ -75,6 +78,9 @@ function(options, root) {
     'separator']);
   const ARIA_RANGES = new Set(['progressbar', 'meter']);
   const TEXT_INPUTS = new Set(['text', 'email', 'tel', 'url', 'password', '']);
+  const INPUT_TYPES = new Set(['button', 'checkbox', 'color', 'date', 'datetime-local', 'email',
+    'file', 'hidden', 'image', 'month', 'number', 'password', 'radio', 'range', 'reset', 'search',
+    'submit', 'tel', 'text', 'time', 'url', 'week']);
   const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image']);
   // Replaced elements: a box of their own, spaced from their neighbours' text in names.
   const REPLACED = new Set(['img', 'input', 'select', 'textarea', 'button', 'svg', 'video',
@@ -85,6 +91,7 @@ function(options, root) {
     'searchbox slider spinbutton switch tab textbox ToggleButton tree').split(' '));
   const FORM_CONTROLS = new Set(['button', 'fieldset', 'input', 'output', 'select', 'textarea']);
   const SVG = 'http://www.w3.org/2000/svg';
+  const HTML = 'http://www.w3.org/1999/xhtml';
   const SVG_SHAPES = new Set(['circle', 'ellipse', 'line', 'path', 'polygon', 'polyline', 'rect']);
   // SVG elements never drawn where they stand: definitions, metadata, paint servers.
   const SVG_UNRENDERED = 'defs, symbol, clipPath, mask, pattern, marker, linearGradient, ' +
@@ -215,6 +222,7 @@ function(options, root) {
     switch (tag) {
       case 'a': case 'area':
         return element.hasAttribute('href') || element.hasAttribute('onclick') ? 'link' : 'generic';
+      case 'address': return 'group';
       case 'article': return 'article';
       case 'aside': return inSectioning(element, false) && !named(element) ? 'generic' : 'complementary';
       case 'blockquote': return 'blockquote';
@@ -241,7 +249,7 @@ function(options, root) {
       case 'iframe': case 'frame': return 'Iframe';
       case 'img':
         if (element.getAttribute('alt') === '' && !element.hasAttribute('title') &&
-            !hasGlobalAria(element)) return 'presentation';
+            !hasGlobalAria(element) && !focusable(element)) return 'presentation';
         return 'image';
       case 'input': return inputRole(element);
       case 'ins': return 'insertion';
@@ -271,23 +279,40 @@ function(options, root) {
       case 'search': return 'search';
       case 'section': return named(element) ? 'region' : 'Section';
       case 'select':
-        return element.multiple || element.size > 1 ? 'listbox' : 'combobox';
+        // A size of one makes even a multiple select a drop-down (as Chrome has it).
+        return element.size > 1 || element.multiple && element.size === 0 ? 'listbox' : 'combobox';
       case 'strong': case 'b': return tag === 'strong' ? 'strong' : 'generic';
       case 'sub': return 'subscript';
       case 'sup': return 'superscript';
-      case 'summary': return 'DisclosureTriangle';
+      case 'summary': return summaryOfDetails(element) ? 'DisclosureTriangle' : 'generic';
       case 'svg':
         // An SVG with text, links or named parts inside is a document of its own; one
         // with shapes only, one picture; an empty one, nothing.
         if (svgHasContent(element)) return 'SvgRoot';
         return element.firstElementChild || named(element) ? 'image' : 'none';
       case 'table': return dataTable(element) ? 'table' : 'LayoutTable';
-      case 'tbody': case 'thead': case 'tfoot': return 'generic';
-      case 'td': return dataTable(tableOf(element)) ? 'cell' : 'LayoutTableCell';
-      case 'th': return thRole(element);
+      // A data table's head and foot are listed; its body only when named.
+      // A table's parts are parts only of a table (or grid): of a table given another role,
+      // plain containers. A data table's head and foot are listed; its body only when named.
+      case 'tbody': case 'thead': case 'tfoot':
+        return (tableKind(element) === 'data' || tableKind(element) === 'grid') &&
+          (tag !== 'tbody' || named(element) || focusable(element)) ? 'rowgroup' : 'generic';
+      case 'td': {
+        const kind = tableKind(element);
+        return kind === 'data' ? 'cell' : kind === 'grid' ? 'gridcell' :
+          kind === 'layout' ? 'LayoutTableCell' : 'generic';
+      }
+      case 'th': {
+        const kind = tableKind(element);
+        return kind === 'data' || kind === 'grid' ? thRole(element) :
+          kind === 'layout' ? 'LayoutTableCell' : 'generic';
+      }
       case 'textarea': return 'textbox';
       case 'time': return 'time';
-      case 'tr': return dataTable(tableOf(element)) ? 'row' : 'LayoutTableRow';
+      case 'tr': {
+        const kind = tableKind(element);
+        return kind === 'layout' ? 'LayoutTableRow' : kind === null ? 'generic' : 'row';
+      }
       case 'abbr': return 'Abbr';
       case 'ruby': return 'Ruby';
       case 'video': return 'Video';
@@ -362,6 +387,18 @@ function(options, root) {
 
   const tables = new Map();  // table -> whether it holds data (not layout)
 
+  // What the table an element is part of is: 'data', 'grid' (a grid or treegrid),
+  // 'layout', or null (no table, or a table given a role that is none of these).
+  function tableKind(element) {
+    const table = tableOf(element);
+    if (!table) return 'data';
+    const role = roleOf(table);
+    if (role === 'table') return 'data';
+    if (role === 'grid' || role === 'treegrid') return 'grid';
+    if (role === 'LayoutTable') return 'layout';
+    return null;
+  }
+
   function tableOf(element) {
     let up = element.parentElement;
     while (up && up.localName !== 'table') up = up.parentElement;
@@ -430,15 +467,42 @@ function(options, root) {
     return false;
   }
 
+  // A th's role when its scope does not say (Chrome's DecideRoleFromSiblings): a header
+  // next to a non-empty data cell, or in a row that starts or ends with one, heads its
+  // row; otherwise its column.
   function thRole(element) {
     const scope = (element.getAttribute('scope') || '').toLowerCase();
     if (scope === 'row' || scope === 'rowgroup') return 'rowheader';
     if (scope === 'col' || scope === 'colgroup') return 'columnheader';
-    const row = element.parentElement;
-    if (row && row.parentElement && row.parentElement.localName === 'thead') return 'columnheader';
-    // A header at the start of a row of data cells heads the row.
-    if (row && row.firstElementChild === element && row.querySelector('td')) return 'rowheader';
+    const next = element.nextSibling;
+    const previous = element.previousSibling;
+    if (!next && !previous) return 'columnheader';
+    if (isHeaderCell(next) && isHeaderCell(previous)) return 'columnheader';
+    if (nonEmptyDataCell(next) || nonEmptyDataCell(previous)) return 'rowheader';
+    const row = element.parentNode;
+    if (!row || row.localName !== 'tr') return 'columnheader';
+    const first = row.firstElementChild;
+    const last = row.lastElementChild;
+    if (nonEmptyDataCell(first) || nonEmptyDataCell(last)) return 'rowheader';
+    if (nonEmptyDataCell(first && first.nextElementSibling) ||
+        nonEmptyDataCell(last && last.previousElementSibling)) return 'rowheader';
     return 'columnheader';
+  }
+
+  function isHeaderCell(node) {
+    return !!node && node.localName === 'th';
+  }
+
+  function nonEmptyDataCell(node) {
+    return !!node && node.localName === 'td' && node.hasChildNodes();
+  }
+
+  // A summary is its details' disclosure triangle (through a slot too); elsewhere, a
+  // plain container.
+  function summaryOfDetails(element) {
+    let parent = element.assignedSlot || element.parentNode;
+    if (parent && parent.localName === 'slot') parent = parent.assignedSlot || parentOf(parent);
+    return !!parent && parent.localName === 'details';
   }
 
   function named(element) {
@@ -465,9 +529,31 @@ function(options, root) {
     } else if (role === 'img') {
       return 'image';
     } else if (role) {
+      // Chrome drops a region without a name, and an item outside the container its role
+      // needs: the element keeps its own role.
+      if (role === 'region' && !named(element)) return implicitRole(element);
+      const context = REQUIRED_CONTEXT[role];
+      if (context && !inContext(element, context)) return implicitRole(element);
       return role;
     }
     return implicitRole(element);
+  }
+
+  const REQUIRED_CONTEXT = {
+    listitem: ['list', 'directory'],
+    option: ['listbox', 'group'],
+    treeitem: ['tree', 'group'],
+  };
+
+  // Whether the nearest ancestor that is more than a plain container has one of `roles`.
+  function inContext(element, roles) {
+    for (let up = parentOf(element); up && up.nodeType === 1; up = parentOf(up)) {
+      const role = roleOf(up);
+      if (role === 'generic' || role === 'none' || role === 'presentation') continue;
+      return roles.includes(role) || (up.localName === 'select' || up.localName === 'datalist') &&
+        roles.includes('listbox');
+    }
+    return false;
   }
 
   // -- accessible names (accname 1.2, the parts Chrome follows) -------------------------------
@@ -478,6 +564,18 @@ function(options, root) {
     if (squashed.charCodeAt(0) === 32) squashed = squashed.slice(1);
     if (squashed.charCodeAt(squashed.length - 1) === 32) squashed = squashed.slice(0, -1);
     return squashed;
+  }
+
+  // Whether an aria-labelledby target is hidden (itself, or inside something hidden):
+  // then its hidden content counts too (accname 2A, as Chrome applies it). 0: shown; 1:
+  // hidden but laid out (visibility, aria-hidden); 2: not rendered (display: none).
+  function hiddenTarget(target) {
+    let hidden = style(target)[1] !== 'visible' ? 1 : 0;
+    for (let up = target; up && up.nodeType === 1; up = parentOf(up)) {
+      if (style(up)[0] === 'none') return 2;
+      if (up.getAttribute('aria-hidden') === 'true') hidden = 1;
+    }
+    return hidden;
   }
 
   function hiddenForName(element) {
@@ -500,13 +598,17 @@ function(options, root) {
 
   function controlValue(element, role) {
     if (role === 'textbox' || role === 'searchbox') {
-      if (element.localName === 'input' || element.localName === 'textarea') return element.value;
+      if (element.localName === 'input' || element.localName === 'textarea') {
+        return element.type === 'password' ? '•'.repeat(element.value.length) : element.value;
+      }
       return element.textContent;
     }
     if (role === 'combobox' || role === 'listbox') {
       if (element.localName === 'select') {
-        const option = element.selectedOptions[0];
-        return option ? option.label || option.textContent : '';
+        // A list that takes several: every selected option, in order.
+        const chosen = element.multiple ? [...element.selectedOptions] :
+          element.selectedOptions.length ? [element.selectedOptions[0]] : [];
+        return chosen.map((option) => squash(option.label || option.textContent)).join(' ');
       }
       if (element.localName === 'input') return element.value;
       const selected = element.querySelector('[aria-selected="true"]');
@@ -517,7 +619,9 @@ function(options, root) {
       if (text) return text;
       const now = element.getAttribute('aria-valuenow');
       if (now) return now;
-      return element.value !== undefined ? String(element.value) : '';
+      if (element.value !== undefined) return String(element.value);
+      // An ARIA spin button or slider without a value has ARIA's default one.
+      return role === 'spinbutton' ? '0' : role === 'slider' ? '50' : '';
     }
     return null;
   }
@@ -549,31 +653,32 @@ function(options, root) {
   }
 
   function computeName(element, role, context, isRoot) {
-    if (context.visited.has(element)) return '';
+    // A node is read once; a target of aria-labelledby is read each time it is named.
+    if (context.visited.has(element) && element !== context.target) return '';
     context.visited.add(element);
-    if (!context.labelledby && !isRoot && hiddenForName(element)) return '';
+    // Hidden content is no part of a name, unless an aria-labelledby traversal reached it
+    // through a hidden target (the target itself always counts).
+    if (!context.hidden && !isRoot && element !== context.target && hiddenForName(element)) {
+      return '';
+    }
     // Media that cannot play says so in place of any name (Chrome's AXMediaElement).
     if (unplayable(element)) return fromElsewhere(MEDIA_ERROR);
-    if (!context.labelledby) {
-      const labelledby = byIds(element, 'aria-labelledby');
-      if (labelledby.length) {
-        // Each reference is named on its own (one may hold another); an element may name
-        // itself: by its aria-label, else its content.
-        const text = labelledby.map((target) => {
-          const inner = {visited: new Set([element]), labelledby: true, root: context.root};
-          return squash(target === element ?
-            (element.getAttribute('aria-label') || contentText(element, inner)) :
-            computeName(target, roleOf(target), inner, false));
-        }).join(' ');
-        if (squash(text)) return fromElsewhere(text);
-      }
+    // A control inside the label or content of another: its value, before its own
+    // aria-labelledby (as Chrome does). A file field says what its name says, then which
+    // files are chosen (Chrome's words, from its user-agent shadow tree).
+    if (!isRoot && element.localName === 'input' && element.type === 'file') {
+      const own = element.getAttribute('aria-label');
+      const label = labelledbyText(element, context) ||
+        (own && own.trim() ? own : labelsText(element, context) || fileButtonText(element));
+      return fromElsewhere(label + ': ' + chosenFiles(element));
     }
-    // A control inside the label of another: its value.
     if (!isRoot) {
       const value = controlValue(element, role);
       // An empty one gives way to the rest (its label, its placeholder), as in Chrome.
       if (value) return fromElsewhere(value);
     }
+    const labelled = labelledbyText(element, context);
+    if (labelled) return fromElsewhere(labelled);
     const label = element.getAttribute('aria-label');
     if (label && label.trim()) return fromElsewhere(label);
     const native = nativeName(element, role, context);
@@ -581,27 +686,71 @@ function(options, root) {
     // An explicitly empty value or alt: no name, not even a title (as Chrome has it).
     if (explicitlyEmpty(element)) return fromElsewhere('');
     // Landmarks, tables, live regions... give an ancestor their name, not their content.
-    const contributes = !NO_CONTRIBUTION.has(role) || context.labelledby;
+    // (A group or blockquote, only its title; details and address are Chrome's own roles.)
+    const contributes = !NO_CONTRIBUTION.has(role) && !(role === 'group' &&
+      element.localName !== 'details' && element.localName !== 'address' ||
+      role === 'blockquote') || context.labelledby;
+    // (A select is its value, never its options' text.)
+    if (element.localName === 'select') return fromElsewhere(tooltip(element, role, isRoot || !context.labelledby));
     if (!isRoot && contributes || FROM_CONTENT.has(role) || context.labelledby ||
-        (FROM_CONTENT_IF_FOCUSABLE.has(role) && focusable(element))) {
+        (role === 'row' && tableKind(element) === 'grid') ||
+        (FROM_CONTENT_IF_FOCUSABLE.has(role) && element === focusedElement && pageFocused &&
+         element !== element.ownerDocument.body)) {
       const text = contentText(element, context);
       if (squash(text)) {
         namedFromContent = true;
         return text;
       }
     }
-    return fromElsewhere(tooltip(element, role));
+    return fromElsewhere(tooltip(element, role, isRoot || !context.labelledby));
   }
 
-  function tooltip(element, role) {
-    if (NO_TOOLTIP.has(role)) return '';
+  // The name aria-labelledby gives (not followed inside another such traversal).
+  function labelledbyText(element, context) {
+    if (context.labelledby) return '';
+    const labelledby = byIds(element, 'aria-labelledby');
+    if (!labelledby.length) return '';
+    // Each reference is named on its own (one may hold another); an element may name
+    // itself: by its aria-label, else its content.
+    // The references share what they went through: content read for one is not read again
+    // for the next (as in Chrome), though a target named twice is read twice.
+    const visited = new Set([element]);
+    const text = labelledby.map((target) => {
+      const hidden = hiddenTarget(target);
+      const inner = {visited, labelledby: true, root: context.root,
+        target, hidden: hidden !== 0, unrendered: hidden === 2};
+      const own = element.getAttribute('aria-label');
+      return squash(target === element ?
+        (own && own.trim() ? own : contentText(element, inner)) :
+        computeName(target, roleOf(target), inner, false));
+    }).join(' ');
+    return squash(text) ? text : '';
+  }
+
+  function tooltip(element, role, strict) {
+    // A title names what can take focus, a custom element, and, in an aria-labelledby
+    // traversal, any element it is on; not a plain container or text-level element
+    // otherwise (`strict`).
     const title = element.getAttribute('title');
-    if (title && title.trim()) return title;
-    if ((element.localName === 'input' || element.localName === 'textarea') && !hasLabels(element)) {
+    if (title && title.trim()) {
+      if (!strict || !NO_TOOLTIP.has(role) || focusable(element) ||
+          role === 'generic' && element.localName.includes('-')) return title;
+      return '';
+    }
+    if (takesPlaceholder(element) && !hasLabels(element)) {
       const placeholder = element.getAttribute('placeholder');
       if (placeholder) return placeholder;
     }
     return '';
+  }
+
+  // A field that shows a placeholder: a textarea, a text-like input.
+  function takesPlaceholder(element) {
+    if (element.localName === 'textarea') return true;
+    if (element.localName !== 'input') return false;
+    const type = (element.getAttribute('type') || '').toLowerCase();
+    return TEXT_INPUTS.has(type) || type === 'search' || type === 'number' ||
+      !INPUT_TYPES.has(type);
   }
 
   function nativeName(element, role, context) {
@@ -616,11 +765,14 @@ function(options, root) {
       }
       if (type === 'image') {
         if (hasLabels(element)) return labelsText(element, context);
-        return element.getAttribute('alt') || element.getAttribute('value') || 'Submit';
+        // An explicit value, even an empty one, before the default word.
+        if (element.getAttribute('alt')) return element.getAttribute('alt');
+        return element.hasAttribute('value') ? element.getAttribute('value') : 'Submit';
       }
       const labelled = labelsText(element, context);
       if (labelled) return labelled;
-      if (type !== 'hidden' && !element.hasAttribute('title') && !hasLabels(element) &&
+      if (type === 'file') return fileButtonText(element);
+      if (takesPlaceholder(element) && !element.hasAttribute('title') && !hasLabels(element) &&
           element.getAttribute('placeholder')) return element.getAttribute('placeholder');
       return '';
     }
@@ -634,6 +786,7 @@ function(options, root) {
     }
     if (tag === 'img' || tag === 'area') return element.getAttribute('alt') || '';
     if (tag === 'fieldset') return childText(element, 'legend', context);
+    if (tag === 'optgroup') return element.getAttribute('label') || '';
     if (tag === 'table') return childText(element, 'caption', context);
     if (element.namespaceURI === SVG) {
       if (tag === 'use') {
@@ -643,6 +796,17 @@ function(options, root) {
       return svgTitle(element);
     }
     return '';
+  }
+
+  // A file field's button, as Chrome's user-agent shadow tree words it (in English).
+  function fileButtonText(element) {
+    return element.multiple ? 'Choose Files' : 'Choose File';
+  }
+
+  function chosenFiles(element) {
+    const files = element.files;
+    if (!files || !files.length) return element.multiple ? 'No file chosen' : 'No file chosen';
+    return files.length === 1 ? files[0].name : files.length + ' files';
   }
 
   function explicitlyEmpty(element) {
@@ -666,7 +830,8 @@ function(options, root) {
   function labelsText(element, context) {
     const labels = element.labels;
     if (!labels || !labels.length) return '';
-    const inner = {visited: context.visited, labelledby: context.labelledby, root: context.root};
+    const inner = {visited: context.visited, labelledby: context.labelledby, root: context.root,
+      hidden: context.hidden};
     return [...labels].map((label) => squash(contentText(label, inner))).join(' ');
   }
 
@@ -687,14 +852,20 @@ function(options, root) {
   }
 
   function joinChildren(element, context, joined) {
+    // Content not rendered at all (a display: none target of aria-labelledby) has no
+    // generated content, and no text straight inside a shadow root (as Chrome reads it).
+    const unrendered = context.unrendered;
+    const before = unrendered ? null : generatedContent(element, '::before', context);
+    if (before) join(joined, before[0], before[1], before[3], true);
     for (const child of childrenOf(element)) {
+      if (unrendered && child.nodeType === 3 && child.parentNode.nodeType === 11) continue;
       // Chrome stops a name past 100 nodes (kMaxDescendantsForTextAlternativeComputation):
       // the rest of a long cell or link is not in its name (and is listed as text).
       if (nodesSeen(context) > MAX_NAME_NODES) break;
       if (child.nodeType === 3) {
         // The text of a visibility:hidden element is not shown, unless referenced.
         const parent = child.parentElement;
-        if (!context.labelledby && parent && style(parent)[1] !== 'visible') continue;
+        if (!context.hidden && parent && style(parent)[1] !== 'visible') continue;
         let text = transformed(child);
         if (!NOT_SPACE.test(text)) {
           if (needlessSpace(child)) {
@@ -716,7 +887,7 @@ function(options, root) {
           tag === 'rt' || tag === 'rp' || tag === 'title' ||
           (child.namespaceURI === SVG && child.matches(SVG_UNRENDERED))) continue;
       const display = style(child)[0];
-      if (!context.labelledby && (display === 'none' || child.getAttribute('aria-hidden') === 'true')) {
+      if (!context.hidden && (display === 'none' || child.getAttribute('aria-hidden') === 'true')) {
         continue;
       }
       if (tag === 'br') {
@@ -732,12 +903,30 @@ function(options, root) {
       const control = CONTROLS.has(role) || FORM_CONTROLS.has(tag);
       // Hidden (visibility: hidden, its visible descendants still count) or a plain inline
       // element: no part of its own, its children join its neighbours'.
-      const hidden = !context.labelledby && style(child)[1] !== 'visible';
+      const hidden = !context.hidden && style(child)[1] !== 'visible';
+      // A slot is where its content goes: its attributes name nothing, and it has no box
+      // (its content is spaced from its neighbours', as display: contents is).
+      if (tag === 'slot' && !explicitRole(child) && !hidden) {
+        const length = joined.text.length;
+        if (joined.previous) joined.previousBreaks = true;
+        joinChildren(child, context, joined);
+        if (joined.text.length !== length) {
+          joined.previous = true;
+          joined.previousBreaks = true;
+        }
+        continue;
+      }
       if ((hidden || (display === 'inline' || display === 'ruby') && !control &&
            !REPLACED.has(tag) && (role === 'generic' || role === 'none') && !named(child))) {
         joinChildren(child, context, joined);
         continue;
       }
+      // An empty inline element is not in Chrome's tree: its title names nothing (unless
+      // it can take focus, or an aria-labelledby traversal reads it).
+      if (!context.labelledby && display === 'inline' && !child.firstChild && !control &&
+          child.namespaceURI === HTML &&
+          !REPLACED.has(tag) && !child.hasAttribute('aria-label') &&
+          !child.hasAttribute('aria-labelledby') && !focusable(child)) continue;
       // The part a descendant gives its ancestor's name is the same for every ancestor
       // named from its content: computed once (a cell inside a cell inside a cell...).
       // Reused only where it fits the ancestor's count of nodes whole, as computed.
@@ -756,11 +945,160 @@ function(options, root) {
         (REPLACED.has(tag) && role !== 'none' && role !== 'presentation' &&
          (tag !== 'svg' || child.firstElementChild !== null || part[0] !== ''));
       // An empty inline-block or a decorative image is not in Chrome's tree: no neighbour.
+      // (An inline-block holding only white space is.)
       const counted = part[0] !== '' || control || (box && (REPLACED.has(tag) ||
-        !display.startsWith('inline')));
+        !display.startsWith('inline') || child.firstChild !== null));
       join(joined, part[0], box, part[1], counted);
     }
+    const after = unrendered ? null : generatedContent(element, '::after', context);
+    if (after) join(joined, after[0], after[1], after[3], true);
   }
+
+  // Elements that have no ::before / ::after boxes (replaced or with their own drawing).
+  const NO_GENERATED = new Set(['img', 'input', 'select', 'textarea', 'video', 'audio', 'iframe',
+    'canvas', 'object', 'embed', 'svg', 'br', 'wbr', 'hr', 'meter', 'progress', 'option',
+    'optgroup']);
+  const generated = new Map();  // element -> [[before text, block?] | null, [after...] | null]
+
+  // The text CSS generated content (::before, ::after) adds to an element's content, with
+  // whether it is a box of its own: [text, block], or null. Its alternative text
+  // (content: "→" / "Next") stands for it, as in Chrome.
+  function generatedContent(element, which, context) {
+    if (element.nodeType !== 1 || NO_GENERATED.has(element.localName) ||
+        element.namespaceURI !== HTML) return null;
+    let cached = generated.get(element);
+    if (cached === undefined) {
+      cached = mayGenerate(element) ?
+        [pseudoText(element, '::before'), pseudoText(element, '::after')] : NOTHING_GENERATED;
+      generated.set(element, cached);
+    }
+    const found = cached[which === '::before' ? 0 : 1];
+    if (!found || (!context.hidden && !found[2])) return null;
+    return found;
+  }
+
+  const NOTHING_GENERATED = [null, null];
+
+  // Reading a pseudo-element's style costs about as much as the rest of a name: it is read
+  // only for elements a ::before / ::after rule may reach. The style sheets of the
+  // element's tree are scanned once per walk for such rules; their selectors, the pseudo-
+  // element taken off, are matched against the element. A sheet that cannot be read (from
+  // another origin), or rules reaching across trees (:host, ::slotted, ::part), mean every
+  // element of that tree is checked. Quotes are the user agent's own generated content.
+  const pseudoSelectors = new Map();  // tree root -> selector list | true (check all)
+
+  function mayGenerate(element) {
+    if (element.localName === 'q') return true;
+    const selector = pseudoSelectorOf(element.getRootNode());
+    if (selector === true || element.shadowRoot && pseudoSelectorOf(element.shadowRoot) === true) {
+      return true;
+    }
+    return selector !== '' && element.matches(selector);
+  }
+
+  function pseudoSelectorOf(root) {
+    let selector = pseudoSelectors.get(root);
+    if (selector === undefined) {
+      selector = scanSheets(root);
+      pseudoSelectors.set(root, selector);
+    }
+    return selector;
+  }
+
+  const PSEUDO = /::?(before|after)\b/i;
+  const PSEUDO_ALL = /::?(before|after)\b/gi;
+  const ACROSS_TREES = /:host|::slotted|::part/i;
+
+  function scanSheets(root) {
+    const parts = [];
+    const sheets = [...(root.styleSheets || []), ...(root.adoptedStyleSheets || [])];
+    for (const sheet of sheets) {
+      if (!scanRules(sheet, parts)) return true;
+    }
+    const list = parts.join(', ');
+    if (list) {
+      try {
+        document.createElement('div').matches(list);
+      } catch (error) {
+        return true;  // a selector this way of reading cannot take
+      }
+    }
+    return list;
+  }
+
+  // Adds the base selectors of `container`'s ::before / ::after rules to `parts`; false
+  // when they cannot be known.
+  function scanRules(container, parts) {
+    let rules;
+    try {
+      rules = container.cssRules;
+    } catch (error) {
+      return false;
+    }
+    if (!rules) return true;
+    for (const rule of rules) {
+      const text = rule.selectorText;
+      if (text !== undefined && PSEUDO.test(text)) {
+        if (ACROSS_TREES.test(text)) return false;
+        for (const one of splitSelectors(text)) {
+          if (PSEUDO.test(one)) parts.push(one.replace(PSEUDO_ALL, '').trim() || '*');
+        }
+      }
+      if (rule.styleSheet && !scanRules(rule.styleSheet, parts)) return false;  // @import
+      if (rule.cssRules && rule.cssRules.length && !scanRules(rule, parts)) return false;
+    }
+    return true;
+  }
+
+  // A selector list's selectors (commas inside parentheses kept).
+  function splitSelectors(text) {
+    const found = [];
+    let depth = 0;
+    let start = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (c === '(' || c === '[') depth++;
+      else if (c === ')' || c === ']') depth--;
+      else if (c === ',' && depth === 0) {
+        found.push(text.slice(start, i));
+        start = i + 1;
+      }
+    }
+    found.push(text.slice(start));
+    return found;
+  }
+
+  // [text, block, visible, alternative] of one pseudo-element, or null.
+  function pseudoText(element, which) {
+    const computed = getComputedStyle(element, which);
+    const content = computed.content;
+    if (!content || content === 'none' || content === 'normal') return null;
+    const display = computed.display;
+    if (display === 'none') return null;
+    let text = '';
+    let alternative = null;
+    let slash = false;
+    for (const match of content.matchAll(CONTENT_TOKENS)) {
+      if (match[0] === '/') {
+        slash = true;
+        alternative = '';
+        continue;
+      }
+      const part = match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') :
+        match[2] !== undefined ? element.getAttribute(match[2].trim()) || '' :
+        match[0] === 'open-quote' ? '\u201c' : match[0] === 'close-quote' ? '\u201d' : '';
+      if (slash) alternative += part;
+      else text += part;
+    }
+    if (alternative !== null) text = alternative;
+    else text = transformText(text, computed.textTransform);
+    if (text === '') return null;
+    // An alternative text is spaced from its neighbours, as a name from an attribute is.
+    return [text, display !== 'inline', computed.visibility === 'visible', alternative !== null];
+  }
+  // The parts of a computed `content`: strings, attr(), quotes (the default English
+  // ones), the alternative text's slash.
+  const CONTENT_TOKENS = /"((?:[^"\\]|\\.)*)"|attr\(([^)]*)\)|open-quote|close-quote|\//g;
 
   const MAX_NAME_NODES = 100;
 
@@ -846,16 +1184,22 @@ function(options, root) {
   function transformed(node) {
     const parent = node.parentElement;
     if (!parent) return node.data;
-    const transform = textTransformOf(parent);
-    if (transform === 'none') return node.data;
-    if (transform === 'uppercase') return node.data.toUpperCase();
-    if (transform === 'lowercase') return node.data.toLowerCase();
-    if (transform === 'capitalize') return node.data.replace(/(^|\s)(\S)/g, (m, a, b) => a + b.toUpperCase());
-    return node.data;
+    // An option's text is not laid out as text: no transform.
+    if (parent.localName === 'option' || parent.localName === 'optgroup') return node.data;
+    return transformText(node.data, textTransformOf(parent));
+  }
+
+  function transformText(text, transform) {
+    if (transform === 'none') return text;
+    if (transform === 'uppercase') return text.toUpperCase();
+    if (transform === 'lowercase') return text.toLowerCase();
+    if (transform === 'capitalize') return text.replace(/(^|\s)(\S)/g, (m, a, b) => a + b.toUpperCase());
+    return text;
   }
 
   function textOf(element, context) {
-    return contentText(element, {visited: context.visited, labelledby: true, root: element});
+    return contentText(element, {visited: context.visited, labelledby: true, hidden: true,
+      root: element});
   }
 
   // -- states and values --------------------------------------------------------------------
@@ -1048,6 +1392,12 @@ function(options, root) {
         tag === 'rt' || tag === 'rp') return;  // a ruby's annotation: its description
     if (element.namespaceURI === SVG && element.matches(SVG_UNRENDERED)) return;
     if (excluded(element)) return;
+    // A slot is where its content goes, nothing of its own (unless given a role and
+    // holding something).
+    if (tag === 'slot' && (!explicitRole(element) || !childrenOf(element).length)) {
+      walkChildren(element, depth, parentText, offset, leaf);
+      return;
+    }
     const [display, visibility] = style(element);
     const visible = visibility === 'visible';
     const role = roleOf(element);
@@ -1112,10 +1462,12 @@ function(options, root) {
   function walkDocument(doc, depth, offset) {
     const view = doc.defaultView;
     const rootRect = view ? {x: 0, y: 0, width: view.innerWidth, height: view.innerHeight} : null;
-    push(depth, doc, 'RootWebArea', squash(doc.title || ''), null,
+    const title = squash(doc.title || '');
+    push(depth, doc, 'RootWebArea', title, null,
       pageFocused && doc === document ? 'focused' : '', rootRect, offset);
     const body = doc.body || doc.documentElement;
-    if (body) walkElement(doc.documentElement, depth + 1, '', offset, false);
+    // Text already in the title is not repeated under it (as in Chrome's outline).
+    if (body) walkElement(doc.documentElement, depth + 1, title, offset, false);
   }
 
   if (root && root.nodeType === 9) {

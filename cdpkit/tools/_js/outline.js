@@ -21,17 +21,18 @@
 // built-ins. Each element's computed style is read once per walk, and nothing is written
 // to the page, so no layout is forced twice.
 function(options, root) {
-  const registry = globalThis.__cdpkitOutline || (globalThis.__cdpkitOutline = {
+  globalThis.__cdpkitOutline ??= {
     ids: new WeakMap(),
     refs: new Map(),  // id -> WeakRef of its node: any node a walk listed, while it lives
     next: 1,
     element(id) {
       const ref = this.refs.get(id);
-      const node = ref && ref.deref();
-      return node && node.isConnected ? node : null;
+      const node = ref?.deref();
+      return node?.isConnected ? node : null;
     },
     idOf(node) { return this.ids.get(node) || 0; },
-  });
+  };
+  const registry = globalThis.__cdpkitOutline;
   const ids = registry.ids;
   const refs = registry.refs;
   const entries = [];
@@ -484,8 +485,8 @@ function(options, root) {
     const first = row.firstElementChild;
     const last = row.lastElementChild;
     if (nonEmptyDataCell(first) || nonEmptyDataCell(last)) return 'rowheader';
-    if (nonEmptyDataCell(first && first.nextElementSibling) ||
-        nonEmptyDataCell(last && last.previousElementSibling)) return 'rowheader';
+    if (nonEmptyDataCell(first?.nextElementSibling) ||
+        nonEmptyDataCell(last?.previousElementSibling)) return 'rowheader';
     return 'columnheader';
   }
 
@@ -669,7 +670,7 @@ function(options, root) {
     if (!isRoot && element.localName === 'input' && element.type === 'file') {
       const own = element.getAttribute('aria-label');
       const label = labelledbyText(element, context) ||
-        (own && own.trim() ? own : labelsText(element, context) || fileButtonText(element));
+        (own?.trim() ? own : labelsText(element, context) || fileButtonText(element));
       return fromElsewhere(label + ': ' + chosenFiles(element));
     }
     if (!isRoot) {
@@ -680,8 +681,8 @@ function(options, root) {
     const labelled = labelledbyText(element, context);
     if (labelled) return fromElsewhere(labelled);
     const label = element.getAttribute('aria-label');
-    if (label && label.trim()) return fromElsewhere(label);
-    const native = nativeName(element, role, context);
+    if (label?.trim()) return fromElsewhere(label);
+    const native = nativeName(element, context);
     if (native) return fromElsewhere(native);
     // An explicitly empty value or alt: no name, not even a title (as Chrome has it).
     if (explicitlyEmpty(element)) return fromElsewhere('');
@@ -721,7 +722,7 @@ function(options, root) {
         target, hidden: hidden !== 0, unrendered: hidden === 2};
       const own = element.getAttribute('aria-label');
       return squash(target === element ?
-        (own && own.trim() ? own : contentText(element, inner)) :
+        (own?.trim() ? own : contentText(element, inner)) :
         computeName(target, roleOf(target), inner, false));
     }).join(' ');
     return squash(text) ? text : '';
@@ -732,7 +733,7 @@ function(options, root) {
     // traversal, any element it is on; not a plain container or text-level element
     // otherwise (`strict`).
     const title = element.getAttribute('title');
-    if (title && title.trim()) {
+    if (title?.trim()) {
       if (!strict || !NO_TOOLTIP.has(role) || focusable(element) ||
           role === 'generic' && element.localName.includes('-')) return title;
       return '';
@@ -753,7 +754,7 @@ function(options, root) {
       !INPUT_TYPES.has(type);
   }
 
-  function nativeName(element, role, context) {
+  function nativeName(element, context) {
     const tag = element.localName;
     if (tag === 'input') {
       const type = (element.getAttribute('type') || '').toLowerCase();
@@ -819,7 +820,7 @@ function(options, root) {
 
   // A field with a label, even an empty one, is not named by its placeholder (as Chrome).
   function hasLabels(element) {
-    return Boolean(element.labels && element.labels.length);
+    return Boolean(element.labels?.length);
   }
 
   function childText(element, tag, context) {
@@ -1019,7 +1020,7 @@ function(options, root) {
     if (list) {
       try {
         document.createElement('div').matches(list);
-      } catch (error) {
+      } catch {
         return true;  // a selector this way of reading cannot take
       }
     }
@@ -1032,7 +1033,7 @@ function(options, root) {
     let rules;
     try {
       rules = container.cssRules;
-    } catch (error) {
+    } catch {
       return false;
     }
     if (!rules) return true;
@@ -1045,7 +1046,7 @@ function(options, root) {
         }
       }
       if (rule.styleSheet && !scanRules(rule.styleSheet, parts)) return false;  // @import
-      if (rule.cssRules && rule.cssRules.length && !scanRules(rule, parts)) return false;
+      if (rule.cssRules?.length && !scanRules(rule, parts)) return false;
     }
     return true;
   }
@@ -1193,7 +1194,7 @@ function(options, root) {
     if (transform === 'none') return text;
     if (transform === 'uppercase') return text.toUpperCase();
     if (transform === 'lowercase') return text.toLowerCase();
-    if (transform === 'capitalize') return text.replace(/(^|\s)(\S)/g, (m, a, b) => a + b.toUpperCase());
+    if (transform === 'capitalize') return text.replace(/(^|\s)(\S)/g, (_match, a, b) => a + b.toUpperCase());
     return text;
   }
 
@@ -1205,7 +1206,7 @@ function(options, root) {
   // -- states and values --------------------------------------------------------------------
 
   let focusedElement = document.activeElement;
-  while (focusedElement && focusedElement.shadowRoot && focusedElement.shadowRoot.activeElement) {
+  while (focusedElement?.shadowRoot?.activeElement) {
     focusedElement = focusedElement.shadowRoot.activeElement;
   }
   const pageFocused = document.hasFocus();
@@ -1288,7 +1289,7 @@ function(options, root) {
     return states.join(' ');
   }
 
-  function valueOf(element, role) {
+  function valueText(element, role) {
     const tag = element.localName;
     if (role === 'textbox' || role === 'searchbox' || role === 'combobox' && tag === 'input') {
       if (tag === 'input' || tag === 'textarea') {
@@ -1431,7 +1432,7 @@ function(options, root) {
     let childDepth = depth;
     let text = parentText;
     if (shown) {
-      const value = valueOf(element, role);
+      const value = valueText(element, role);
       const rect = boxesWanted && display !== 'contents' ? element.getBoundingClientRect() : null;
       push(depth, element, role, name, value === name ? null : value, statesOf(element, role),
         rect, offset);

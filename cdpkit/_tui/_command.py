@@ -75,7 +75,10 @@ def _browser_factory(options: BrowserOptions) -> Callable[[], Awaitable[Browser]
     from .._browser_options import start_browser
 
     async def make() -> Browser:
-        return await start_browser(options)
+        from .._daemon import daemon_preferred
+
+        with daemon_preferred():  # a running cdpkit daemon's browser, unless --no-daemon
+            return await start_browser(options)
 
     return make
 

@@ -353,7 +353,7 @@ async def start_browser(options: BrowserOptions) -> Browser:
     """
     import cdpkit
 
-    from ._daemon import daemon_browser
+    from ._daemon._client import daemon_browser
 
     shared = await daemon_browser(options)  # a running daemon's, when the command may use it
     if shared is not None:

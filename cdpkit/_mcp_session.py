@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import tools
 from ._browser_options import BrowserOptions, CLIError, error_line, start_browser
-from ._daemon import daemon_preferred
+from ._daemon._use import daemon_preferred
 from ._mcp_downloads import DownloadTracker
 from ._mcp_urls import UrlPolicy
 from ._model import RawEvent

@@ -34,32 +34,9 @@ SIGSTOPped) or has exited is killed and replaced on the next need. A command nev
 more than 2 s (or a quarter of its ``--timeout``) for a daemon to acknowledge it, nor more
 than its ``--timeout`` in all: then it says so in one line on stderr and launches its own.
 The daemon ends after ``--idle-timeout`` seconds without a command.
+
+The parts: :mod:`._use` (what the command line decided; light, imported at start),
+:mod:`._paths` (the private folder), :mod:`._client` (a command's side), :mod:`._server`
+(the daemon process). This module imports none of them: a command that uses no browser
+loads none of it.
 """
-
-from ._client import (
-    DaemonUse,
-    daemon_browser,
-    daemon_preferred,
-    daemon_use,
-    disabled_by_environment,
-    own_browser_reasons,
-    request,
-)
-from ._paths import DaemonPathError, DaemonPaths, daemon_paths, runtime_folder
-from ._server import Daemon, run_daemon
-
-__all__ = [
-    "Daemon",
-    "DaemonPathError",
-    "DaemonPaths",
-    "DaemonUse",
-    "daemon_browser",
-    "daemon_paths",
-    "daemon_preferred",
-    "daemon_use",
-    "disabled_by_environment",
-    "own_browser_reasons",
-    "request",
-    "run_daemon",
-    "runtime_folder",
-]

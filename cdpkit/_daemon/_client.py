@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import json
-import os
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._transport import MAX_MESSAGE_SIZE, PIPE_MAX_COMMAND_SIZE, TransportClosed
 from ._paths import DaemonPathError, DaemonPaths, daemon_paths
+from ._use import current_use, disabled_by_environment
 
 if TYPE_CHECKING:
     from .._browser_options import BrowserOptions
@@ -24,43 +21,6 @@ if TYPE_CHECKING:
 # The longest a command waits for a daemon to acknowledge it: a live daemon answers at
 # once (it only reads a line); one that does not is wedged, and the command goes on alone.
 ACKNOWLEDGE_WITHIN = 2.0
-
-
-@dataclass(frozen=True, slots=True)
-class DaemonUse:
-    """Whether this command may use a running daemon, and in which named session."""
-
-    enabled: bool = True
-    session: str | None = None
-
-
-_use: contextvars.ContextVar[DaemonUse | None] = contextvars.ContextVar("cdpkit_daemon_use", default=None)
-
-
-def disabled_by_environment() -> bool:
-    """``CDPKIT_NO_DAEMON`` set (to anything but ``0``): no command uses the daemon."""
-    return os.environ.get("CDPKIT_NO_DAEMON", "") not in ("", "0")
-
-
-@contextlib.contextmanager
-def daemon_use(use: DaemonUse) -> Iterator[None]:
-    """Within the block, :func:`daemon_browser` does as ``use`` says."""
-    token = _use.set(use)
-    try:
-        yield
-    finally:
-        _use.reset(token)
-
-
-@contextlib.contextmanager
-def daemon_preferred() -> Iterator[None]:
-    """Within the block, use a running daemon unless the command already decided (e.g.
-    ``--no-daemon``): for the surfaces that start their browser themselves (TUI, MCP)."""
-    if _use.get() is not None:
-        yield
-        return
-    with daemon_use(DaemonUse()):
-        yield
 
 
 def own_browser_reasons(options: BrowserOptions) -> list[str]:
@@ -95,7 +55,7 @@ async def daemon_browser(options: BrowserOptions) -> Browser | None:
     its named session's), or ``None``: no daemon runs, the command may not use it, its
     options need a browser of its own, or the daemon did not answer in time (said in one
     line on stderr). Never waits longer than ``options.timeout`` in all."""
-    use = _use.get()
+    use = current_use()
     if use is None or not use.enabled or disabled_by_environment():
         return None
     reasons = own_browser_reasons(options)

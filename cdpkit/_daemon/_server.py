@@ -416,6 +416,7 @@ class Daemon:
         self.launch_timeout = launch_timeout
         self.chromes: list[_Chrome] = []
         self.launches = 0
+        self.served = 0  # connections given a browser
         self._numbers = itertools.count(1)
         self._lock = asyncio.Lock()
         self._stop = asyncio.Event()
@@ -555,6 +556,7 @@ class Daemon:
         except (LaunchError, _Gone, OSError) as exc:
             _reply(writer, {"ok": False, "error": str(exc)})
             return
+        self.served += 1
         _reply(writer, {"ok": True, "state": "ready", "browser": chrome.number, "context": client.context_id})
         try:
             while True:
@@ -571,6 +573,7 @@ class Daemon:
             "pid": os.getpid(),
             "socket": str(self.paths.socket),
             "launches": self.launches,
+            "served": self.served,
             "max_browsers": self.browsers,
             "idle_timeout": self.idle_timeout,
             "browsers": [

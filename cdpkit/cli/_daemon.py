@@ -20,7 +20,8 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from .._cli_common import CLIError, run
-from .._daemon import DaemonPathError, DaemonUse, daemon_paths, daemon_use, request
+from .._daemon._paths import DaemonPathError, daemon_paths
+from .._daemon._use import DaemonUse, daemon_use
 from ._params import DebugOption, TimeoutOption
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -99,6 +100,7 @@ def daemon(
     action: Annotated[
         DaemonAction,
         typer.Argument(
+            metavar="ACTION",
             help="start: run it in the background; status: print it (exit status 1 when none "
             "runs); stop: end it and its browsers; run: serve in the foreground.",
             show_default=False,
@@ -134,13 +136,13 @@ def daemon(
         paths = None
     if action is DaemonAction.run:
         assert paths is not None
-        from .._daemon import run_daemon
+        from .._daemon._server import run_daemon
 
         run_daemon(paths, browsers=browsers, idle_timeout=idle_timeout, session_idle=session_idle,
                    launch_timeout=timeout)
         return
     if action is DaemonAction.status:
-        answer = run(lambda: request("status", timeout=timeout), debug=debug) if paths else None
+        answer = run(lambda: _request("status", timeout=timeout), debug=debug) if paths else None
         if answer is None:
             pid = paths.read_pid() if paths else None
             if pid is not None and _running(pid):
@@ -155,7 +157,7 @@ def daemon(
         _stop(timeout, debug)
         return
     assert paths is not None
-    answer = run(lambda: request("status", timeout=min(timeout, 2.0)), debug=debug)
+    answer = run(lambda: _request("status", timeout=min(timeout, 2.0)), debug=debug)
     if answer is not None:
         print(f"cdpkit daemon already runs (pid {answer.get('pid')}, socket {answer.get('socket')})")
         return
@@ -171,7 +173,7 @@ def daemon(
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise CLIError(f"the daemon exited at once (status {process.returncode}); see {paths.log_file}")
-        answer = run(lambda: request("status", timeout=1.0), debug=debug)
+        answer = run(lambda: _request("status", timeout=1.0), debug=debug)
         if answer is not None and answer.get("pid") == process.pid:
             print(f"cdpkit daemon started (pid {process.pid}, socket {answer.get('socket')}); "
                   "a browser starts on the first command")
@@ -180,12 +182,18 @@ def daemon(
     raise CLIError(f"the daemon did not answer within {timeout:g} s; see {paths.log_file}")
 
 
+async def _request(op: str, *, timeout: float) -> dict[str, Any] | None:
+    from .._daemon._client import request
+
+    return await request(op, timeout=timeout)
+
+
 def _print_status(answer: dict[str, Any]) -> None:
     browsers = answer.get("browsers") or []
     print(f"pid: {answer.get('pid')}")
     print(f"socket: {answer.get('socket')}")
     print(f"browsers: {len(browsers)} running (up to {answer.get('max_browsers')}), "
-          f"{answer.get('launches')} launched in all")
+          f"{answer.get('launches')} launched in all, {answer.get('served')} command(s) served")
     for browser in browsers:
         sessions = ", ".join(browser.get("sessions") or []) or "-"
         print(f"  browser {browser.get('number')}: chrome pid {browser.get('pid')}, "
@@ -203,7 +211,7 @@ def _stop(timeout: float, debug: bool) -> None:
         print("no cdpkit daemon runs")
         return
     pid = paths.read_pid()
-    answer = run(lambda: request("stop", timeout=min(timeout, 2.0)), debug=debug)
+    answer = run(lambda: _request("stop", timeout=min(timeout, 2.0)), debug=debug)
     if answer is None and pid is None:
         for leftover in (paths.socket, paths.pid_file):
             leftover.unlink(missing_ok=True)

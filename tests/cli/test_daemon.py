@@ -101,6 +101,26 @@ def test_three_commands_in_a_row_start_one_chrome(daemon: Daemon, server: Fixtur
         assert result.stderr == ""
 
 
+def test_pdf_scrape_download_and_browse_use_the_daemons_browser(
+    daemon: Daemon, server: FixtureServer
+) -> None:
+    daemon.start()
+    runs = {
+        "pdf": daemon.cli.run("pdf", page(server), "--wait", "0", "-o", "page.pdf"),
+        "scrape": daemon.cli.run("scrape", page(server), "--wait", "0"),
+        "download": daemon.cli.run("download", page(server), "--dir", "got"),
+        "browse": daemon.cli.run("browse", page(server), "--tier", "3"),
+    }
+    for name, result in runs.items():
+        assert result.returncode == 0, (name, result.stderr)
+    assert (daemon.cli.cwd / "page.pdf").read_bytes()[:5] == b"%PDF-"
+    assert runs["scrape"].stdout.strip()
+    assert list((daemon.cli.cwd / "got").iterdir())
+    assert runs["browse"].stdout.strip()
+    status = daemon.status()
+    assert "1 launched in all, 4 command(s) served" in status, status
+
+
 def test_each_command_gets_a_fresh_context_unless_it_names_a_session(
     daemon: Daemon, server: FixtureServer
 ) -> None:

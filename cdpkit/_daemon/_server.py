@@ -421,7 +421,7 @@ class Daemon:
         self._lock = asyncio.Lock()
         self._stop = asyncio.Event()
         self._last_use = time.monotonic()
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._connections = 0  # open now, a command waiting for a launch included
 
     # -- life -----------------------------------------------------------------------------
 
@@ -477,7 +477,7 @@ class Daemon:
                 return
 
     def _in_use(self) -> bool:
-        return any(chrome.clients for chrome in self.chromes)
+        return self._connections > 0
 
     async def _replace(self, chrome: _Chrome) -> None:
         """Drop a Chrome that stopped answering (a new one starts on the next need)."""
@@ -515,9 +515,7 @@ class Daemon:
     # -- one connection -------------------------------------------------------------------
 
     async def _serve_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._tasks.add(task)
+        self._connections += 1
         self._last_use = time.monotonic()
         try:
             async with asyncio.timeout(10):
@@ -537,10 +535,9 @@ class Daemon:
         except (ValueError, TimeoutError, ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
+            self._connections -= 1
             self._last_use = time.monotonic()
             writer.close()
-            if task is not None:
-                self._tasks.discard(task)
 
     async def _relay(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: dict[str, Any]

@@ -142,7 +142,8 @@ def daemon(
                    launch_timeout=timeout)
         return
     if action is DaemonAction.status:
-        answer = run(lambda: _request("status", timeout=timeout), debug=debug) if paths else None
+        # A live daemon answers at once: one that does not within 2 s is wedged.
+        answer = run(lambda: _request("status", timeout=min(timeout, 2.0)), debug=debug) if paths else None
         if answer is None:
             pid = paths.read_pid() if paths else None
             if pid is not None and _running(pid):

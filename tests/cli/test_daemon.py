@@ -165,12 +165,20 @@ def test_a_stopped_daemon_does_not_hold_a_command_up(daemon: Daemon, server: Fix
     began = time.monotonic()
     result = daemon.cli.run("eval", page(server), "40 + 2", "--wait", "0", "--timeout", "20")
     took = time.monotonic() - began
-    os.kill(daemon.pid, signal.SIGCONT)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "42"
     assert took < 20  # it waited 2 s for the daemon, then launched its own
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "daemon did not answer" in lines[0], result.stderr
+    status = daemon.cli.run("daemon", "status")
+    assert status.returncode == 1
+    assert f"the cdpkit daemon (pid {daemon.pid}) does not answer" in status.stderr
+    pid = daemon.pid
+    stopped = daemon.cli.run("daemon", "stop")  # a stopped daemon is ended all the same
+    assert stopped.returncode == 0, stopped.stderr
+    wait_gone([pid])
+    assert not daemon.socket.exists()
+    assert not (daemon.folder / "daemon.pid").exists()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGSTOP, signal.SIGKILL])

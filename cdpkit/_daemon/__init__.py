@@ -29,8 +29,10 @@ per-page identity options (``--user-agent``, ``--timezone``, ``--extra-header``)
 applied to its pages in the daemon's browser.
 
 Health: each Chrome is asked ``Browser.getVersion`` every 2 s, and before a command gets
-it when it has not answered in the last second; one that does not answer within 2 s (e.g.
-SIGSTOPped) or has exited is killed and replaced on the next need. A command never waits
+it when it has not answered in the last second; one that has exited, or does not answer
+within 2 s (e.g. SIGSTOPped) there or twice in a row in the background (a busy machine may
+delay one answer, and a replacement ends the commands working in it), is killed and
+replaced on the next need. A command never waits
 more than 2 s (or a quarter of its ``--timeout``) for a daemon to acknowledge it, nor more
 than its ``--timeout`` in all: then it says so in one line on stderr and launches its own.
 The daemon ends after ``--idle-timeout`` seconds without a command.

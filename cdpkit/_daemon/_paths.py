@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,7 +53,9 @@ def runtime_folder() -> Path:
         return Path(base) / "cdpkit"
     import platformdirs
 
-    return Path(platformdirs.user_runtime_dir("cdpkit"))
+    with warnings.catch_warnings():  # its note that it falls back to /tmp/runtime-UID
+        warnings.simplefilter("ignore")
+        return Path(platformdirs.user_runtime_dir("cdpkit"))
 
 
 def daemon_paths(*, create: bool = False) -> DaemonPaths:

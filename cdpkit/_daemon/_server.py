@@ -29,7 +29,8 @@ from ..errors import LaunchError
 from ..launcher import ChromeProcess, start_chrome
 from ._paths import DaemonPaths
 
-# How often each Chrome is asked whether it still answers, and how long it has to.
+# How often each Chrome is asked whether it still answers, and how long it has to (it is
+# replaced after two misses in a row, or at once when a command is about to get it).
 HEALTH_INTERVAL = 2.0
 HEALTH_TIMEOUT = 2.0
 # A Chrome that answered this recently is handed out without asking again.
@@ -93,6 +94,7 @@ class _Chrome:
         self.clients: set[_Client] = set()
         self.named: dict[str, _Session] = {}
         self.last_answer = 0.0
+        self.misses = 0  # health checks missed in a row
         self.dead: str | None = None
         self._watch: asyncio.Task[None] | None = None
 
@@ -465,7 +467,15 @@ class Daemon:
         while True:
             await asyncio.sleep(HEALTH_INTERVAL)
             for chrome in list(self.chromes):
-                if not await chrome.healthy(HEALTH_TIMEOUT):
+                if await chrome.healthy(HEALTH_TIMEOUT):
+                    chrome.misses = 0
+                    continue
+                chrome.misses += 1
+                # Twice in a row, or gone: a busy machine may delay one answer, and
+                # replacing a browser ends the commands working in it.
+                if chrome.misses >= 2 or chrome.dead is not None or (
+                    chrome.process is not None and chrome.process.exited
+                ):
                     await self._replace(chrome)
             now = time.monotonic()
             for chrome in self.chromes:

@@ -139,12 +139,38 @@ def test_each_command_gets_a_fresh_context_unless_it_names_a_session(
     assert "1 launched in all" in status
 
 
+def test_two_commands_at_once_share_one_browser(
+    daemon: Daemon, server: FixtureServer
+) -> None:
+    daemon.start()
+    # Both pages are open at once: each command lets go of the other one's, unseen.
+    script = "new Promise(r => setTimeout(r, 1500)).then(() => location.pathname)"
+    first = daemon.cli.popen("eval", server.url("/cli/index.html"), script, "--wait", "0")
+    second = daemon.cli.popen("eval", server.url("/cli/index.html?two"), script, "--wait", "0")
+    out_first, err_first = first.communicate(timeout=90)
+    out_second, err_second = second.communicate(timeout=90)
+    assert first.returncode == 0, err_first
+    assert second.returncode == 0, err_second
+    assert out_first.strip() == out_second.strip() == '"/cli/index.html"' or (
+        out_first.strip() == out_second.strip() == "/cli/index.html"
+    )
+    assert "1 launched in all, 2 command(s) served" in daemon.status()
+
+
 def test_commands_work_without_a_daemon(daemon: Daemon, server: FixtureServer) -> None:
+    unset = daemon.cli.run("eval", page(server), "1", "--wait", "0", env={"XDG_RUNTIME_DIR": ""})
+    assert unset.returncode == 0 and unset.stderr == ""  # no runtime folder: nothing said
     result = daemon.cli.run("eval", page(server), "40 + 2", "--wait", "0")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "42"
     assert result.stderr == ""
     assert not daemon.socket.exists()
+    named = daemon.cli.run("eval", page(server), "40 + 2", "--wait", "0", "--session", "work")
+    assert named.stdout.strip() == "42", named.stderr
+    assert named.stderr == (
+        "note: no cdpkit daemon runs, so --session work keeps nothing after this command "
+        "(`cdpkit daemon start` starts one)\n"
+    )
 
 
 def test_no_daemon_launches_a_browser_of_its_own(daemon: Daemon, server: FixtureServer) -> None:

@@ -207,7 +207,7 @@ def test_a_stopped_daemon_does_not_hold_a_command_up(daemon: Daemon, server: Fix
     assert not (daemon.folder / "daemon.pid").exists()
 
 
-@pytest.mark.parametrize("signum", [signal.SIGSTOP, signal.SIGKILL])
+@pytest.mark.parametrize("signum", [signal.SIGSTOP, signal.SIGKILL], ids=["SIGSTOP", "SIGKILL"])
 def test_a_chrome_that_stops_answering_is_replaced(
     daemon: Daemon, server: FixtureServer, signum: signal.Signals
 ) -> None:

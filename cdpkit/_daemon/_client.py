@@ -79,7 +79,10 @@ async def daemon_browser(options: BrowserOptions) -> Browser | None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + options.timeout
     try:
-        transport = await _ask(paths, use.session, options.timeout, deadline)
+        # A tab opened ahead is the command's first page, unless its settings must be on
+        # its pages from their start (they are set up only on pages opened after attaching).
+        spare = options.settings is None
+        transport = await _ask(paths, use.session, options.timeout, deadline, spare=spare)
     except _NoDaemon:
         return None  # a socket left by a daemon that died: as if none ran
     except _Unanswered as exc:
@@ -105,7 +108,9 @@ class _Unanswered(Exception):
     """The daemon did not answer as it should, in time; the message says how."""
 
 
-async def _ask(paths: DaemonPaths, session: str | None, timeout: float, deadline: float) -> SocketTransport:
+async def _ask(
+    paths: DaemonPaths, session: str | None, timeout: float, deadline: float, *, spare: bool
+) -> SocketTransport:
     """A relayed connection to a browser of the daemon's.
 
     Raises:
@@ -123,7 +128,10 @@ async def _ask(paths: DaemonPaths, session: str | None, timeout: float, deadline
     except (TimeoutError, OSError) as exc:
         raise _Unanswered(f"could not be reached ({exc or 'timed out'})") from None
     try:
-        request = {"op": "browser", "session": session, "timeout": max(0.1, deadline - loop.time())}
+        request = {
+            "op": "browser", "session": session, "spare": spare,
+            "timeout": max(0.1, deadline - loop.time()),
+        }  # fmt: skip
         writer.write(json.dumps(request).encode() + b"\n")
         try:
             async with asyncio.timeout(acknowledge):

@@ -97,6 +97,7 @@ class _Chrome:
         self.misses = 0  # health checks missed in a row
         self.dead: str | None = None
         self._watch: asyncio.Task[None] | None = None
+        self._spare: asyncio.Future[str] | None = None  # a context with a tab, made ahead
 
     @property
     def pid(self) -> int | None:
@@ -141,6 +142,10 @@ class _Chrome:
 
     async def stop(self) -> None:
         """Close Chrome (killing its process group if it does not leave at once)."""
+        if self._spare is not None:
+            self._spare.cancel()
+            with contextlib.suppress(BaseException):
+                await self._spare
         self.retire("the daemon closed this browser")
         if self.transport is not None:
             await self.transport.close()
@@ -204,8 +209,12 @@ class _Chrome:
 
     # -- relaying -------------------------------------------------------------------------
 
-    async def admit(self, writer: asyncio.StreamWriter, session_name: str | None) -> _Client:
-        """A relayed connection in a browser context of its own, or in the named one.
+    async def admit(
+        self, writer: asyncio.StreamWriter, session_name: str | None, *, spare: bool = False
+    ) -> _Client:
+        """A relayed connection in a browser context of its own, or in the named one; with
+        ``spare``, the context made ahead with a blank tab open in it (the command's first
+        page: a new tab costs a renderer's start), and the next one made in the background.
 
         Raises:
             _Gone: Chrome did not answer.
@@ -223,13 +232,28 @@ class _Chrome:
             named.last_used = time.monotonic()
             client.session = named
             client.context_id = named.context_id
+        elif spare and self._spare is not None and self._spare.done() and not self._spare.exception():
+            client.context_id = self._spare.result()
+            client.created.add(client.context_id)
+            self._spare = None
         else:
             created = await self.call("Target.createBrowserContext")
             client.context_id = created["browserContextId"]
             client.created.add(client.context_id)
+        if spare and (self._spare is None or self._spare.done()):
+            if self._spare is not None and not self._spare.exception():
+                self.notify("Target.disposeBrowserContext", {"browserContextId": self._spare.result()})
+            self._spare = asyncio.ensure_future(self._make_spare())
         client.contexts.add(client.context_id)
         self.clients.add(client)
         return client
+
+    async def _make_spare(self) -> str:
+        """A browser context with a blank tab open, for the next command."""
+        created = await self.call("Target.createBrowserContext")
+        context_id: str = created["browserContextId"]
+        await self.call("Target.createTarget", {"url": "about:blank", "browserContextId": context_id})
+        return context_id
 
     def release(self, client: _Client) -> None:
         """Let go of a connection that ended: its browser session and its contexts (a
@@ -559,7 +583,7 @@ class Daemon:
         await writer.drain()
         try:
             chrome = await self._chrome_for(session_name, timeout)
-            client = await chrome.admit(writer, session_name)
+            client = await chrome.admit(writer, session_name, spare=request.get("spare") is True)
         except (LaunchError, _Gone, OSError) as exc:
             _reply(writer, {"ok": False, "error": str(exc)})
             return

@@ -75,6 +75,7 @@ class _Client:
     sessions: set[str] = field(default_factory=set)  # child sessions it owns
     targets: set[str] = field(default_factory=set)
     closed: bool = False
+    wants_spare: bool = False  # a context made ahead is made for the next one like it
 
     def deliver(self, message: dict[str, Any]) -> None:
         if not self.closed and not self.writer.is_closing():
@@ -214,7 +215,8 @@ class _Chrome:
     ) -> _Client:
         """A relayed connection in a browser context of its own, or in the named one; with
         ``spare``, the context made ahead with a blank tab open in it (the command's first
-        page: a new tab costs a renderer's start), and the next one made in the background.
+        page: a new tab costs a renderer's start), the next one made once it ends (off the
+        next command's clock, and not competing with this one for the CPU).
 
         Raises:
             _Gone: Chrome did not answer.
@@ -232,18 +234,17 @@ class _Chrome:
             named.last_used = time.monotonic()
             client.session = named
             client.context_id = named.context_id
-        elif spare and self._spare is not None and self._spare.done() and not self._spare.exception():
-            client.context_id = self._spare.result()
-            client.created.add(client.context_id)
-            self._spare = None
         else:
-            created = await self.call("Target.createBrowserContext")
-            client.context_id = created["browserContextId"]
+            ready = self._spare
+            if spare and ready is not None and ready.done():
+                self._spare = None  # used now, or failed: made again when this one ends
+                if not ready.cancelled() and ready.exception() is None:
+                    client.context_id = ready.result()
+            if not client.context_id:
+                created = await self.call("Target.createBrowserContext")
+                client.context_id = created["browserContextId"]
             client.created.add(client.context_id)
-        if spare and (self._spare is None or self._spare.done()):
-            if self._spare is not None and not self._spare.exception():
-                self.notify("Target.disposeBrowserContext", {"browserContextId": self._spare.result()})
-            self._spare = asyncio.ensure_future(self._make_spare())
+        client.wants_spare = spare
         client.contexts.add(client.context_id)
         self.clients.add(client)
         return client
@@ -274,6 +275,8 @@ class _Chrome:
         if client.session is not None:
             client.session.users -= 1
             client.session.last_used = time.monotonic()
+        if client.wants_spare and self._spare is None:
+            self._spare = asyncio.ensure_future(self._make_spare())
 
     def forget_session(self, named: _Session) -> None:
         self.named.pop(named.name, None)

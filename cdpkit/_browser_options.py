@@ -354,6 +354,11 @@ async def start_browser(options: BrowserOptions) -> Browser:
     """
     import cdpkit
 
+    from ._daemon._client import daemon_browser
+
+    shared = await daemon_browser(options)  # a running daemon's, when the command may use it
+    if shared is not None:
+        return shared
     headers = dict(options.headers)
     settings = options.settings
     if options.grid is not None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import tools
 from ._browser_options import BrowserOptions, CLIError, error_line, start_browser
+from ._daemon._use import daemon_preferred
 from ._mcp_downloads import DownloadTracker
 from ._mcp_urls import UrlPolicy
 from ._model import RawEvent
@@ -293,7 +294,8 @@ class BrowserSession:
             self._browser = None
         options = self.options
         try:
-            browser = await start_browser(options.browser)
+            with daemon_preferred():  # a running cdpkit daemon's browser (CDPKIT_NO_DAEMON=1: not)
+                browser = await start_browser(options.browser)
         except (CDPError, TimeoutError, OSError) as exc:
             # Worded as the command line words it: the server's options, not launch()'s.
             raise CLIError(error_line(exc)) from exc

@@ -898,3 +898,24 @@ def connect(
             ) from None
 
     return _BrowserStarter(start)
+
+
+async def attach(
+    transport: Transport, *, command_timeout: float = 30, settings: BrowserSettings | None = None
+) -> Browser:
+    """A :class:`Browser` over an open ``transport`` to a running browser, as
+    :func:`connect` attaches (closing it detaches); for transports :func:`connect` cannot
+    open itself, e.g. the cdpkit daemon's relayed connection.
+
+    Raises:
+        ConnectionClosedError: The transport closed before the browser answered.
+    """
+    connection = Connection(transport)
+    browser = Browser(connection, process=None, command_timeout=command_timeout, settings=settings)
+    connection.start(browser)
+    try:
+        await browser._start()
+    except BaseException:
+        await connection.close()
+        raise
+    return browser

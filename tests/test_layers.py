@@ -57,6 +57,7 @@ FLOORS: dict[str, int] = {
     "_browser_options": 4,
     "pytest_plugin": 4,
     "_cli_common": 4,
+    "_daemon.": 4,  # the daemon (a warm browser for the commands) and the commands' side of it
     "_protocol_docs": 4,
     "cli": 4,
     "cli.": 4,

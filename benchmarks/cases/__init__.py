@@ -6,6 +6,7 @@ from benchmarks.cases import (
     browse,
     browsing,
     calls,
+    daemon,
     downloads,
     grid,
     memory,
@@ -20,5 +21,5 @@ CASES: dict[str, Case] = {
     case.name: case
     for case in (*startup.CASES, *calls.CASES, *browsing.CASES, *downloads.CASES,
                  *typed.CASES, *grid.CASES, *browse.CASES, *scrape_corpus.CASES,
-                 *memory.CASES, *outline_agreement.CASES)
+                 *memory.CASES, *outline_agreement.CASES, *daemon.CASES)
 }

@@ -59,7 +59,8 @@ if TYPE_CHECKING:
 
 __all__ = ["BrowserFactory", "Engine", "browse", "engine"]
 
-BrowserFactory = Callable[[], Awaitable["Browser"]]
+# Returns the browser, or None: no browser from it, connect or launch as the config says.
+BrowserFactory = Callable[[], Awaitable["Browser | None"]]
 # Beyond the call's timeout, what closing pages and cleaning up may take before the call
 # is cut short anyway (each stage already keeps to the deadline).
 _GRACE = 1.0
@@ -122,7 +123,9 @@ class Engine:
             "session": {"persist": True}}``); see :mod:`cdpkit._browse._config` for every
             table and key.
         browser: A running :class:`Browser` to use, or the ``[browser]`` table.
-        browser_factory: Makes the browser when first needed.
+        browser_factory: Makes the browser when first needed; ``None`` from it: attach or
+            launch as the ``[browser]`` table says (e.g. the command line's ``cdpkit
+            daemon`` when one runs, else the engine's own launch).
         settings: The identity, over the ``[browser]`` table's identity keys (a setting
             left at its default keeps the config's).
         config_file: Read this TOML file instead of the user's (``$CDPKIT_CONFIG`` or
@@ -411,7 +414,9 @@ class Engine:
         from ..browser import connect, launch
 
         if self._factory is not None:
-            return await self._factory()
+            made = await self._factory()
+            if made is not None:
+                return made
         settings = self.config.browser
         timeout = min(settings.timeout, left)
         if settings.connect:

@@ -61,6 +61,10 @@ def prepare(
     try:
         keymap = load_keymap()
         engine = Engine(browser_factory=_browser_factory(options) if options is not None else None)
+        if options is None:  # the config's browser: a running cdpkit daemon's when it fits
+            from .._daemon._engines import daemon_first
+
+            engine = Engine(browser_factory=daemon_first(engine))
     except ConfigError as exc:  # names the file, the table and the key
         raise CLIError(str(exc), 2) from None
 
@@ -75,7 +79,10 @@ def _browser_factory(options: BrowserOptions) -> Callable[[], Awaitable[Browser]
     from .._browser_options import start_browser
 
     async def make() -> Browser:
-        return await start_browser(options)
+        from .._daemon._use import daemon_preferred
+
+        with daemon_preferred():  # a running cdpkit daemon's browser, unless --no-daemon
+            return await start_browser(options)
 
     return make
 

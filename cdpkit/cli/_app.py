@@ -19,6 +19,7 @@ from .._cli_common import error_line as error_line
 from ._browse import browse
 from ._browser import http_endpoint as http_endpoint
 from ._browser import launch, open_browser_command
+from ._daemon import DAEMON_COMMANDS, daemon, with_daemon
 from ._doctor import ProtocolDiff as ProtocolDiff
 from ._doctor import diff_protocol as diff_protocol
 from ._doctor import doctor
@@ -88,10 +89,14 @@ for _command, _name in (
     (open_browser_command, "open-browser"),
     (doctor, None),
     (mcp, None),
+    (daemon, None),
 ):
     # The commands that start a browser take its identity options (see with_settings).
     if "settings" in inspect.signature(_command).parameters:
         _command = with_settings(_command)
+    # The commands a running `cdpkit daemon` serves take --no-daemon (and --session).
+    if (_name or _command.__name__) in DAEMON_COMMANDS:
+        _command = with_daemon(_command)
     app.command(_name)(_command)
 
 

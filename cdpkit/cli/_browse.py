@@ -277,8 +277,14 @@ def _engine(options: BrowserOptions | None, settings: BrowserSettings | None, *,
 
     tables: dict[str, Any] = {"privacy": {"respect_robots_txt": True}} if respect_robots else {}
     try:
-        return Engine(
+        engine = Engine(
             tables, browser_factory=browser_factory(options) if options is not None else None, settings=settings
         )
     except ValueError as exc:  # the config file: names the file, table and key
         raise CLIError(str(exc), 2) from None
+    if options is None:  # the config's browser: a running daemon's when it is the daemon's kind
+        from .._daemon._engines import daemon_first
+
+        engine = Engine(tables, browser_factory=daemon_first(engine), settings=settings)
+    return engine
+

@@ -10,7 +10,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .._transport import MAX_MESSAGE_SIZE, PIPE_MAX_COMMAND_SIZE, TransportClosed
+from .._transport import CLOSE_GRACE, MAX_MESSAGE_SIZE, PIPE_MAX_COMMAND_SIZE, TransportClosed
 from ._paths import DaemonPathError, DaemonPaths, daemon_paths
 from ._use import current_use, disabled_by_environment
 
@@ -185,10 +185,12 @@ class SocketTransport:
             raise TransportClosed(f"the cdpkit daemon's connection failed ({exc})") from None
         return data[:-1]
 
-    async def close(self) -> None:
+    async def close(self, grace: float = CLOSE_GRACE) -> None:
+        """Close the socket, waiting at most ``grace`` seconds for the daemon's end."""
         self._writer.close()
-        with contextlib.suppress(OSError, ConnectionError):
-            await self._writer.wait_closed()
+        with contextlib.suppress(OSError, ConnectionError, TimeoutError):
+            async with asyncio.timeout(grace):
+                await self._writer.wait_closed()
 
 
 async def request(op: str, *, timeout: float) -> dict[str, Any] | None:

@@ -52,6 +52,7 @@ FLOORS: dict[str, int] = {
     # the tools (scrape's wait).
     "_browse.": 3,
     "_browser_options": 4,
+    "_options": 4,
     "pytest_plugin": 4,
     "_cli_common": 4,
     "_protocol_docs": 4,

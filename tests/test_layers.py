@@ -35,6 +35,7 @@ FLOORS: dict[str, int] = {
     "_profiles": 1,
     "_endpoint": 1,
     "_autoconnect": 1,
+    "_keywords": 0,  # a typing helper: imports nothing of cdpkit
     "_navigation": 2,
     "_frames": 2,
     "page": 2,

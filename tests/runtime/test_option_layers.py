@@ -17,7 +17,7 @@ from tests.cli.conftest import CLI
 from tests.cli.conftest import cli as cli  # the fixtures, shared
 from tests.cli.conftest import cli_home as cli_home
 from tests.mcp.conftest import McpSession, text_of
-from tests.server import Handler, FixtureServer
+from tests.server import FixtureServer, Handler
 
 UA = "navigator.userAgent"
 
@@ -93,6 +93,8 @@ def test_a_connect_flag_leaves_out_the_files_launch_settings(
     for name, value in _config(tmp_path, '[browser]\nargs = ["--lang=fr"]\nviewport = "640x400"\n'
                                'proxy = "http://127.0.0.1:3128"\n').items():  # fmt: skip
         monkeypatch.setenv(name, value)
+    launched = server_options().browser
+    assert (launched.chrome_args, launched.viewport) == (("--lang=fr",), (640, 400))
     options = server_options(connect="9222")
     assert options.browser.connect == "http://127.0.0.1:9222"
     assert options.browser.chrome_args == () and options.browser.viewport is None

@@ -31,6 +31,7 @@ builds its parser from it before it answers the MCP handshake.
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -385,7 +386,10 @@ def add_arguments(parser: argparse.ArgumentParser, names: Iterable[str]) -> None
 def given(values: Mapping[str, Any]) -> dict[str, Any]:
     """``values`` without those a command line leaves at their default (``None``,
     ``False``, an empty list)."""
-    return {name: value for name, value in values.items() if value not in (None, False, [], ())}
+    return {
+        name: value for name, value in values.items()
+        if not (value is None or value is False or (isinstance(value, list | tuple) and not value))
+    }  # fmt: skip
 
 
 def layered(
@@ -461,11 +465,15 @@ def config_layer() -> tuple[dict[str, Any], Any]:
     return values, table.settings
 
 
-def layered_browser(flags: Mapping[str, Any], names: Iterable[str]) -> tuple[dict[str, Any], BrowserSettings | None]:
+def layered_browser(
+    flags: Mapping[str, Any], names: Iterable[str], *, config_file: bool = True
+) -> tuple[dict[str, Any], BrowserSettings | None]:
     """What a command that starts a browser uses: the options ``names`` from ``flags``
     (the command line's values; ``None``, ``False`` and empty lists are not given), the
     environment and the config file (:func:`layered`), with the identity options turned
     into one :class:`cdpkit.BrowserSettings` over the config file's identity keys.
+    ``config_file=False`` leaves the file out, for a command whose engine reads it
+    (``cdpkit browse``).
 
     Returns:
         The values of the other options (those no layer gives are absent), and the
@@ -475,13 +483,11 @@ def layered_browser(flags: Mapping[str, Any], names: Iterable[str]) -> tuple[dic
         CLIError: A variable, config file or identity value that cannot be used, in one
             line naming it (exit status 2).
     """
-    import os
-
     from ._browser_options import CLIError, browser_settings
 
     wanted = tuple(names)
     try:
-        config, base = config_layer()
+        config, base = config_layer() if config_file else ({}, None)
         values = layered(flags, wanted, environ=os.environ, config=config)
     except OptionError as exc:
         raise CLIError(str(exc), 2) from None

@@ -81,9 +81,9 @@ UrlArgument = Annotated[
     ),
 ]
 
-# Commands whose --timeout is their own (browse: for a whole page, all tiers), not the
-# browser's: the environment and the config file's [browser] timeout do not set it.
-_OWN_TIMEOUT = frozenset({"browse"})
+# Commands on the browse engine, which reads the config file itself (and whose --timeout
+# is for a whole page, all tiers): their options come from the flags and the environment.
+_ENGINE_COMMANDS = frozenset({"browse"})
 
 
 def _from_command_line(name: str, value: Any, default: Any) -> bool:
@@ -116,8 +116,9 @@ def with_settings(command: F) -> F:
     defaults = {p.name: p.default for p in own}
     browser = [
         name for name in BROWSER
-        if name in defaults and not (name == "timeout" and command.__name__ in _OWN_TIMEOUT)
+        if name in defaults and not (name == "timeout" and command.__name__ in _ENGINE_COMMANDS)
     ]  # fmt: skip
+    config_file = command.__name__ not in _ENGINE_COMMANDS
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -126,7 +127,7 @@ def with_settings(command: F) -> F:
             (name, kwargs[name]) for name in browser
             if name in kwargs and _from_command_line(name, kwargs[name], defaults[name])
         )  # fmt: skip
-        values, settings = layered_browser(flags, [*browser, *IDENTITY])
+        values, settings = layered_browser(flags, [*browser, *IDENTITY], config_file=config_file)
         for name in browser:
             if name in kwargs:
                 kwargs[name] = values.get(name, defaults[name])

@@ -39,6 +39,9 @@ The browser is started as the CLI's are (:mod:`cdpkit._browser_options`): ``--co
 ``--chrome-arg``, ``--viewport WxH``, ``--timeout``. Both entry points (this module's
 :func:`main` and the ``cdpkit mcp`` command) turn their values into :class:`ServerOptions`
 with :func:`server_options`, so a bad value gets the same one-line error from either.
+Both are made from the one table of options (:mod:`cdpkit._options`), and an option not
+on the command line comes from its ``CDPKIT_*`` environment variable, then the config
+file's ``[browser]`` table.
 
 Resources: ``dom://current-page`` (the active tab's simplified DOM tree) and ``tabs://list``.
 """

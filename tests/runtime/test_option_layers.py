@@ -156,3 +156,11 @@ def test_the_mcp_parser_and_command_are_made_from_the_table(cli: CLI) -> None:
     text = cli.run("mcp", "--help").stdout
     for name in MCP:
         assert all(flag in text for flag in OPTIONS[name].flags), name
+
+
+def test_browse_takes_the_identity_from_the_environment(cli: CLI, server: FixtureServer) -> None:
+    # Tier 1 (HTTP, no browser) sends it too; the engine reads the config file itself.
+    result = cli.run("browse", server.url("/echo/headers"), "--tier", "1", "--format", "text",
+                     env={"CDPKIT_USER_AGENT": "browse-env/5"})  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "browse-env/5" in result.stdout

@@ -20,7 +20,8 @@ Where a value comes from, first found wins (:func:`layered`):
 4. the default.
 
 A browser location (``--connect`` or ``--grid``) given by a higher layer replaces the one
-of a lower layer, and launch-only values from the environment or the config file are left
+of a lower layer, as does a launch flag (``--headful``, ``--profile``...) or a
+``$CDPKIT_PROFILE``; launch-only values from the environment or the config file are left
 out when the browser is attached (they say how to launch one; a flag saying so is an
 error).
 
@@ -411,10 +412,11 @@ def layered(
         env_values(wanted, environ),
         {name: config[name] for name in wanted if name in config},
     ]
-    # Where the browser is, said by the highest layer that says anything: a launch
-    # setting (--profile...) says "launch one", over a lower layer's --connect.
+    # Where the browser is, said by the highest layer that says anything: a launch flag
+    # (--profile, --headful...) or a profile says "launch one", over a lower layer's
+    # --connect. ($CDPKIT_CHROME only says which Chrome, should one be launched.)
     for index, layer in enumerate(layers):
-        launches = {"profile", "chrome"} | ({"headful", "chrome_arg", "viewport"} if index == 0 else set())
+        launches = set(LAUNCH_ONLY) if index == 0 else {"profile"}
         if "connect" in layer or "grid" in layer or (launches & layer.keys()):
             for lower in layers[index + 1 :]:
                 lower.pop("connect", None)

@@ -107,3 +107,25 @@ def test_tui_reads_its_variables(
     monkeypatch.setenv("CDPKIT_HEADFUL", "maybe")
     with pytest.raises(cdpkit.cli.CLIError, match=r"\$CDPKIT_HEADFUL"):
         prepare(None, tier=None, session=None, timeout=5, connect=None, headful=False)
+
+
+def test_where_the_browser_is_comes_from_one_layer() -> None:
+    from cdpkit._options import BROWSER, layered
+
+    def values(flags: dict[str, object], env: dict[str, str], config: dict[str, object]) -> dict[str, object]:
+        return layered(flags, BROWSER, environ=env, config=config)
+
+    file = {"connect": "http://127.0.0.1:9222", "viewport": "800x600", "chrome_arg": ["--x"]}
+    # The file's browser is attached: its launch settings do not apply.
+    assert values({}, {}, file) == {"connect": "http://127.0.0.1:9222"}
+    # A launch flag launches, with the file's launch settings.
+    assert values({"headful": True}, {}, file) == {"headful": True, "viewport": "800x600", "chrome_arg": ["--x"]}
+    # $CDPKIT_CHROME says which Chrome, should one be launched: not to launch one.
+    assert values({}, {"CDPKIT_CHROME": "/bin/chrome"}, file) == {"connect": "http://127.0.0.1:9222"}
+    # A variable's location replaces the file's; a flag's replaces both.
+    assert values({}, {"CDPKIT_GRID": "http://grid:4444"}, file)["grid"] == "http://grid:4444"
+    assert "connect" not in values({}, {"CDPKIT_GRID": "http://grid:4444"}, file)
+    assert values({"connect": "9333"}, {"CDPKIT_CONNECT": "9444"}, file) == {"connect": "9333"}
+    # --header goes to an endpoint: from a variable, only with one.
+    assert values({}, {"CDPKIT_HEADER": "A: 1"}, {}) == {}
+    assert values({}, {"CDPKIT_HEADER": "A: 1"}, file)["header"] == ["A: 1"]

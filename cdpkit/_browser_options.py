@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from .page import Page
 
 __all__ = [
-    "SETTINGS_HELP",
     "BrowserOptions",
     "CLIError",
     "browser_options",
@@ -206,23 +205,6 @@ def parse_header(value: str, option: str = "--header") -> tuple[str, str]:
     if not colon or not name or " " in name or "\n" in value or "\r" in value:
         raise CLIError(f"Invalid {option} {_masked(value)!r}: expected 'Name: value'", 2)
     return name, text.strip()
-
-
-# The help of the identity options, written once for the CLI (typer) and the MCP server
-# (argparse and typer), keyed by parameter name.
-SETTINGS_HELP = {
-    "user_agent": "The User-Agent the pages send and report (default: Chrome's own).",
-    "locale": "The pages' locale and languages, e.g. fr-FR (Accept-Language, "
-    "navigator.language, Intl).",
-    "timezone": "The pages' time zone, e.g. Europe/Paris.",
-    "proxy": "Send the browser's requests through this proxy (http://host:port, "
-    "socks5://...; user:password@ is accepted and never printed).",
-    "stealth": "Hide that the browser is headless and automated (default: it says so).",
-    "extra_header": "A header sent with every request the pages make ('Name: value'), "
-    "repeatable (not --header, which goes to a --connect/--grid endpoint only).",
-    "storage_state": "Start logged in: load cookies, localStorage and sessionStorage from "
-    "this storage_state JSON file (Playwright's format; tools.save_storage_state writes one).",
-}
 
 
 def browser_settings(

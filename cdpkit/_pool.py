@@ -30,7 +30,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from . import _grid
-from .browser import Browser, BrowserContext, launch
+from .browser import Browser, BrowserContext, IdentityKeywords, launch
 from .errors import CDPError, WaitTimeoutError
 from .page import Page
 
@@ -40,10 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["Pool", "pool"]
 
 # pool()'s keywords that are browser settings (see cdpkit.BrowserSettings).
-_SETTINGS_KEYS = (
-    "settings", "user_agent", "user_agents", "accept_language", "locale", "timezone",
-    "extra_headers", "proxy", "stealth", "send_dnt",
-)
+_SETTINGS_KEYS = ("settings", *IdentityKeywords.__annotations__)
 
 
 class _Lease:

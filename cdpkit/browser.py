@@ -13,13 +13,14 @@ import gc
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 import anyio
 import websockets
 
 from . import cdp
 from ._endpoint import browser_ws_url, check_headers, redact
+from ._keywords import check_keywords, keyword_signature
 from ._profiles import ProfileLock, profile_dir
 from ._transport import CLOSE_GRACE, PipeTransport, Transport, WebSocketTransport
 from .connection import Connection
@@ -55,6 +56,29 @@ _BROWSER_CLOSE_TIMEOUT = 2.0
 _DETACH_TIMEOUT = 5.0
 
 _collected_at_first_launch = False
+
+
+class IdentityKeywords(TypedDict, total=False):
+    """The keywords of :func:`launch`, :func:`connect` and :meth:`Browser.new_context`
+    that each change one setting over ``settings=`` (the
+    :class:`~cdpkit.BrowserSettings` field of the same name), declared once; each
+    defaults to ``None``, the setting left as it is."""
+
+    user_agent: str | None
+    user_agents: Sequence[str] | None
+    accept_language: str | None
+    locale: str | None
+    timezone: str | None
+    extra_headers: Mapping[str, str] | None
+    proxy: Proxy | str | None
+    stealth: bool | str | os.PathLike[str] | None
+    send_dnt: bool | None
+
+
+class LaunchIdentityKeywords(IdentityKeywords, total=False):
+    """:class:`IdentityKeywords` and what only a launch takes."""
+
+    ignore_default_args: Sequence[str] | bool | None
 
 
 def _resolve_settings(
@@ -316,20 +340,13 @@ class Browser(Session):
             await load(page, url)
         return page
 
+    @keyword_signature(IdentityKeywords)
     async def new_context(
         self,
         *,
         settings: BrowserSettings | None = None,
-        user_agent: str | None = None,
-        user_agents: Sequence[str] | None = None,
-        accept_language: str | None = None,
-        locale: str | None = None,
-        timezone: str | None = None,
-        extra_headers: Mapping[str, str] | None = None,
-        proxy: Proxy | str | None = None,
-        stealth: bool | str | os.PathLike[str] | None = None,
-        send_dnt: bool | None = None,
         storage_state: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+        **identity: Unpack[IdentityKeywords],
     ) -> BrowserContext:
         """Create an isolated context (own cookies, storage and cache), like a fresh
         incognito profile. Use it as ``async with await browser.new_context() as ctx``;
@@ -356,15 +373,10 @@ class Browser(Session):
                 that is not one (saying what is wrong with it).
             FileNotFoundError: No ``storage_state`` file there.
         """
-        shortcuts = {
-            "user_agent": user_agent, "user_agents": user_agents,
-            "accept_language": accept_language, "locale": locale, "timezone": timezone,
-            "extra_headers": extra_headers, "proxy": proxy, "stealth": stealth,
-            "send_dnt": send_dnt,
-        }
+        check_keywords("new_context", identity, IdentityKeywords)
         from ._settings import resolve_settings
 
-        own = resolve_settings(settings if settings is not None else self.settings, shortcuts)
+        own = resolve_settings(settings if settings is not None else self.settings, dict(identity))
         if own is not None and own.proxy is None and self.settings is not None:
             own = own.replace(proxy=self.settings.proxy)  # its credentials still answered
         agent = None
@@ -568,6 +580,7 @@ async def _replace_first_tabs(browser: Browser) -> None:
     await asyncio.gather(*(page.close() for page in started), return_exceptions=True)
 
 
+@keyword_signature(LaunchIdentityKeywords)
 def launch(
     *,
     headless: bool = True,
@@ -582,17 +595,8 @@ def launch(
     env: Mapping[str, str] | None = None,
     viewport: tuple[int, int] | None = None,
     settings: BrowserSettings | None = None,
-    user_agent: str | None = None,
-    user_agents: Sequence[str] | None = None,
-    accept_language: str | None = None,
-    locale: str | None = None,
-    timezone: str | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-    proxy: Proxy | str | None = None,
-    ignore_default_args: Sequence[str] | bool | None = None,
-    stealth: bool | str | os.PathLike[str] | None = None,
-    send_dnt: bool | None = None,
     storage_state: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    **identity: Unpack[LaunchIdentityKeywords],
 ) -> _BrowserStarter:
     """Start Chrome and connect to it: ``async with cdpkit.launch() as browser: ...``.
 
@@ -647,16 +651,8 @@ def launch(
     if viewport is not None:
         viewport = check_viewport(viewport)
     directory = profile_dir(profile) if profile is not None else user_data_dir
-    resolved_settings = _resolve_settings(
-        settings,
-        {
-            "user_agent": user_agent, "user_agents": user_agents,
-            "accept_language": accept_language, "locale": locale, "timezone": timezone,
-            "extra_headers": extra_headers, "proxy": proxy,
-            "ignore_default_args": ignore_default_args, "stealth": stealth,
-            "send_dnt": send_dnt,
-        },
-    )
+    check_keywords("launch", identity, LaunchIdentityKeywords)
+    resolved_settings = _resolve_settings(settings, dict(identity))
     chrome_args = list(args)
     default_args = DEFAULT_ARGS
     if resolved_settings is not None:
@@ -774,6 +770,7 @@ async def _abandon(
             lock.release()
 
 
+@keyword_signature(IdentityKeywords)
 def connect(
     endpoint: str,
     *,
@@ -782,15 +779,7 @@ def connect(
     command_timeout: float = 30,
     keepalive: float | None = 20,
     settings: BrowserSettings | None = None,
-    user_agent: str | None = None,
-    user_agents: Sequence[str] | None = None,
-    accept_language: str | None = None,
-    locale: str | None = None,
-    timezone: str | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-    proxy: Proxy | str | None = None,
-    stealth: bool | str | os.PathLike[str] | None = None,
-    send_dnt: bool | None = None,
+    **identity: Unpack[IdentityKeywords],
 ) -> _BrowserStarter:
     """Attach to a running browser: ``async with cdpkit.connect("http://127.0.0.1:9222")``.
 
@@ -829,15 +818,8 @@ def connect(
     Closing detaches: the browser keeps running (pages cdpkit opened are closed).
     """
     sent_headers = check_headers(headers)
-    resolved_settings = _resolve_settings(
-        settings,
-        {
-            "user_agent": user_agent, "user_agents": user_agents,
-            "accept_language": accept_language, "locale": locale, "timezone": timezone,
-            "extra_headers": extra_headers, "proxy": proxy, "stealth": stealth,
-            "send_dnt": send_dnt,
-        },
-    )
+    check_keywords("connect", identity, IdentityKeywords)
+    resolved_settings = _resolve_settings(settings, dict(identity))
     if keepalive is not None and keepalive <= 0:
         raise ValueError(f"keepalive must be a positive number of seconds or None, got {keepalive}")
 

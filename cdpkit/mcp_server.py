@@ -39,6 +39,9 @@ The browser is started as the CLI's are (:mod:`cdpkit._browser_options`): ``--co
 ``--chrome-arg``, ``--viewport WxH``, ``--timeout``. Both entry points (this module's
 :func:`main` and the ``cdpkit mcp`` command) turn their values into :class:`ServerOptions`
 with :func:`server_options`, so a bad value gets the same one-line error from either.
+Both are made from the one table of options (:mod:`cdpkit._options`), and an option not
+on the command line comes from its ``CDPKIT_*`` environment variable, then the config
+file's ``[browser]`` table.
 
 Resources: ``dom://current-page`` (the active tab's simplified DOM tree) and ``tabs://list``.
 """
@@ -61,9 +64,7 @@ if TYPE_CHECKING:
     from ._mcp_session import ServerOptions
 
 __all__ = [
-    "HELP",
     "INSTALL_HINT",
-    "ORIGINS_HELP",
     "main",
     "parse_http",
     "run_server",
@@ -78,67 +79,6 @@ INSTALL_HINT = (
 )
 
 DEFAULT_HOST = "127.0.0.1"
-
-# The forms of an --allowed-origins / --blocked-origins entry (see _mcp_urls.OriginPattern).
-ORIGINS_HELP = (
-    "separated by ';' or ',', or repeat the option; an entry is an origin "
-    "(https://example.com: that scheme, host and port; http://localhost:* any port), "
-    "a host (example.com: http or https, any port; example.com:8080) or *.example.com "
-    "(its subdomains)"
-)
-
-# The help of each option, written once for both entry points (argparse here, typer in
-# cdpkit.cli._mcp), keyed by the option's parameter name; with the browser settings'
-# help (``HELP``, built on first use: those live with the browser options).
-_OWN_HELP = {
-    "http": "Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (a bare PORT "
-    "binds 127.0.0.1).",
-    "headful": "Show the browser window.",
-    "connect": "Drive a running browser instead of launching one (http://127.0.0.1:PORT, "
-    "just PORT, its ws:// URL, or 'auto' for your own Chrome with remote debugging on); only "
-    "the tabs the server opened are closed.",
-    "grid": "Lease the browser from a Selenium Grid 4 (http://grid:4444) instead of launching "
-    "one; its session is deleted when the server stops.",
-    "header": "An HTTP header for --connect or --grid ('Name: value', e.g. an Authorization "
-    "token), sent to that endpoint only, repeatable; never printed (--extra-header sends "
-    "one with the pages' requests).",
-    "profile": "Launch on this persistent profile (see `cdpkit open-browser --profile NAME`).",
-    "chrome": "The Chrome or Chromium executable to launch (default: $CDPKIT_CHROME, then "
-    "the usual names and places).",
-    "chrome_arg": "An extra Chrome flag, repeatable; write it with '=': --chrome-arg=--lang=fr.",
-    "viewport": "The page size of a launched browser in CSS pixels, e.g. 1920x1080 "
-    "(default 1280x720).",
-    "timeout": "Seconds allowed to start or attach to the browser and for each of its "
-    "commands to answer (default 30).",
-    "downloads": "Where browser_download saves files (default ~/Downloads).",
-    "allow_js": "Offer browser_execute_js (runs any JavaScript the agent sends).",
-    "allow_file_urls": "Let the agent open file: URLs (the local disk) and the browser's own "
-    "pages (chrome://...), and upload any local file; by default it cannot, and uploads "
-    "only files from the download directory.",
-    "allowed_origins": "Only web pages of these origins may be loaded, read or downloaded "
-    f"(default: any); {ORIGINS_HELP}.",
-    "blocked_origins": f"Refuse web pages of these origins, even if allowed; {ORIGINS_HELP}.",
-    "snapshot_after_action": "Return a full snapshot (browser_snapshot's, within its default "
-    "budget) after every action tool, as well as the few lines saying what the action "
-    "changed.",
-    "shared_context": "With --http: let every client share one browser context (cookies, "
-    "storage, tabs). By default each client session gets a context of its own, closed "
-    "when the client disconnects.",
-}
-
-
-HELP: dict[str, str]  # (declared: built by __getattr__ on first use)
-
-
-def __getattr__(name: str) -> Any:
-    if name == "HELP":
-        from ._browser_options import SETTINGS_HELP
-
-        value = {**_OWN_HELP, **SETTINGS_HELP}
-        globals()["HELP"] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 def parse_http(value: str) -> tuple[str, int]:
     """``HOST:PORT``, ``:PORT`` or ``PORT`` (host ``127.0.0.1``); ``[::1]:PORT`` for IPv6.
@@ -177,124 +117,63 @@ def _seconds(value: float | str | None) -> float:
     return seconds
 
 
-def server_options(
-    *,
-    http: str | None = None,
-    headful: bool = False,
-    connect: str | None = None,
-    grid: str | None = None,
-    header: Sequence[str] | None = None,
-    profile: str | None = None,
-    chrome: str | None = None,
-    chrome_arg: Sequence[str] | None = None,
-    viewport: str | None = None,
-    timeout: float | str | None = None,
-    downloads: str | os.PathLike[str] | None = None,
-    allow_js: bool = False,
-    allow_file_urls: bool = False,
-    allowed_origins: str | Sequence[str] | None = None,
-    blocked_origins: str | Sequence[str] | None = None,
-    user_agent: str | None = None,
-    locale: str | None = None,
-    timezone: str | None = None,
-    proxy: str | None = None,
-    stealth: bool = False,
-    extra_header: Sequence[str] | None = None,
-    storage_state: str | None = None,
-    snapshot_after_action: bool = False,
-    shared_context: bool = False,
-) -> ServerOptions:
+def server_options(**values: Any) -> ServerOptions:
     """The server's options from the values of its command line, checked: what both
     ``cdpkit mcp`` and ``python -m cdpkit.mcp_server`` run before anything starts.
 
-    Args:
-        http: Serve streamable HTTP on ``HOST:PORT`` (path ``/mcp``) instead of stdio.
-            The host defaults to ``127.0.0.1``; other hosts expose the browser to the
-            network.
-        headful: Show the browser window.
-        connect: Attach to a running browser (``http://host:port``, ``host:port``, a bare
-            port on 127.0.0.1, or ``ws://...``) instead of launching one; on exit only the
-            tabs the server opened are closed.
-        grid: Lease the browser from this Selenium Grid 4 instead of launching one.
-        header: ``'Name: value'`` HTTP headers for ``connect`` or ``grid``.
-        profile: Launch with this named persistent profile (see ``cdpkit open-browser``).
-        chrome: The Chrome executable to launch (default: found as :func:`cdpkit.launch`
-            finds it).
-        chrome_arg: Extra Chrome flags for a launched browser.
-        viewport: ``WIDTHxHEIGHT`` of a launched browser's pages (default 1280x720).
-        timeout: Seconds to start or attach to the browser and for each browser command
-            (default 30).
-        downloads: Where ``browser_download`` saves files; default ``~/Downloads``.
-        allow_js: Offer ``browser_execute_js`` (runs any JavaScript the model writes).
-        allow_file_urls: Let the tools load and read ``file:`` URLs (the local disk) and
-            the browser's own pages (``chrome://...``), and upload any local file; by
-            default they cannot, and upload only files from the download directory.
-        allowed_origins: Only web pages of these origins may be loaded, read or
-            downloaded (default: any). Entries separated by ``;`` or ``,`` (or given as a
-            list): ``https://example.com`` (that scheme, host and port),
-            ``http://localhost:*`` (any port), ``example.com`` (http or https, any port),
-            ``*.example.com`` (its subdomains).
-        blocked_origins: Web pages of these origins are refused, even if also allowed
-            (same forms).
-        user_agent: The browser's user agent (``--user-agent``).
-        locale: Its locale (``--locale``).
-        timezone: Its time zone (``--timezone``).
-        proxy: Its proxy URL (``--proxy``).
-        stealth: Hide headless automation (``--stealth``).
-        extra_header: ``'Name: value'`` headers sent with the pages' requests.
-        storage_state: A ``storage_state`` JSON file to start logged in from.
-        snapshot_after_action: After each action tool, return a full snapshot as well as
-            the lines saying what the action changed.
-        shared_context: Over HTTP, let every client share the browser's one context
-            instead of each client session getting its own.
+    Takes the options of :data:`cdpkit._options.MCP` by parameter name (``http="8931"``,
+    ``allowed_origins=["example.com"]``, ``user_agent=...``; their meaning is their help,
+    ``cdpkit mcp --help``); a value left out, ``None`` or ``False`` is not given: it comes
+    from the option's environment variable (``CDPKIT_USER_AGENT``), then the config file's
+    ``[browser]`` table, then the default (see :mod:`cdpkit._options`).
 
     Raises:
+        TypeError: A name that is not one of the server's options.
         CLIError: A value or a combination that makes no sense (``http`` not
             ``HOST:PORT``, a bad ``--viewport`` or ``--timeout``, launch-only options with
             ``connect``, an origin entry that is not an origin), in one line naming the
             option; exit status 2.
     """
-    from ._browser_options import CLIError, browser_options, browser_settings
+    from ._browser_options import CLIError, browser_options
     from ._mcp_session import ServerOptions
     from ._mcp_urls import UrlPolicy
+    from ._options import MCP, layered_browser
 
+    unknown = sorted(set(values) - set(MCP))
+    if unknown:
+        raise TypeError(f"server_options() got unexpected options: {', '.join(unknown)}")
+    options, settings = layered_browser(values, MCP)
     try:
+        http = options.get("http")
         address = parse_http(http) if http is not None else None
         url_policy = UrlPolicy.from_options(
-            allow_file_urls=allow_file_urls,
-            allowed_origins=allowed_origins,
-            blocked_origins=blocked_origins,
+            allow_file_urls=bool(options.get("allow_file_urls")),
+            allowed_origins=options.get("allowed_origins"),
+            blocked_origins=options.get("blocked_origins"),
         )
     except ValueError as exc:
         raise CLIError(str(exc), 2) from None
     browser = browser_options(
-        connect,
-        headful,
-        profile,
-        tuple(chrome_arg or ()),
-        _seconds(timeout),
-        viewport=viewport,
-        chrome=chrome,
-        grid=grid,
-        header=tuple(header or ()),
-        settings=browser_settings(
-            user_agent=user_agent,
-            locale=locale,
-            timezone=timezone,
-            proxy=proxy,
-            stealth=stealth,
-            extra_header=tuple(extra_header or ()),
-            storage_state=storage_state,
-        ),
+        options.get("connect"),
+        bool(options.get("headful")),
+        options.get("profile"),
+        tuple(options.get("chrome_arg") or ()),
+        _seconds(options.get("timeout")),
+        viewport=options.get("viewport"),
+        chrome=options.get("chrome"),
+        grid=options.get("grid"),
+        header=tuple(options.get("header") or ()),
+        settings=settings,
     )
+    downloads = options.get("downloads")
     return ServerOptions(
         browser=browser,
         downloads=Path(downloads).expanduser() if downloads is not None else None,
-        allow_js=allow_js,
+        allow_js=bool(options.get("allow_js")),
         url_policy=url_policy,
         http=address,
-        snapshot_after_action=snapshot_after_action,
-        shared_context=shared_context,
+        snapshot_after_action=bool(options.get("snapshot_after_action")),
+        shared_context=bool(options.get("shared_context")),
     )
 
 
@@ -391,54 +270,19 @@ def serve(options: ServerOptions, handoff: Handoff | None = None) -> None:
         asyncio.run(serve_async(options, handoff))
 
 
-class _Parser(argparse.ArgumentParser):
-    """Fills in the options' help only when it is shown (the browser settings' help
-    lives with the browser code, which serving loads later)."""
-
-    def format_help(self) -> str:
-        help_texts = __getattr__("HELP")
-        for action in self._actions:
-            if action.dest in help_texts:
-                action.help = help_texts[action.dest]
-        return super().format_help()
-
-
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of ``python -m cdpkit.mcp_server`` (same options as ``cdpkit mcp``)."""
-    parser = _Parser(
+    """The command line of ``python -m cdpkit.mcp_server`` (same options as ``cdpkit mcp``):
+    every option defaults to ``None``, not given (see :func:`server_options`)."""
+    from ._options import MCP, OPTIONS, add_arguments
+
+    parser = argparse.ArgumentParser(
         prog="cdpkit mcp",
         description="MCP server giving an AI agent a Chromium browser (stdio by default).",
     )
-    add = parser.add_argument
-    add("--http", metavar="HOST:PORT")
-    add("--headful", action="store_true")
-    add("--connect", metavar="ENDPOINT")
-    add("--grid", metavar="URL")
-    add("--header", metavar="'NAME: VALUE'", action="append")
-    add("--profile", metavar="NAME")
-    add("--chrome", metavar="PATH")
-    add("--chrome-arg", metavar="FLAG", action="append")
-    add("--viewport", metavar="WxH")
-    add("--timeout", metavar="SECONDS")
-    add("--downloads", metavar="DIR")
-    add("--allow-js", action="store_true")
-    add(
-        "--allow-file-urls",
-        "--allow-unrestricted-file-access",
-        dest="allow_file_urls",
-        action="store_true",
-    )
-    add("--allowed-origins", metavar="ORIGINS", action="append")
-    add("--blocked-origins", metavar="ORIGINS", action="append")
-    add("--user-agent", metavar="UA")
-    add("--locale", metavar="TAG")
-    add("--timezone", metavar="ZONE")
-    add("--proxy", metavar="URL")
-    add("--stealth", action="store_true")
-    add("--extra-header", metavar="'NAME: VALUE'", action="append")
-    add("--storage-state", metavar="PATH")
-    add("--snapshot-after-action", action="store_true")
-    add("--shared-context", action="store_true")
+    add_arguments(parser, MCP)
+    for action in parser._actions:
+        if action.dest in OPTIONS:
+            action.help = OPTIONS[action.dest].help_for("mcp")
     return parser
 
 
@@ -478,8 +322,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = vars(build_parser().parse_args(argv))
     from ._mcp_front import front_serves, serve_stdio
+    from ._options import env_values, given
 
-    listing = front_serves(args)
+    # What decides the path (--http, origin lists) may come from the environment too.
+    routing = env_values(("http", "allowed_origins", "blocked_origins"), os.environ)
+    listing = front_serves({**routing, **given(args)})
     if listing is None:
         return run_server(lambda: server_options(**args))
     return _serving(

@@ -13,6 +13,8 @@ hand. The keys:
 * ``mcp-options``: the options of ``cdpkit mcp``, from the command itself.
 * ``cli-shared``: the options every browser command takes.
 * ``cli-options COMMAND``: the other options of one command.
+* ``option-sources``: each option's environment variable and config-file key, from the
+  table of options (``cdpkit/_options.py``).
 
 A test runs ``--check`` (``tests/ecosystem/test_docs.py``).
 """
@@ -143,11 +145,35 @@ def cli_options(name: str) -> str:
     return _options_table(options) + ("\n" + also if takes_all else "")
 
 
+def option_sources() -> str:
+    """Each option's environment variable and config-file key, and what reads them."""
+    from cdpkit._options import BROWSER, IDENTITY, OPTIONS
+
+    rows = ["| option | environment variable | config file | read by |", "|---|---|---|---|"]
+    for option in OPTIONS.values():
+        if option.env is None and option.config is None:
+            continue
+        env = f"`{option.env}`" if option.env else ""
+        table, _, key = (option.config or "").partition(".")
+        config = f"`[{table}] {key}`" if option.config else ""
+        if option.name == "headful":
+            config += " (`false`: headful)"
+        if option.name == "debug":
+            where = "every command"
+        elif option.name in BROWSER or option.name in IDENTITY:
+            where = "every command that starts a browser, `cdpkit mcp`"
+        else:
+            where = "`cdpkit mcp`"
+        rows.append(f"| `{option.flag}` | {env} | {config} | {where} |")
+    return "\n".join(rows) + "\n"
+
+
 _GENERATORS: dict[str, Callable[..., str]] = {
     "mcp-tools": mcp_tools,
     "mcp-options": mcp_options,
     "cli-shared": cli_shared,
     "cli-options": cli_options,
+    "option-sources": option_sources,
 }
 
 

@@ -37,6 +37,7 @@ FLOORS: dict[str, int] = {
     "_autoconnect": 1,
     "_secrets": 1,  # masking the proxy passwords in messages and logs
     "_files": 1,  # writing the files that hold credentials
+    "_keywords": 0,  # a typing helper: imports nothing of cdpkit
     "_navigation": 2,
     "_frames": 2,
     "page": 2,
@@ -55,6 +56,7 @@ FLOORS: dict[str, int] = {
     # the tools (scrape's wait).
     "_browse.": 3,
     "_browser_options": 4,
+    "_options": 4,
     "pytest_plugin": 4,
     "_cli_common": 4,
     "_daemon.": 4,  # the daemon (a warm browser for the commands) and the commands' side of it

@@ -20,10 +20,11 @@ import time
 import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, Unpack
 
 import anyio
 
+from .._keywords import check_keywords, keyword_signature
 from .._settings import BrowserSettings, resolve_settings
 from ..errors import CDPError, ConnectError, LaunchError, PageCrashedError
 from ._config import EngineConfig, load_config
@@ -38,12 +39,13 @@ from ._documents import (
 )
 from ._http import RobotsCache, fetch, make_client, network_error, robots_token
 from ._result import (
+    BROWSE_CALL_DEFAULTS,
+    BrowseCall,
     BrowseError,
     BrowseFormat,
     BrowseOptions,
     BrowseResult,
     Extraction,
-    KeywordMode,
     LinkStyle,
     MediaItem,
     Timing,
@@ -51,7 +53,6 @@ from ._result import (
 from ._sessions import BrowseSession, check_session_name
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
 
     from ..browser import Browser
     from ..page import Page
@@ -223,25 +224,14 @@ class Engine:
 
     # -- browsing -------------------------------------------------------------------------
 
+    @keyword_signature(BrowseCall, BROWSE_CALL_DEFAULTS)
     async def browse(
         self,
         url: str,
         *,
         session: str | None = None,
         persist: bool | None = None,
-        format: BrowseFormat | None = None,
-        selectors: Sequence[str] | None = None,
-        exclude_selectors: Sequence[str] | None = None,
-        keywords: Sequence[str] | None = None,
-        keyword_mode: KeywordMode = "any",
-        query: str | None = None,
-        max_tokens: int | None = None,
-        readability: bool | None = None,
-        include_media: bool | None = None,
-        max_tier: int | None = None,
-        tier: int | None = None,
-        timeout: float | None = None,
-        link_style: LinkStyle | None = None,
+        **call: Unpack[BrowseCall],
     ) -> BrowseResult:
         """Browse ``url`` in ``session``: see :func:`cdpkit.browse` for the options and
         what comes back. ``None`` takes the config's value (``[output]``, ``[extraction]``,
@@ -257,21 +247,25 @@ class Engine:
             BrowseError: It could not get the page (code, recoverable, suggestion).
             ValueError: An option out of its range, or a bad session name.
         """
+        check_keywords("browse", call, BrowseCall)
         if self._closed:
             raise BrowseError(url, "session.closed", "the engine is closed", recoverable=False,
                               suggestion="browse within `async with cdpkit.engine() as engine:`")
         config = self.config
+        max_tier, tier = call.get("max_tier"), call.get("tier")
+        readability, include_media = call.get("readability"), call.get("include_media")
+        max_tokens, timeout = call.get("max_tokens"), call.get("timeout")
         options = BrowseOptions(
-            format=format or config.output.format,  # type: ignore[arg-type]
-            selectors=tuple(selectors or ()),
-            exclude_selectors=tuple(exclude_selectors or ()),
-            keywords=tuple(keywords or ()),
-            keyword_mode=keyword_mode,
-            query=query,
+            format=call.get("format") or config.output.format,  # type: ignore[arg-type]
+            selectors=tuple(call.get("selectors") or ()),
+            exclude_selectors=tuple(call.get("exclude_selectors") or ()),
+            keywords=tuple(call.get("keywords") or ()),
+            keyword_mode=call.get("keyword_mode", "any"),
+            query=call.get("query"),
             max_tokens=max_tokens if max_tokens is not None else config.output.max_tokens,
             readability=config.extraction.readability if readability is None else readability,
             include_media=config.media.include if include_media is None else include_media,
-            link_style=link_style or config.output.link_style,  # type: ignore[arg-type]
+            link_style=call.get("link_style") or config.output.link_style,  # type: ignore[arg-type]
             max_tier=max_tier if max_tier is not None else config.extraction.max_tier,
             tier=tier,
             timeout=timeout if timeout is not None else config.network.timeout,
@@ -808,23 +802,12 @@ def engine(
     )
 
 
+@keyword_signature(BrowseCall, BROWSE_CALL_DEFAULTS)
 async def browse(
     url: str,
     *,
-    format: BrowseFormat | None = None,
-    selectors: Sequence[str] | None = None,
-    exclude_selectors: Sequence[str] | None = None,
-    keywords: Sequence[str] | None = None,
-    keyword_mode: KeywordMode = "any",
-    query: str | None = None,
-    max_tokens: int | None = None,
-    readability: bool | None = None,
-    include_media: bool | None = None,
-    max_tier: int | None = None,
-    tier: int | None = None,
-    timeout: float | None = None,
-    link_style: LinkStyle | None = None,
     settings: BrowserSettings | None = None,
+    **call: Unpack[BrowseCall],
 ) -> BrowseResult:
     """One call from a URL to its content, in at most ``max_tokens``, about what you ask.
 
@@ -870,20 +853,6 @@ async def browse(
             ``recoverable``, and a ``suggestion``.
         ValueError: An option out of range, or a config file with a wrong key or value.
     """
+    check_keywords("browse", call, BrowseCall)
     async with Engine(settings=settings) as throwaway:
-        return await throwaway.browse(
-            url,
-            format=format,
-            selectors=selectors,
-            exclude_selectors=exclude_selectors,
-            keywords=keywords,
-            keyword_mode=keyword_mode,
-            query=query,
-            max_tokens=max_tokens,
-            readability=readability,
-            include_media=include_media,
-            max_tier=max_tier,
-            tier=tier,
-            timeout=timeout,
-            link_style=link_style,
-        )
+        return await throwaway.browse(url, **call)

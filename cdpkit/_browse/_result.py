@@ -6,12 +6,14 @@ blocks, filters, ranking, formats, token budget), so neither imports the other's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import Literal, TypedDict, get_args
 
 from ..errors import CDPError
 
 __all__ = [
+    "BrowseCall",
     "BrowseError",
     "BrowseFormat",
     "BrowseOptions",
@@ -33,6 +35,29 @@ LinkStyle = Literal["inline", "numbered", "none"]
 LINK_STYLES: tuple[str, ...] = get_args(LinkStyle)
 KeywordMode = Literal["any", "all"]
 ErrorFamily = Literal["network", "http", "page", "processing", "session"]
+
+
+class BrowseCall(TypedDict, total=False):
+    """The per-call keywords of :func:`cdpkit.browse` and :meth:`Engine.browse`, declared
+    once (see :func:`cdpkit.browse` for each): ``None`` takes the config's value. Every
+    one defaults to ``None`` but ``keyword_mode`` (:data:`BROWSE_CALL_DEFAULTS`)."""
+
+    format: BrowseFormat | None
+    selectors: Sequence[str] | None
+    exclude_selectors: Sequence[str] | None
+    keywords: Sequence[str] | None
+    keyword_mode: KeywordMode
+    query: str | None
+    max_tokens: int | None
+    readability: bool | None
+    include_media: bool | None
+    max_tier: int | None
+    tier: int | None
+    timeout: float | None
+    link_style: LinkStyle | None
+
+
+BROWSE_CALL_DEFAULTS: dict[str, object] = {"keyword_mode": "any"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,11 +12,18 @@ to the app, so the messages stay the app's.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from .._browser_options import BrowserOptions, CLIError, browser_options, debug_wanted
+from .._browser_options import (
+    BrowserOptions,
+    CLIError,
+    browser_options,
+    browser_settings,
+    debug_wanted,
+)
 
 if TYPE_CHECKING:
     from ..browser import Browser
@@ -53,6 +60,17 @@ def prepare(
             check_session_name(session)
         except ValueError as exc:
             raise CLIError(f"Invalid --session: {exc}", 2) from None
+    # --connect, --headful and the identity from their CDPKIT_* variables too; the config
+    # file's [browser] table is the engine's own.
+    from .._options import IDENTITY, OptionError, layered
+
+    try:
+        values = layered({"connect": connect, "headful": headful}, ("connect", "headful", *IDENTITY),
+                         environ=os.environ, config={})  # fmt: skip
+    except OptionError as exc:
+        raise CLIError(str(exc), 2) from None
+    connect, headful = values.pop("connect", None), bool(values.pop("headful", False))
+    settings = browser_settings(**values)
     given = connect is not None or headful
     options = browser_options(connect, headful, None, None, timeout) if given else None
     from .._browse import Engine
@@ -60,11 +78,13 @@ def prepare(
 
     try:
         keymap = load_keymap()
-        engine = Engine(browser_factory=_browser_factory(options) if options is not None else None)
+        engine = Engine(
+            browser_factory=_browser_factory(options) if options is not None else None, settings=settings
+        )
         if options is None:  # the config's browser: a running cdpkit daemon's when it fits
             from .._daemon._engines import daemon_first
 
-            engine = Engine(browser_factory=daemon_first(engine))
+            engine = Engine(browser_factory=daemon_first(engine), settings=settings)
     except ConfigError as exc:  # names the file, the table and the key
         raise CLIError(str(exc), 2) from None
 

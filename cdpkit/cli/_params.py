@@ -1,5 +1,6 @@
-"""The options the commands share (``--connect``, ``--timeout``, ...) and the checks of
-output files and folders made before any browser starts.
+"""The options the commands share (``--connect``, ``--timeout``, ...), as typer options
+made from their one declaration (:mod:`cdpkit._options`), and the checks of output files
+and folders made before any browser starts.
 """
 
 from __future__ import annotations
@@ -11,175 +12,66 @@ import sys
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
+import click
 import typer
 
-from .._browser_options import SETTINGS_HELP, browser_settings
 from .._cli_common import CLIError
+from .._options import BROWSER, IDENTITY, OPTIONS, layered_browser
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-ConnectOption = Annotated[
-    str | None,
-    typer.Option(
-        "--connect",
-        metavar="ENDPOINT",
-        help="Attach to a running browser (http://127.0.0.1:PORT, just PORT, its ws:// URL, or "
-        "'auto' for your own Chrome with remote debugging on) instead of launching one; it is "
-        "left running.",
-    ),
-]
-GridOption = Annotated[
-    str | None,
-    typer.Option(
-        "--grid",
-        metavar="URL",
-        help="Lease the browser from a Selenium Grid 4 (http://grid:4444) instead of launching "
-        "one; its session is deleted when the command ends. --timeout also bounds the wait "
-        "for a free slot.",
-        show_default=False,
-    ),
-]
-
-HeaderOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--header",
-        metavar="'NAME: VALUE'",
-        help="An HTTP header for --connect or --grid (e.g. an Authorization token), sent to "
-        "that endpoint only, repeatable; never printed. --extra-header sends one with the "
-        "pages' requests.",
-        show_default=False,
-    ),
-]
-
-HarOption = Annotated[
-    str | None,
-    typer.Option(
-        "--har",
-        metavar="PATH",
-        help="Record what the page loads into this HAR file (HAR 1.2, with bodies up to 1 MB; "
-        "DevTools and HAR viewers open it), written at the end, also when the command fails.",
-        show_default=False,
-    ),
-]
-HeadfulOption = Annotated[
-    bool, typer.Option("--headful", help="Launch the browser with a window (default headless).")
-]
-ProfileOption = Annotated[
-    str | None,
-    typer.Option(
-        "--profile",
-        metavar="NAME",
-        help="Launch on the persistent profile NAME (e.g. one logged in with "
-        "`cdpkit open-browser --profile NAME`).",
-    ),
-]
-ChromeArgOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--chrome-arg",
-        metavar="FLAG",
-        help="An extra Chrome flag, repeatable; write it with '=': --chrome-arg=--lang=fr.",
-    ),
-]
-ViewportOption = Annotated[
-    str | None,
-    typer.Option(
-        "--viewport",
-        metavar="WxH",
-        help="The page size of a launched browser in CSS pixels, e.g. 1920x1080 "
-        "(default 1280x720).",
-        show_default=False,
-    ),
-]
-# The browser's identity: on every command that starts a browser, added by with_settings.
-_SETTINGS_OPTIONS: dict[str, tuple[Any, Any]] = {
-    "user_agent": (
-        Annotated[str | None, typer.Option("--user-agent", metavar="UA", help=SETTINGS_HELP["user_agent"], show_default=False)],
-        None,
-    ),
-    "locale": (
-        Annotated[str | None, typer.Option("--locale", metavar="TAG", help=SETTINGS_HELP["locale"], show_default=False)],
-        None,
-    ),
-    "timezone": (
-        Annotated[str | None, typer.Option("--timezone", metavar="ZONE", help=SETTINGS_HELP["timezone"], show_default=False)],
-        None,
-    ),
-    "proxy": (
-        Annotated[str | None, typer.Option("--proxy", metavar="URL", help=SETTINGS_HELP["proxy"], show_default=False)],
-        None,
-    ),
-    "stealth": (Annotated[bool, typer.Option("--stealth", help=SETTINGS_HELP["stealth"])], False),
-    "extra_header": (
-        Annotated[
-            list[str] | None,
-            typer.Option("--extra-header", metavar="'NAME: VALUE'", help=SETTINGS_HELP["extra_header"], show_default=False),
-        ],
-        None,
-    ),
-    "storage_state": (
-        Annotated[str | None, typer.Option("--storage-state", metavar="PATH", help=SETTINGS_HELP["storage_state"], show_default=False)],
-        None,
-    ),
-}
+def typer_option(name: str, surface: Literal["cli", "mcp"] = "cli") -> Any:
+    """The ``typer.Option`` of the option ``name`` as :data:`cdpkit._options.OPTIONS`
+    declares it (flags, metavar, help on ``surface``)."""
+    entry = OPTIONS[name]
+    bounds = {"min": entry.minimum} if surface == "cli" and entry.minimum is not None else {}
+    return typer.Option(
+        *entry.flags,
+        metavar=entry.metavar,
+        help=entry.help_for(surface),
+        # Only a number a command defaults to is worth showing (--timeout's 30).
+        show_default=surface == "cli" and entry.kind == "float",
+        **bounds,  # type: ignore[arg-type]
+    )
 
 
-def with_settings(command: F) -> F:
-    """``command`` with the identity options (``--user-agent``, ``--locale``,
-    ``--timezone``, ``--proxy``, ``--stealth``, ``--extra-header``, ``--storage-state``) on
-    its command line,
-    before ``--timeout``; they reach it as one ``settings=`` (a checked
-    :class:`~cdpkit.BrowserSettings`, or ``None``)."""
-    hints = typing.get_type_hints(command, include_extras=True)
-    signature = inspect.signature(command)
-    own = [p.replace(annotation=hints[p.name]) for p in signature.parameters.values()
-           if p.name != "settings"]
-    added = [
-        inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default,
-                          annotation=annotation)
-        for name, (annotation, default) in _SETTINGS_OPTIONS.items()
-    ]
-    at = next((i for i, p in enumerate(own) if p.name in ("timeout", "debug")), len(own))
-
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        values = {name: kwargs.pop(name, default) for name, (_, default) in _SETTINGS_OPTIONS.items()}
-        return command(*args, settings=browser_settings(**values), **kwargs)
-
-    wrapper.__signature__ = signature.replace(parameters=[*own[:at], *added, *own[at:]])  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {
-        **{name: hint for name, hint in hints.items() if name != "settings"},
-        **{name: annotation for name, (annotation, _) in _SETTINGS_OPTIONS.items()},
-    }
-    return wrapper  # type: ignore[return-value]
+def python_type(name: str, surface: Literal["cli", "mcp"] = "cli") -> Any:
+    """The Python type typer parses the option ``name`` as: the MCP server takes numbers
+    as strings, to check them itself (:func:`cdpkit.mcp_server.server_options`)."""
+    kind = OPTIONS[name].kind
+    if kind == "bool":
+        return bool
+    if kind == "list":
+        return list[str] | None
+    if surface == "cli" and kind == "float":
+        return float
+    if surface == "cli" and kind == "int":
+        return int | None
+    return str | None
 
 
-TimeoutOption = Annotated[
-    float,
-    typer.Option(
-        "--timeout",
-        min=0.1,
-        metavar="SECONDS",
-        help="Seconds allowed to start the browser, load the page and answer each command.",
-    ),
-]
-DebugOption = Annotated[
-    bool, typer.Option("--debug", help="On failure, print the full traceback.")
-]
-WaitOption = Annotated[
-    int | None,
-    typer.Option(
-        "--wait",
-        metavar="MS",
-        min=0,
-        help="After loading, wait exactly MS milliseconds (0: not at all) instead of waiting "
-        "until the page's content stops changing.",
-        show_default=False,
-    ),
-]
+def option_parameter(name: str, surface: Literal["cli", "mcp"] = "cli", default: Any = None) -> inspect.Parameter:
+    """The option ``name`` as a keyword parameter of a typer command."""
+    if default is None and OPTIONS[name].kind == "bool":
+        default = False
+    annotation: Any = Annotated.__class_getitem__((python_type(name, surface), typer_option(name, surface)))  # type: ignore[attr-defined]
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+
+
+# The options the browser commands share, as the commands annotate their parameters.
+ConnectOption = Annotated[str | None, typer_option("connect")]
+GridOption = Annotated[str | None, typer_option("grid")]
+HeaderOption = Annotated[list[str] | None, typer_option("header")]
+HarOption = Annotated[str | None, typer_option("har")]
+HeadfulOption = Annotated[bool, typer_option("headful")]
+ProfileOption = Annotated[str | None, typer_option("profile")]
+ChromeArgOption = Annotated[list[str] | None, typer_option("chrome_arg")]
+ViewportOption = Annotated[str | None, typer_option("viewport")]
+TimeoutOption = Annotated[float, typer_option("timeout")]
+DebugOption = Annotated[bool, typer_option("debug")]
+WaitOption = Annotated[int | None, typer_option("wait")]
 UrlArgument = Annotated[
     str,
     typer.Argument(
@@ -188,6 +80,65 @@ UrlArgument = Annotated[
         show_default=False,
     ),
 ]
+
+# Commands on the browse engine, which reads the config file itself (and whose --timeout
+# is for a whole page, all tiers): their options come from the flags and the environment.
+_ENGINE_COMMANDS = frozenset({"browse"})
+
+
+def _from_command_line(name: str, value: Any, default: Any) -> bool:
+    """Whether the command line gave the parameter ``name`` (a value equal to the default
+    counts when typer's context says it was typed)."""
+    context = click.get_current_context(silent=True)
+    if context is not None and name in context.params:
+        source = context.get_parameter_source(name)
+        return source is click.core.ParameterSource.COMMANDLINE
+    return bool(value != default)
+
+
+def with_settings(command: F) -> F:
+    """``command`` with the identity options (``--user-agent``, ``--locale``,
+    ``--timezone``, ``--proxy``, ``--stealth``, ``--extra-header``, ``--storage-state``) on
+    its command line, before ``--timeout``; they reach it as one ``settings=`` (a checked
+    :class:`~cdpkit.BrowserSettings`, or ``None``).
+
+    The browser options it takes (``--connect``, ``--headful``, ``--timeout``...) and the
+    identity options not given on the command line come from their environment variables,
+    then the config file's ``[browser]`` table (see :mod:`cdpkit._options`)."""
+    hints = typing.get_type_hints(command, include_extras=True)
+    signature = inspect.signature(command)
+    own = [p.replace(annotation=hints[p.name]) for p in signature.parameters.values()
+           if p.name != "settings"]
+    added = [
+        option_parameter(name).replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in IDENTITY
+    ]
+    at = next((i for i, p in enumerate(own) if p.name in ("timeout", "debug")), len(own))
+    defaults = {p.name: p.default for p in own}
+    browser = [
+        name for name in BROWSER
+        if name in defaults and not (name == "timeout" and command.__name__ in _ENGINE_COMMANDS)
+    ]  # fmt: skip
+    config_file = command.__name__ not in _ENGINE_COMMANDS
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        flags = {name: kwargs.pop(name, None) for name in IDENTITY}
+        flags.update(
+            (name, kwargs[name]) for name in browser
+            if name in kwargs and _from_command_line(name, kwargs[name], defaults[name])
+        )  # fmt: skip
+        values, settings = layered_browser(flags, [*browser, *IDENTITY], config_file=config_file)
+        for name in browser:
+            if name in kwargs:
+                kwargs[name] = values.get(name, defaults[name])
+        return command(*args, settings=settings, **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=[*own[:at], *added, *own[at:]])  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {
+        **{name: hint for name, hint in hints.items() if name != "settings"},
+        **{parameter.name: parameter.annotation for parameter in added},
+    }
+    return wrapper  # type: ignore[return-value]
 
 
 def check_output_file(output: str, formats: dict[str, str] | None = None, *, what: str = "") -> str | None:

@@ -556,6 +556,16 @@ class Session:
         """Internal: call ``handler(params)`` synchronously from the reader for ``method``."""
         self._handlers.setdefault(method, []).append(handler)
 
+    def on_event(self, method: str, handler: Callable[[dict[str, Any]], None]) -> None:
+        """Call ``handler(params)`` (the event's JSON params) from the connection's reader for
+        every ``method`` event of this session, in arrival order, for as long as the session
+        lives: for state that must follow events as they come, with no task of its own.
+
+        The handler must be quick and must not await; an exception it raises is logged and
+        does not stop other handlers. Streams (:meth:`listen`) are for everything else.
+        """
+        self._on(method, handler)
+
     def _on_undecoded(self, method: str, handler: Callable[[EventParams], None]) -> None:
         """Internal: like :meth:`_on`, but ``handler`` gets the params as they came (the
         JSON text, unless another handler decoded them): for handlers that keep events

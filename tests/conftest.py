@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 import cdpkit
+from cdpkit import _secrets
 from tests import _head_start
 from tests.grid._fixtures import hub_and_two_nodes, standalone_grid
 from tests.server import FixtureServer, start_server
@@ -32,6 +33,16 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     _head_start.stop_all()
+
+
+@pytest.fixture(autouse=True)
+def _forget_remembered_secrets() -> Iterator[None]:
+    """A proxy password a test gave stays masked for the rest of the process (as it should
+    in a program): forgotten after the test, so that "p" in one test does not turn every
+    "p" of another test's messages into "***"."""
+    remembered = _secrets._secrets
+    yield
+    _secrets._secrets = remembered
 
 
 @pytest.fixture(scope="session")

@@ -199,9 +199,9 @@ async def _watched(page: Page, session: Session) -> _SessionWorlds:
     """The outline worlds of ``session``, watched from the first call on."""
     worlds = session.state(_SessionWorlds)
     if not worlds.listening:
-        session._on("Runtime.executionContextCreated", worlds.created)
-        session._on("Runtime.executionContextDestroyed", worlds.destroyed)
-        session._on("Runtime.executionContextsCleared", worlds.cleared)
+        session.on_event("Runtime.executionContextCreated", worlds.created)
+        session.on_event("Runtime.executionContextDestroyed", worlds.destroyed)
+        session.on_event("Runtime.executionContextsCleared", worlds.cleared)
         worlds.listening = True
     if session is page:
         # Pages keep Runtime enabled; their worlds are made after the handlers are set,

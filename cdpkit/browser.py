@@ -859,20 +859,9 @@ def connect(
                         f"{shown} is not a DevTools WebSocket endpoint: {exc}"
                     ) from None
                 stage = f"the browser at {shown} to answer Browser.getVersion"
-                connection = Connection(transport)
-                browser = Browser(
-                    connection,
-                    process=None,
-                    command_timeout=command_timeout,
-                    settings=resolved_settings,
+                return await attach(
+                    transport, command_timeout=command_timeout, settings=resolved_settings
                 )
-                connection.start(browser)
-                try:
-                    await browser._start()
-                except BaseException:
-                    await connection.close()
-                    raise
-                return browser
         except TimeoutError:
             raise ConnectTimeoutError(
                 f"Timed out after {timeout:g} s waiting for {stage} "

@@ -3,14 +3,9 @@
 Two engines compute it. The default, ``"page"``, runs a script in each frame's document
 (:mod:`._page_outline`): see there; when it fails on a page (twice, the second time in
 fresh worlds) the other answers the snapshot. The other, ``"chrome"``, reads Chrome's
-own tree: one ``Accessibility.getFullAXTree`` per document gives roles, names, values and
-states; one ``DOMSnapshot.captureSnapshot`` per renderer process gives the layout box of
-every node in the same round trip: it is sent second, so Chrome captures the layout while
-Python decodes the (much larger) accessibility tree, with a decoder that reads only the
-fields the outline uses (``_ax_tree_decoder``).
-Frames are stitched under their ``<iframe>``: same-process ones (same site) through their
-frame id, out-of-process ones (another site) through their own session, which the page
-attaches the first time it is snapshotted (:meth:`cdpkit.Page.frame_sessions`).
+own tree (:mod:`._chrome_outline`). Both write the lines of the same model
+(:mod:`._outline_model`); this module is the public :func:`snapshot`: scopes, filters,
+engines, the fallback, the numbering and the budget.
 
 What the snapshots of a page know is kept in ``page.state(SnapshotState)``: the stable
 numbering (a DOM node keeps its index while it lives, until the page loads a new
@@ -25,23 +20,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import gc
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from itertools import repeat
-from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
-
-import msgspec
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 from .. import cdp
 from .._frames import content_origin
 from .._secrets import get_logger
-from ..errors import ConnectionClosedError, ElementNotFoundError, EvaluationError, ProtocolError
+from ..errors import ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
+from ._chrome_outline import Collected, build_outline, collect_session
 from ._dispatch import _check_no_dialog
+from ._outline_model import (
+    INTERACTIVE_ROLES,
+    MAX_TEXT,
+    NOT_INTERACTIVE,
+    Filters,
+    Snapshot,
+    SnapshotNode,
+    lowered_roles,
+    quote_text,
+)
 from ._page_outline import FOCUSABLE as _FOCUSABLE
 from ._page_outline import OutlineSegment, OutlineWorldError, page_segments, renew_worlds
 from ._pointing import frame_ids
@@ -52,566 +53,15 @@ if TYPE_CHECKING:
     # The raw JSON shapes of the two big results, checked by the type checker only: the
     # snapshot reads them through Session.send_json, the typed fast path (building the
     # models of 19,000 AX nodes would cost more than the call; see send_json).
-    from ..cdp.accessibility import AXNodeJSON, AXPropertyJSON
-    from ..cdp.dom_snapshot import CaptureSnapshotResultJSON, DocumentSnapshotJSON
+    pass
 
 __all__ = ["Box", "Snapshot", "SnapshotCut", "SnapshotNode", "SnapshotState", "snapshot"]
 
 log = get_logger("cdpkit")
 
-# Roles that are controls a user operates.
-INTERACTIVE_ROLES = frozenset({
-    "button", "checkbox", "combobox", "link", "listbox", "menuitem", "menuitemcheckbox",
-    "menuitemradio", "option", "radio", "scrollbar", "searchbox", "slider", "spinbutton",
-    "switch", "tab", "textbox", "treeitem", "ToggleButton", "PopUpButton", "DisclosureTriangle",
-})
-# Containers that say nothing by themselves: left out unless named or focusable.
-_UNNAMED_NOISE = frozenset({
-    "generic", "none", "presentation", "LabelText", "MenuListPopup", "Unknown", "Section",
-})
-# Never shown: their content is already in the parent's name.
-_DROPPED = frozenset({"InlineTextBox", "ListMarker", "LineBreak"})
-# Their AX children are the control's own inner editor: the value says it all.
-_LEAF_CONTROLS = frozenset({"textbox", "searchbox", "spinbutton", "slider"})
-_NOT_INTERACTIVE = frozenset({"RootWebArea", "WebArea", "Iframe", "IframePresentational"})
-_TEXT_ROLES = frozenset({"StaticText"})
-
-# Longest name or value written in the text (the node keeps the full one).
-MAX_TEXT = 200
-
-
-@dataclass(slots=True)
-class SnapshotNode:
-    """One line of a snapshot.
-
-    Attributes:
-        index: Its ``[index]``: pass it as ``index=`` to element tools while the
-            element lives and the page shows the same document; it stays the same in
-            later snapshots.
-        role: The accessibility role (ARIA roles such as ``button`` or ``heading``, plus
-            Chrome's own: ``StaticText`` for text, ``RootWebArea`` for a document,
-            ``Iframe``...).
-        name: The accessible name (a button's label, a link's text, a heading's text).
-        value: The current value of a field, select, slider..., or ``None``.
-        states: States such as ``"checked"``, ``"disabled"``, ``"expanded"``,
-            ``"collapsed"``, ``"selected"``, ``"required"``, ``"focused"``, ``"level=2"``.
-        depth: Indentation level in :attr:`Snapshot.text` (0 for the top).
-        box: Where it is on screen, ``None`` when it has no layout box (e.g. the options
-            of a closed select).
-        backend_node_id: The DOM node (``DOM.BackendNodeId``) in :attr:`session`, or
-            ``None`` for nodes that are not DOM nodes, and for every node of the ``"page"``
-            engine (the index reaches its element: ``index=``).
-        session: The session owning the node: the page, or the session of the
-            out-of-process iframe it is in.
-        frame_id: The frame whose document holds the node.
-    """
-
-    index: int
-    role: str
-    name: str
-    value: str | None
-    states: tuple[str, ...]
-    depth: int
-    box: Box | None
-    backend_node_id: int | None
-    session: Session = field(repr=False)
-    frame_id: str | None = None
-    # (outline world, node number) of a node the page engine listed: how its index is
-    # resolved (its backend node id is looked up then).
-    _outline: tuple[str, int] | None = field(default=None, repr=False, compare=False)
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """An accessibility snapshot of a page.
-
-    Attributes:
-        text: One line per node, indented by depth:
-            ``[index] role "name" @(x,y,w,h) value="..." [state]...``; with ``diff``,
-            the change lines (or ``unchanged``).
-        nodes: The nodes of those lines, in order. Indices are stable, not positions:
-            the same element keeps its index across snapshots of the page.
-        cut: The subtrees a ``max_chars`` budget left out, in document order.
-    """
-
-    text: str
-    nodes: list[SnapshotNode]
-    cut: list[SnapshotCut] = field(default_factory=list)
-
-    def __str__(self) -> str:
-        return self.text
-
-
-# -- collecting the trees ---------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Tree:
-    """The accessibility tree of one document, and how to place its boxes on screen."""
-
-    session: Session
-    frame_id: str | None
-    nodes: list[AXNodeJSON]
-    boxes: dict[int, list[float]]  # backend node id -> [x, y, w, h] in document coordinates
-    offset: tuple[float, float] | None  # document -> viewport; None when not on screen
-
-
-@dataclass(slots=True)
-class _Collected:
-    root: _Tree | None = None
-    # Documents inside an <iframe>, by (session of the iframe element, its backend node id).
-    children: dict[tuple[int, int], _Tree] = field(default_factory=dict)
-
-
-# The parts of an ``Accessibility.getFullAXTree`` answer the outline reads. Decoded to this
-# shape, the answer of a 5,000-element page leaves out the name sources and ignored
-# reasons: half of its 500,000 objects, which decoding, then freeing, would cost ~60 ms.
-class _AXValue(TypedDict, total=False):
-    type: str
-    value: Any
-
-
-class _AXProperty(TypedDict):
-    name: str
-    value: _AXValue
-
-
-class _AXNode(TypedDict):
-    nodeId: str
-    ignored: NotRequired[bool]
-    role: NotRequired[_AXValue]
-    name: NotRequired[_AXValue]
-    value: NotRequired[_AXValue]
-    properties: NotRequired[list[_AXProperty]]
-    parentId: NotRequired[str]
-    childIds: NotRequired[list[str]]
-    backendDOMNodeId: NotRequired[int]
-    frameId: NotRequired[str]
-
-
-class _AXTreeResult(TypedDict):
-    nodes: list[_AXNode]
-
-
-class _AXTreeAnswer(TypedDict, total=False):
-    id: int
-    result: _AXTreeResult
-    error: Any
-    sessionId: str
-
-
-# The parts of a ``DOMSnapshot.captureSnapshot`` answer the boxes come from (no names,
-# values, attributes or text boxes of the page's nodes). Numbers stay as Chrome wrote them.
-class _CapturedIndices(TypedDict):
-    index: list[int]
-    value: list[int]
-
-
-class _CapturedNodes(TypedDict, total=False):
-    backendNodeId: list[int]
-    contentDocumentIndex: _CapturedIndices
-
-
-class _CapturedLayout(TypedDict):
-    nodeIndex: list[int]
-    bounds: list[list[Any]]
-
-
-class _CapturedDocument(TypedDict, total=False):
-    nodes: _CapturedNodes
-    layout: _CapturedLayout
-    frameId: int
-    scrollOffsetX: Any
-    scrollOffsetY: Any
-
-
-class _CaptureResult(TypedDict, total=False):
-    documents: list[_CapturedDocument]
-    strings: list[str]
-
-
-class _CaptureAnswer(TypedDict, total=False):
-    id: int
-    result: _CaptureResult
-    error: Any
-    sessionId: str
-
-
-@functools.cache
-def _capture_decoder() -> Callable[[str | bytes], Any]:
-    """Decodes a captureSnapshot answer to the fields the boxes come from, like
-    :func:`_ax_tree_decoder`."""
-    return msgspec.json.Decoder(_CaptureAnswer).decode
-
-
-@functools.cache
-def _ax_tree_decoder() -> Callable[[str | bytes], Any]:
-    """Decodes a getFullAXTree answer to the fields the outline reads (msgspec skips the
-    others without building them). Anything msgspec refuses (a lone surrogate, a field of
-    another type) goes to ``json.loads`` (see :meth:`cdpkit.Session.call`)."""
-    return msgspec.json.Decoder(_AXTreeAnswer).decode
-
-
-async def _ax_tree(session: Session, frame_id: str | None = None) -> list[AXNodeJSON]:
-    """The accessibility tree of ``session``'s main document (or of its same-process frame
-    ``frame_id``), as the fields the outline reads."""
-    command = cdp.accessibility.get_full_ax_tree(
-        frame_id=None if frame_id is None else cdp.page.FrameId(frame_id)
-    )
-    tree = await session.send_json(command, decoder=_ax_tree_decoder())
-    return tree["nodes"]
-
-
-def _documents(capture: CaptureSnapshotResultJSON) -> list[DocumentSnapshotJSON]:
-    return capture.get("documents") or []
-
-
-def _layout_boxes(document: DocumentSnapshotJSON) -> dict[int, list[float]]:
-    backend = document["nodes"]["backendNodeId"]
-    layout = document["layout"]
-    return dict(zip(map(backend.__getitem__, layout["nodeIndex"]), layout["bounds"], strict=False))
-
-
-def _scroll(document: DocumentSnapshotJSON) -> tuple[float, float]:
-    return (float(document.get("scrollOffsetX", 0)), float(document.get("scrollOffsetY", 0)))
-
-
-async def _collect_session(
-    page: Page,
-    session: Session,
-    origin: tuple[float, float] | None,
-    collected: _Collected,
-    owner: tuple[int, int] | None,
-) -> None:
-    """Collect the documents of ``session`` (and, recursively, of its out-of-process
-    frames). ``origin``: where the session's viewport is in the page's viewport."""
-    attach = asyncio.ensure_future(page.frame_sessions(session))
-    try:
-        # The accessibility tree first: Chrome captures the layout while Python decodes it.
-        ax_nodes, capture = await asyncio.gather(
-            _ax_tree(session),
-            session.send_json(
-                cdp.dom_snapshot.capture_snapshot(computed_styles=[]), decoder=_capture_decoder()
-            ),
-        )
-        frames = await attach
-    except BaseException:
-        attach.cancel()
-        await asyncio.gather(attach, return_exceptions=True)
-        raise
-    documents = _documents(capture)
-    strings = capture.get("strings") or []
-    if not documents:
-        return
-    session_key = id(session)
-
-    def offset(
-        document: DocumentSnapshotJSON, at: tuple[float, float] | None
-    ) -> tuple[float, float] | None:
-        if at is None:
-            return None
-        sx, sy = _scroll(document)
-        return (at[0] - sx, at[1] - sy)
-
-    main = documents[0]
-    tree = _Tree(
-        session, _frame_of(ax_nodes), ax_nodes, _layout_boxes(main), offset(main, origin)
-    )
-    if owner is None:
-        collected.root = tree
-    else:
-        collected.children[owner] = tree
-
-    # Same-process child documents: their <iframe> element, by document index.
-    owners: dict[int, int] = {}
-    for document in documents:
-        content = document["nodes"].get("contentDocumentIndex")
-        if content:
-            backend = document["nodes"]["backendNodeId"]
-            for node_index, document_index in zip(content["index"], content["value"], strict=False):
-                owners[document_index] = backend[node_index]
-
-    async def child_document(index: int, document: DocumentSnapshotJSON) -> None:
-        backend_id = owners.get(index)
-        frame_index = document.get("frameId")
-        if backend_id is None or frame_index is None:
-            return
-        frame_id = strings[frame_index]
-        with contextlib.suppress(ProtocolError):
-            child_nodes, at = await asyncio.gather(
-                _ax_tree(session, frame_id),
-                content_origin(session, cdp.dom.BackendNodeId(backend_id)),
-            )
-            if at is not None and origin is not None:
-                at = (at[0] + origin[0], at[1] + origin[1])
-            else:
-                at = None
-            collected.children[(session_key, backend_id)] = _Tree(
-                session, frame_id, child_nodes, _layout_boxes(document), offset(document, at)
-            )
-
-    async def out_of_process(frame_id: str, child: Session) -> None:
-        try:
-            owner = await session.send(cdp.dom.get_frame_owner(cdp.page.FrameId(frame_id)))
-            owner_id = owner.backend_node_id
-            at = await content_origin(session, owner_id)
-            if at is not None and origin is not None:
-                at = (at[0] + origin[0], at[1] + origin[1])
-            else:
-                at = None
-            await _collect_session(page, child, at, collected, (session_key, owner_id))
-        except (ProtocolError, ConnectionClosedError):
-            pass  # the frame went away meanwhile: left out
-
-    await asyncio.gather(
-        *(child_document(i, d) for i, d in enumerate(documents) if i > 0),
-        *(out_of_process(f, s) for f, s in frames),
-    )
-
-
-def _frame_of(nodes: list[AXNodeJSON]) -> str | None:
-    if nodes:
-        frame_id = nodes[0].get("frameId")
-        if isinstance(frame_id, str):
-            return frame_id
-    return None
-
-
-# -- building the outline ---------------------------------------------------------------------
-
-
-# List items carry a nesting level that the indentation already shows.
-_UNLEVELLED = frozenset({"listitem", "list"})
-_FLAG_STATES = frozenset(
-    {"disabled", "selected", "required", "readonly", "focused", "modal", "busy", "multiselectable"}
-)
-_STATE_NAMES = _FLAG_STATES | {"checked", "pressed", "expanded", "level", "invalid"}
-
-
-def _quote(text: str) -> str:
-    text = " ".join(text.split())
-    if len(text) > MAX_TEXT:
-        text = text[: MAX_TEXT - 1] + "…"
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _states(role: str, properties: list[AXPropertyJSON]) -> tuple[str, ...]:
-    states: list[str] = []
-    for prop in properties:
-        name = prop["name"]
-        if name not in _STATE_NAMES:
-            continue
-        value = prop["value"].get("value")
-        if name in _FLAG_STATES:
-            if value is True:
-                states.append(name)
-        elif name == "checked" or name == "pressed":
-            if value == "true" or value is True:
-                states.append(name)
-            elif value == "mixed":
-                states.append("mixed")
-        elif name == "expanded":
-            states.append("expanded" if value else "collapsed")
-        elif name == "level":
-            if role not in _UNLEVELLED:
-                states.append(f"level={value}")
-        elif value not in ("false", False, None):  # invalid
-            states.append("invalid")
-    return tuple(states) if states else ()
-
-
-def _value(node: AXNodeJSON) -> str | None:
-    value = node.get("value")
-    if value is None:
-        return None
-    raw = value.get("value")
-    if raw is None or raw == "":
-        return None
-    return str(raw)
-
-
-def _focusable(properties: list[AXPropertyJSON] | None) -> bool:
-    for prop in properties or ():
-        if prop["name"] == "focusable":
-            return bool(prop["value"].get("value"))
-    return False
-
-
-@dataclass(slots=True)
-class _Filters:
-    roles: frozenset[str] | None
-    name: str | None
-    interactive_only: bool
-    depth: int | None
-    root: _Scope | None  # the element scoping the snapshot
-    boxes: str = "all"  # which lines show their box: "all", "interactive", "none"
-
-    @property
-    def any(self) -> bool:
-        return self.roles is not None or self.name is not None or self.interactive_only
-
-
-def _matches(
-    filters: _Filters, role: str, name: str, properties: list[AXPropertyJSON] | None
-) -> bool:
-    if filters.roles is not None and role.lower() not in filters.roles:
-        return False
-    if filters.name is not None and filters.name not in name.lower():
-        return False
-    return not filters.interactive_only or role in INTERACTIVE_ROLES or (
-        role not in _NOT_INTERACTIVE and _focusable(properties)
-    )
-
-
-def _build(
-    collected: _Collected, filters: _Filters, state: SnapshotState
-) -> tuple[list[str], list[SnapshotNode]]:
-    """Walk the trees depth-first in document order and write one line per kept node,
-    numbered by ``state``'s stable numbering (a node seen before keeps its index)."""
-    nodes: list[SnapshotNode] = []
-    lines: list[str] = []
-    if collected.root is None:
-        return lines, nodes
-    next_index = state.next_index
-    listed = state.listed
-    numbering = state.indices
-    children = collected.children
-    filtering = filters.any
-    all_boxes = filters.boxes == "all"
-    some_boxes = filters.boxes == "interactive"
-    interactive, not_interactive = INTERACTIVE_ROLES, _NOT_INTERACTIVE
-    max_depth = filters.depth
-    selection = filters.root.key if filters.root is not None else None
-    add_node = nodes.append
-    add_line = lines.append
-    # Hot loop (a node of the tree per turn): everything it uses is local.
-    dropped, text_roles, leaf_controls, noise = _DROPPED, _TEXT_ROLES, _LEAF_CONTROLS, _UNNAMED_NOISE
-    focusable, matches, quote, states_of, node_type = (
-        _focusable, _matches, _quote, _states, SnapshotNode
-    )
-    # An explicit stack of (node, context); siblings share their context: (tree, nodes by
-    # id, tree depth, display depth, parent's text, inside the selection, the numbering
-    # of the tree's session).
-    Context = tuple[_Tree, dict[str, "AXNodeJSON"], int, int, str, bool, dict[Any, int]]
-    stack: list[tuple[AXNodeJSON, Context]] = []
-    push = stack.append
-    pop = stack.pop
-    extend = stack.extend
-
-    def push_tree(tree: _Tree, depth: int, display: int, selected: bool) -> None:
-        if not tree.nodes:
-            return
-        by_id = dict(zip(map(_node_id, tree.nodes), tree.nodes, strict=True))
-        root = tree.nodes[0]
-        if "parentId" in root:
-            root = next((n for n in tree.nodes if "parentId" not in n), root)
-        key = tree.session.session_id or ""
-        indices = numbering.get(key)
-        if indices is None:
-            indices = numbering[key] = {}
-        push((root, (tree, by_id, depth, display, "", selected, indices)))
-
-    push_tree(collected.root, 0, 0, selection is None)
-    while stack:
-        node, context = pop()
-        tree, by_id, depth, display, parent_text, selected, indices = context
-        backend_id: int | None = node.get("backendDOMNodeId")
-        if not selected and backend_id is not None and (id(tree.session), backend_id) == selection:
-            selected = True
-            depth = display = 0
-            context = (tree, by_id, 0, 0, parent_text, True, indices)
-        if node.get("ignored"):
-            if backend_id is not None and children:
-                inner = children.get((id(tree.session), backend_id))
-                if inner is not None:  # an ignored <iframe>
-                    push_tree(inner, depth, display, selected)
-                    continue
-        else:
-            role: str = node["role"]["value"]
-            if role in dropped:
-                continue
-            name = node["name"]["value"] if "name" in node else ""
-            if type(name) is not str:
-                name = str(name)
-            properties = node.get("properties")
-            if role in text_roles:
-                if name == "" or name.isspace() or name.strip() in parent_text:
-                    continue
-                keep = True
-            elif role in noise and not name:
-                keep = focusable(properties)
-            else:
-                keep = True
-            if keep:
-                if selected and max_depth is not None and depth > max_depth:
-                    continue
-                shown = selected and (not filtering or matches(filters, role, name, properties))
-                if shown:
-                    # Stable: a DOM node keeps its number while it lives; a node that is
-                    # not one is known by its frame and accessibility id.
-                    node_key: Any = (
-                        backend_id if backend_id is not None else (tree.frame_id, node["nodeId"])
-                    )
-                    index = indices.get(node_key)
-                    if index is None:
-                        index = indices[node_key] = next_index
-                        next_index += 1
-                    value = _value(node) if "value" in node else None
-                    if value is not None and value == name:
-                        value = None
-                    states = states_of(role, properties) if properties else ()
-                    box = None
-                    line = f"{'  ' * display}[{index}] {role}"
-                    if name:
-                        line += " " + quote(name)
-                    if backend_id is not None:
-                        bounds = tree.boxes.get(backend_id)
-                        if bounds is not None and tree.offset is not None:
-                            dx, dy = tree.offset
-                            box = Box(bounds[0] + dx, bounds[1] + dy, bounds[2], bounds[3])
-                            if all_boxes or (
-                                some_boxes
-                                and (role in interactive or (
-                                    role not in not_interactive and focusable(properties)
-                                ))
-                            ):
-                                line += (
-                                    f" @({round(box.x)},{round(box.y)},"
-                                    f"{round(box.width)},{round(box.height)})"
-                                )
-                    if value is not None:
-                        line += " value=" + quote(value)
-                    if states:
-                        line += " [" + "] [".join(states) + "]"
-                    add_line(line)
-                    listed[index] = listed_node = node_type(
-                        index, role, name, value, states, display, box, backend_id,
-                        tree.session, tree.frame_id,
-                    )
-                    add_node(listed_node)
-                if role in text_roles or role in leaf_controls:
-                    continue  # inline text boxes, a field's inner editor
-                text = name
-                if "value" in node:  # an editable's text is its value
-                    text = f"{name} {node['value'].get('value', '')}"
-                context = (
-                    tree, by_id, depth + 1, display + 1 if shown else display, text, selected,
-                    indices,
-                )
-            if role == "Iframe" and backend_id is not None:
-                inner = children.get((id(tree.session), backend_id))
-                if inner is not None:
-                    push_tree(inner, context[2], context[3], selected)
-                    continue
-        child_ids = node.get("childIds")
-        if child_ids:
-            extend(zip([by_id[i] for i in reversed(child_ids) if i in by_id], repeat(context)))
-    state.next_index = next_index
-    return lines, nodes
-
 
 def _quote_squashed(text: str) -> str:
-    """:func:`_quote` of text whose white space is collapsed already (the page engine's
+    """:func:`quote_text` of text whose white space is collapsed already (the page engine's
     names): the cut and the escapes only."""
     if len(text) > MAX_TEXT:
         text = text[: MAX_TEXT - 1] + "…"
@@ -621,7 +71,7 @@ def _quote_squashed(text: str) -> str:
 
 
 def _build_page(
-    segments: list[OutlineSegment], filters: _Filters, state: SnapshotState
+    segments: list[OutlineSegment], filters: Filters, state: SnapshotState
 ) -> tuple[list[str], list[SnapshotNode]]:
     """The lines and nodes of the page engine's entries (in document order, the scope's
     subtree only), numbered by ``state``'s stable numbering."""
@@ -633,11 +83,11 @@ def _build_page(
     filtering = filters.any
     all_boxes = filters.boxes == "all"
     some_boxes = filters.boxes == "interactive"
-    interactive, not_interactive = INTERACTIVE_ROLES, _NOT_INTERACTIVE
+    interactive, not_interactive = INTERACTIVE_ROLES, NOT_INTERACTIVE
     max_depth = filters.depth
     roles, name_part, interactive_only = filters.roles, filters.name, filters.interactive_only
     # Hot loop (an entry per turn): everything it uses is local.
-    quote, value_quote, node_type, box_type = _quote_squashed, _quote, SnapshotNode, Box
+    quote, value_quote, node_type, box_type = _quote_squashed, quote_text, SnapshotNode, Box
     add_line, add_node = lines.append, nodes.append
     indents: list[str] = []
     # Depths of the listed entries above the current one (their display nesting).
@@ -700,9 +150,6 @@ def _build_page(
     state.next_index = next_index
     return lines, nodes
 
-
-# A node's accessibility id: itemgetter indexes 19,000 nodes without a Python call each.
-_node_id: Callable[[AXNodeJSON], str] = itemgetter("nodeId")
 
 
 async def snapshot(
@@ -811,11 +258,11 @@ async def snapshot(
         raise ValueError("Give selector or index to scope the snapshot, not both")
     # Neither engine gets an answer from a page stopped at a dialog.
     _check_no_dialog(page)
-    root: _Scope | None = None
+    root: SnapshotScope | None = None
     if selector is not None or index is not None:
         root = await _scope_root(page, selector, index, engine)
-    filters = _Filters(
-        roles=_lower(roles),
+    filters = Filters(
+        roles=lowered_roles(roles),
         name=name.lower() if name else None,
         interactive_only=interactive_only,
         depth=depth,
@@ -850,7 +297,7 @@ def _full_view(engine: str) -> tuple[Any, ...]:
 
 
 async def _outline(
-    page: Page, filters: _Filters, engine: str
+    page: Page, filters: Filters, engine: str
 ) -> tuple[list[str], list[SnapshotNode], SnapshotState]:
     """The page's outline lines and nodes, numbered by its :class:`SnapshotState` (a
     new numbering when the main frame shows a new document)."""
@@ -863,16 +310,16 @@ async def _outline(
                 state.restart(document)
             lines, nodes = _build_page(entries, filters, state)
             return lines, nodes, state
-    collected = _Collected()
+    collected = Collected()
     with _collector_paused():
         document = (
             await asyncio.gather(
-                _collect_session(page, page, (0.0, 0.0), collected, None), main_document(page)
+                collect_session(page, page, (0.0, 0.0), collected, None), main_document(page)
             )
         )[1]
         if document != state.document:
             state.restart(document)
-        lines, nodes = _build(collected, filters, state)
+        lines, nodes = build_outline(collected, filters, state)
         # Freed while the collector is still paused: resumed with the trees alive, its first
         # pass would walk their 250,000 objects (a quarter of the snapshot's Python time).
         del collected
@@ -886,7 +333,7 @@ _PAGE_ENGINE_FAILURES = (EvaluationError, ProtocolError, OutlineWorldError)
 
 
 async def _page_engine(
-    page: Page, root: _Scope | None
+    page: Page, root: SnapshotScope | None
 ) -> tuple[list[OutlineSegment], str | None] | None:
     """The page engine's outline (of ``root``'s subtree, when given) and the main frame's
     document; ``None`` when it failed twice, the second time in fresh worlds (the chrome
@@ -965,7 +412,7 @@ async def peek_changes(
         return None
     document = state.document
     lines, nodes, state = await _outline(
-        page, _Filters(None, None, False, None, None, boxes), engine
+        page, Filters(None, None, False, None, None, boxes), engine
     )
     if state.document != document:
         return None
@@ -973,7 +420,7 @@ async def peek_changes(
 
 
 @dataclass(slots=True)
-class _Scope:
+class SnapshotScope:
     """The element scoping a snapshot."""
 
     session: Session
@@ -990,14 +437,14 @@ class _Scope:
 
 async def _scope_root(
     page: Page, selector: str | None, index: int | None, engine: str
-) -> _Scope:
+) -> SnapshotScope:
     """The element scoping a snapshot."""
     element = await resolve_element(page, selector=selector, index=index)
     try:
         described = await element.session.send(
             cdp.dom.describe_node(object_id=cdp.runtime.RemoteObjectId(element.object_id))
         )
-        scope = _Scope(element.session, int(described.node.backend_node_id))
+        scope = SnapshotScope(element.session, int(described.node.backend_node_id))
         if engine == "page":
             scope.frame_id, root_frame = await frame_ids(page, element)
             scope.origin = await _frame_origin(page, element.session, scope.frame_id, root_frame)
@@ -1022,11 +469,3 @@ async def _frame_origin(
     except (ElementNotFoundError, ProtocolError):
         return None
     return (x, y)
-
-
-def _lower(roles: Iterable[str] | None) -> frozenset[str] | None:
-    if roles is None:
-        return None
-    if isinstance(roles, str):
-        roles = [roles]
-    return frozenset(role.lower() for role in roles)

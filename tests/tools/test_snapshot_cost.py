@@ -1,8 +1,8 @@
 """What makes the snapshot of a big page cheap must not change what it says.
 
 It decodes Chrome's accessibility trees and layout captures with decoders that read only
-the fields the outline uses (cdpkit/tools/accessibility.py ``_ax_tree_decoder``,
-``_capture_decoder``): what it writes must be
+the fields the outline uses (cdpkit/tools/_chrome_outline.py ``ax_tree_decoder``,
+``capture_decoder``): what it writes must be
 exactly what the full ``json.loads`` decoding gives, on pages with every kind of state,
 value and frame; and text msgspec refuses (a lone surrogate, which Chrome sends as a
 ``\\ud800`` escape) still comes through, decoded by ``json.loads``. And the trees are
@@ -20,7 +20,7 @@ import pytest
 
 import cdpkit
 from cdpkit import cdp
-from cdpkit.tools import accessibility
+from cdpkit.tools import _chrome_outline, accessibility
 from cdpkit.tools.accessibility import Snapshot, snapshot
 from cdpkit.tools.navigation import navigate
 from tests.server import FixtureServer
@@ -37,7 +37,7 @@ def _summary(snap: Snapshot) -> list[tuple[Any, ...]]:
 async def _same_with_and_without_the_decoder(
     page: cdpkit.Page, monkeypatch: pytest.MonkeyPatch
 ) -> Snapshot:
-    decoder = accessibility._ax_tree_decoder()
+    decoder = _chrome_outline.ax_tree_decoder()
     assert decoder is not None  # msgspec is installed
     decoded: list[Any] = []
 
@@ -46,13 +46,13 @@ async def _same_with_and_without_the_decoder(
         return answer
 
     with monkeypatch.context() as patched:
-        patched.setattr(accessibility, "_ax_tree_decoder", lambda: counting)
+        patched.setattr(_chrome_outline, "ax_tree_decoder", lambda: counting)
         fast = await snapshot(page, engine="chrome")
     # Chrome's answers reached the decoder (one per document), which kept their session.
     assert decoded and all("result" in answer for answer in decoded)
     with monkeypatch.context() as patched:
-        patched.setattr(accessibility, "_ax_tree_decoder", lambda: None)
-        patched.setattr(accessibility, "_capture_decoder", lambda: None)
+        patched.setattr(_chrome_outline, "ax_tree_decoder", lambda: None)
+        patched.setattr(_chrome_outline, "capture_decoder", lambda: None)
         full = await snapshot(page, engine="chrome")
     assert fast.text == full.text
     assert _summary(fast) == _summary(full)
@@ -87,7 +87,7 @@ async def test_the_decoder_leaves_out_what_the_outline_never_reads(
 ) -> None:
     await navigate(page, server.url("/snapshot/form.html"))
     full = await page.send_json(cdp.accessibility.get_full_ax_tree())
-    decoder = accessibility._ax_tree_decoder()
+    decoder = _chrome_outline.ax_tree_decoder()
     assert decoder is not None
     answer = decoder(json.dumps({"id": 1, "result": full}, separators=(",", ":")))
     assert json.loads(json.dumps(answer)) == answer  # plain JSON values, like json.loads'
@@ -103,7 +103,7 @@ async def test_the_capture_decoder_keeps_the_boxes_as_chrome_wrote_them(
 ) -> None:
     await navigate(page, server.url("/snapshot/form.html"))
     full = await page.send_json(cdp.dom_snapshot.capture_snapshot(computed_styles=[]))
-    decoder = accessibility._capture_decoder()
+    decoder = _chrome_outline.capture_decoder()
     assert decoder is not None
     answer = decoder(json.dumps({"id": 1, "result": full}, separators=(",", ":")))
     (document,) = answer["result"]["documents"]

@@ -17,10 +17,33 @@ from . import cdp
 from .errors import ElementNotFoundError, ProtocolError
 
 if TYPE_CHECKING:
+    from .cdp.page import FrameTreeJSON
     from .connection import Connection
     from .session import Session
 
-__all__: list[str] = []
+__all__ = ["frame_ids", "frame_tree"]
+
+
+async def frame_tree(session: Session, timeout: float | None = None) -> FrameTreeJSON:
+    """The frame tree of ``session``'s document (``Page.getFrameTree``), as Chrome sends it:
+    the one way cdpkit asks for it. Wire JSON (``send_json``): callers read an id, a URL or
+    a loader id, and the ``Frame`` model is costly to build on first use.
+
+    Raises:
+        CDPError: The session is gone or Chrome refused (no page domain there).
+    """
+    return (await session.send_json(cdp.page.get_frame_tree(), timeout))["frameTree"]
+
+
+def frame_ids(tree: FrameTreeJSON) -> set[str]:
+    """The ids of every frame in ``tree``."""
+    ids: set[str] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        ids.add(node["frame"]["id"])
+        stack.extend(node.get("childFrames", []))
+    return ids
 
 
 def _retrieve(future: asyncio.Future[None]) -> None:

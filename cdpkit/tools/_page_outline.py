@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import cdp
+from .._frames import frame_tree
 from .._secrets import get_logger
 from .._wire import decode_message
 from ..cdp.runtime import ExecutionContextId, RemoteObjectId
@@ -383,8 +384,7 @@ async def page_outline(
 
 
 async def _main_frame(session: Session) -> str:
-    tree = await session.send_json(cdp.page.get_frame_tree())
-    return str(tree["frameTree"]["frame"]["id"])
+    return str((await frame_tree(session))["frame"]["id"])
 
 
 async def _collect(

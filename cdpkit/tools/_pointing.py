@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 
 from .. import cdp
-from .._frames import content_origin
+from .._frames import content_origin, frame_tree
 from ..errors import ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
@@ -55,10 +55,8 @@ async def frame_ids(page: Page, element: Element) -> tuple[str, str]:
         raise _frame_gone(element) from None
     finally:
         await _release(document)
-    if session is page:
-        root_id = page.target_id  # a page's main frame id is its target id
-    else:
-        root_id = str((await session.send(cdp.page.get_frame_tree())).frame_tree.frame.id)
+    # A page's main frame id is its target id.
+    root_id = page.target_id if session is page else str((await frame_tree(session))["frame"]["id"])
     return str(node.frame_id or root_id), root_id
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import cdp
+from .._frames import frame_tree
 from ..cdp.runtime import RemoteObjectId
 from ..errors import CDPError, ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
@@ -237,9 +238,7 @@ async def main_document(page: Page) -> str | None:
     cannot say): it changes when a navigation loads a new document, not on a
     same-document one (a fragment, ``history.pushState``)."""
     with contextlib.suppress(CDPError):
-        # send_json: one field is read, and the Frame model is costly to build on first use.
-        tree = await page.send_json(cdp.page.get_frame_tree())
-        return str(tree["frameTree"]["frame"]["loaderId"])
+        return str((await frame_tree(page))["frame"]["loaderId"])
     return None
 
 

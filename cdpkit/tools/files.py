@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, cast
 import platformdirs
 
 from .. import cdp
+from .._frames import frame_ids, frame_tree
 from .._model import RawEvent
 from ..errors import CDPError, DownloadError
 from ..page import Page
@@ -530,13 +531,7 @@ class StandingDownloads:
 async def _frame_ids(page: Page) -> set[str]:
     ids = {page.target_id}
     with contextlib.suppress(CDPError):
-        # send_json: only ids are read, and the Frame model is costly to build on first use.
-        tree = await page.send_json(cdp.page.get_frame_tree())
-        stack = [tree["frameTree"]]
-        while stack:
-            node = stack.pop()
-            ids.add(node["frame"]["id"])
-            stack.extend(node.get("childFrames", []))
+        ids |= frame_ids(await frame_tree(page))
     return ids
 
 

@@ -127,7 +127,7 @@ def _option(
     )
 
 
-# The forms of an --allowed-origins / --blocked-origins entry (see _mcp_urls.OriginPattern).
+# The forms of an --allowed-origins / --blocked-origins entry (see cdpkit.mcp._urls.OriginPattern).
 ORIGINS_HELP = (
     "separated by ';' or ',', or repeat the option; an entry is an origin "
     "(https://example.com: that scheme, host and port; http://localhost:* any port), "

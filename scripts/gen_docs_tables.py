@@ -8,7 +8,7 @@ A generated block sits between ``<!-- BEGIN GENERATED: KEY -->`` and
 hand. The keys:
 
 * ``mcp-tools``: every MCP tool, from the listing the server answers ``tools/list`` with
-  (``cdpkit/_mcp_listing.json``, itself checked against the SDK server by a test), and
+  (``cdpkit/mcp/_listing.json``, itself checked against the SDK server by a test), and
   the flag that offers the tools not listed by default.
 * ``mcp-options``: the options of ``cdpkit mcp``, from the command itself.
 * ``cli-shared``: the options every browser command takes.
@@ -55,7 +55,7 @@ def _first_sentence(description: str) -> str:
 
 def mcp_tools() -> str:
     """The table of MCP tools: name, what it does, and when it is offered."""
-    listing = json.loads((ROOT / "cdpkit" / "_mcp_listing.json").read_text(encoding="utf-8"))
+    listing = json.loads((ROOT / "cdpkit" / "mcp" / "_listing.json").read_text(encoding="utf-8"))
     variants: dict[str, list[dict[str, Any]]] = listing["tools"]
     default = {tool["name"] for tool in variants["default"]}
     offered_by = {

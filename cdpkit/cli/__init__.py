@@ -30,7 +30,7 @@ them.
 ``cdpkit mcp`` (what an MCP host spawns, and waits for) goes straight to
 :func:`cdpkit.mcp_server.main`, with the same options, checks and messages, without
 loading typer and the other commands (nor, until the handshake is answered, the SDK and
-the browser code: see :mod:`cdpkit._mcp_front`): only ``cdpkit mcp --help`` goes through
+the browser code: see :mod:`cdpkit.mcp._front`): only ``cdpkit mcp --help`` goes through
 the app.
 ``cdpkit tui`` (a person waiting for the first page) has the same kind of fast path,
 :func:`cdpkit._tui._command.main`.

@@ -200,7 +200,7 @@ def test_the_generated_reference_tables_match_the_code() -> None:
     assert checked.returncode == 0, checked.stdout + checked.stderr
     import json
 
-    listing = json.loads((ROOT / "cdpkit" / "_mcp_listing.json").read_text())
+    listing = json.loads((ROOT / "cdpkit" / "mcp" / "_listing.json").read_text())
     mcp_page = (DOCS / "mcp.md").read_text()
     every_tool = [tool["name"] for tool in listing["tools"]["allow_js+allow_file_urls"]]
     assert len(every_tool) > 40

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cdpkit._mcp_tools import ServerOptions, build_tools
+from cdpkit.mcp._tools import ServerOptions, build_tools
 from tests.server import FixtureServer, closed_port
 
 from .conftest import McpSession, browser_processes, text_of, wait_until_gone

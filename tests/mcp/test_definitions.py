@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from cdpkit import _mcp_render, _mcp_tools, tools
-from cdpkit._mcp_schema import describe
-from cdpkit._mcp_text import TOOL_TEXT
-from cdpkit._mcp_tools import (
+from cdpkit import tools
+from cdpkit.mcp import _render, _tools
+from cdpkit.mcp._schema import describe
+from cdpkit.mcp._text import TOOL_TEXT
+from cdpkit.mcp._tools import (
     BrowserSession,
     Image,
     ServerOptions,
@@ -24,13 +25,13 @@ from cdpkit._mcp_tools import (
     mcp_words,
     parse_docstring,
 )
-from cdpkit._mcp_urls import UrlPolicy
+from cdpkit.mcp._urls import UrlPolicy
 from cdpkit.mcp_server import INSTALL_HINT, parse_http
 
 from .conftest import EXPECTED_TOOLS, ROOT
 
 
-def _specs(allow_js: bool = False) -> dict[str, _mcp_tools.ToolSpec]:
+def _specs(allow_js: bool = False) -> dict[str, _tools.ToolSpec]:
     return {spec.name: spec for spec in build_tools(ServerOptions(allow_js=allow_js))}
 
 
@@ -82,7 +83,7 @@ def test_schemas_come_from_signatures_without_the_page() -> None:
 
 def test_descriptions_are_short_and_say_what_an_agent_needs() -> None:
     specs = _specs()
-    # Without a line of its own in _mcp_text, a tool says its docstring's summary.
+    # Without a line of its own in _text, a tool says its docstring's summary.
     assert "browser_wait" in TOOL_TEXT  # (every tool has one today; the fallback:)
     doc = parse_docstring(tools.click.__doc__)
     first_line = inspect.cleandoc(tools.click.__doc__ or "").splitlines()[0]
@@ -96,7 +97,7 @@ def test_descriptions_are_short_and_say_what_an_agent_needs() -> None:
     assert "`null`" in specs["browser_snapshot"].input_schema["properties"]["max_chars"]["description"]
     assert "``" not in "".join(spec.description for spec in specs.values())
     for name in ("browser_get_visible_text", "browser_snapshot", "browser_scrape", "browser_tabs"):
-        assert _mcp_tools.PAGE_CONTENT_NOTE in specs[name].description
+        assert _tools.PAGE_CONTENT_NOTE in specs[name].description
     # Every table entry names a tool and only parameters that tool has.
     all_specs = _specs(allow_js=True)
     for name, (purpose, parameters) in TOOL_TEXT.items():
@@ -204,12 +205,12 @@ def test_large_downloads_are_reported_by_path(
     image = tmp_path / "a.png"
     image.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 100)
     result = tools.DownloadResult(True, "a.png", str(image), 108, "image/png", "http://x/a.png")
-    parts = _mcp_tools.render_download(result, session)
+    parts = _tools.render_download(result, session)
     assert json.loads(parts[0].text)["path"] == str(image)  # type: ignore[union-attr]
     assert parts[1] == Image(image.read_bytes(), "image/png")
 
-    monkeypatch.setattr(_mcp_render, "MAX_INLINE_BYTES", 100)
-    parts = _mcp_tools.render_download(result, session)
+    monkeypatch.setattr(_render, "MAX_INLINE_BYTES", 100)
+    parts = _tools.render_download(result, session)
     assert len(parts) == 2 and isinstance(parts[1], Text)
     assert f"saved at {image}" in parts[1].text
 
@@ -232,7 +233,7 @@ def _run(code: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_importing_the_server_module_does_not_import_mcp() -> None:
     out = _run(
-        "import sys, cdpkit, cdpkit.tools, cdpkit.mcp_server, cdpkit._mcp_tools; "
+        "import sys, cdpkit, cdpkit.tools, cdpkit.mcp_server, cdpkit.mcp._tools; "
         "print('mcp' in sys.modules, 'uvicorn' in sys.modules)"
     )
     assert out.stdout.strip() == "False False", out.stderr

@@ -17,7 +17,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from cdpkit import _mcp_front, _mcp_listing
+from cdpkit.mcp import _front, _listing
 from cdpkit.mcp_server import server_options
 from tests.server import FixtureServer
 
@@ -50,14 +50,14 @@ _MODERN = [
 # modules loaded at the moment the tools/list answer was written.
 _REPORT_MODULES_AT_TOOLS_LIST = """
 import json, sys
-from cdpkit import _mcp_front
-_mcp_front._IDLE_START = 60  # the handshake comes at once: only tools/list starts the SDK
-dumps = _mcp_front._dumps
+from cdpkit.mcp import _front
+_front._IDLE_START = 60  # the handshake comes at once: only tools/list starts the SDK
+dumps = _front._dumps
 def reporting(message):
     if "tools" in message.get("result", {}):
         print(json.dumps(sorted(sys.modules)), file=sys.stderr, flush=True)
     return dumps(message)
-_mcp_front._dumps = reporting
+_front._dumps = reporting
 from cdpkit.cli import main
 main(["mcp", *sys.argv[1:]])
 """
@@ -93,16 +93,16 @@ def test_the_front_answers_the_handshake_as_the_sdk_server_does(
     options = server_options(allow_js="allow_js" in variant, allow_file_urls="file" in variant)
     for messages in (_legacy(version), _MODERN):
         front, _ = _front_answers(messages, *args)
-        sdk = asyncio.run(_mcp_listing.sdk_answers(options, messages))
+        sdk = asyncio.run(_listing.sdk_answers(options, messages))
         assert front == sdk, messages[0]["method"]
 
 
 def test_the_recorded_listing_is_what_the_installed_sdk_server_answers() -> None:
     """The guard against a stale listing: a tool's signature or docstring, the
-    instructions or the SDK changed without ``python -m cdpkit._mcp_listing --write``."""
-    recorded = json.loads(_mcp_front.LISTING_PATH.read_text(encoding="utf-8"))
-    assert recorded == _mcp_listing.record_listing(), (
-        "cdpkit/_mcp_listing.json is stale: run python -m cdpkit._mcp_listing --write"
+    instructions or the SDK changed without ``python -m cdpkit.mcp._listing --write``."""
+    recorded = json.loads(_front.LISTING_PATH.read_text(encoding="utf-8"))
+    assert recorded == _listing.record_listing(), (
+        "cdpkit/mcp/_listing.json is stale: run python -m cdpkit.mcp._listing --write"
     )
 
 

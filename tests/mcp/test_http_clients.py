@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from cdpkit._mcp_app import _ClientSessions, _SessionTracker
-from cdpkit._mcp_session import BrowserSession, ServerOptions
+from cdpkit.mcp._app import _ClientSessions, _SessionTracker
+from cdpkit.mcp._session import BrowserSession, ServerOptions
 from tests.server import DOWNLOADS, FixtureServer, closed_port
 
 from .conftest import ROOT, browser_processes, server_env, text_of

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 import cdpkit
-from cdpkit import _mcp_tools
-from cdpkit._mcp_tools import BrowserSession, ServerOptions, build_tools
-from cdpkit._mcp_urls import UrlBlockedError, UrlPolicy
+from cdpkit.mcp import _tools
+from cdpkit.mcp._tools import BrowserSession, ServerOptions, build_tools
+from cdpkit.mcp._urls import UrlBlockedError, UrlPolicy
 from tests.server import FixtureServer
 
 from .conftest import McpSession, text_of
@@ -238,7 +238,7 @@ async def test_no_tool_reads_a_tab_at_a_blocked_url(
     session._browser = browser
     specs = {spec.name: spec for spec in build_tools(session.options)}
 
-    async def call(name: str, **arguments: object) -> list[_mcp_tools.Part]:
+    async def call(name: str, **arguments: object) -> list[_tools.Part]:
         return await specs[name].run(session, specs[name].arguments(arguments))
 
     tab = await cdpkit.tools.new_tab(browser)
@@ -268,9 +268,9 @@ async def test_no_tool_reads_a_tab_at_a_blocked_url(
         for name in ("browser_snapshot", "browser_screenshot", "browser_get_page_metadata"):
             with pytest.raises(UrlBlockedError, match=f"^{name} refused: the active tab is at"):
                 await call(name)
-        page = json.loads(await _mcp_tools.dom_resource(session))
+        page = json.loads(await _tools.dom_resource(session))
         assert page == {"url": url, "title": None, "tree": None, "blocked": blocked}
-        tabs = json.loads(await _mcp_tools.tabs_resource(session))
+        tabs = json.loads(await _tools.tabs_resource(session))
         (listed,) = [t for t in tabs if t["id"] == tab.target_id]
         assert listed["title"] == "(not shown: this URL is blocked)"
         # The way out works.
@@ -285,7 +285,7 @@ async def test_no_tool_reads_a_tab_at_a_blocked_url(
             f"Navigation to {redirect} was redirected to {url}, which is blocked: {blocked}. "
             f"The tab was sent to about:blank."
         )
-        assert await _mcp_tools.location(tab) == "about:blank"
+        assert await _tools.location(tab) == "about:blank"
     finally:
         await tab.close()
 

@@ -54,7 +54,7 @@ def test_cdpkit_mcp_answers_tools_list_without_loading_what_it_does_not_need() -
 
 
 def test_tools_list_is_answered_before_the_sdk_pydantic_or_the_bindings_load() -> None:
-    """The handshake is the stdio front's (cdpkit._mcp_front): at the moment the
+    """The handshake is the stdio front's (cdpkit.mcp._front): at the moment the
     tools/list answer is written, none of the SDK, pydantic, asyncio, the CDP bindings or
     the tools is loaded."""
     answers, stderr = _front_answers(_legacy("2025-06-18"))
@@ -62,7 +62,7 @@ def test_tools_list_is_answered_before_the_sdk_pydantic_or_the_bindings_load() -
     assert len(answers[1]["result"]["tools"]) == 44
     loaded = set(json.loads(stderr.strip().splitlines()[-1]))
     heavy = {"mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "asyncio", "cdpkit.cdp",
-             "cdpkit.tools", "cdpkit.browser", "cdpkit._mcp_app", "typer"}  # fmt: skip
+             "cdpkit.tools", "cdpkit.browser", "cdpkit.mcp._app", "typer"}  # fmt: skip
     assert not heavy & loaded, heavy & loaded
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cdpkit._mcp_urls import OriginPattern, UrlBlockedError, UrlPolicy, split_origin_list
+from cdpkit.mcp._urls import OriginPattern, UrlBlockedError, UrlPolicy, split_origin_list
 
 
 def _policy(

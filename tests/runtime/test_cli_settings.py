@@ -131,7 +131,7 @@ def test_open_browser_waits_lock_timeout_for_a_busy_profile(cli: CLI, server: Fi
 async def test_mcp_with_an_origin_list_and_an_authenticating_proxy(
     server: FixtureServer, auth_proxy: ProxyServer
 ) -> None:
-    # The origin list pauses documents on the browser session (_mcp_session) while the
+    # The origin list pauses documents on the browser session (cdpkit.mcp._session) while the
     # page answers its proxy's challenges: both work together.
     proxy = f"http://{PROXY_USER}:{PROXY_PASSWORD}@{auth_proxy.url.removeprefix('http://')}"
     session = await McpSession(

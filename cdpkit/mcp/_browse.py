@@ -2,7 +2,7 @@
 ``get_forms``, ``session_list`` and ``session_close``.
 
 They run on the server's :class:`cdpkit.Engine` (see
-:meth:`cdpkit._mcp_session.BrowserSession.engine`), which fetches pages over HTTP and
+:meth:`cdpkit.mcp._session.BrowserSession.engine`), which fetches pages over HTTP and
 uses the server's own browser (so ``--connect``, ``--grid`` and ``--chrome`` apply, and
 no second Chrome is ever launched) only for pages that need JavaScript. As for the
 browser tools, the input schemas and descriptions come from the functions' signatures
@@ -19,8 +19,9 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from ._mcp_render import MAX_INLINE_BYTES
-from ._mcp_schema import (
+from .._own_requests import checked_by
+from ._render import MAX_INLINE_BYTES
+from ._schema import (
     Image,
     Part,
     Text,
@@ -30,15 +31,14 @@ from ._mcp_schema import (
     parse_docstring,
     to_json,
 )
-from ._mcp_session import BrowserSession
-from ._mcp_text import TOOL_TEXT
-from ._mcp_urls import UrlBlockedError, normalize_url
-from ._own_requests import checked_by
+from ._session import BrowserSession
+from ._text import TOOL_TEXT
+from ._urls import UrlBlockedError, normalize_url
 
 if TYPE_CHECKING:
     # The light path's engine (and httpx) loads on the first call of its tools, not
     # when the server starts: the server answers tools/list before.
-    from ._browse._result import BrowseResult, Form
+    from .._browse._result import BrowseResult, Form
 
 __all__ = ["BROWSE_TOOL_NAMES", "browse_tools"]
 
@@ -235,7 +235,7 @@ async def session_close(engine: _Engine, name: str) -> str:
     Returns:
         What was closed.
     """
-    from ._browse._result import BrowseError
+    from .._browse._result import BrowseError
 
     try:
         await engine.close_session(name)
@@ -347,7 +347,7 @@ def _engine_tool(
         # policy before it is sent, so a redirect to a blocked origin is never followed.
         with checked_by(policy.refusal):
             result = await function(await session.engine(), **arguments)
-        from ._browse._result import BrowseResult
+        from .._browse._result import BrowseResult
 
         if isinstance(result, BrowseResult):
             reason = policy.refusal(result.final_url)

@@ -8,7 +8,7 @@ one-line purpose, and the descriptions of the parameters whose name and schema d
 say it all. A parameter listed with ``""`` gets no description (its name and type say
 it); one not listed keeps the first sentence of its docstring description. What every
 element tool shares (``index``/``selector``/``x``/``y``) and that page text is data is
-said once, in the server's instructions (:data:`cdpkit._mcp_app.INSTRUCTIONS`), not per
+said once, in the server's instructions (:data:`cdpkit._app.INSTRUCTIONS`), not per
 tool. Nothing here imports anything.
 """
 

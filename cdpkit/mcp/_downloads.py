@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import cdp
-from .browser import Browser, BrowserContext
-from .errors import CDPError
-from .tools.files import DownloadResult, StandingDownloads
+from .. import cdp
+from ..browser import Browser, BrowserContext
+from ..errors import CDPError
+from ..tools.files import DownloadResult, StandingDownloads
 
 __all__ = ["DownloadTracker", "TrackedDownload"]
 

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import tools
-from .page import Page
-from .tools.files import claim_free_name, sanitize_filename
+from .. import tools
+from ..page import Page
+from ..tools.files import claim_free_name, sanitize_filename
 
 __all__ = [
     "browser_network_request",

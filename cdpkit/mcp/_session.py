@@ -13,22 +13,22 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import tools
-from ._browser_options import BrowserOptions, CLIError, error_line, start_browser
-from ._daemon._use import daemon_preferred
-from ._mcp_downloads import DownloadTracker
-from ._mcp_urls import UrlPolicy
-from ._model import RawEvent
-from ._secrets import get_logger
-from .browser import Browser, BrowserContext
-from .errors import CDPError, ConnectionClosedError
-from .page import Page
-from .session import EventStream
-from .tools.files import default_download_dir
-from .tools.tabs import active_tab
+from .. import tools
+from .._browser_options import BrowserOptions, CLIError, error_line, start_browser
+from .._daemon._use import daemon_preferred
+from .._model import RawEvent
+from .._secrets import get_logger
+from ..browser import Browser, BrowserContext
+from ..errors import CDPError, ConnectionClosedError
+from ..page import Page
+from ..session import EventStream
+from ..tools.files import default_download_dir
+from ..tools.tabs import active_tab
+from ._downloads import DownloadTracker
+from ._urls import UrlPolicy
 
 if TYPE_CHECKING:
-    from ._browse._engine import Engine
+    from .._browse._engine import Engine
 
 log = get_logger("cdpkit.mcp")
 
@@ -225,7 +225,7 @@ class BrowserSession:
             return await self._owner.engine()
         async with self._engine_starting:
             if self._engine is None:
-                from ._browse._engine import Engine
+                from .._browse._engine import Engine
 
                 # The server's identity (user agent, language, proxy...) holds for tier 1 too.
                 engine = Engine(browser_factory=self.browser, settings=self.options.browser.settings)

@@ -11,13 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import tools
-from ._mcp_schema import Blob, Image, Part, Text, to_json
-from ._mcp_urls import UrlBlockedError
-from .tools.files import claim_free_name, sanitize_filename
+from .. import tools
+from ..tools.files import claim_free_name, sanitize_filename
+from ._schema import Blob, Image, Part, Text, to_json
+from ._urls import UrlBlockedError
 
 if typing.TYPE_CHECKING:
-    from ._mcp_session import BrowserSession
+    from ._session import BrowserSession
 
 # Files and media up to this size are embedded in results; larger ones are reported by
 # path and metadata only.

@@ -7,7 +7,7 @@ alone takes most of a second. So the front reads the first messages itself, with
 standard library only, and answers ``initialize``, ``notifications/initialized``, ``ping``,
 ``server/discover`` and ``tools/list`` from the listing (:data:`LISTING_PATH`): the
 answers the SDK server gives to those requests, recorded from it at build time by
-:mod:`cdpkit._mcp_listing` (``python -m cdpkit._mcp_listing --write``; ``--check`` says
+:mod:`cdpkit.mcp._listing` (``python -m cdpkit.mcp._listing --write``; ``--check`` says
 whether the file is stale, and a test runs it). The protocol version is negotiated as the SDK
 does: the client's version if the SDK supports it, else the latest it supports.
 
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._mcp_session import ServerOptions
+    from ._session import ServerOptions
 
 __all__ = [
     "LISTING_PATH",
@@ -48,7 +48,7 @@ __all__ = [
     "serve_stdio",
 ]
 
-LISTING_PATH = Path(__file__).with_name("_mcp_listing.json")
+LISTING_PATH = Path(__file__).with_name("_listing.json")
 
 # The per-request envelope of the 2026 protocol (keys of params._meta).
 _VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
@@ -324,7 +324,7 @@ class _Preparation:
                 self._thread.start()
 
     def _run(self) -> None:
-        from ._browser_options import CLIError, report_error
+        from .._browser_options import CLIError, report_error
 
         try:
             self.options = self.make_options()

@@ -1,7 +1,7 @@
 """What the agent may reach, applied around each page tool: the URL and upload checks
 made on a tool's arguments, the refusal to read a tab at a blocked URL, the check of
 where a tab ended after a tool, and the notes on what happened beside a call (dialogs,
-new tabs, requests the :class:`~cdpkit._mcp_session.RequestGuard` refused).
+new tabs, requests the :class:`~cdpkit.mcp._session.RequestGuard` refused).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from typing import Any
 
 import ada_url
 
-from . import tools
-from ._mcp_schema import Part, Text
-from ._mcp_session import BlockedRequest
-from ._mcp_urls import UrlBlockedError, UrlPolicy, normalize_url
-from .errors import CDPError, NavigationError
-from .page import Dialog, Page
+from .. import tools
+from ..errors import CDPError, NavigationError
+from ..page import Dialog, Page
+from ._schema import Part, Text
+from ._session import BlockedRequest
+from ._urls import UrlBlockedError, UrlPolicy, normalize_url
 
 ArgumentCheck = Callable[[Page, UrlPolicy, dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -107,7 +107,7 @@ async def check_url_argument(
     page: Page, policy: UrlPolicy, arguments: dict[str, Any]
 ) -> dict[str, Any]:
     """For tools that load ``url``: refuse a blocked one before loading it, and hand the
-    tool the URL as it was judged (:func:`~cdpkit._mcp_urls.normalize_url`)."""
+    tool the URL as it was judged (:func:`~cdpkit.mcp._urls.normalize_url`)."""
     url = arguments.get("url")
     if isinstance(url, str):
         url = normalize_url(url)

@@ -3,11 +3,11 @@
 Nothing here imports ``mcp``: this module turns each tool function into a
 :class:`ToolSpec` (name, description, pydantic input model, how to run it and how to
 render its result as neutral :class:`Text` / :class:`Image` / :class:`Blob` parts) and
-lists them (:func:`build_tools`); :mod:`cdpkit._mcp_app` wires these into the MCP SDK.
-The parts live beside it, one job each: :mod:`cdpkit._mcp_schema` (docstring and
-signature -> description and input model), :mod:`cdpkit._mcp_session` (the options and
-the browser), :mod:`cdpkit._mcp_reach` (the URL policy around each tool) and
-:mod:`cdpkit._mcp_render` (results -> parts). Their public names are re-exported here.
+lists them (:func:`build_tools`); :mod:`cdpkit.mcp._app` wires these into the MCP SDK.
+The parts live beside it, one job each: :mod:`cdpkit.mcp._schema` (docstring and
+signature -> description and input model), :mod:`cdpkit.mcp._session` (the options and
+the browser), :mod:`cdpkit.mcp._reach` (the URL policy around each tool) and
+:mod:`cdpkit.mcp._render` (results -> parts). Their public names are re-exported here.
 
 Written once, not twice: the input schema comes from the function's signature (its first
 parameter, the page or browser, is dropped: the server supplies the current one), the
@@ -17,7 +17,7 @@ Python-isms rewritten for a model (``None`` -> ``null``, ``snapshot`` ->
 docstrings, because they behave differently over MCP: ``browser_handle_dialog`` (never
 waits), ``browser_tabs`` (one tool for four actions) and ``browser_snapshot`` (a budget
 by default). The action tools' results say what the action changed
-(:mod:`cdpkit._mcp_changes`).
+(:mod:`cdpkit.mcp._changes`).
 """
 
 from __future__ import annotations
@@ -27,16 +27,21 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Literal
 
-from . import tools
-from ._mcp_browse import browse_tools
-from ._mcp_changes import LOADED_SETTLE, SETTLE, summarize, watch_changes
-from ._mcp_network import (
+from .. import tools
+from .._own_requests import checked_by
+from ..browser import Browser, BrowserContext
+from ..errors import NavigationError
+from ..page import Dialog, DialogPolicy, Page
+from ..tools.tabs import active_tab
+from ._browse import browse_tools
+from ._changes import LOADED_SETTLE, SETTLE, summarize, watch_changes
+from ._network import (
     browser_network_request,
     browser_network_requests,
     browser_performance_trace,
     watch_network,
 )
-from ._mcp_reach import (
+from ._reach import (
     ArgumentCheck,
     check_download_source,
     check_url_argument,
@@ -49,7 +54,7 @@ from ._mcp_reach import (
     uploads_only_from,
     watch_beside,
 )
-from ._mcp_render import (
+from ._render import (
     MAX_INLINE_BYTES,
     Render,
     render_console,
@@ -62,7 +67,7 @@ from ._mcp_render import (
     render_screenshot,
     render_snapshot,
 )
-from ._mcp_schema import (
+from ._schema import (
     PAGE_CONTENT_NOTE,
     Blob,
     Docstring,
@@ -77,15 +82,10 @@ from ._mcp_schema import (
     parse_docstring,
     to_json,
 )
-from ._mcp_session import BlockedRequest, BrowserSession, RequestGuard, ServerOptions
-from ._mcp_state import browser_downloads, browser_emulate, browser_save_storage_state
-from ._mcp_text import TOOL_TEXT
-from ._mcp_urls import UrlBlockedError, UrlPolicy, normalize_url
-from ._own_requests import checked_by
-from .browser import Browser, BrowserContext
-from .errors import NavigationError
-from .page import Dialog, DialogPolicy, Page
-from .tools.tabs import active_tab
+from ._session import BlockedRequest, BrowserSession, RequestGuard, ServerOptions
+from ._state import browser_downloads, browser_emulate, browser_save_storage_state
+from ._text import TOOL_TEXT
+from ._urls import UrlBlockedError, UrlPolicy, normalize_url
 
 __all__ = [
     "AGENT_SNAPSHOT_CHARS",
@@ -144,7 +144,7 @@ def _page_tool(
     tool that ``navigates`` also sends the tab to ``about:blank``).
 
     A tool that ``acts`` on the page gets a result saying what changed
-    (:mod:`cdpkit._mcp_changes`), and with ``--snapshot-after-action`` a full snapshot."""
+    (:mod:`cdpkit.mcp._changes`), and with ``--snapshot-after-action`` a full snapshot."""
     doc = parse_docstring(function.__doc__)
     if borrow is not None:
         lender = parse_docstring(borrow.__doc__)
@@ -406,7 +406,7 @@ async def snapshot_for_agents(
 
 def build_tools(options: ServerOptions) -> list[ToolSpec]:
     """Every tool of the server, in a stable order: ``browse`` first (it covers most
-    needs; see :mod:`cdpkit._mcp_browse`), then the browser tools; ``browser_execute_js``
+    needs; see :mod:`cdpkit.mcp._browse`), then the browser tools; ``browser_execute_js``
     only with ``options.allow_js``."""
 
     def downloads(session: BrowserSession) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The MCP server proper: the tools of :mod:`cdpkit._mcp_tools` on the ``mcp`` SDK's
+"""The MCP server proper: the tools of :mod:`cdpkit.mcp._tools` on the ``mcp`` SDK's
 low-level :class:`mcp.server.Server`, over stdio or streamable HTTP.
 
 Imported only once the ``mcp`` extra is known to be installed (see
@@ -21,8 +21,10 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from ._browser_options import CLIError
-from ._mcp_tools import (
+from .._browser_options import CLIError
+from .._secrets import get_logger
+from ..errors import CDPError
+from ._tools import (
     Blob,
     BrowserSession,
     Image,
@@ -35,9 +37,7 @@ from ._mcp_tools import (
     mcp_words,
     tabs_resource,
 )
-from ._mcp_urls import UrlPolicy
-from ._secrets import get_logger
-from .errors import CDPError
+from ._urls import UrlPolicy
 
 __all__ = ["build_server", "run_http", "run_stdio"]
 
@@ -250,7 +250,7 @@ def build_server(session: BrowserSession, clients: _ClientSessions | None = None
 
 
 def _version() -> str:
-    from . import __version__
+    from .. import __version__
 
     return __version__
 
@@ -260,7 +260,7 @@ async def run_stdio(session: BrowserSession, stdin: Any = None, stdout: Any = No
 
     ``stdin`` and ``stdout`` replace the process's (as the SDK's ``stdio_server`` takes
     them: lines to iterate, ``write`` and ``flush``): the front's hand-off
-    (:class:`cdpkit._mcp_front.Handoff`)."""
+    (:class:`cdpkit.mcp._front.Handoff`)."""
     from mcp.server.stdio import stdio_server
 
     server = build_server(session)

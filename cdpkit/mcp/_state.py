@@ -2,7 +2,7 @@
 ``browser_save_storage_state``, ``browser_emulate`` and ``browser_downloads``.
 
 They wrap :func:`cdpkit.tools.save_storage_state`, :func:`cdpkit.tools.emulate` and the
-server's :class:`~cdpkit._mcp_downloads.DownloadTracker` with arguments a model can give
+server's :class:`~cdpkit.mcp._downloads.DownloadTracker` with arguments a model can give
 (plain names and numbers) and files kept in the server's download directory.
 """
 
@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 from typing import Literal
 
-from . import tools
-from ._mcp_downloads import DownloadTracker, describe_downloads
-from .browser import Browser
-from .page import Page
-from .tools.files import claim_free_name, sanitize_filename
+from .. import tools
+from ..browser import Browser
+from ..page import Page
+from ..tools.files import claim_free_name, sanitize_filename
+from ._downloads import DownloadTracker, describe_downloads
 
 __all__ = ["browser_downloads", "browser_emulate", "browser_save_storage_state"]
 

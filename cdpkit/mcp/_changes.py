@@ -7,7 +7,7 @@ the action's consequences (a navigation it started: until that load stops, at mo
 title change, a download that started, new console errors, and how the page's outline
 changed since the agent's last ``browser_snapshot`` (the change lines themselves when
 there are few). The dialog and new-tab notes come from
-:func:`cdpkit._mcp_reach.watch_beside`. With nothing to say: one line, the action was
+:func:`cdpkit.mcp._reach.watch_beside`. With nothing to say: one line, the action was
 done and nothing visible changed. ``--snapshot-after-action`` appends a full snapshot.
 """
 
@@ -18,13 +18,13 @@ import contextlib
 import dataclasses
 from collections.abc import AsyncIterator
 
-from . import cdp
-from ._mcp_schema import Part, Text
-from ._secrets import get_logger
-from .errors import CDPError
-from .page import ConsoleEntry, Page
-from .tools.accessibility import peek_changes
-from .tools.information import ConsoleMessage, _message
+from .. import cdp
+from .._secrets import get_logger
+from ..errors import CDPError
+from ..page import ConsoleEntry, Page
+from ..tools.accessibility import peek_changes
+from ..tools.information import ConsoleMessage, _message
+from ._schema import Part, Text
 
 __all__ = ["LOADED_SETTLE", "NAVIGATION_WAIT", "PageChanges", "summarize", "watch_changes"]
 

@@ -1,11 +1,11 @@
-"""The listing the MCP front answers the handshake from (``_mcp_listing.json``, see
-:mod:`cdpkit._mcp_front`), recorded from the SDK server itself: what it answers to
+"""The listing the MCP front answers the handshake from (``_listing.json``, see
+:mod:`cdpkit.mcp._front`), recorded from the SDK server itself: what it answers to
 ``initialize``, ``server/discover`` and ``tools/list`` with each variant of the options
 that change the tools or the instructions (``--allow-js``, ``--allow-file-urls``).
 
-    python -m cdpkit._mcp_listing --write    # after changing a tool, its docstring, the
+    python -m cdpkit.mcp._listing --write    # after changing a tool, its docstring, the
                                              # instructions, or upgrading mcp
-    python -m cdpkit._mcp_listing --check    # exit status 1 if the file is stale
+    python -m cdpkit.mcp._listing --check    # exit status 1 if the file is stale
 
 Needs the ``mcp`` extra; a test checks that the file is current.
 """
@@ -17,9 +17,9 @@ import sys
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from ._mcp_front import LISTING_PATH, installed_mcp, listing_variant
-from ._mcp_session import ServerOptions
-from .mcp_server import server_options
+from ._front import LISTING_PATH, installed_mcp, listing_variant
+from ._server import server_options
+from ._session import ServerOptions
 
 __all__ = ["main", "record_listing", "sdk_answers"]
 
@@ -41,8 +41,8 @@ async def sdk_answers(options: ServerOptions, requests: list[dict[str, Any]]) ->
     stdio transport, each after the previous answer)."""
     import anyio
 
-    from . import _mcp_app
-    from ._mcp_session import BrowserSession
+    from . import _app
+    from ._session import BrowserSession
 
     answers: list[Any] = []
     answered = anyio.Event()
@@ -67,7 +67,7 @@ async def sdk_answers(options: ServerOptions, requests: list[dict[str, Any]]) ->
             pass
 
     script = Script()
-    await _mcp_app.run_stdio(BrowserSession(options), stdin=script, stdout=script)
+    await _app.run_stdio(BrowserSession(options), stdin=script, stdout=script)
     return answers
 
 
@@ -133,7 +133,7 @@ async def _record_variant(
 
 
 def record_listing() -> dict[str, Any]:
-    """The listing as the installed SDK server answers: what ``_mcp_listing.json`` must
+    """The listing as the installed SDK server answers: what ``_listing.json`` must
     hold. Needs the ``mcp`` extra."""
     import asyncio
 
@@ -148,11 +148,11 @@ def _listing_text(listing: Mapping[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m cdpkit._mcp_listing --write | --check``: record the listing the front
+    """``python -m cdpkit.mcp._listing --write | --check``: record the listing the front
     answers from, or say whether the recorded one is stale (exit status 1)."""
     args = sys.argv[1:] if argv is None else argv
     if args not in (["--write"], ["--check"]):
-        print("usage: python -m cdpkit._mcp_listing --write | --check", file=sys.stderr)
+        print("usage: python -m cdpkit.mcp._listing --write | --check", file=sys.stderr)
         return 2
     text = _listing_text(record_listing())
     if args == ["--write"]:
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     if current != text:
         print(
             f"{LISTING_PATH} is stale (a tool's signature or docstring, the instructions or "
-            "the mcp version changed): run python -m cdpkit._mcp_listing --write",
+            "the mcp version changed): run python -m cdpkit.mcp._listing --write",
             file=sys.stderr,
         )
         return 1

@@ -2,7 +2,7 @@
 ``--allow-file-urls``, ``--allowed-origins`` and ``--blocked-origins``.
 
 Nothing here touches a browser: :class:`UrlPolicy` answers "may a tool load, read or
-download this URL?" with ``None`` or the reason it may not, and :mod:`cdpkit._mcp_tools`
+download this URL?" with ``None`` or the reason it may not, and :mod:`cdpkit.mcp._tools`
 applies it before and after each tool call.
 
 What is allowed by default, and why:

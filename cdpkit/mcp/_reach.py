@@ -18,6 +18,7 @@ from typing import Any
 import ada_url
 
 from .. import tools
+from .._frames import frame_tree
 from ..errors import CDPError, NavigationError
 from ..page import Dialog, Page
 from ._schema import Part, Text
@@ -34,10 +35,9 @@ async def location(page: Page) -> str:
     after every command the tool sent, so it is never older than what the tool read
     (``page.url`` follows target events, which can lag behind a navigation)."""
     try:
-        tree = await page.call("Page.getFrameTree", timeout=5)
+        frame = (await frame_tree(page, timeout=5))["frame"]
     except (CDPError, TimeoutError):
         return page.url
-    frame = tree.get("frameTree", {}).get("frame", {})
     return str(frame.get("url") or page.url) + str(frame.get("urlFragment") or "")
 
 

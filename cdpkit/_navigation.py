@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -16,10 +18,12 @@ from ._model import RawEvent
 from .errors import CDPError, NavigationError, ProtocolError, TargetClosedError, WaitTimeoutError
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from .page import Page
     from .session import EventStream
 
-WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
+WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit", "usable"]
 
 # Page.lifecycleEvent names for each wait_until; "commit" waits for nothing more.
 _LIFECYCLE = {"load": "load", "domcontentloaded": "DOMContentLoaded", "networkidle": "networkIdle"}
@@ -36,17 +40,21 @@ class NavigationResult:
         status: The HTTP status of the document (a 404 page is a result, not an error);
             ``None`` for URLs without one (``about:``, ``data:``, same-document moves).
         title: The document's title.
+        pending: With ``wait_until="usable"`` when it returned before the load event:
+            the URLs of the page's requests still in flight (a tracker that never
+            answers, an image still loading...); empty otherwise.
     """
 
     url: str
     status: int | None
     title: str
+    pending: tuple[str, ...] = ()
 
 
 def _check_wait_until(wait_until: str) -> None:
-    if wait_until != "commit" and wait_until not in _LIFECYCLE:
+    if wait_until not in _STAGE:
         raise ValueError(
-            f"wait_until must be one of load, domcontentloaded, networkidle, commit; "
+            f"wait_until must be one of load, domcontentloaded, networkidle, commit, usable; "
             f"got {wait_until!r}"
         )
 
@@ -57,7 +65,12 @@ _STAGE = {
     "domcontentloaded": "DOMContentLoaded",
     "networkidle": "network idle",
     "commit": "the new document to commit",
+    "usable": "DOMContentLoaded",
 }
+
+# wait_until="usable": after DOMContentLoaded, the load event or this long without a
+# request starting or ending, whichever comes first.
+_USABLE_QUIET = 0.5
 
 # Errors Chrome answers while a page swaps renderer processes (a cross-site navigation):
 # the page is fine, the command reached the old or not yet ready renderer; asking again
@@ -111,13 +124,14 @@ async def _navigate(
 ) -> NavigationResult:
     lifecycle = _LIFECYCLE.get(wait_until)
     answered = False
+    requests = _InFlight()
     try:
         async with asyncio.timeout(timeout), page.listen(
             "Page.lifecycleEvent",
             "Page.frameNavigated",
             "Page.navigatedWithinDocument",
             raw=True,
-        ) as events:
+        ) as events, requests.following(page, wait_until == "usable"):
             await page_set_up(page)
             try:
                 result = await page.call("Page.navigate", params, timeout=timeout)
@@ -134,6 +148,11 @@ async def _navigate(
             if loader_id is None:  # a same-document move: #fragment
                 landed = await _wait_same_document(events, frame_id)
                 return await _current(page, url=landed)
+            if wait_until == "usable":
+                await _wait_lifecycle(events, frame_id, loader_id, "DOMContentLoaded")
+                loaded = await _wait_load_or_quiet(events, frame_id, loader_id, requests)
+                landed_at = await _current(page)
+                return dataclasses.replace(landed_at, pending=() if loaded else requests.urls())
             if lifecycle is None:
                 committed = await _wait_commit(events, frame_id, loader_id)
                 return await _current(page, url=committed)
@@ -219,6 +238,71 @@ async def _wait_lifecycle(
         ):
             return
     raise TargetClosedError("The page closed during the navigation")
+
+
+class _InFlight:
+    """The page's requests in flight (id -> URL) and when one last started or ended."""
+
+    def __init__(self) -> None:
+        self.requests: dict[str, str] = {}
+        self.last_change = time.monotonic()
+
+    @contextlib.asynccontextmanager
+    async def following(self, page: Page, follow: bool) -> AsyncIterator[None]:
+        """Follow the page's requests during the block (nothing when not ``follow``)."""
+        if not follow:
+            yield
+            return
+        async with page.listen(
+            "Network.requestWillBeSent",
+            "Network.loadingFinished",
+            "Network.loadingFailed",
+            raw=True,
+        ) as events, page.enabled("Network"):
+            reader = asyncio.create_task(self._read(events))
+            try:
+                yield
+            finally:
+                reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await reader
+
+    async def _read(self, events: EventStream[RawEvent]) -> None:
+        async for event in events:
+            params = event.params
+            request_id = str(params.get("requestId"))
+            if event.method == "Network.requestWillBeSent":
+                # A redirect sends it again with the same id: the new URL replaces it.
+                self.requests[request_id] = str(params.get("request", {}).get("url", ""))
+            else:
+                self.requests.pop(request_id, None)
+            self.last_change = time.monotonic()
+
+    def urls(self) -> tuple[str, ...]:
+        return tuple(self.requests.values())
+
+
+async def _wait_load_or_quiet(
+    events: EventStream[RawEvent], frame_id: str, loader_id: str, requests: _InFlight
+) -> bool:
+    """Wait for the document's load event (``True``), or until no request has started or
+    ended for :data:`_USABLE_QUIET` seconds (``False``: what is left is then reported as
+    pending; after the load event, what runs is the page's own business, the browser's
+    favicon fetch included, not part of loading it)."""
+    load = asyncio.ensure_future(_wait_lifecycle(events, frame_id, loader_id, "load"))
+    try:
+        while True:
+            quiet_in = requests.last_change + _USABLE_QUIET - time.monotonic()
+            if quiet_in <= 0:
+                return False
+            done, _ = await asyncio.wait({load}, timeout=quiet_in)
+            if done:
+                load.result()  # a closed page raises here
+                return True
+    finally:
+        load.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await load
 
 
 def _is_swapping(error: ProtocolError) -> bool:

@@ -169,6 +169,28 @@ def _echo_headers(handler: Handler) -> None:
     handler.reply(200, json.dumps(dict(handler.headers.items())), "application/json")
 
 
+def _hang(handler: Handler) -> None:
+    """Never answers in a test's time: holds the request ``?s=`` seconds (60), then closes
+    the connection without a response (a tracker that does not answer)."""
+    time.sleep(float(_query(handler, "s", "60")))
+    handler.close_connection = True
+
+
+def _tracked(handler: Handler) -> None:
+    """An article whose image and async script come from ``?tracker=`` (a URL, e.g. another
+    server's ``/hang``): its DOMContentLoaded comes at once, its load event only when they
+    have answered."""
+    import html
+
+    tracker = html.escape(_query(handler, "tracker", "/hang"))
+    handler.reply(
+        200,
+        "<title>Tracked article</title><h1>Tracked article</h1><p>The story itself.</p>"
+        f'<img src="{tracker}&amp;kind=pixel" alt="">'
+        f'<script async src="{tracker}&amp;kind=script"></script>',
+    )
+
+
 def start_server() -> FixtureServer:
     server = FixtureServer()
     server.route("/slow", _slow)
@@ -180,6 +202,8 @@ def start_server() -> FixtureServer:
     server.route("/dl/stall", _stall)
     server.route("/dl/named", _named)
     server.route("/echo/headers", _echo_headers)
+    server.route("/hang", _hang)
+    server.route("/tracked", _tracked)
     return server.start()
 
 

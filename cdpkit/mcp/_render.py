@@ -40,10 +40,27 @@ def render_json(result: Any, session: BrowserSession) -> list[Part]:
     return [Text(to_json(result))]
 
 
+# Pending requests named in a navigation's result; more are only counted.
+_PENDING_SHOWN = 5
+
+
 def render_navigation(result: Any, session: BrowserSession) -> list[Part]:
     if result is None:
         return [Text("No page that way in the history: nothing happened.")]
-    return [Text(to_json(result))]
+    pending: tuple[str, ...] = result.pending
+    parts: list[Part] = [
+        Text(to_json({"url": result.url, "status": result.status, "title": result.title}))
+    ]
+    if pending:
+        shown = "\n".join(f"- {url}" for url in pending[:_PENDING_SHOWN])
+        more = len(pending) - _PENDING_SHOWN
+        parts.append(
+            Text(
+                f"The page is usable; {len(pending)} request(s) still loading (not waited "
+                f"for):\n{shown}" + (f"\n... and {more} more" if more > 0 else "")
+            )
+        )
+    return parts
 
 
 def render_snapshot(result: tools.Snapshot, session: BrowserSession) -> list[Part]:

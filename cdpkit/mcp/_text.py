@@ -66,7 +66,14 @@ TOOL_TEXT: dict[str, ToolText] = {
     "session_list": ("List the named sessions of `browse`.", {}),
     "session_close": ("Close a named session of `browse`.", {"name": ""}),
     # navigation
-    "browser_navigate": ("Load a URL in the active tab and wait for it.", _NAVIGATION),
+    "browser_navigate": (
+        "Load a URL in the active tab and wait until it is usable.",
+        {
+            "wait_until": "`usable` (default): content loaded, network quiet, the result "
+            "lists what still loads; `load`: every resource.",
+            "timeout": "",
+        },
+    ),
     "browser_go_back": ("Go back in history (`null` if there is no page before).", _NAVIGATION),
     "browser_go_forward": ("Go forward in history (`null` if there is none).", _NAVIGATION),
     "browser_reload": ("Reload the page.", _NAVIGATION),

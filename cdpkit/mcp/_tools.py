@@ -32,6 +32,7 @@ from .._own_requests import checked_by
 from ..browser import Browser, BrowserContext
 from ..errors import NavigationError
 from ..page import Dialog, DialogPolicy, Page
+from ..tools.navigation import NavigationResult, WaitUntil
 from ..tools.tabs import active_tab
 from ._browse import browse_tools
 from ._changes import LOADED_SETTLE, SETTLE, summarize, watch_changes
@@ -273,6 +274,15 @@ async def handle_dialog(page: Page, *, accept: bool = True, prompt_text: str | N
     )
 
 
+async def navigate(
+    page: Page, url: str, *, wait_until: WaitUntil = "usable", timeout: float = 30
+) -> NavigationResult:
+    """Load ``url`` in the page and wait until it is usable (:func:`cdpkit.tools.navigate`,
+    ``wait_until="usable"`` by default: an unreachable tracker or a hanging image does
+    not turn a readable page into a timeout; the result lists what is still loading)."""
+    return await tools.navigate(page, url, wait_until=wait_until, timeout=timeout)
+
+
 async def browser_tabs(
     browser: Browser,
     action: Literal["list", "new", "switch", "close"] = "list",
@@ -312,7 +322,7 @@ async def browser_tabs(
             url = normalize_url(url)  # judged and loaded as the browser reads it
             policy.check(url)
         try:
-            page = await tools.new_tab(browser, url, context=context)
+            page = await tools.new_tab(browser, url, context=context, wait_until="usable")
         except NavigationError as exc:
             refused = guard.take_unreported() if guard is not None else []
             opened = active_tab(browser, context=context)
@@ -425,7 +435,8 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         # navigation
         _page_tool(
             "browser_navigate",
-            tools.navigate,
+            navigate,
+            borrow=tools.navigate,
             render=render_navigation,
             page_content=True,
             reads_page=False,

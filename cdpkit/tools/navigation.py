@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -14,8 +15,10 @@ from .._navigation import (
     WaitUntil,
     _check_wait_until,
     _current,
+    _InFlight,
     _retrying,
     _timed_out,
+    _wait_load_or_quiet,
     load,
     page_set_up,
 )
@@ -62,12 +65,18 @@ async def navigate(
         page: The page.
         url: An absolute URL.
         wait_until: ``"load"`` (the load event), ``"domcontentloaded"``, ``"networkidle"``
-            (no network activity for 500 ms) or ``"commit"`` (the new document replaced
-            the old one; its content may still be arriving).
+            (no network activity for 500 ms), ``"commit"`` (the new document replaced
+            the old one; its content may still be arriving) or ``"usable"``: the document
+            is parsed (DOMContentLoaded) and then either its load event comes or no
+            request starts or ends for 500 ms, whichever is first; the requests still in
+            flight then are listed in the result's ``pending``. A tracker or image that never
+            answers then does not hold the navigation until ``timeout``; a main document
+            that never answers still times out.
         timeout: Seconds for the whole navigation.
 
     Returns:
-        The final URL, HTTP status and title.
+        The final URL, HTTP status and title (and with ``"usable"``, what is still
+        loading).
 
     Raises:
         NavigationError: The page did not load: DNS failure, refused connection, invalid
@@ -118,9 +127,12 @@ async def _wait_navigation(
     Handles a new document (lifecycle events of its loader), a same-document move
     (pushState, #hash) and a restore from the back/forward cache (no load event at all).
     """
-    lifecycle = _LIFECYCLE.get(wait_until)
+    usable = wait_until == "usable"
+    lifecycle = "DOMContentLoaded" if usable else _LIFECYCLE.get(wait_until)
     main_frame = page.target_id  # a page's main frame id is its target id
     landed: str | None = None
+    requests = _InFlight()
+    pending: tuple[str, ...] = ()
     try:
         # Raw events read through their generated JSON shapes: the fast path. Only a few
         # keys are read, a newer Chrome's changes elsewhere in these events cannot break
@@ -153,8 +165,13 @@ async def _wait_navigation(
                 elif method == _LIFECYCLE_EVENT and loader_id is not None:
                     stage = cast("LifecycleEventJSON", event.params)
                     if stage["loaderId"] == loader_id and stage["name"] == lifecycle:
+                        if usable and not await _wait_load_or_quiet(
+                            events, main_frame, loader_id, requests
+                        ):
+                            pending = requests.urls()
                         break
-            return await _current(page, url=landed)
+            result = await _current(page, url=landed)
+            return dataclasses.replace(result, pending=pending)
     except TimeoutError:
         raise _timed_out(f"{what} to reach {_STAGE[wait_until]}", timeout, function) from None
 

@@ -18,7 +18,7 @@ from .. import cdp
 from ..browser import Browser, BrowserContext
 from ..errors import CDPError
 from ..page import Page
-from .navigation import navigate
+from .navigation import WaitUntil, navigate
 
 __all__ = ["Tab", "active_tab", "close_tab", "list_tabs", "new_tab", "switch_tab"]
 
@@ -110,7 +110,11 @@ async def list_tabs(browser: Browser, *, context: BrowserContext | None = None) 
 
 
 async def new_tab(
-    browser: Browser, url: str | None = None, *, context: BrowserContext | None = None
+    browser: Browser,
+    url: str | None = None,
+    *,
+    context: BrowserContext | None = None,
+    wait_until: WaitUntil = "load",
 ) -> Page:
     """Open a new tab, bring it to the front and make it the active tab.
 
@@ -120,9 +124,11 @@ async def new_tab(
 
     Args:
         browser: The browser.
-        url: Load this URL in the new tab and wait for its load event.
+        url: Load this URL in the new tab and wait for ``wait_until``.
         context: Open the tab in this browser context (and make it that context's
             active tab).
+        wait_until: What to wait for when loading ``url``, as in
+            :func:`~cdpkit.tools.navigate` (``"load"`` by default).
 
     Returns:
         The new tab's page.
@@ -141,7 +147,7 @@ async def new_tab(
     with contextlib.suppress(CDPError):
         await page.send(cdp.page.bring_to_front())
     if url is not None:
-        await navigate(page, url)
+        await navigate(page, url, wait_until=wait_until)
     return page
 
 

@@ -51,10 +51,11 @@ def test_schemas_come_from_signatures_without_the_page() -> None:
     specs = _specs()
     navigate = specs["browser_navigate"].input_schema
     assert navigate["required"] == ["url"]
-    assert navigate["properties"]["wait_until"] == {
-        "default": "load",
-        "enum": ["load", "domcontentloaded", "networkidle", "commit"],
-    }
+    wait_until = navigate["properties"]["wait_until"]
+    assert (wait_until["default"], wait_until["enum"]) == (
+        "usable",  # over MCP a page is there when it is usable, not at its load event
+        ["load", "domcontentloaded", "networkidle", "commit", "usable"],
+    )
     assert navigate["properties"]["url"] == {"description": "An absolute URL.", "type": "string"}
     # Sequence[str] and os.PathLike become JSON lists and strings.
     paths = specs["browser_upload_file"].input_schema["properties"]["paths"]

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+import urllib.parse
 
 import pytest
 
 import cdpkit
+import cdpkit.tools
 from cdpkit import cdp
 from cdpkit.tools.navigation import go_back, go_forward, navigate, reload
 from tests.server import FixtureServer
@@ -127,3 +129,50 @@ async def test_first_navigation_of_tabs_open_before_attaching(server: FixtureSer
                 assert page is not None
                 await _navigate_watching_commits(page, url, ("commit", "load")[n % 2])
             await host.call("Target.closeTarget", {"targetId": tab["targetId"]})
+
+
+def _tracked_page(server: FixtureServer, tracker_server: FixtureServer) -> tuple[str, str]:
+    """A page on ``server`` whose image and script hang on ``tracker_server``, and the
+    tracker's URL (its requests add ``&kind=...``)."""
+    tracker = tracker_server.url(f"/hang?s=60&page={time.monotonic_ns()}")
+    return server.url("/tracked?tracker=" + urllib.parse.quote(tracker, safe="")), tracker
+
+
+async def test_usable_navigation_returns_while_a_tracker_never_answers(
+    page: cdpkit.Page, server: FixtureServer, other_server: FixtureServer
+) -> None:
+    url, tracker = _tracked_page(server, other_server)
+    with pytest.raises(cdpkit.WaitTimeoutError, match="its load event"):
+        await navigate(page, url, wait_until="load", timeout=3)
+
+    url, tracker = _tracked_page(server, other_server)
+    result = await navigate(page, url, wait_until="usable", timeout=15)
+    assert (result.url, result.status, result.title) == (url, 200, "Tracked article")
+    assert sorted(result.pending) == [tracker + "&kind=pixel", tracker + "&kind=script"]
+    heading = await cdpkit.tools.evaluate(page, "document.querySelector('h1').textContent")
+    assert heading == "Tracked article"
+
+    # A page whose resources all answer loads as before: nothing pending.
+    done = await navigate(page, server.url("/input/keys.html"), wait_until="usable")
+    assert (done.title, done.pending) == ("Keys", ())
+
+
+async def test_usable_reload_and_history_moves_return_while_a_tracker_never_answers(
+    page: cdpkit.Page, server: FixtureServer, other_server: FixtureServer
+) -> None:
+    url, _ = _tracked_page(server, other_server)
+    await navigate(page, url, wait_until="usable", timeout=15)
+    reloaded = await reload(page, wait_until="usable", timeout=15)
+    assert (reloaded.url, reloaded.title) == (url, "Tracked article")
+    await navigate(page, server.url("/input/keys.html"))
+    back = await go_back(page, wait_until="usable", timeout=15)
+    assert back is not None and back.url == url
+
+
+async def test_usable_navigation_to_a_document_that_never_answers_times_out(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    url = server.url("/slow?s=4")
+    with pytest.raises(cdpkit.WaitTimeoutError) as caught:
+        await navigate(page, url, wait_until="usable", timeout=1)
+    assert f"the navigation to {url} to reach DOMContentLoaded" in str(caught.value)

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-import click
 import typer
 
 from .._cli_common import CLIError
@@ -89,11 +88,21 @@ _ENGINE_COMMANDS = frozenset({"browse"})
 def _from_command_line(name: str, value: Any, default: Any) -> bool:
     """Whether the command line gave the parameter ``name`` (a value equal to the default
     counts when typer's context says it was typed)."""
-    context = click.get_current_context(silent=True)
+    context = _current_context()
     if context is not None and name in context.params:
         source = context.get_parameter_source(name)
-        return source is click.core.ParameterSource.COMMANDLINE
+        return getattr(source, "name", None) == "COMMANDLINE"
     return bool(value != default)
+
+
+def _current_context() -> Any:
+    """The running command's click context, or ``None``. Typer 0.2x carries its own click
+    (``typer._click``), older ones depend on click: cdpkit depends on neither directly."""
+    try:
+        from typer._click.globals import get_current_context
+    except ImportError:
+        from click import get_current_context  # type: ignore[no-redef]
+    return get_current_context(silent=True)
 
 
 def with_settings(command: F) -> F:

@@ -101,7 +101,6 @@ def test_environment_variables_follow_one_scheme() -> None:
 def test_tui_reads_its_variables(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    pytest.importorskip("textual")
     monkeypatch.setenv("CDPKIT_CONFIG", str(tmp_path / "none.toml"))
     monkeypatch.setenv("CDPKIT_USER_AGENT", "tui-env/1")
     monkeypatch.setenv("CDPKIT_HEADFUL", "maybe")

@@ -24,6 +24,7 @@ import anyio
 from . import cdp
 from ._endpoint import check_headers, http_request, redact
 from ._secrets import get_logger
+from ._tasks import run_in_background
 from .browser import Browser, connect
 from .errors import CDPError, CommandTimeoutError, ConnectError, GridCapacityError, GridError
 from .launcher import DEFAULT_ARGS, DEFAULT_VIEWPORT, HEADLESS_ARGS, window_size_arg
@@ -247,9 +248,7 @@ def _abandon(request: asyncio.Future[tuple[str, str, dict[str, Any]]], owner: Gr
         log.info("Deleting grid session %s, created after its request was given up", session_id)
         await owner._delete(session_id)
 
-    task = asyncio.ensure_future(reap())
-    _abandoned.add(task)
-    task.add_done_callback(_abandoned.discard)
+    run_in_background(reap(), _abandoned, what="Deleting a late grid session")
 
 
 def _through_grid_url(grid_url: str, cdp_url: str) -> str:

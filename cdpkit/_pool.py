@@ -30,6 +30,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from . import _grid
+from ._tasks import run_in_background
 from .browser import Browser, BrowserContext, IdentityKeywords, launch
 from .errors import CDPError, WaitTimeoutError
 from .page import Page
@@ -128,7 +129,7 @@ class Pool:
         self._leases: set[_Lease] = set()
         self._creating = 0  # grid sessions being requested
         self._changed = asyncio.Condition()  # a session became idle, or a request ended
-        self._tasks: set[asyncio.Future[None]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
         self._creations: set[asyncio.Future[_Lease]] = set()
         self._open = False
         self.launches = 0
@@ -235,9 +236,7 @@ class Pool:
             self._changed.notify_all()
 
     def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        run_in_background(coroutine, self._tasks, what="A background pool task")
 
     @contextlib.asynccontextmanager
     async def page(self) -> AsyncIterator[Page]:

@@ -22,6 +22,7 @@ from . import cdp
 from ._endpoint import browser_ws_url, check_headers, redact
 from ._keywords import check_keywords, keyword_signature
 from ._profiles import ProfileLock, profile_dir
+from ._tasks import run_in_background
 from ._transport import CLOSE_GRACE, PipeTransport, Transport, WebSocketTransport
 from .connection import Connection
 from .errors import (
@@ -145,7 +146,7 @@ class Browser(Session):
         self._created_targets: set[str] = set()
         self._closing: asyncio.Task[None] | None = None
         self._exit_watch: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Future[None]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
         # Run once the connection is closed (cdpkit.grid deletes its WebDriver session).
         self._after_close: list[Callable[[], Awaitable[None]]] = []
         connection.session_factory = self._make_session
@@ -173,9 +174,7 @@ class Browser(Session):
 
     def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
         """Run a fire-and-forget task, keeping a reference so it is not collected."""
-        task = asyncio.ensure_future(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        run_in_background(coroutine, self._tasks, what="A background browser task")
 
     async def _start(self) -> None:
         attach = (

@@ -37,6 +37,7 @@ FLOORS: dict[str, int] = {
     "_autoconnect": 1,
     "_secrets": 1,  # masking the proxy passwords in messages and logs
     "_files": 1,  # writing the files that hold credentials
+    "_tasks": 1,  # fire-and-forget tasks whose failures are always retrieved
     "_keywords": 0,  # a typing helper: imports nothing of cdpkit
     "_navigation": 2,
     "_frames": 2,

@@ -250,3 +250,35 @@ async def test_a_pool_larger_than_the_grid_reuses_released_sessions_instead_of_s
     await eventually(lambda: busy_slots(url) == 0, 60, "every slot to be free")
     await asyncio.sleep(3)
     assert await busy(url) == 0
+
+
+async def test_closing_a_grid_browser_while_another_waits_in_the_queue_leaves_no_stray_error(
+    standalone_grid: str,
+) -> None:
+    """Both slots taken, a third grid() queues; closing one browser lets it in. Nothing
+    cdpkit started in the background may end with an error nobody read."""
+    import gc
+
+    loop = asyncio.get_running_loop()
+    strays: list[dict[str, object]] = []
+    previous = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _, context: strays.append(context))
+    try:
+        first = await cdpkit.grid(standalone_grid, args=NODE_ARGS)
+        second = await cdpkit.grid(standalone_grid, args=NODE_ARGS)
+        await first.new_page()
+        queued = asyncio.ensure_future(cdpkit.grid(standalone_grid, args=NODE_ARGS).__aenter__())
+        await asyncio.sleep(1)
+        assert not queued.done()  # waiting in the grid's queue
+        await first.close()
+        third = await asyncio.wait_for(queued, 60)
+        page = await third.new_page()
+        assert (await page.send(cdp.runtime.evaluate("6 * 7"))).result.value == 42
+        await asyncio.gather(second.close(), third.close())
+        await asyncio.sleep(0.5)
+        gc.collect()
+        await asyncio.sleep(0)
+    finally:
+        loop.set_exception_handler(previous)
+    assert strays == []
+    assert await busy(standalone_grid) == 0

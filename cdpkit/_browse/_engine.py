@@ -939,7 +939,11 @@ async def browse(
         max_tokens: Budget for ``content``, counted as characters / 4; whole blocks are cut
             by priority and ``truncation`` says what.
         readability: Keep only the main content (default ``False``).
-        include_media: Embed images as WebP scaled to fit 640x480 (default ``False``).
+        include_media: Download the page's first images and videos into the media cache
+            (default ``False``): an image as a WebP within ``[media] max_width`` x
+            ``max_height`` (640x480), a video as ``[media] video_frames`` (5) WebP frames
+            taken with ffmpeg; each :class:`MediaItem` names its ``files`` (or says why
+            not in ``note``). Later calls reuse the cache.
         max_tier: The highest tier to escalate to: 1, 2 or 3 (default 3).
         tier: Use exactly this tier (no escalation).
         timeout: Seconds for the whole call, all tiers together (default 30). When the

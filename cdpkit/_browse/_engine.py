@@ -565,7 +565,8 @@ class _Call:
             extraction = await self._extract(
                 extract_document, fetched.body, mime, fetched.final_url, self.options, limits
             )
-            return self._result(extraction, fetched.final_url, fetched.status, 1, mime or "application/octet-stream")
+            result = self._result(extraction, fetched.final_url, fetched.status, 1, mime or "application/octet-stream")
+            return await self._cached_resource(result, fetched.body)
         # Charset detection can take a while on a big page: off the event loop too.
         html = await anyio.to_thread.run_sync(decode_html, fetched.body, fetched.content_type, abandon_on_cancel=True)
         extraction = await self._extract(_extract_html, html, fetched.final_url, self.options)
@@ -736,6 +737,27 @@ class _Call:
         return dataclasses.replace(
             result, media=items, truncation=[*result.truncation, *notes], timing=self._timing()
         )
+
+    async def _cached_resource(self, result: BrowseResult, body: bytes) -> BrowseResult:
+        """With ``include_media``, an image resource's WebP (made by the document reader)
+        kept in the media cache as a page's images are, its item naming the file."""
+        if not (self.options.include_media and result.mime_type.startswith("image/") and result.media):
+            return result
+        item = result.media[0]
+        if item.data is None or item.files:
+            return result
+        from ._media import MediaCache, Transform, content_key
+
+        settings = self.config.media
+        transform = Transform(settings.max_width, settings.max_height, settings.quality, settings.video_frames)
+        cache = MediaCache(self.config.media_dir, int(settings.cache_size_mb * 1024 * 1024))
+        key = content_key(body, transform, "image")
+        cached = await anyio.to_thread.run_sync(cache.by_key, key)
+        if cached is None:
+            cached = await anyio.to_thread.run_sync(cache.store, key, [item.data], item.width, item.height)
+        await anyio.to_thread.run_sync(cache.remember_url, item.url, transform, "image", key)
+        files = tuple(str(path) for path in cached.files)
+        return dataclasses.replace(result, media=[dataclasses.replace(item, files=files), *result.media[1:]])
 
     async def _media_item(
         self, item: MediaItem, page_url: str, cache: MediaCache, transform: Transform

@@ -196,3 +196,11 @@ def test_cli_download_media_lists_the_files(media_server: FixtureServer, tmp_pat
     lines = completed.stdout.split("## Media files", 1)[1].strip().splitlines()
     assert lines[0].startswith("- image 1600x1200 ") and lines[0].endswith(".webp")
     assert lines[1].startswith("- video ") and "none (video frames need ffmpeg" in lines[1]
+
+
+async def test_an_image_url_itself_is_kept_in_the_cache_too(media_server: FixtureServer, tmp_path: Path) -> None:
+    result = await cdpkit.browse(media_server.url("/media/big.png"), include_media=True)
+    [item] = result.media
+    [webp] = item.files
+    assert Path(webp).parent == _cache_dir(tmp_path)
+    assert _webp_size(webp) == (640, 480) and Path(webp).read_bytes() == item.data

@@ -726,12 +726,16 @@ class _Call:
                 items[index] = outcome
             elif isinstance(outcome, Exception):
                 item = items[index]
-                why = outcome.code if isinstance(outcome, BrowseError) else type(outcome).__name__
-                said = str(outcome).split(": ", 1)[-1] if isinstance(outcome, BrowseError) else str(outcome)
+                # A BrowseError reads "<url>: <what> [<code>] (<advice>)": the URL is said below.
+                said = (
+                    str(outcome).removeprefix(f"{outcome.url}: ")
+                    if isinstance(outcome, BrowseError)
+                    else f"{type(outcome).__name__}: {outcome}"
+                )
                 items[index] = dataclasses.replace(item, note=said)
                 shown = f" ({item.alt!r})" if item.alt else ""
                 where = item.url if not item.url.startswith("data:") else "data: URL"
-                notes.append(f"{item.kind} {where}{shown} failed ({why}): its URL and alt text only")
+                notes.append(f"{item.kind} {where}{shown}: its URL and alt text only, {said}")
             else:  # cancellation and the like: not the item's fault
                 raise outcome
         return dataclasses.replace(

@@ -4,6 +4,7 @@ showing them, and what a page may serve that is not a safe image."""
 
 from __future__ import annotations
 
+import base64
 import io
 import subprocess
 from collections.abc import Callable
@@ -114,6 +115,12 @@ def add_media_routes(server: FixtureServer, folder: Path) -> FixtureServer:
             f"<img src='/media/noise{index}.png' alt='noise {index}'>".encode(),
             "text/html",
         )
+    inline = "data:video/mp4;base64," + base64.b64encode(clip).decode()
+    routes["/media/data-video.html"] = _file(
+        f"<title>Inline clip</title><h1>A clip in the page itself</h1><p>The clip is a data: URL.</p>"
+        f"<video src='{inline}' title='inline clip'></video>".encode(),
+        "text/html",
+    )
     for path, route in routes.items():
         server.route(path, route)
     return server

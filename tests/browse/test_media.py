@@ -146,6 +146,15 @@ async def test_what_is_not_a_safe_image_is_skipped_with_a_note(media_server: Fix
     assert len(result.truncation) == 4
 
 
+async def test_a_video_in_a_data_url_is_decoded_and_made_frames(media_server: FixtureServer) -> None:
+    media_server.requests.clear()
+    result = await cdpkit.browse(media_server.url("/media/data-video.html"), include_media=True, max_tier=1)
+    [clip] = result.media
+    assert clip.url.startswith("data:video/mp4;base64,") and clip.alt == "inline clip"
+    assert len(clip.files) == 5 and all(_webp_size(path) == (320, 240) for path in clip.files)
+    assert media_server.requests == ["/media/data-video.html"]
+
+
 def test_data_urls_are_decoded_within_a_bound() -> None:
     from cdpkit._browse._media import DATA_URL_MAX_BYTES, MediaRefused, data_url
 

@@ -90,3 +90,51 @@ def all_pages(sizes: Sizes) -> dict[str, bytes]:
         "/elements": elements(sizes.elements),
         "/console": CONSOLE,
     }
+
+
+# -- the media pipeline's pages (benchmarks/cases/media.py), made on first request --------------
+
+MEDIA_IMAGES = 8  # images on /media-page: as many as browse downloads from one page
+MEDIA_VIDEOS = 2  # videos on /media-videos
+
+
+def media_page() -> bytes:
+    """A page of :data:`MEDIA_IMAGES` distinct photos (``/media/photo<i>.png``)."""
+    images = "".join(f"<img src='/media/photo{i}.png' alt='photo {i}'>" for i in range(MEDIA_IMAGES))
+    return _html("Media", f"<h1>Photos</h1><p>{_sentence(random.Random(2), 30)}</p>{images}")
+
+
+def media_videos_page() -> bytes:
+    """A page of :data:`MEDIA_VIDEOS` distinct clips (``/media/clip<i>.mp4``)."""
+    videos = "".join(f"<video src='/media/clip{i}.mp4' title='clip {i}'></video>" for i in range(MEDIA_VIDEOS))
+    return _html("Clips", f"<h1>Clips</h1><p>{_sentence(random.Random(3), 30)}</p>{videos}")
+
+
+def photo(index: int) -> bytes:
+    """A 1600x1200 PNG like a photo (a gradient under noise), different for each ``index``."""
+    import io
+
+    from PIL import Image
+
+    base = Image.linear_gradient("L").resize((1600, 1200)).rotate(index * 40, expand=False)
+    noise = Image.effect_noise((1600, 1200), 40 + index)
+    image = Image.merge("RGB", (base, noise, Image.blend(base, noise, 0.5)))
+    out = io.BytesIO()
+    image.save(out, "PNG", compress_level=1)  # made once per run, on the first request
+    return out.getvalue()
+
+
+def clip(index: int) -> bytes:
+    """A 4-second 640x360 H.264 clip of ffmpeg's test source, different for each ``index``."""
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "clip.mp4"
+        subprocess.run(
+            ["ffmpeg", "-v", "error", "-y", "-f", "lavfi",
+             "-i", f"testsrc2=duration=4:size=640x360:rate=25,hue=h={index * 90}",
+             "-pix_fmt", "yuv420p", str(path)],
+            check=True, timeout=120)
+        return path.read_bytes()

@@ -12,15 +12,52 @@ from benchmarks import pages
 from benchmarks.common import Sizes
 
 
+class _MediaFiles:
+    """The media pages and their files, each made once, on its first request."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, tuple[bytes, str]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, path: str) -> tuple[bytes, str] | None:
+        with self._lock:
+            if not self._made:  # all at once: the first request is a warm-up, never timed
+                paths = ["/media-page", "/media-videos",
+                         *(f"/media/photo{i}.png" for i in range(pages.MEDIA_IMAGES)),
+                         *(f"/media/clip{i}.mp4" for i in range(pages.MEDIA_VIDEOS))]
+                for each in paths:
+                    made = self._make(each)
+                    assert made is not None
+                    self._made[each] = made
+            return self._made.get(path)
+
+    @staticmethod
+    def _make(path: str) -> tuple[bytes, str] | None:
+        if path == "/media-page":
+            return pages.media_page(), "text/html; charset=utf-8"
+        if path == "/media-videos":
+            return pages.media_videos_page(), "text/html; charset=utf-8"
+        name = path.removeprefix("/media/")
+        for prefix, suffix, make, kind in (("photo", ".png", pages.photo, "image/png"),
+                                           ("clip", ".mp4", pages.clip, "video/mp4")):
+            number = name.removeprefix(prefix).removesuffix(suffix)
+            if name.startswith(prefix) and name.endswith(suffix) and number.isdigit():
+                return make(int(number)), kind
+        return None
+
+
 @contextlib.contextmanager
 def serve(sizes: Sizes) -> Iterator[str]:
     """Yield the base URL (``http://127.0.0.1:PORT``) while the server runs.
 
     Paths: ``/blank``, ``/article``, ``/tall``, ``/elements``, ``/console`` (any query string
     is ignored, so callers can defeat caches), ``/file.bin`` and ``/attachment.bin`` (the big
-    file, the second with ``Content-Disposition: attachment``).
+    file, the second with ``Content-Disposition: attachment``); ``/media-page`` and
+    ``/media-videos`` with their ``/media/photo<i>.png`` and ``/media/clip<i>.mp4``
+    (made on first request).
     """
     bodies = pages.all_pages(sizes)
+    media = _MediaFiles()
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -29,6 +66,12 @@ def serve(sizes: Sizes) -> Iterator[str]:
             path = urlsplit(self.path).path
             if path in bodies:
                 self._send(bodies[path], "text/html; charset=utf-8")
+            elif path.startswith("/media"):
+                found = media.get(path)
+                if found is None:
+                    self._send(b"not found", "text/plain", status=404)
+                else:
+                    self._send(*found)
             elif path in ("/file.bin", "/attachment.bin"):
                 headers = {"Content-Disposition": 'attachment; filename="big.bin"'} \
                     if path == "/attachment.bin" else {}

@@ -1,4 +1,5 @@
-"""Writing files that hold cookies or credentials (storage state, HAR, saved sessions).
+"""Writing files that hold cookies or credentials (storage state, HAR, saved sessions), or
+what a user read (the media cache).
 
 :func:`write_private` never leaves such a file readable by others, also when it replaces
 one that was: the data goes to a new file created with mode 0600 beside the target, which
@@ -13,7 +14,29 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["write_private"]
+__all__ = ["private_dir", "write_private"]
+
+
+def private_dir(path: str | os.PathLike[str]) -> Path:
+    """``path`` as a directory only its owner can enter (mode 0700), made with its
+    missing parents (those made now 0700 too); an existing one is set to 0700.
+
+    Raises:
+        OSError: It could not be made, or is not a directory.
+    """
+    target = Path(path)
+    missing: list[Path] = []
+    for parent in (target, *target.parents):
+        if parent.exists():
+            break
+        missing.append(parent)
+    for directory in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            directory.mkdir(mode=0o700)
+    if not target.is_dir():
+        raise NotADirectoryError(f"{target} is not a directory")
+    os.chmod(target, 0o700)
+    return target
 
 
 def write_private(path: str | os.PathLike[str], data: bytes | str) -> None:

@@ -45,6 +45,7 @@ __all__ = [
     "IDENTITY",
     "LAUNCH_ONLY",
     "MCP",
+    "MEDIA",
     "OPTIONS",
     "ORIGINS_HELP",
     "Option",
@@ -282,6 +283,20 @@ _TABLE = (
         "this storage_state JSON file (Playwright's format; tools.save_storage_state writes one).",
         metavar="PATH", config="browser.storage_state",
     ),
+    # -- the media of `cdpkit browse` (cdpkit._browse._media) --
+    _option(
+        "download_media", "bool", ("--download-media", "--include-media"),
+        "Download the page's images (WebP within [media] max_width x max_height, 640x480) "
+        "and videos (frames taken with ffmpeg) into the media cache; the files are listed "
+        "after the content (and in --json).",
+        config="media.include", env=False,
+    ),
+    _option(
+        "video_frames", "int", "--video-frames",
+        "Frames taken of each video with --download-media, evenly spaced over its duration "
+        "(default 5).",
+        metavar="N", config="media.video_frames", env=False, minimum=1,
+    ),
     # -- the MCP server's own, continued --
     _option(
         "snapshot_after_action", "bool", "--snapshot-after-action",
@@ -305,6 +320,9 @@ IDENTITY = ("user_agent", "locale", "timezone", "proxy", "stealth", "extra_heade
 
 BROWSER = ("connect", "grid", "header", "headful", "profile", "chrome", "chrome_arg", "viewport", "timeout")
 """The options saying how a command gets its browser (:func:`cdpkit._browser_options.browser_options`)."""
+
+MEDIA = ("download_media", "video_frames")
+"""The media options of ``cdpkit browse`` (its ``[media]`` table)."""
 
 LAUNCH_ONLY = ("headful", "profile", "chrome", "chrome_arg", "viewport")
 """What only a launched browser takes: left out of lower layers when it is attached."""

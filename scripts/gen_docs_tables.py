@@ -147,7 +147,7 @@ def cli_options(name: str) -> str:
 
 def option_sources() -> str:
     """Each option's environment variable and config-file key, and what reads them."""
-    from cdpkit._options import BROWSER, IDENTITY, OPTIONS
+    from cdpkit._options import BROWSER, IDENTITY, MEDIA, OPTIONS
 
     rows = ["| option | environment variable | config file | read by |", "|---|---|---|---|"]
     for option in OPTIONS.values():
@@ -162,6 +162,8 @@ def option_sources() -> str:
             where = "every command"
         elif option.name in BROWSER or option.name in IDENTITY:
             where = "every command that starts a browser, `cdpkit mcp`"
+        elif option.name in MEDIA:
+            where = "`cdpkit browse`"
         else:
             where = "`cdpkit mcp`"
         rows.append(f"| `{option.flag}` | {env} | {config} | {where} |")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up a checkout on Debian/Ubuntu. Safe to run again.
 #
-#   bash scripts/setup.sh           what running needs: Chromium (only if no Chrome is found)
-#                                   and a virtualenv in .venv with cdpkit
+#   bash scripts/setup.sh           what running needs: Chromium (only if no Chrome is found),
+#                                   ffmpeg (video frames of browse's media) and a virtualenv in
+#                                   .venv with cdpkit
 #   bash scripts/setup.sh --tests   that, plus what only the tests need: the dev dependencies,
 #                                   tmux (the TUI's terminal test), Java, ChromeDriver and the
 #                                   Selenium Grid server jar (the grid tests)
@@ -35,6 +36,12 @@ apt_install() {
 if ! have_chrome; then
     echo "setup: no Chrome found; installing Debian's chromium" >&2
     apt_install chromium
+fi
+
+# ffmpeg and ffprobe: the frames of the videos `browse --download-media` reads (cdpkit/_browse/_media.py).
+if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then
+    echo "setup: installing Debian's ffmpeg (video frames of browse's media)" >&2
+    apt_install ffmpeg
 fi
 
 if [ -n "$tests" ]; then

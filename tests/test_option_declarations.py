@@ -64,7 +64,9 @@ def test_every_config_key_of_an_option_is_one_the_config_file_takes(tmp_path: Pa
     identity = {field.name for field in dataclasses.fields(cdpkit.BrowserSettings)}
     table_keys = {field.name for field in dataclasses.fields(BrowserTable)} - {"settings"}
     declared = {
-        option.config.partition(".")[2]: option for option in OPTIONS.values() if option.config
+        option.config.partition(".")[2]: option
+        for option in OPTIONS.values()
+        if option.config and option.config.startswith("browser.")
     }
     # Every [browser] key that is not an identity key is one option's.
     assert table_keys == {key for key in declared if key not in identity}
@@ -87,6 +89,13 @@ def test_every_config_key_of_an_option_is_one_the_config_file_takes(tmp_path: Pa
         merge_tables(EngineConfig(), {"browser": {key: value}}, "test")
     with pytest.raises(ConfigError, match=r"unknown key \[browser\] user_agnet"):
         merge_tables(EngineConfig(), {"browser": {"user_agnet": "x"}}, "test")
+    # The other options' keys (the media of `cdpkit browse`) are keys of their tables.
+    for option in OPTIONS.values():
+        table, _, key = (option.config or "").partition(".")
+        if table and table != "browser":
+            value = {"bool": True, "int": 3}[option.kind]
+            config = merge_tables(EngineConfig(), {table: {key: value}}, "test")
+            assert getattr(getattr(config, table), key) == value
 
 
 def test_environment_variables_follow_one_scheme() -> None:

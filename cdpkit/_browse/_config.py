@@ -25,11 +25,14 @@ names the file, the table and the key::
     storage_state = "~/login.json"
     ignore_default_args = ["--disable-extensions"]
 
-    [media]                 # images turned into media items
-    include = false         # embed them (downscaled WebP) in results
-    max_width = 640
+    [media]                 # the page's images and videos, downloaded (include_media)
+    include = false         # download them: images as WebP, videos as frames (ffmpeg)
+    max_width = 640         # every image and frame fits this box
     max_height = 480
-    quality = 80
+    quality = 80            # WebP quality
+    video_frames = 5        # frames of a video, evenly spaced over its duration
+    cache_size_mb = 256     # the media cache's bound: least recently used go first
+    cache_dir = "~/.cache/cdpkit/media"
 
     [output]
     format = "markdown"     # markdown, text, json, a11y, links
@@ -97,6 +100,9 @@ class MediaSettings:
     max_width: int = 640
     max_height: int = 480
     quality: int = 80
+    video_frames: int = 5
+    cache_size_mb: float = 256.0
+    cache_dir: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +164,14 @@ class EngineConfig:
             return Path(self.session.dir).expanduser()
         return platformdirs.user_data_path("cdpkit", appauthor=False) / "browse-sessions"
 
+    @property
+    def media_dir(self) -> Path:
+        """Where the media cache lives (``[media] cache_dir``, else the user's cache
+        directory's ``cdpkit/media``: ``~/.cache/cdpkit/media`` on Linux)."""
+        if self.media.cache_dir:
+            return Path(self.media.cache_dir).expanduser()
+        return platformdirs.user_cache_path("cdpkit", appauthor=False) / "media"
+
 
 _CLASSES: dict[str, type[Any]] = {
     "browser": BrowserSettings,
@@ -180,6 +194,8 @@ _RANGES: dict[tuple[str, str], tuple[Any, str]] = {
     ("media", "max_width"): (lambda v: v > 0, "a positive number of pixels"),
     ("media", "max_height"): (lambda v: v > 0, "a positive number of pixels"),
     ("media", "quality"): (lambda v: 1 <= v <= 100, "a whole number from 1 to 100"),
+    ("media", "video_frames"): (lambda v: 1 <= v <= 60, "a whole number from 1 to 60"),
+    ("media", "cache_size_mb"): (lambda v: v > 0, "a positive number of megabytes"),
     ("output", "format"): (lambda v: v in FORMATS, f"one of {', '.join(FORMATS)}"),
     ("output", "link_style"): (lambda v: v in LINK_STYLES, f"one of {', '.join(LINK_STYLES)}"),
     ("output", "max_tokens"): (lambda v: v >= 1, "a positive whole number"),

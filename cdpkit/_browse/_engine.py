@@ -20,7 +20,7 @@ import time
 import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self, Unpack
+from typing import TYPE_CHECKING, Any, Literal, Self, Unpack
 
 import anyio
 
@@ -33,7 +33,6 @@ from ._documents import (
     browser_needed,
     decode_html,
     extract_document,
-    image_data,
     is_html,
     mime_type_of,
 )
@@ -57,6 +56,7 @@ if TYPE_CHECKING:
     from ..browser import Browser
     from ..page import Page
     from ._chrome import Rendered
+    from ._media import CachedMedia, MediaCache, Transform
 
 __all__ = ["BrowserFactory", "Engine", "browse", "engine"]
 
@@ -66,8 +66,36 @@ BrowserFactory = Callable[[], Awaitable["Browser | None"]]
 # is cut short anyway (each stage already keeps to the deadline).
 _GRACE = 1.0
 _PAGE_CLOSE_TIMEOUT = 2.0
-_MAX_MEDIA_FETCHES = 8  # images of a page fetched for include_media (the first ones)
+_MAX_MEDIA_FETCHES = 8  # images and videos of a page fetched for include_media (the first ones)
 _MEDIA_FETCH_TIMEOUT = 10.0
+_VIDEO_FETCH_TIMEOUT = 30.0
+
+
+def _refused_type(kind: str, mime: str) -> str | None:
+    """Why a response of type ``mime`` is not the ``kind`` a page named (``None``: it
+    may be; a server that does not say is given the benefit of the doubt, the decoder
+    judges)."""
+    if mime in ("", "application/octet-stream", "binary/octet-stream"):
+        return None
+    if mime == "image/svg+xml":
+        return "SVG is not rasterized (its scripts and references are a browser's)"
+    if kind == "image" and mime.startswith("image/"):
+        return None
+    if kind == "video" and mime.startswith(("video/", "application/ogg", "audio/ogg")):
+        return None
+    return f"the server sent {mime}, not an {kind}" if kind == "image" else f"the server sent {mime}, not a video"
+
+
+def _referer(page_url: str, url: str) -> dict[str, str]:
+    """The ``Referer`` Chrome sends for a subresource (its default policy,
+    strict-origin-when-cross-origin): the page's URL to its own origin, its origin
+    elsewhere, nothing from https to http."""
+    page, target = urllib.parse.urlsplit(page_url), urllib.parse.urlsplit(url)
+    if page.scheme not in ("http", "https") or (page.scheme == "https" and target.scheme == "http"):
+        return {}
+    if (page.scheme, page.netloc) == (target.scheme, target.netloc):
+        return {"Referer": urllib.parse.urlunsplit((page.scheme, page.netloc, page.path, page.query, ""))}
+    return {"Referer": f"{page.scheme}://{page.netloc}/"}
 
 
 def http_error(url: str, status: int, *, challenge: bool = False) -> BrowseError:
@@ -537,7 +565,8 @@ class _Call:
             extraction = await self._extract(
                 extract_document, fetched.body, mime, fetched.final_url, self.options, limits
             )
-            return self._result(extraction, fetched.final_url, fetched.status, 1, mime or "application/octet-stream")
+            result = self._result(extraction, fetched.final_url, fetched.status, 1, mime or "application/octet-stream")
+            return await self._cached_resource(result, fetched.body)
         # Charset detection can take a while on a big page: off the event loop too.
         html = await anyio.to_thread.run_sync(decode_html, fetched.body, fetched.content_type, abandon_on_cancel=True)
         extraction = await self._extract(_extract_html, html, fetched.final_url, self.options)
@@ -660,31 +689,34 @@ class _Call:
     # -- results --------------------------------------------------------------------------
 
     async def _with_media(self, result: BrowseResult) -> BrowseResult:
-        """With ``include_media``, the page's first images fetched and turned into WebP
-        data; an image that fails keeps its URL and alt text, and ``truncation`` says so.
-        Done once, on the result returned (not for tiers escalated past)."""
+        """With ``include_media``, the page's first images and videos downloaded (in the
+        session: its cookies, identity and proxy, each hop checked) and made small into
+        the media cache (:mod:`._media`): an image a WebP, a video its frames. An item that
+        fails keeps its URL and alt text, its ``note`` and ``truncation`` say why. Done
+        once, on the result returned (not for tiers escalated past)."""
         if not self.options.include_media or result.mime_type != "text/html":
             return result
         wanted = [
             index
             for index, item in enumerate(result.media)
-            if item.kind == "image" and item.data is None and item.url.startswith(("http://", "https://"))
+            if item.kind in ("image", "video")
+            and item.data is None
+            and item.url.startswith(("http://", "https://", "data:"))
         ][:_MAX_MEDIA_FETCHES]
         if not wanted:
             return result
-        media = self.config.media
-        limits = MediaLimits(True, media.max_width, media.max_height, media.quality)
+        from ._media import MediaCache, MediaRefused, Transform
+
+        settings = self.config.media
+        transform = Transform(settings.max_width, settings.max_height, settings.quality, settings.video_frames)
+        cache = MediaCache(self.config.media_dir, int(settings.cache_size_mb * 1024 * 1024))
 
         async def one(index: int) -> MediaItem:
             item = result.media[index]
-            fetched = await fetch(self.session.client, item.url, min(_MEDIA_FETCH_TIMEOUT, self.left()))
-            if fetched.status >= 400:
-                raise http_error(item.url, fetched.status)
-            decoded = await anyio.to_thread.run_sync(image_data, fetched.body, limits, abandon_on_cancel=True)
-            if decoded is None:
-                raise BrowseError(item.url, "processing.image", "not an image it could decode", recoverable=False)
-            width, height, data = decoded
-            return dataclasses.replace(item, width=width, height=height, data=data, mime_type="image/webp")
+            try:
+                return await self._media_item(item, result.final_url, cache, transform)
+            except MediaRefused as exc:
+                raise BrowseError(item.url, "processing.media", str(exc), recoverable=False) from None
 
         outcomes = await asyncio.gather(*(one(index) for index in wanted), return_exceptions=True)
         items = list(result.media)
@@ -693,13 +725,116 @@ class _Call:
             if isinstance(outcome, MediaItem):
                 items[index] = outcome
             elif isinstance(outcome, Exception):
-                why = outcome.code if isinstance(outcome, BrowseError) else type(outcome).__name__
-                shown = f" ({items[index].alt!r})" if items[index].alt else ""
-                notes.append(f"image {items[index].url}{shown} failed ({why}): its URL and alt text only")
-            else:  # cancellation and the like: not the image's fault
+                item = items[index]
+                # A BrowseError reads "<url>: <what> [<code>] (<advice>)": the URL is said below.
+                said = (
+                    str(outcome).removeprefix(f"{outcome.url}: ")
+                    if isinstance(outcome, BrowseError)
+                    else f"{type(outcome).__name__}: {outcome}"
+                )
+                items[index] = dataclasses.replace(item, note=said)
+                shown = f" ({item.alt!r})" if item.alt else ""
+                where = item.url if not item.url.startswith("data:") else "data: URL"
+                notes.append(f"{item.kind} {where}{shown}: its URL and alt text only, {said}")
+            else:  # cancellation and the like: not the item's fault
                 raise outcome
         return dataclasses.replace(
             result, media=items, truncation=[*result.truncation, *notes], timing=self._timing()
+        )
+
+    async def _cached_resource(self, result: BrowseResult, body: bytes) -> BrowseResult:
+        """With ``include_media``, an image resource's WebP (made by the document reader)
+        kept in the media cache as a page's images are, its item naming the file."""
+        if not (self.options.include_media and result.mime_type.startswith("image/") and result.media):
+            return result
+        item = result.media[0]
+        if item.data is None or item.files:
+            return result
+        from ._media import MediaCache, Transform, content_key
+
+        settings = self.config.media
+        transform = Transform(settings.max_width, settings.max_height, settings.quality, settings.video_frames)
+        cache = MediaCache(self.config.media_dir, int(settings.cache_size_mb * 1024 * 1024))
+        key = content_key(body, transform, "image")
+        cached = await anyio.to_thread.run_sync(cache.by_key, key)
+        if cached is None:
+            cached = await anyio.to_thread.run_sync(cache.store, key, [item.data], item.width, item.height)
+        await anyio.to_thread.run_sync(cache.remember_url, item.url, transform, "image", key)
+        files = tuple(str(path) for path in cached.files)
+        return dataclasses.replace(result, media=[dataclasses.replace(item, files=files), *result.media[1:]])
+
+    async def _media_item(
+        self, item: MediaItem, page_url: str, cache: MediaCache, transform: Transform
+    ) -> MediaItem:
+        """``item`` with its files from the cache, downloaded and made first when the
+        cache has none for its URL (or its bytes)."""
+        from ._media import (
+            DATA_URL_MAX_BYTES,
+            IMAGE_MAX_BYTES,
+            VIDEO_MAX_BYTES,
+            MediaRefused,
+            content_key,
+            data_url,
+            ffmpeg_missing,
+            image_webp,
+            video_frames,
+        )
+
+        kind: Literal["image", "video"] = "video" if item.kind == "video" else "image"
+        if kind == "video" and (missing := ffmpeg_missing()) is not None:
+            raise MediaRefused(missing)  # before anything is downloaded
+        is_data = item.url.startswith("data:")
+        cached: CachedMedia | None = (
+            None if is_data else await anyio.to_thread.run_sync(cache.by_url, item.url, transform, kind)
+        )
+        if cached is None:
+            if is_data:
+                if len(item.url) > DATA_URL_MAX_BYTES * 2:
+                    raise MediaRefused(f"a data: URL over {DATA_URL_MAX_BYTES // (1024 * 1024)} MiB")
+                mime, body = data_url(item.url)
+                refused = _refused_type(kind, mime)
+                if refused is not None:
+                    raise MediaRefused(refused)
+            else:
+                fetched = await fetch(
+                    self.session.client, item.url, min(_MEDIA_FETCH_TIMEOUT if kind == "image" else
+                                                       _VIDEO_FETCH_TIMEOUT, self.left()),
+                    max_bytes=IMAGE_MAX_BYTES if kind == "image" else VIDEO_MAX_BYTES,
+                    headers=_referer(page_url, item.url),
+                    accept=lambda mime: _refused_type(kind, mime),
+                )  # fmt: skip
+                if fetched.status >= 400:
+                    raise http_error(item.url, fetched.status)
+                body = fetched.body
+            key = content_key(body, transform, kind)
+            cached = await anyio.to_thread.run_sync(cache.by_key, key)
+            if cached is None:
+                width: int | None
+                height: int | None
+                if kind == "image":
+                    width, height, webp = await anyio.to_thread.run_sync(
+                        image_webp, body, transform, abandon_on_cancel=True
+                    )
+                    images = [webp]
+                else:
+                    deadline = time.monotonic() + self.left()
+                    width, height, images = await anyio.to_thread.run_sync(
+                        video_frames, body, transform, deadline, abandon_on_cancel=True
+                    )
+                cached = await anyio.to_thread.run_sync(cache.store, key, images, width, height)
+            if not is_data:
+                await anyio.to_thread.run_sync(cache.remember_url, item.url, transform, kind, key)
+        files = tuple(str(path) for path in cached.files)
+        data = None
+        if kind == "image":
+            data = await anyio.to_thread.run_sync(cached.files[0].read_bytes)
+        return dataclasses.replace(
+            item,
+            width=cached.width or item.width,
+            height=cached.height or item.height,
+            data=data,
+            mime_type="image/webp",
+            files=files,
         )
 
     async def _extract(self, function: Callable[..., Extraction], *args: Any) -> Extraction:
@@ -830,7 +965,11 @@ async def browse(
         max_tokens: Budget for ``content``, counted as characters / 4; whole blocks are cut
             by priority and ``truncation`` says what.
         readability: Keep only the main content (default ``False``).
-        include_media: Embed images as WebP scaled to fit 640x480 (default ``False``).
+        include_media: Download the page's first images and videos into the media cache
+            (default ``False``): an image as a WebP within ``[media] max_width`` x
+            ``max_height`` (640x480), a video as ``[media] video_frames`` (5) WebP frames
+            taken with ffmpeg; each :class:`MediaItem` names its ``files`` (or says why
+            not in ``note``). Later calls reuse the cache.
         max_tier: The highest tier to escalate to: 1, 2 or 3 (default 3).
         tier: Use exactly this tier (no escalation).
         timeout: Seconds for the whole call, all tiers together (default 30). When the

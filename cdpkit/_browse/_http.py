@@ -11,6 +11,7 @@ import re
 import ssl
 import urllib.parse
 import urllib.robotparser
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import httpx
@@ -175,31 +176,50 @@ def robots_token(agent: str | None) -> str:
     return token or ROBOTS_TOKEN
 
 
-async def fetch(client: httpx.AsyncClient, url: str, timeout: float) -> Fetched:
+async def fetch(
+    client: httpx.AsyncClient,
+    url: str,
+    timeout: float,
+    *,
+    max_bytes: int = MAX_BODY_BYTES,
+    headers: Mapping[str, str] | None = None,
+    accept: Callable[[str], str | None] | None = None,
+) -> Fetched:
     """GET ``url`` within ``timeout`` seconds (connecting, redirects and body together).
+
+    Args:
+        max_bytes: The largest body read.
+        headers: More request headers (a ``Referer``).
+        accept: Given a successful response's MIME type, why its body is not wanted
+            (``None``: it is): the body is then not read.
 
     Raises:
         BrowseError: ``network.*`` when it could not be fetched (``dns``, ``refused``,
             ``timeout``, ``tls``, ``reset``, ``redirects``, ``proxy``), ``processing.too_large``
-            for a body over 64 MiB.
+            for a body over ``max_bytes`` (64 MiB), ``processing.type`` for a type
+            ``accept`` refuses.
     """
     try:
         async with asyncio.timeout(timeout):
-            request = client.build_request("GET", url, timeout=httpx.Timeout(timeout))
+            request = client.build_request("GET", url, timeout=httpx.Timeout(timeout), headers=headers)
             response = await client.send(request, stream=True)
             try:
                 chunks: list[bytes] = []
                 size = 0
+                refused = (
+                    accept(response.headers.get("content-type", "").split(";", 1)[0].strip().lower())
+                    if accept is not None and response.status_code < 400
+                    else None
+                )
+                if refused is not None:
+                    raise BrowseError(url, "processing.type", refused, recoverable=False)
+                declared = response.headers.get("content-length", "")
+                if declared.isdigit() and int(declared) > max_bytes:
+                    raise _too_large(url, max_bytes)
                 async for chunk in response.aiter_bytes():
                     size += len(chunk)
-                    if size > MAX_BODY_BYTES:
-                        raise BrowseError(
-                            url,
-                            "processing.too_large",
-                            f"the resource is over {MAX_BODY_BYTES // (1024 * 1024)} MiB",
-                            recoverable=False,
-                            suggestion="use cdpkit download to save it",
-                        )
+                    if size > max_bytes:
+                        raise _too_large(url, max_bytes)
                     chunks.append(chunk)
             finally:
                 await response.aclose()
@@ -213,6 +233,16 @@ async def fetch(client: httpx.AsyncClient, url: str, timeout: float) -> Fetched:
                           recoverable=False, suggestion="browse an allowed URL") from None
     return Fetched(
         url, str(response.url), response.status_code, response.headers.get("content-type", ""), b"".join(chunks)
+    )
+
+
+def _too_large(url: str, max_bytes: int) -> BrowseError:
+    return BrowseError(
+        url,
+        "processing.too_large",
+        f"the resource is over {max_bytes // (1024 * 1024)} MiB",
+        recoverable=False,
+        suggestion="use cdpkit download to save it",
     )
 
 

@@ -151,8 +151,23 @@ class Form:
 @dataclass(frozen=True, slots=True)
 class MediaItem:
     """An image, video or audio of the page (or the resource itself when the URL is an
-    image). ``data``/``mime_type`` hold the downscaled WebP when ``include_media`` asked for
-    it and it could be made; otherwise only the URL and alt text."""
+    image).
+
+    Attributes:
+        kind: ``"image"``, ``"video"`` or ``"audio"``.
+        url: Its absolute URL (a ``data:`` URL as the page wrote it).
+        alt: Its alt text (a video's title or ``aria-label``).
+        width: The picture's or video's own width in pixels, when known (the page's
+            ``width`` attribute until it is downloaded).
+        height: Its own height.
+        data: With ``include_media``, an image's downscaled WebP (``None`` for a video:
+            see ``files``).
+        mime_type: The type of ``data`` and ``files`` (``"image/webp"``).
+        files: With ``include_media``, the cached files: an image's WebP, or a video's
+            frames in order, each within ``[media] max_width`` x ``max_height``.
+        note: Why it has no files, when it was asked for and could not be made (ffmpeg
+            missing, not an image, too large...).
+    """
 
     kind: Literal["image", "video", "audio"]
     url: str
@@ -161,6 +176,8 @@ class MediaItem:
     height: int | None = None
     data: bytes | None = None
     mime_type: str | None = None
+    files: tuple[str, ...] = ()
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +249,8 @@ class BrowseResult:
         format: The format of ``content``.
         links: Absolute links with their text (numbered when ``link_style="numbered"``).
         forms: The page's forms and fields.
-        media: Images, video and audio.
+        media: Images, video and audio; with ``include_media``, each image and video's
+            files in the media cache (:class:`MediaItem`).
         metadata: Description, author, published date, language, canonical URL.
         tier_used: 1 (HTTP only), 2 (Chrome, heavy resources blocked) or 3 (full page).
         escalations: Why each higher tier was tried, in order (empty when tier 1 sufficed).

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from .._cli_common import CLIError, _options, normalize_url, run, start_browser
+from .._options import OPTIONS
 from .._settings import BrowserSettings
 from ._browse_batch import BatchOption, ConcurrencyOption, check_batch, run_batch
 from ._params import (
@@ -28,6 +29,7 @@ from ._params import (
     HeadfulOption,
     ProfileOption,
     ViewportOption,
+    typer_option,
 )
 
 if TYPE_CHECKING:
@@ -120,7 +122,22 @@ def render_result(result: BrowseResult, *, as_json: bool) -> str:
     if as_json:
         return json.dumps(result.to_dict(), ensure_ascii=False) + "\n"
     text = result.content
-    return text if text.endswith("\n") or not text else text + "\n"
+    text = text if text.endswith("\n") or not text else text + "\n"
+    return text + media_lines(result)
+
+
+def media_lines(result: BrowseResult) -> str:
+    """After the content, with ``--download-media``: each image's and video's cached
+    files (or why it has none), a line each; empty when nothing was downloaded."""
+    lines: list[str] = []
+    for item in result.media:
+        where = item.url if not item.url.startswith("data:") else "(data: URL)"
+        if item.files:
+            size = f" {item.width}x{item.height}" if item.width and item.height else ""
+            lines.append(f"- {item.kind}{size} {where} -> {' '.join(item.files)}")
+        elif item.note:
+            lines.append(f"- {item.kind} {where}: none ({item.note})")
+    return "\n## Media files\n\n" + "\n".join(lines) + "\n" if lines else ""
 
 
 def browse(
@@ -187,11 +204,15 @@ def browse(
         typer.Option("--link-style", case_sensitive=False, help="inline (default), numbered or none.",
                      show_default=False),
     ] = None,
-    include_media: Annotated[
+    download_media: Annotated[
         bool | None,
-        typer.Option("--include-media/--no-include-media", help="Embed images as small WebP (in --json).",
-                     show_default=False),
+        typer.Option(
+            *(f"{flag}/--no-{flag.removeprefix('--')}" for flag in OPTIONS["download_media"].flags),
+            help=OPTIONS["download_media"].help,
+            show_default=False,
+        ),
     ] = None,
+    video_frames: Annotated[int | None, typer_option("video_frames")] = None,
     timeout: Annotated[
         float | None,
         typer.Option(
@@ -245,13 +266,14 @@ def browse(
         tier=tier,
         max_tier=max_tier,
         link_style=link_style.value if link_style is not None else None,
-        include_media=include_media,
+        include_media=download_media,
         timeout=timeout,
     )
     # Browser flags win over the config file's [browser] table; without any, the engine
     # launches or attaches as the config says.
     given = any((connect, grid, header, headful, profile, chrome_arg, viewport))
-    engine = _engine(options if given else None, settings, respect_robots=respect_robots)
+    media = {"video_frames": video_frames} if video_frames is not None else {}
+    engine = _engine(options if given else None, settings, respect_robots=respect_robots, media=media)
     if batch is not None:
         run_batch(
             batch, engine=engine, browse_one=_browse_one, call=call, concurrency=concurrency,
@@ -270,12 +292,21 @@ def browse(
     run(work, debug=debug)
 
 
-def _engine(options: BrowserOptions | None, settings: BrowserSettings | None, *, respect_robots: bool) -> Engine:
+def _engine(
+    options: BrowserOptions | None,
+    settings: BrowserSettings | None,
+    *,
+    respect_robots: bool,
+    media: Mapping[str, Any] | None = None,
+) -> Engine:
     """The command's engine (the config file read and checked, nothing started): the
-    identity options over the config's, ``--respect-robots`` over ``[privacy]``."""
+    identity options over the config's, ``--respect-robots`` over ``[privacy]``, the
+    media options over ``[media]``."""
     from .._browse import Engine
 
     tables: dict[str, Any] = {"privacy": {"respect_robots_txt": True}} if respect_robots else {}
+    if media:
+        tables["media"] = dict(media)
     try:
         engine = Engine(
             tables, browser_factory=browser_factory(options) if options is not None else None, settings=settings

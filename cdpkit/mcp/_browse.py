@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .._own_requests import checked_by
@@ -45,6 +46,8 @@ __all__ = ["BROWSE_TOOL_NAMES", "browse_tools"]
 BROWSE_TOOL_NAMES = ("browse", "get_links", "get_forms", "session_list", "session_close")
 # How many of the budget's cuts the header of a browse result names.
 _CUTS_SHOWN = 3
+# Images (an image, a video's frames) a browse result returns at most.
+_MAX_IMAGES = 16
 
 
 class _Engine(Protocol):
@@ -110,7 +113,8 @@ async def browse(
             sidebars.
         link_style: Links in the content ``"inline"`` (markdown links), ``"numbered"``
             (``[n]`` markers, the URLs listed at the end), or ``"none"`` (text only).
-        include_media: Also return the page's images (downscaled) as images.
+        include_media: Also return the page's images (downscaled WebP, within 640x480)
+            and a few frames of each of its videos, as images after the text.
         max_tier: The most expensive way to load the page: 1 (HTTP only), 2 (the browser
             without images, fonts and styles), 3 (the full page).
         tier: Load it exactly this way (1, 2 or 3) instead of starting at 1 and going up
@@ -284,11 +288,45 @@ def _header(result: BrowseResult) -> str:
 
 
 def render_browse(result: BrowseResult, session: BrowserSession) -> list[Part]:
-    """The header, a blank line, the content; then the media that came with data."""
+    """The header, a blank line, the content; then, when media came with files (or
+    data), a line per item and the images themselves (a video's frames in order), at most
+    :data:`_MAX_IMAGES` of them and :data:`MAX_INLINE_BYTES` in all."""
     parts: list[Part] = [Text(f"{_header(result)}\n\n{result.content}")]
-    for item in result.media:
-        if item.data is not None and item.mime_type and len(item.data) <= MAX_INLINE_BYTES:
-            parts.append(Image(item.data, item.mime_type))
+    lines: list[str] = []
+    images: list[Part] = []
+    budget = MAX_INLINE_BYTES
+    for number, item in enumerate(result.media, 1):
+        where = item.url if not item.url.startswith("data:") else "(a data: URL)"
+        alt = f' "{item.alt}"' if item.alt else ""
+        if not item.files and item.data is None:
+            if item.note:
+                lines.append(f"[{number}] {item.kind} {where}{alt}: none ({item.note})")
+            continue
+        sources: list[bytes | str] = list(item.files) if item.files else [item.data or b""]
+        if item.data is not None and item.files:
+            sources[0] = item.data  # the image's WebP already read
+        shown = 0
+        for source in sources:
+            if len(images) >= _MAX_IMAGES:
+                break
+            try:
+                data = source if isinstance(source, bytes) else Path(source).read_bytes()
+            except OSError:
+                continue  # evicted meanwhile by another process
+            if len(data) > budget:
+                break
+            budget -= len(data)
+            images.append(Image(data, item.mime_type or "image/webp"))
+            shown += 1
+        size = f", {item.width}x{item.height}" if item.width and item.height else ""
+        what = "frames" if item.kind == "video" else "image"
+        lines.append(
+            f"[{number}] {item.kind} {where}{alt}{size}: {shown} of {len(sources)} {what} shown"
+            + (f" (files: {', '.join(item.files)})" if item.files else "")
+        )
+    if lines:
+        parts.append(Text("Media, in the order of the images below:\n" + "\n".join(lines)))
+    parts.extend(images)
     return parts
 
 

@@ -43,7 +43,7 @@ TOOL_TEXT: dict[str, ToolText] = {
             "query": "Rank blocks by relevance to this.",
             "readability": "Main content only.",
             "link_style": "",
-            "include_media": "Also return the page's images.",
+            "include_media": "Also return its images and video frames, as images.",
             "max_tier": "1 HTTP; 2 light browser; 3 full browser.",
             "tier": "Load exactly this way.",
             **_SELECTORS,

@@ -186,11 +186,12 @@ def silent_port() -> Iterator[int]:
 
 @pytest.fixture(autouse=True)
 def config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Each test gets its own (absent) config file and sessions directory: the user's
-    real ones are never read or written."""
+    """Each test gets its own (absent) config file, sessions directory and media cache:
+    the user's real ones are never read or written."""
     path = tmp_path / "config.toml"
     monkeypatch.setenv("CDPKIT_CONFIG", str(path))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     return path
 

@@ -255,6 +255,7 @@ class Engine:
         max_tier, tier = call.get("max_tier"), call.get("tier")
         readability, include_media = call.get("readability"), call.get("include_media")
         max_tokens, timeout = call.get("max_tokens"), call.get("timeout")
+        robots = call.get("respect_robots_txt")
         options = BrowseOptions(
             format=call.get("format") or config.output.format,  # type: ignore[arg-type]
             selectors=tuple(call.get("selectors") or ()),
@@ -269,6 +270,7 @@ class Engine:
             max_tier=max_tier if max_tier is not None else config.extraction.max_tier,
             tier=tier,
             timeout=timeout if timeout is not None else config.network.timeout,
+            respect_robots_txt=config.privacy.respect_robots_txt if robots is None else robots,
         )
         if options.format == "a11y" and max_tier is None and tier is None and options.max_tier < 3:
             options = dataclasses.replace(options, max_tier=3)  # the config's cap vs. a11y asked now
@@ -508,7 +510,7 @@ class _Call:
                                   recoverable=False, suggestion="allow tier 2 (max_tier=2) for it")
             first = 2
             self.escalations.append(f"tier 1 -> 2: a {scheme}: URL is read by the browser")
-        if self.config.privacy.respect_robots_txt:
+        if options.respect_robots_txt:
             token = robots_token(self.session.client.headers.get("User-Agent"))
             await self.engine._robots.check(self.session.client, self.url, token, self.left())
         static: BrowseResult | None = None
@@ -838,6 +840,8 @@ async def browse(
             ``truncated=True``; with nothing to show, ``network.timeout``.
         link_style: Links in markdown ``"inline"`` (default), ``"numbered"`` (``[n]``,
             matching ``links[n-1]``) or ``"none"``.
+        respect_robots_txt: Refuse (``http.robots``) a URL the site's ``robots.txt``
+            disallows for the user agent (default ``[privacy] respect_robots_txt``, off).
         settings: How every tier presents itself (user agent, language, extra headers,
             ``DNT``, proxy...; see :class:`cdpkit.BrowserSettings`), over the config
             file's ``[browser]`` table.

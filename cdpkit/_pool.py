@@ -30,7 +30,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from . import _grid
-from .browser import Browser, BrowserContext, IdentityKeywords, launch
+from ._keywords import IdentityKeywords
+from .browser import Browser, BrowserContext, launch
 from .errors import CDPError, WaitTimeoutError
 from .page import Page
 

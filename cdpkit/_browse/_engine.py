@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Self, Unpack
 
 import anyio
 
-from .._keywords import check_keywords, keyword_signature
+from .._keywords import IdentityKeywords, check_keywords, keyword_signature
 from .._settings import BrowserSettings, resolve_settings
 from ..errors import CDPError, ConnectError, LaunchError, PageCrashedError
 from ._config import EngineConfig, load_config
@@ -98,6 +98,23 @@ def http_error(url: str, status: int, *, challenge: bool = False) -> BrowseError
     )
 
 
+class EngineKeywords(IdentityKeywords, total=False):
+    """The keywords of :func:`cdpkit.engine` (and :class:`Engine`) beyond its named
+    arguments, declared once: the identity shortcuts of :class:`IdentityKeywords` (each a
+    :class:`cdpkit.BrowserSettings` field, over ``settings=`` and the ``[browser]``
+    table), and the config tables by name (``session={"persist": True}``)."""
+
+    media: Mapping[str, Any] | None
+    output: Mapping[str, Any] | None
+    extraction: Mapping[str, Any] | None
+    network: Mapping[str, Any] | None
+    privacy: Mapping[str, Any] | None
+    session: Mapping[str, Any] | None
+
+
+_IDENTITY_SHORTCUTS = tuple(IdentityKeywords.__annotations__)
+
+
 class Engine:
     """Keeps what :func:`browse` needs between calls: the configuration, named sessions
     (an isolated browser context plus an HTTP cookie jar each) and a browser, launched
@@ -131,13 +148,18 @@ class Engine:
             left at its default keeps the config's).
         config_file: Read this TOML file instead of the user's (``$CDPKIT_CONFIG`` or
             ``~/.config/cdpkit/config.toml``).
-        **tables: More tables, as keywords (``session={"persist": True}``).
+        **keywords: The identity shortcuts (``user_agent=``, ``locale=``,
+            ``extra_headers=``, ``proxy=``...: :class:`EngineKeywords`), each over
+            ``settings=``; and more tables by name (``session={"persist": True}``).
 
     Raises:
         ConfigError: (a :class:`ValueError`) a table, key or value of the config file or
             of these settings is wrong; the message names where, the table and the key.
+        TypeError: A keyword that is neither an identity setting nor a table (the
+            message lists the accepted ones).
     """
 
+    @keyword_signature(EngineKeywords)
     def __init__(
         self,
         config: Mapping[str, Any] | None = None,
@@ -146,12 +168,15 @@ class Engine:
         browser_factory: BrowserFactory | None = None,
         settings: BrowserSettings | None = None,
         config_file: str | None = None,
-        **tables: Any,
+        **keywords: Unpack[EngineKeywords],
     ) -> None:
         from pathlib import Path
 
+        _check_engine_keywords(keywords)
+        shortcuts = {name: value for name, value in keywords.items() if name in _IDENTITY_SHORTCUTS}
+        settings = resolve_settings(settings, shortcuts) if shortcuts else settings
         merged: dict[str, Any] = dict(config or {})
-        merged.update(tables)
+        merged.update({name: value for name, value in keywords.items() if name not in _IDENTITY_SHORTCUTS})
         self._given_browser: Browser | None = None
         if isinstance(browser, Mapping):
             merged["browser"] = {**merged.get("browser", {}), **browser}
@@ -783,6 +808,23 @@ def _with_accessibility(extraction: Extraction, tree: str, max_tokens: int | Non
     return dataclasses.replace(extraction, content=tree)
 
 
+def _check_engine_keywords(keywords: Mapping[str, Any]) -> None:
+    """Refuse a keyword :class:`EngineKeywords` does not declare, listing the accepted ones.
+
+    Raises:
+        TypeError: As Python's own for an unexpected keyword, with the accepted names.
+    """
+    for name in keywords:
+        if name not in EngineKeywords.__annotations__:
+            tables = ", ".join(n for n in EngineKeywords.__annotations__ if n not in _IDENTITY_SHORTCUTS)
+            raise TypeError(
+                f"engine() got an unexpected keyword argument {name!r} (it takes the identity settings "
+                f"{', '.join(_IDENTITY_SHORTCUTS)}; the config tables {tables}; and config, browser, "
+                "browser_factory, settings, config_file)"
+            )
+
+
+@keyword_signature(EngineKeywords)
 def engine(
     config: Mapping[str, Any] | None = None,
     *,
@@ -790,17 +832,21 @@ def engine(
     browser_factory: BrowserFactory | None = None,
     settings: BrowserSettings | None = None,
     config_file: str | None = None,
-    **tables: Any,
+    **keywords: Unpack[EngineKeywords],
 ) -> Engine:
     """An :class:`Engine` with this configuration over the config file's and the defaults
     (see :class:`Engine` for the arguments)::
 
-        async with cdpkit.engine(session={"persist": True}) as engine:
+        async with cdpkit.engine(session={"persist": True}, user_agent="research-bot/1.0") as engine:
             result = await engine.browse("https://example.com", session="work")
+
+    The identity keywords (``user_agent``, ``locale``, ``extra_headers``, ``proxy``...) are
+    :class:`cdpkit.BrowserSettings` fields, over ``settings=`` and the ``[browser]`` table.
     """
+    _check_engine_keywords(keywords)
     return Engine(
         config, browser=browser, browser_factory=browser_factory, settings=settings, config_file=config_file,
-        **tables,
+        **keywords,
     )
 
 

@@ -281,6 +281,7 @@ class Engine:
         readability, include_media = call.get("readability"), call.get("include_media")
         max_tokens, timeout = call.get("max_tokens"), call.get("timeout")
         robots = call.get("respect_robots_txt")
+        keep_page_chrome = bool(call.get("keep_page_chrome"))
         options = BrowseOptions(
             format=call.get("format") or config.output.format,  # type: ignore[arg-type]
             selectors=tuple(call.get("selectors") or ()),
@@ -296,6 +297,7 @@ class Engine:
             tier=tier,
             timeout=timeout if timeout is not None else config.network.timeout,
             respect_robots_txt=config.privacy.respect_robots_txt if robots is None else robots,
+            keep_page_chrome=keep_page_chrome,
         )
         if options.format == "a11y" and max_tier is None and tier is None and options.max_tier < 3:
             options = dataclasses.replace(options, max_tier=3)  # the config's cap vs. a11y asked now
@@ -357,6 +359,7 @@ class Engine:
         format: BrowseFormat = "markdown",
         link_style: LinkStyle | None = None,
         timeout: float = 10.0,
+        keep_page_chrome: bool = False,
     ) -> BrowseResult:
         """What :meth:`browse` gives for ``page`` as it is now (a page of
         :meth:`session_page`, after clicks and typing): its content through the same
@@ -370,7 +373,10 @@ class Engine:
 
         started = time.perf_counter()
         html, _, href, _, status, mime_type = await read_page_state(page, timeout)
-        options = BrowseOptions(format=format, link_style=link_style or self.config.output.link_style)  # type: ignore[arg-type]
+        options = BrowseOptions(
+            format=format, link_style=link_style or self.config.output.link_style,  # type: ignore[arg-type]
+            keep_page_chrome=keep_page_chrome,
+        )  # fmt: skip
         options.validate()
         extraction = await anyio.to_thread.run_sync(_extract_html, html, href, options, abandon_on_cancel=True)
         browse_session = self._sessions.get(session)
@@ -783,7 +789,7 @@ def _extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
 
     if options.format == "a11y":  # the tree comes from the browser; the HTML gives the rest
         options = dataclasses.replace(options, format="text", max_tokens=None)
-    return extract_html(html, url, options)
+    return extract_html(html, url, options, keep_chrome=options.keep_page_chrome)
 
 
 def _with_accessibility(extraction: Extraction, tree: str, max_tokens: int | None) -> Extraction:
@@ -886,6 +892,9 @@ async def browse(
             ``truncated=True``; with nothing to show, ``network.timeout``.
         link_style: Links in markdown ``"inline"`` (default), ``"numbered"`` (``[n]``,
             matching ``links[n-1]``) or ``"none"``.
+        keep_page_chrome: Read the whole page, its navigation, site header, footer and
+            asides too (and every link in them), when ``readability`` is off (default
+            ``False``: they are left out).
         respect_robots_txt: Refuse (``http.robots``) a URL the site's ``robots.txt``
             disallows for the user agent (default ``[privacy] respect_robots_txt``, off).
         settings: How every tier presents itself (user agent, language, extra headers,

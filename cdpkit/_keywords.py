@@ -8,12 +8,39 @@ a name the dict does not have, as Python refuses an unknown keyword.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
-from typing import Any, ForwardRef, TypeVar
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ForwardRef, TypedDict, TypeVar
 
-__all__ = ["check_keywords", "keyword_signature"]
+if TYPE_CHECKING:
+    from ._settings import Proxy
+
+__all__ = ["IdentityKeywords", "LaunchIdentityKeywords", "check_keywords", "keyword_signature"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class IdentityKeywords(TypedDict, total=False):
+    """The keywords of :func:`cdpkit.launch`, :func:`cdpkit.connect`,
+    :meth:`cdpkit.Browser.new_context` and :func:`cdpkit.engine` that each change one
+    setting over ``settings=`` (the :class:`~cdpkit.BrowserSettings` field of the same
+    name), declared once; each defaults to ``None``, the setting left as it is."""
+
+    user_agent: str | None
+    user_agents: Sequence[str] | None
+    accept_language: str | None
+    locale: str | None
+    timezone: str | None
+    extra_headers: Mapping[str, str] | None
+    proxy: Proxy | str | None
+    stealth: bool | str | os.PathLike[str] | None
+    send_dnt: bool | None
+
+
+class LaunchIdentityKeywords(IdentityKeywords, total=False):
+    """:class:`IdentityKeywords` and what only a launch takes."""
+
+    ignore_default_args: Sequence[str] | bool | None
 
 
 def keyword_signature(keywords: type, defaults: Mapping[str, Any] | None = None) -> Callable[[F], F]:

@@ -30,8 +30,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from . import _grid
+from ._keywords import IdentityKeywords
 from ._tasks import run_in_background
-from .browser import Browser, BrowserContext, IdentityKeywords, launch
+from .browser import Browser, BrowserContext, launch
 from .errors import CDPError, WaitTimeoutError
 from .page import Page
 

@@ -13,14 +13,14 @@ import gc
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 import anyio
 import websockets
 
 from . import cdp
 from ._endpoint import browser_ws_url, check_headers, redact
-from ._keywords import check_keywords, keyword_signature
+from ._keywords import IdentityKeywords, LaunchIdentityKeywords, check_keywords, keyword_signature
 from ._profiles import ProfileLock, profile_dir
 from ._tasks import run_in_background
 from ._transport import CLOSE_GRACE, PipeTransport, Transport, WebSocketTransport
@@ -46,7 +46,7 @@ from .page import Page
 from .session import Session
 
 if TYPE_CHECKING:
-    from ._settings import BrowserSettings, PageSetup, Proxy
+    from ._settings import BrowserSettings, PageSetup
     from .cdp.browser import GetVersionResult
 
 __all__ = ["Browser", "BrowserContext", "connect", "launch"]
@@ -57,29 +57,6 @@ _BROWSER_CLOSE_TIMEOUT = 2.0
 _DETACH_TIMEOUT = 5.0
 
 _collected_at_first_launch = False
-
-
-class IdentityKeywords(TypedDict, total=False):
-    """The keywords of :func:`launch`, :func:`connect` and :meth:`Browser.new_context`
-    that each change one setting over ``settings=`` (the
-    :class:`~cdpkit.BrowserSettings` field of the same name), declared once; each
-    defaults to ``None``, the setting left as it is."""
-
-    user_agent: str | None
-    user_agents: Sequence[str] | None
-    accept_language: str | None
-    locale: str | None
-    timezone: str | None
-    extra_headers: Mapping[str, str] | None
-    proxy: Proxy | str | None
-    stealth: bool | str | os.PathLike[str] | None
-    send_dnt: bool | None
-
-
-class LaunchIdentityKeywords(IdentityKeywords, total=False):
-    """:class:`IdentityKeywords` and what only a launch takes."""
-
-    ignore_default_args: Sequence[str] | bool | None
 
 
 def _resolve_settings(

@@ -15,6 +15,7 @@ import cdpkit
 from cdpkit._browse import Engine
 from cdpkit._browse._config import BrowserSettings as BrowserTable
 from cdpkit._browse._config import ConfigError, EngineConfig, merge_tables
+from cdpkit._browse._engine import EngineKeywords
 from cdpkit._browse._result import BrowseCall
 from cdpkit._options import IDENTITY, OPTIONS, env_value
 from cdpkit._tui._command import prepare
@@ -31,6 +32,8 @@ KEYWORD_ONLY = inspect.Parameter.KEYWORD_ONLY
         (cdpkit.Browser.new_context, IdentityKeywords),
         (cdpkit.browse, BrowseCall),
         (Engine.browse, BrowseCall),
+        (cdpkit.engine, EngineKeywords),
+        (Engine, EngineKeywords),
     ],
 )
 def test_declared_keywords_are_the_signatures_keyword_parameters(function: object, keywords: type) -> None:

@@ -25,6 +25,7 @@ from typing import Literal
 
 from selectolax.lexbor import LexborNode
 
+from ._controls import FormView, form_controls, label_index
 from ._result import Link, MediaItem
 
 __all__ = [
@@ -42,7 +43,7 @@ IMAGE_OPEN, IMAGE_CLOSE = "\x04", "\x05"
 STRONG, EMPHASIS, CODE = "\x06", "\x0e", "\x0f"
 
 BlockKind = Literal[
-    "heading", "paragraph", "list", "table", "code", "quote", "image", "video", "audio"
+    "heading", "paragraph", "list", "table", "code", "quote", "image", "video", "audio", "form"
 ]
 
 # Control characters the marks use never come from the page itself.
@@ -199,6 +200,8 @@ class Block:
         rows: A table's rows of marked-up cells; ``header`` when the first is a header row.
         children: A quote's blocks.
         media: Index of an image/video/audio in the reader's media list.
+        form: A form's action, method and controls (shown after the form's other
+            content: its headings and paragraphs come first).
         headings: Indexes (in the block list) of the headings this block sits under,
             outermost first.
     """
@@ -214,6 +217,7 @@ class Block:
     header: bool = False
     children: list[Block] = field(default_factory=list)
     media: int = -1
+    form: FormView | None = None
     headings: tuple[int, ...] = ()
 
     def finish(self) -> None:
@@ -230,6 +234,8 @@ class Block:
             for child in self.children:
                 child.finish()
             self.text = "\n".join(child.text for child in self.children)
+        elif self.form is not None:
+            self.text = self.form.words()
         else:
             self.text = plain(self.inline)
 
@@ -268,6 +274,8 @@ class BlockReader:
         self._media_index: dict[str, int] = {}
         self._buffer: list[str] = []
         self._sectioning = 0  # depth inside article/main/section: their <header> is content
+        self._labels: dict[str, LexborNode] | None = None  # <label for> by id, read at the first form
+        self._used_legends: set[int] = set()  # legends a form block shows as a radio group's name
         self._depth = 0
 
     # -- public --------------------------------------------------------------------------
@@ -306,6 +314,8 @@ class BlockReader:
                     self._buffer.append(_collapse(child.text_content or ""))
                     continue
                 if tag[:1] == "-" or tag in _SKIPPED_TAGS or self._skipped(child, tag):
+                    continue
+                if tag == "legend" and child.mem_id in self._used_legends:
                     continue
                 handler = _BLOCK_HANDLERS.get(tag)
                 if handler is not None:
@@ -481,6 +491,19 @@ class BlockReader:
         inline = _HEADING_ANCHOR.sub("", _tidy(inline).replace("\n", " "))
         if plain(inline).strip():
             self.blocks.append(Block("heading", inline=inline, level=int((node.tag or "h2")[1])))
+
+    def _form(self, node: LexborNode) -> None:
+        """A form: its headings and paragraphs, then its controls as one block (a legend
+        that names a radio group is said there only)."""
+        if self._labels is None:
+            self._labels = label_index(node)
+        controls = form_controls(node, self._labels, self._used_legends)
+        self._container(node, "form")
+        if controls:
+            action = (node.attributes.get("action") or "").strip()
+            method = (node.attributes.get("method") or "get").strip().upper() or "GET"
+            view = FormView(resolve_url(self.base_url, action) if action else "", method, tuple(controls))
+            self.blocks.append(Block("form", form=view))
 
     def _paragraph(self, node: LexborNode) -> None:
         try:
@@ -662,6 +685,7 @@ _BLOCK_HANDLERS = {
     "video": BlockReader._media_block,
     "audio": BlockReader._media_block,
     "hr": BlockReader._rule,
+    "form": BlockReader._form,
 }
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self, Unpack
 
 import anyio
 
-from .._keywords import check_keywords, keyword_signature
+from .._keywords import IdentityKeywords, check_keywords, keyword_signature
 from .._settings import BrowserSettings, resolve_settings
 from ..errors import CDPError, ConnectError, LaunchError, PageCrashedError
 from ._config import EngineConfig, load_config
@@ -126,6 +126,23 @@ def http_error(url: str, status: int, *, challenge: bool = False) -> BrowseError
     )
 
 
+class EngineKeywords(IdentityKeywords, total=False):
+    """The keywords of :func:`cdpkit.engine` (and :class:`Engine`) beyond its named
+    arguments, declared once: the identity shortcuts of :class:`IdentityKeywords` (each a
+    :class:`cdpkit.BrowserSettings` field, over ``settings=`` and the ``[browser]``
+    table), and the config tables by name (``session={"persist": True}``)."""
+
+    media: Mapping[str, Any] | None
+    output: Mapping[str, Any] | None
+    extraction: Mapping[str, Any] | None
+    network: Mapping[str, Any] | None
+    privacy: Mapping[str, Any] | None
+    session: Mapping[str, Any] | None
+
+
+_IDENTITY_SHORTCUTS = tuple(IdentityKeywords.__annotations__)
+
+
 class Engine:
     """Keeps what :func:`browse` needs between calls: the configuration, named sessions
     (an isolated browser context plus an HTTP cookie jar each) and a browser, launched
@@ -159,13 +176,18 @@ class Engine:
             left at its default keeps the config's).
         config_file: Read this TOML file instead of the user's (``$CDPKIT_CONFIG`` or
             ``~/.config/cdpkit/config.toml``).
-        **tables: More tables, as keywords (``session={"persist": True}``).
+        **keywords: The identity shortcuts (``user_agent=``, ``locale=``,
+            ``extra_headers=``, ``proxy=``...: :class:`EngineKeywords`), each over
+            ``settings=``; and more tables by name (``session={"persist": True}``).
 
     Raises:
         ConfigError: (a :class:`ValueError`) a table, key or value of the config file or
             of these settings is wrong; the message names where, the table and the key.
+        TypeError: A keyword that is neither an identity setting nor a table (the
+            message lists the accepted ones).
     """
 
+    @keyword_signature(EngineKeywords)
     def __init__(
         self,
         config: Mapping[str, Any] | None = None,
@@ -174,12 +196,15 @@ class Engine:
         browser_factory: BrowserFactory | None = None,
         settings: BrowserSettings | None = None,
         config_file: str | None = None,
-        **tables: Any,
+        **keywords: Unpack[EngineKeywords],
     ) -> None:
         from pathlib import Path
 
+        _check_engine_keywords(keywords)
+        shortcuts = {name: value for name, value in keywords.items() if name in _IDENTITY_SHORTCUTS}
+        settings = resolve_settings(settings, shortcuts) if shortcuts else settings
         merged: dict[str, Any] = dict(config or {})
-        merged.update(tables)
+        merged.update({name: value for name, value in keywords.items() if name not in _IDENTITY_SHORTCUTS})
         self._given_browser: Browser | None = None
         if isinstance(browser, Mapping):
             merged["browser"] = {**merged.get("browser", {}), **browser}
@@ -283,6 +308,8 @@ class Engine:
         max_tier, tier = call.get("max_tier"), call.get("tier")
         readability, include_media = call.get("readability"), call.get("include_media")
         max_tokens, timeout = call.get("max_tokens"), call.get("timeout")
+        robots = call.get("respect_robots_txt")
+        keep_page_chrome = bool(call.get("keep_page_chrome"))
         options = BrowseOptions(
             format=call.get("format") or config.output.format,  # type: ignore[arg-type]
             selectors=tuple(call.get("selectors") or ()),
@@ -297,6 +324,8 @@ class Engine:
             max_tier=max_tier if max_tier is not None else config.extraction.max_tier,
             tier=tier,
             timeout=timeout if timeout is not None else config.network.timeout,
+            respect_robots_txt=config.privacy.respect_robots_txt if robots is None else robots,
+            keep_page_chrome=keep_page_chrome,
         )
         if options.format == "a11y" and max_tier is None and tier is None and options.max_tier < 3:
             options = dataclasses.replace(options, max_tier=3)  # the config's cap vs. a11y asked now
@@ -358,6 +387,7 @@ class Engine:
         format: BrowseFormat = "markdown",
         link_style: LinkStyle | None = None,
         timeout: float = 10.0,
+        keep_page_chrome: bool = False,
     ) -> BrowseResult:
         """What :meth:`browse` gives for ``page`` as it is now (a page of
         :meth:`session_page`, after clicks and typing): its content through the same
@@ -371,7 +401,10 @@ class Engine:
 
         started = time.perf_counter()
         html, _, href, _, status, mime_type = await read_page_state(page, timeout)
-        options = BrowseOptions(format=format, link_style=link_style or self.config.output.link_style)  # type: ignore[arg-type]
+        options = BrowseOptions(
+            format=format, link_style=link_style or self.config.output.link_style,  # type: ignore[arg-type]
+            keep_page_chrome=keep_page_chrome,
+        )  # fmt: skip
         options.validate()
         extraction = await anyio.to_thread.run_sync(_extract_html, html, href, options, abandon_on_cancel=True)
         browse_session = self._sessions.get(session)
@@ -536,7 +569,7 @@ class _Call:
                                   recoverable=False, suggestion="allow tier 2 (max_tier=2) for it")
             first = 2
             self.escalations.append(f"tier 1 -> 2: a {scheme}: URL is read by the browser")
-        if self.config.privacy.respect_robots_txt:
+        if options.respect_robots_txt:
             token = robots_token(self.session.client.headers.get("User-Agent"))
             await self.engine._robots.check(self.session.client, self.url, token, self.left())
         static: BrowseResult | None = None
@@ -891,7 +924,7 @@ def _extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
 
     if options.format == "a11y":  # the tree comes from the browser; the HTML gives the rest
         options = dataclasses.replace(options, format="text", max_tokens=None)
-    return extract_html(html, url, options)
+    return extract_html(html, url, options, keep_chrome=options.keep_page_chrome)
 
 
 def _with_accessibility(extraction: Extraction, tree: str, max_tokens: int | None) -> Extraction:
@@ -916,6 +949,23 @@ def _with_accessibility(extraction: Extraction, tree: str, max_tokens: int | Non
     return dataclasses.replace(extraction, content=tree)
 
 
+def _check_engine_keywords(keywords: Mapping[str, Any]) -> None:
+    """Refuse a keyword :class:`EngineKeywords` does not declare, listing the accepted ones.
+
+    Raises:
+        TypeError: As Python's own for an unexpected keyword, with the accepted names.
+    """
+    for name in keywords:
+        if name not in EngineKeywords.__annotations__:
+            tables = ", ".join(n for n in EngineKeywords.__annotations__ if n not in _IDENTITY_SHORTCUTS)
+            raise TypeError(
+                f"engine() got an unexpected keyword argument {name!r} (it takes the identity settings "
+                f"{', '.join(_IDENTITY_SHORTCUTS)}; the config tables {tables}; and config, browser, "
+                "browser_factory, settings, config_file)"
+            )
+
+
+@keyword_signature(EngineKeywords)
 def engine(
     config: Mapping[str, Any] | None = None,
     *,
@@ -923,17 +973,21 @@ def engine(
     browser_factory: BrowserFactory | None = None,
     settings: BrowserSettings | None = None,
     config_file: str | None = None,
-    **tables: Any,
+    **keywords: Unpack[EngineKeywords],
 ) -> Engine:
     """An :class:`Engine` with this configuration over the config file's and the defaults
     (see :class:`Engine` for the arguments)::
 
-        async with cdpkit.engine(session={"persist": True}) as engine:
+        async with cdpkit.engine(session={"persist": True}, user_agent="research-bot/1.0") as engine:
             result = await engine.browse("https://example.com", session="work")
+
+    The identity keywords (``user_agent``, ``locale``, ``extra_headers``, ``proxy``...) are
+    :class:`cdpkit.BrowserSettings` fields, over ``settings=`` and the ``[browser]`` table.
     """
+    _check_engine_keywords(keywords)
     return Engine(
         config, browser=browser, browser_factory=browser_factory, settings=settings, config_file=config_file,
-        **tables,
+        **keywords,
     )
 
 
@@ -977,6 +1031,11 @@ async def browse(
             ``truncated=True``; with nothing to show, ``network.timeout``.
         link_style: Links in markdown ``"inline"`` (default), ``"numbered"`` (``[n]``,
             matching ``links[n-1]``) or ``"none"``.
+        keep_page_chrome: Read the whole page, its navigation, site header, footer and
+            asides too (and every link in them), when ``readability`` is off (default
+            ``False``: they are left out).
+        respect_robots_txt: Refuse (``http.robots``) a URL the site's ``robots.txt``
+            disallows for the user agent (default ``[privacy] respect_robots_txt``, off).
         settings: How every tier presents itself (user agent, language, extra headers,
             ``DNT``, proxy...; see :class:`cdpkit.BrowserSettings`), over the config
             file's ``[browser]`` table.

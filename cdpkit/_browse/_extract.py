@@ -71,6 +71,7 @@ def extract_html(
     *,
     keep_chrome: bool = False,
     keep_data_images: bool = False,
+    title_on_top: str | None = None,
 ) -> Extraction:
     """Extract ``html`` (fetched from ``url``) as ``options`` ask.
 
@@ -82,6 +83,9 @@ def extract_html(
         keep_chrome: Read page chrome too (navigation, footers, asides, the site header,
             cookie banners), when ``options.readability`` is off.
         keep_data_images: Keep images whose source is a ``data:`` URL.
+        title_on_top: A title (the document's title now) to put on top of markdown or
+            text content, with ``readability`` too (which otherwise leaves the title to
+            ``Extraction.title``), unless a heading says it (:func:`says_title`).
 
     Returns:
         The title, content in ``options.format`` within ``options.max_tokens``, links
@@ -149,6 +153,7 @@ def extract_html(
         options,
         text_chars=text_chars,
         javascript_needed=signals.reason(text_chars),
+        title_on_top=title_on_top,
         nothing_selected=(
             f"no element matched the selectors ({', '.join(map(repr, options.selectors))}): content left empty"
             if options.selectors and not roots
@@ -314,6 +319,7 @@ def _finish(
     text_chars: int,
     javascript_needed: str | None,
     nothing_selected: str = "",
+    title_on_top: str | None = None,
 ) -> Extraction:
     """Keywords, query, format and budget over the blocks; the :class:`Extraction`.
     ``nothing_selected`` says why no block could be shown (the content is then empty)."""
@@ -359,7 +365,9 @@ def _finish(
             title, blocks, order, ranks, renderer, extraction, options.max_tokens, notes
         )
     else:
-        content, cut = _text_content(title, blocks, order, ranks, renderer, options)
+        content, cut = _text_content(
+            title if title_on_top is None else title_on_top, blocks, order, ranks, renderer, options, title_on_top=title_on_top is not None
+        )
     if cut:
         notes = [*notes, *cut]
     return replace(extraction, content=content, truncated=bool(notes), truncation=notes)
@@ -491,6 +499,8 @@ def _text_content(
     ranks: dict[int, int],
     renderer: Renderer,
     options: BrowseOptions,
+    *,
+    title_on_top: bool = False,
 ) -> tuple[str, list[str]]:
     """Markdown or plain text: the title line, then the blocks, within the budget."""
     rendered = [(index, renderer.block(blocks[index])) for index in order]
@@ -498,7 +508,7 @@ def _text_content(
     title_line = ""
     # Main content (readability) is the article alone, as Readability gives it: the title
     # stays in Extraction.title. A page whose <h1> says its title does not get it twice.
-    if title and not options.readability and not _has_title_heading(title, blocks, order):
+    if title and (title_on_top or not options.readability) and not _has_title_heading(title, blocks, order):
         title_line = f"# {title}" if renderer.fmt == "markdown" else title
     elif rendered and blocks[rendered[0][0]].kind == "heading" and options.max_tokens is not None:
         # The heading the content starts with is its title: first kept, cut when too long.
@@ -508,16 +518,46 @@ def _text_content(
 
 
 def _has_title_heading(title: str, blocks: Sequence[Block], order: Sequence[int]) -> bool:
-    """Whether a heading among the shown blocks says the title (or part of it): a level-1
-    heading anywhere, or the first block being a heading."""
-    folded = title.casefold()
-    for position, index in enumerate(order):
+    """Whether the first heading among the shown blocks, or a level-1 heading, says the
+    title (:func:`says_title`)."""
+    first = True
+    for index in order:
         block = blocks[index]
-        if block.kind == "heading" and (block.level == 1 or position == 0):
-            heading = block.text.casefold().strip()
-            if heading and (heading in folded or folded in heading):
+        if block.kind == "heading" and (first or block.level == 1):
+            if says_title(title, block.text):
                 return True
+            first = False
     return False
+
+
+# What sites put between a page's own title and their name: "Page - Site", "Site | Page".
+_TITLE_SEPARATOR = re.compile(r"\s+[-|\u2013\u2014\u00b7\u2022/\u00bb:]{1,2}\s+")
+
+
+def says_title(title: str, heading: str) -> bool:
+    """Whether ``heading`` says the same as the page's ``title``, so that the title need not
+    be shown above it.
+
+    The rule: both compared with their whitespace collapsed and case folded, the heading
+    is the whole title, or the title with a site name taken off one end, that is what
+    precedes or follows a separator between spaces (a hyphen, en or em dash, ``|``,
+    ``/``, ``::``, a middle dot, bullet or ``»``): "Install - Docs" and "Docs | Install"
+    are said by a heading "Install". A heading that only holds the title among more words
+    ("Apple pie" for a title "Apple") does not say it.
+    """
+    wanted = _folded(heading)
+    if not wanted:
+        return False
+    if _folded(title) == wanted:
+        return True
+    for separator in _TITLE_SEPARATOR.finditer(title):
+        if wanted in (_folded(title[: separator.start()]), _folded(title[separator.end() :])):
+            return True
+    return False
+
+
+def _folded(text: str) -> str:
+    return _SPACES.sub(" ", text).strip().casefold()
 
 
 def _fit_text(

@@ -18,7 +18,10 @@ The ``"json"`` format is one JSON object::
         {"type": "code", "language": "python", "text": "print(1)"},
         {"type": "quote", "text": "Quoted words."},
         {"type": "image", "url": "https://...", "alt": "A cat"},
-        {"type": "video", "url": "https://..."}
+        {"type": "video", "url": "https://..."},
+        {"type": "form", "action": "https://...", "method": "GET",
+         "controls": [{"kind": "field", "label": "Search", "type": "search", "value": ""},
+                      {"kind": "button", "label": "Go", "type": "submit"}]}
       ],
       "links": [{"number": 1, "text": "Docs", "url": "https://..."}],
       "forms": [{"action": "https://...", "method": "POST", "name": "",
@@ -30,7 +33,8 @@ The ``"json"`` format is one JSON object::
       "truncation": ["cut 3 blocks (420 tokens) under 'Comments'"]
     }
 
-Block texts are plain (links as their words; the ``links`` list has the URLs). A table
+A form shows where the page has it, after its own headings and paragraphs (see
+:func:`form_lines` for the markdown and text lines). Block texts are plain (links as their words; the ``links`` list has the URLs). A table
 without a header row has ``"header": []``. ``"truncation"`` is present only when the token
 budget cut something.
 """
@@ -54,6 +58,7 @@ from ._blocks import (
     ListItem,
     plain,
 )
+from ._controls import Control, FormView
 from ._result import Link, LinkStyle, MediaItem
 
 __all__ = ["Renderer"]
@@ -153,6 +158,8 @@ class Renderer:
             if not markdown:
                 return inner
             return "\n".join(f"> {line}" if line else ">" for line in inner.split("\n"))
+        if kind == "form":
+            return self._form(block)
         if kind in ("image", "video", "audio"):
             if not markdown or block.media >= len(self.media):
                 return ""
@@ -161,6 +168,15 @@ class Renderer:
                 return f"![{item.alt.replace('[', '(').replace(']', ')')}]({_escape_url(item.url)})"
             return f"[{kind}{': ' + item.alt if item.alt else ''}]({_escape_url(item.url)})"
         return plain(block.inline)
+
+    def _form(self, block: Block) -> str:
+        """A form as a compact list (see :func:`form_lines`); markdown bolds its head."""
+        if block.form is None:
+            return ""
+        lines = form_lines(block.form)
+        if self.fmt == "markdown":
+            lines[0] = lines[0].replace(FORM_WORD, f"**{FORM_WORD}**", 1)
+        return "\n".join(lines)
 
     def _list_lines(self, block: Block, depth: int) -> list[str]:
         lines: list[str] = []
@@ -226,6 +242,13 @@ class Renderer:
                 "type": "quote",
                 "text": "\n\n".join(self.block(child) for child in block.children),
             }
+        if kind == "form" and block.form is not None:
+            return {
+                "type": "form",
+                "action": block.form.action,
+                "method": block.form.method,
+                "controls": [_control_json(control) for control in block.form.controls],
+            }
         if kind in ("image", "video", "audio"):
             item = self.media[block.media] if 0 <= block.media < len(self.media) else None
             data: dict[str, Any] = {"type": kind, "url": item.url if item else ""}
@@ -239,6 +262,73 @@ class Renderer:
             self._item_json(child_item) for child in item.children for child_item in child.items
         ]
         return {"text": _words(self.inline(item.inline)), "items": nested}
+
+
+FORM_WORD = "Form"
+# The head line of a form block in markdown: what the TUI recognises (it shows the forms
+# as fields to edit instead).
+FORM_HEAD = re.compile(r"^\*\*Form\*\* \((?:GET|POST|DIALOG|[A-Z]+)\b")
+_MAX_OPTIONS = 12  # a select's options shown, at most (the selected ones always are)
+
+
+def form_lines(form: FormView) -> list[str]:
+    """A form as lines: ``Form (METHOD action)``, then one ``- `` line per control:
+
+    - a field: ``- Email: [value]`` (``[____]`` when empty), ``(email, required)`` after
+      it when it is not plain text or must be filled;
+    - a checkbox: ``- [x] Remember me`` or ``- [ ] ...``;
+    - a radio group or a select: ``- Size: ( ) S (•) M ( ) L`` (a select that takes
+      several: ``[ ]``/``[x]``), at most a dozen options and the selected ones, then
+      ``(+N more)``;
+    - a textarea: ``- Message: [text] (textarea)``;
+    - a button: ``- [Sign in]``, with ``(reset)`` or ``(button)`` when it does not submit.
+    """
+    target = f" {form.action}" if form.action else ", to this page"
+    lines = [f"{FORM_WORD} ({form.method}{target})"]
+    for control in form.controls:
+        notes: list[str] = []
+        if control.kind == "field" and control.type not in ("text", ""):
+            notes.append(control.type)
+        if control.kind == "textarea":
+            notes.append("textarea")
+        if control.required:
+            notes.append("required")
+        suffix = f" ({', '.join(notes)})" if notes else ""
+        label = control.label
+        if control.kind in ("field", "textarea"):
+            lines.append(f"- {label}: [{control.value or '____'}]{suffix}")
+        elif control.kind == "checkbox":
+            lines.append(f"- [{'x' if control.checked else ' '}] {label}{suffix}")
+        elif control.kind in ("radio", "select"):
+            on, off = ("[x]", "[ ]") if control.multiple else ("(\u2022)", "( )")
+            shown = [
+                option
+                for number, option in enumerate(control.options)
+                if number < _MAX_OPTIONS or option[1]
+            ]
+            choices = " ".join(f"{on if selected else off} {words}" for words, selected in shown)
+            more = len(control.options) - len(shown)
+            choices += f" (+{more} more)" if more else ""
+            lines.append(f"- {label}: {choices}{suffix}".rstrip())
+        else:
+            kind = f" ({control.type})" if control.type not in ("submit", "") else ""
+            lines.append(f"- [{label}]{kind}")
+    return lines
+
+
+def _control_json(control: Control) -> dict[str, Any]:
+    data: dict[str, Any] = {"kind": control.kind, "label": control.label}
+    if control.type:
+        data["type"] = control.type
+    if control.kind in ("field", "textarea"):
+        data["value"] = control.value
+    if control.kind == "checkbox":
+        data["checked"] = control.checked
+    if control.options:
+        data["options"] = [{"label": words, "selected": selected} for words, selected in control.options]
+    if control.required:
+        data["required"] = True
+    return data
 
 
 def _escape_block_syntax(match: re.Match[str]) -> str:

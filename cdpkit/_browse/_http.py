@@ -348,7 +348,7 @@ class RobotsCache:
             "http.robots",
             f"{origin}/robots.txt disallows it for {token} ({rule})",
             recoverable=False,
-            suggestion="to fetch it anyway: drop --respect-robots, or set [privacy] respect_robots_txt = false",
+            suggestion="to fetch it anyway: respect_robots_txt=False (CLI: drop --respect-robots; config: [privacy] respect_robots_txt = false)",
         )
 
 

@@ -55,6 +55,8 @@ class BrowseCall(TypedDict, total=False):
     tier: int | None
     timeout: float | None
     link_style: LinkStyle | None
+    respect_robots_txt: bool | None
+    keep_page_chrome: bool | None
 
 
 BROWSE_CALL_DEFAULTS: dict[str, object] = {"keyword_mode": "any"}
@@ -81,6 +83,8 @@ class BrowseOptions:
     max_tier: int = 3
     tier: int | None = None
     timeout: float = 30
+    respect_robots_txt: bool = False
+    keep_page_chrome: bool = False
     # Query ranking: None ranks with all-MiniLM-L6-v2 embeddings (with BM25) when the
     # `semantic` extra is installed, BM25 alone otherwise; False is BM25 alone; True needs
     # the extra.

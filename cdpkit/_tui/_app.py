@@ -26,7 +26,15 @@ from .._browse import BrowseError
 from ..errors import CDPError
 from ._driver import DEFAULT_SESSION
 from ._keymap import Keymap
-from ._render import Control, Line, field_label, render_result, render_snapshot, wrap_line
+from ._render import (
+    Control,
+    Line,
+    field_label,
+    italic_runs,
+    render_result,
+    render_snapshot,
+    wrap_line,
+)
 
 if TYPE_CHECKING:
     from .._browse import BrowseResult
@@ -64,22 +72,53 @@ class _Main(Screen[None]):
 
 
 class _Help(ModalScreen[None]):
-    """The keys and commands (``?``); any key closes it."""
+    """The keys and commands (``?``): scrolled with the arrows, j/k and the page keys when
+    the terminal is too small for all of it (its frame then says so); any other key
+    closes it."""
 
     DEFAULT_CSS = """
     _Help { align: center middle; }
-    _Help > Static { width: auto; max-width: 100%; border: round $accent; padding: 0 1; background: $surface; }
+    _Help > VerticalScroll {
+        width: 104; max-width: 100%; height: auto; max-height: 100%;
+        border: round $accent; padding: 0 1; background: $surface; scrollbar-size-vertical: 1;
+    }
+    _Help Static { width: 100%; }
     """
+    _SCROLL_KEYS: ClassVar[dict[str, float]] = {
+        "down": 1, "j": 1, "up": -1, "k": -1, "pagedown": 0.5, "ctrl+d": 0.5, "space": 0.5,
+        "pageup": -0.5, "ctrl+u": -0.5,
+    }  # fmt: skip
+    HINT = "\u2191\u2193 j k scroll \u00b7 any other key closes"
 
     def __init__(self, text: str) -> None:
         super().__init__()
         self._text = text
+        self._top = 0.0
 
     def compose(self) -> ComposeResult:
-        yield Static(self._text)
+        with VerticalScroll():
+            yield Static(self._text)
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._hint)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._hint)
+
+    def _hint(self) -> None:
+        scroller = self.query_one(VerticalScroll)
+        scroller.border_subtitle = self.HINT if scroller.max_scroll_y > 0 else "any key closes"
 
     def on_key(self, event: events.Key) -> None:
         event.stop()
+        step = self._SCROLL_KEYS.get(event.key)
+        scroller = self.query_one(VerticalScroll)
+        if step is not None and scroller.max_scroll_y > 0:
+            rows = step if abs(step) >= 1 else step * 2 * max(1, scroller.size.height // 2)
+            # From where the last key put it: keys typed fast come before the next repaint.
+            self._top = min(max(self._top + rows, 0), scroller.max_scroll_y)
+            scroller.scroll_to(y=self._top, animate=False)
+            return
         self.dismiss()
 
 
@@ -191,13 +230,20 @@ class TuiApp(App[None]):
         link numbers and image markers coloured, search matches highlighted)."""
         width = max(20, (self.document.size.width or 102) - 2)
         rows: list[tuple[str, str, int]] = []
+        italics: list[list[tuple[int, int]]] = []
         for index, line in enumerate(self.lines):
-            rows.extend((row, line.kind, index) for row in wrap_line(line.text, width))
+            italic = False  # emphasis (italic) may wrap onto the next rows of its line
+            for wrapped in wrap_line(line.text, width):
+                row, runs, italic = italic_runs(wrapped, italic)
+                rows.append((row, line.kind, index))
+                italics.append(runs)
         self.rows = rows
         selected_line = self.controls[self.selected] if self.selected is not None else None
         text = Text()
         for number, (row, kind, index) in enumerate(rows):
             styled = Text(row, style=_STYLES.get(kind, ""))
+            for start, end in italics[number]:
+                styled.stylize("italic", start, end)
             styled.highlight_regex(_LINK_MARK, "bold cyan")
             styled.highlight_regex(_IMAGE_MARK, "magenta")
             if self.search_pattern is not None:

@@ -32,8 +32,10 @@ _TRUE = ("on", "true", "yes", "1", "x", "checked")
 
 
 class Driver:
-    """The TUI's browsing: ``engine.browse`` with numbered links in one named session,
-    a history with back and forward, and a live tier-3 page when one is needed.
+    """The TUI's browsing: ``engine.browse`` of the whole page (its navigation, header and
+    footer too: every link of the page has a number to follow) with numbered links in one
+    named session, a history with back and forward, and a live tier-3 page when one is
+    needed.
 
     Args:
         engine: The engine (its owner closes it; :meth:`close` closes the live page).
@@ -70,7 +72,7 @@ class Driver:
         """
         result = await self.engine.browse(
             url, session=self.session, persist=self.persist, tier=self.tier, format="markdown",
-            link_style="numbered", timeout=self.timeout,
+            link_style="numbered", timeout=self.timeout, readability=False, keep_page_chrome=True,
         )  # fmt: skip
         self._show(result, record=record)
         return result
@@ -142,7 +144,7 @@ class Driver:
         return self._page
 
     async def _read_live(self, page: Page) -> BrowseResult:
-        result = await self.engine.page_result(page, session=self.session, link_style="numbered")
+        result = await self.engine.page_result(page, session=self.session, link_style="numbered", keep_page_chrome=True)
         if self.result is None or result.final_url != self.result.final_url:
             self._show(result, record=True)  # another page: the snapshot's indices are gone
         else:

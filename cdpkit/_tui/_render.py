@@ -3,8 +3,10 @@
 It renders from the engine's markdown with numbered links (``link_style="numbered"``):
 that text already has the links numbered inline (``[12]``, matching ``links[11]``) in
 document order with the headings, lists, tables, code and quotes around them, so the
-TUI only restyles each block for a terminal; the forms, which markdown leaves out, are
-added at the end from ``result.forms`` as fields to edit.
+TUI only restyles each block for a terminal (emphasis kept as italics: the words between
+:data:`ITALIC_ON` and :data:`ITALIC_OFF`, which the app paints); the forms, which the
+markdown shows as lists, are shown at the end from ``result.forms`` as fields to edit
+instead.
 """
 
 from __future__ import annotations
@@ -13,12 +15,18 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .._browse._formats import FORM_HEAD
 from .._browse._result import BrowseResult, Form, FormField
 
-__all__ = ["Control", "Line", "render_result", "render_snapshot", "wrap_line"]
+__all__ = ["ITALIC_OFF", "ITALIC_ON", "Control", "Line", "italic_runs", "plain_text", "render_result", "render_snapshot", "wrap_line"]
+
+# Where italic words start and end in a line's text (control characters no page text holds).
+ITALIC_ON, ITALIC_OFF = "\x1e", "\x1f"
 
 _IMAGE = re.compile(r"!\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)")
 _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
+_ITALIC = re.compile(r"(?<![\\*\w])([*_])(?=\S)(.+?)(?<=\S)(?<!\\)\1(?![*\w])")
+_MARKERS = re.compile(f"[{ITALIC_ON}{ITALIC_OFF}]")
 _ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 _LIST_ITEM = re.compile(r"^(\s*)[-*+]\s+(.*)$")
@@ -46,17 +54,45 @@ class Line:
 
 
 def _inline(text: str) -> str:
-    """Markdown inline syntax made readable: images as ``[image: alt]``, emphasis
-    markers and backslash escapes dropped."""
+    """Markdown inline syntax made readable: images as ``[image: alt]``, strong markers
+    and backslash escapes dropped, emphasis as italics."""
+    text = _MARKERS.sub("", text)
     text = _IMAGE.sub(lambda m: f"[image: {m.group(1).strip()}]" if m.group(1).strip() else "[image]", text)
     text = _EMPHASIS.sub(r"\2", text)
+    text = _ITALIC.sub(lambda m: f"{ITALIC_ON}{m.group(2)}{ITALIC_OFF}", text)
     return _ESCAPED.sub(r"\1", text)
+
+
+def plain_text(text: str) -> str:
+    """A line's text without its italic marks."""
+    return _MARKERS.sub("", text)
+
+
+def italic_runs(row: str, italic: bool) -> tuple[str, list[tuple[int, int]], bool]:
+    """A row's plain text, the (start, end) of its italic runs in it, and whether italics
+    are still on at its end; ``italic``: whether they were on at its start (a run that
+    wraps onto the next row)."""
+    plain: list[str] = []
+    runs: list[tuple[int, int]] = []
+    start = 0 if italic else -1
+    for character in row:
+        if character == ITALIC_ON:
+            start = len(plain)
+        elif character == ITALIC_OFF:
+            if start >= 0:
+                runs.append((start, len(plain)))
+            start = -1
+        else:
+            plain.append(character)
+    if start >= 0:
+        runs.append((start, len(plain)))
+    return "".join(plain), runs, start >= 0
 
 
 def _table(rows: list[str]) -> list[Line]:
     """A markdown table as aligned columns."""
     cells = [
-        [_inline(cell.strip()) for cell in row.strip().strip("|").split("|")]
+        [plain_text(_inline(cell.strip())) for cell in row.strip().strip("|").split("|")]
         for row in rows
         if not _TABLE_RULE.match(row.strip())
     ]
@@ -82,8 +118,17 @@ def _markdown_lines(markdown: str) -> list[Line]:
             lines.extend(_table(table))
             table.clear()
 
+    in_form = False
     for raw in source:
         stripped = raw.strip()
+        # A form block (its head, then its "- " lines): the forms are shown as fields to edit.
+        if not in_code and FORM_HEAD.match(stripped):
+            in_form = True
+            continue
+        if in_form:
+            if stripped.startswith("- "):
+                continue
+            in_form = False
         if stripped.startswith("```"):
             flush_table()
             in_code = not in_code

@@ -192,8 +192,8 @@ async def scrape(
         format: ``"markdown"`` (the page's main content, found as
             ``cdpkit.browse(url, readability=True)`` finds it, read from the live DOM after
             the page's scripts ran, open shadow roots included: headings, paragraphs,
-            lists, links and images with absolute URLs, tables, code blocks; the title on
-            top), ``"text"`` (the visible text of the whole page),
+            lists, links and images with absolute URLs, tables, code blocks, forms; the title
+            on top unless the first heading says it, as ``browse`` decides), ``"text"`` (the visible text of the whole page),
             ``"links"`` (deduplicated absolute links with their text), ``"screenshot"``
             (the viewport, PNG) or ``"fullscreenshot"`` (the whole page, PNG).
         wait_for_ms: ``None``: smart wait (:func:`wait_for_content`, from
@@ -299,7 +299,8 @@ def _to_markdown(
     """The live DOM (``scrape_dom.js``: its HTML, URL and base URL) as markdown, by the
     extraction :func:`cdpkit.browse` runs: the main content (``readability=True``), or the
     whole page with ``keep_page_chrome``, or the selected element whole; the title on top
-    when the content does not start with a level-1 heading."""
+    unless the content's first heading (or a level-1 heading) says it, as browse decides
+    (:func:`cdpkit._browse._extract.says_title`)."""
     from .._browse._extract import extract_html
     from .._browse._result import BrowseOptions
 
@@ -313,12 +314,9 @@ def _to_markdown(
     else:
         options = BrowseOptions(readability=not keep_page_chrome)
     extraction = extract_html(
-        html, url, options, keep_chrome=keep_page_chrome, keep_data_images=keep_data_images
+        html, url, options, keep_chrome=keep_page_chrome, keep_data_images=keep_data_images, title_on_top=title
     )
-    text = extraction.content.strip()
-    if title and not text.startswith("# "):
-        text = f"# {title}\n\n{text}" if text else f"# {title}"
-    return text + "\n"
+    return extraction.content.strip() + "\n"
 
 
 def _truncate(content: str, max_chars: int | None) -> tuple[str, bool]:

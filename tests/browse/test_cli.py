@@ -75,3 +75,41 @@ def test_a_wrong_config_file_is_named_with_exit_2(browse_server: FixtureServer, 
     done = _run(browse_server.url("/browse/article.html"), home=tmp_path)
     assert done.returncode == 2
     assert str(tmp_path / "config.toml") in done.stderr and "[output] format" in done.stderr
+
+
+SIGNUP_FORM = """**Form** (POST {origin}/browse/join)
+- Email address: [____] (email, required)
+- Full name: [Ada Leaf]
+- Your city: [____]
+- Phone number: [____] (tel)
+- Password: [____] (password)
+- Country: ( ) France (\u2022) United Kingdom ( ) Germany
+- Plan: ( ) Free (\u2022) Pro
+- [x] Send me the newsletter
+- [ ] I accept the terms
+- About you: [I like green tea.] (textarea)
+- [Create account]
+- [Start over] (reset)"""
+
+
+def test_a_form_shows_its_fields_labels_choices_and_buttons(browse_server: FixtureServer, tmp_path: Path) -> None:
+    done = _run(browse_server.url("/browse/signup.html"), home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    # The labels come from <label for>, a wrapping <label>, aria-label, else the placeholder;
+    # the hidden token stays out; the fieldset's legend names the radio group once.
+    assert SIGNUP_FORM.format(origin=browse_server.origin) in done.stdout
+    assert "abc123" not in done.stdout and "Plan\n" not in done.stdout
+    text = _run(browse_server.url("/browse/signup.html"), "--format", "text", home=tmp_path)
+    assert "Form (POST " in text.stdout and "- [x] Send me the newsletter" in text.stdout
+
+
+def test_the_title_is_not_repeated_when_the_first_heading_says_it(
+    browse_server: FixtureServer, tmp_path: Path
+) -> None:
+    # "Create your account  -  The Kettle Journal" is said by <h1>Create   your account</h1>.
+    done = _run(browse_server.url("/browse/signup.html"), home=tmp_path)
+    assert done.stdout.startswith("# Create your account\n\nOne account"), done.stdout[:200]
+    assert "Kettle Journal" not in done.stdout
+    # A heading holding more than the title does not say it: the title stays on top.
+    done = _run(browse_server.url("/browse/apple.html"), home=tmp_path)
+    assert done.stdout.startswith("# Apple\n\n# Apple pie recipes\n"), done.stdout[:200]

@@ -336,6 +336,22 @@ async def test_robots_txt_is_respected_when_the_config_says_so(
     assert (await cdpkit.browse(browse_server.url("/browse/article.html"))).tier_used == 1
 
 
+async def test_robots_txt_is_respected_for_one_call_when_it_asks(
+    browse_server: FixtureServer, config_file: Path
+) -> None:
+    url = browse_server.url("/browse/private/page.html")
+    async with cdpkit.engine() as engine:
+        with pytest.raises(BrowseError) as caught:
+            await engine.browse(url, respect_robots_txt=True)
+        assert caught.value.code == "http.robots"
+        assert (await engine.browse(url)).title == "private"  # the next call: the config's (off)
+    with pytest.raises(BrowseError) as caught:
+        await cdpkit.browse(url, respect_robots_txt=True)
+    assert "respect_robots_txt=False" in caught.value.suggestion
+    config_file.write_text("[privacy]\nrespect_robots_txt = true\n")
+    assert (await cdpkit.browse(url, respect_robots_txt=False)).title == "private"  # the call over the file
+
+
 async def test_a_slow_page_in_the_browser_gives_what_it_has_when_time_runs_out(
     browser: cdpkit.Browser, browse_server: FixtureServer
 ) -> None:

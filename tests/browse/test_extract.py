@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cdpkit._browse._extract import extract_html, extract_text
+from cdpkit._browse._extract import extract_html, extract_text, says_title
 from cdpkit._browse._result import BrowseOptions, Extraction
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "browse"
@@ -83,7 +83,7 @@ def test_page_chrome_hidden_elements_and_scripts_are_left_out() -> None:
         "Bootstrap keeps",  # class="d-none"
         "analytics",
         ".promo",
-        "Your email",  # form labels belong to result.forms
+        "Search the journal",  # the site header's search form
     ):
         assert absent not in content, absent
 
@@ -917,3 +917,61 @@ def test_max_tokens_500_holds_on_every_corpus_page_in_every_format() -> None:
             if options.format == "json":
                 json.loads(result.content)
     assert over == []
+
+
+# -- forms and the title line -----------------------------------------------------------------
+
+
+def _markdown(html: str, **options: object) -> str:
+    return extract_html(html, "https://shop.example/page", BrowseOptions(**options)).content  # type: ignore[arg-type]
+
+
+def test_form_labels_fall_back_and_hidden_or_secret_values_stay_out() -> None:
+    countries = "".join(f"<option>Country {n}</option>" for n in range(1, 30))
+    content = _markdown(
+        "<title>Order</title><h1>Order</h1><form action='buy'>"
+        "<span id='qty-label'>Quantity</span><input name='qty' type='number' value='2' aria-labelledby='qty-label'>"
+        "<input name='code' title='Discount code'><input name='pw' type='password' value='hunter2'>"
+        "<input name='gone' style='display: none'><div hidden><input name='also-gone'></div>"
+        f"<select name='country'>{countries}<option selected>Country 40</option></select>"
+        "<select name='tags' multiple><option selected>red</option><option>blue</option></select>"
+        "<input type='image' alt='Buy now' src='buy.png'></form>"
+    )
+    assert "**Form** (GET https://shop.example/buy)" in content
+    assert "- Quantity: [2] (number)" in content
+    assert "- Discount code: [____]" in content
+    assert "hunter2" not in content and "- pw: [\u2022\u2022\u2022\u2022\u2022\u2022] (password)" in content
+    assert "gone" not in content
+    assert "( ) Country 12 (\u2022) Country 40 (+17 more)" in content  # a dozen, and the chosen one
+    assert "- tags: [x] red [ ] blue" in content
+    assert "- [Buy now]" in content
+
+
+def test_forms_are_blocks_of_the_json_and_text_formats() -> None:
+    html = "<title>Find</title><form action='/s'><input name='q' aria-label='Words' value='tea'><button>Go</button></form>"
+    data = json.loads(_markdown(html, format="json"))
+    [form] = [block for block in data["blocks"] if block["type"] == "form"]
+    assert form == {
+        "type": "form", "action": "https://shop.example/s", "method": "GET",
+        "controls": [{"kind": "field", "label": "Words", "type": "text", "value": "tea"},
+                     {"kind": "button", "label": "Go", "type": "submit"}],
+    }  # fmt: skip
+    assert "Form (GET https://shop.example/s)\n- Words: [tea]\n- [Go]" in _markdown(html, format="text")
+
+
+@pytest.mark.parametrize(
+    ("title", "heading", "said"),
+    [
+        ("Install guide", "install   GUIDE", True),
+        ("Install guide - Docs", "Install guide", True),
+        ("Docs | Install guide", "Install guide", True),
+        ("Install \u2013 Part 2 \u2014 Docs", "Install \u2013 Part 2", True),
+        ("Apple", "Apple pie", False),
+        ("Python: a guide", "Python", False),
+        ("Well-known names", "Well", False),
+    ],
+)
+def test_says_title(title: str, heading: str, said: bool) -> None:
+    assert says_title(title, heading) is said
+    shown = _markdown(f"<title>{title}</title><h2>{heading}</h2><p>Text.</p>")
+    assert shown.startswith(f"# {title}\n\n## ") is not said

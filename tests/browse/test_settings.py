@@ -6,13 +6,16 @@ command line (``cdpkit browse --user-agent ... --respect-robots``)."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
+from websockets.frames import Frame
 
 import cdpkit
 from tests.fixtures.proxy import ProxyServer
@@ -206,3 +209,71 @@ async def test_storage_state_cookies_reach_tier_1(browse_server: FixtureServer, 
     async with cdpkit.engine(settings=settings) as engine:
         result = await engine.browse(browse_server.url("/browse/echo-cookie"), tier=1, format="text")
     assert "login=from-state" in result.content
+
+
+# -- the identity as engine() keywords --------------------------------------------------------
+
+
+async def test_engine_takes_the_identity_as_keywords(browser: cdpkit.Browser, headers_url: str) -> None:
+    async with cdpkit.engine(
+        user_agent="AgentX/1.0 (identity test)", locale="fr-FR", send_dnt=True, extra_headers={"X-Team": "research"}
+    ) as engine:
+        static = await engine.browse(headers_url, tier=1, format="text")
+    async with cdpkit.engine(
+        browser=browser, user_agent="AgentX/1.0 (identity test)", locale="fr-FR", send_dnt=True,
+        extra_headers={"X-Team": "research"},
+    ) as engine:  # fmt: skip
+        rendered = await engine.browse(headers_url, tier=3, format="text")
+    _assert_identity(static.content)
+    _assert_identity(rendered.content)
+
+
+async def test_engine_identity_keywords_go_over_settings_and_the_config(config_file: Path, headers_url: str) -> None:
+    config_file.write_text('[browser]\nlocale = "de-DE"\nuser_agent = "ConfigAgent/2.0"\n')
+    settings = cdpkit.BrowserSettings(user_agent="Given/3.0", extra_headers={"X-Team": "research"})
+    async with cdpkit.engine(settings=settings, user_agent="Keyword/4.0") as engine:
+        result = await engine.browse(headers_url, tier=1, format="text")
+    assert "user-agent = Keyword/4.0" in result.content
+    assert "x-team = research" in result.content  # settings=, kept
+    assert "accept-language = de-DE,de;q=0.9" in result.content  # the config's, kept
+
+
+async def test_engine_proxy_keyword_carries_tier_1(proxy: ProxyServer, headers_url: str) -> None:
+    port = proxy.server_address[1]
+    async with cdpkit.engine(proxy=f"http://scout:s3cret@127.0.0.1:{port}") as engine:
+        await engine.browse(headers_url, tier=1, format="text")
+    assert len(proxy.forwarded("/browse/all-headers")) == 1
+
+
+def test_engine_refuses_an_unknown_keyword_naming_the_accepted_ones() -> None:
+    with pytest.raises(TypeError, match="unexpected keyword argument 'user_agnet'") as caught:
+        cdpkit.engine(user_agnet="x")  # type: ignore[call-arg]
+    assert "user_agent" in str(caught.value) and "proxy" in str(caught.value)
+    assert "session" in str(caught.value)  # the tables too
+    with pytest.raises(TypeError, match="'viewport'"):
+        cdpkit.Engine(viewport={"width": 800})  # type: ignore[call-arg]
+
+
+async def test_no_log_record_shows_the_proxy_password_at_any_tier(
+    headers_url: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every logger at DEBUG (cdpkit's, websockets' frames in full, httpx's and httpcore's),
+    # a password with the characters a URL would split on, unencoded.
+    monkeypatch.setattr(Frame, "MAX_LOG_SIZE", 100_000)
+    password = "pa55/w?rd#x"
+    proxy_server = ProxyServer(credentials=("scout", password)).start()
+    caplog.set_level(logging.DEBUG)
+    try:
+        url = f"http://scout:{password}@127.0.0.1:{proxy_server.server_address[1]}"
+        async with cdpkit.engine(proxy=url) as engine:  # its own browser: CDP over a websocket
+            static = await engine.browse(headers_url, tier=1, format="text")
+            rendered = await engine.browse(headers_url, tier=3, format="text")
+    finally:
+        proxy_server.stop()
+    assert static.tier_used == 1 and rendered.tier_used == 3
+    assert len(proxy_server.forwarded("/browse/all-headers")) == 2  # both went through it
+    logged = caplog.text
+    assert "httpx" in {record.name.split(".")[0] for record in caplog.records}  # the HTTP client logged
+    assert "Fetch.continueWithAuth" in logged  # the browser's answer to the proxy was logged
+    for spelling in (password, quote(password, safe=""), quote(password), "pa55"):
+        assert spelling not in logged, spelling

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import cdpkit
+from cdpkit._browse._extract import says_title
 from cdpkit.tools.scraping import scrape
 from tests.server import FixtureServer, Handler, closed_port
 
@@ -188,9 +189,10 @@ async def test_scrape_markdown_is_browse_main_content_of_the_live_dom(
         browsed = await engine.browse(url, tier=3, readability=True)
 
     assert browsed.content  # the same rules, the same markdown writer, the same DOM
-    # scrape puts the title on top of content that does not start with a level-1 heading.
-    shown = browsed.content if browsed.content.startswith("# ") else f"# {browsed.title}\n\n{browsed.content}"
-    assert scraped.content == shown + "\n"
+    # scrape puts the title on top unless the first heading says it (browse's rule): the
+    # headline "Dawn at the upper lock" does not say "Canal news".
+    assert not says_title(browsed.title, "Dawn at the upper lock")
+    assert scraped.content == f"# {browsed.title}\n\n{browsed.content}\n"
     md = scraped.content
     assert "# Dawn at the upper lock" in md and "Part 4: The lock keepers" in md
     assert f"[lock timetable]({server.url('/timetable')})" in md
@@ -203,9 +205,21 @@ async def test_scrape_markdown_leaves_out_the_comments_the_article_is_followed_b
 ) -> None:
     server.route("/scripted", lambda h: h.reply(200, SCRIPTED_ARTICLE))
     main = await scrape(page, server.url("/scripted"), wait_for_ms=0)
-    assert main.content is not None and main.content.startswith("# Dawn at the upper lock\n\nPart 1:")
+    # The title on top: the headline does not say it (browse's rule).
+    assert main.content is not None and main.content.startswith("# Canal news\n\n# Dawn at the upper lock\n\nPart 1:")
     assert "Part 1:" in main.content and "3 comments" not in main.content
     whole = await scrape(page, server.url("/scripted"), wait_for_ms=0, keep_page_chrome=True)
     assert whole.content is not None
     for shown in ("[Home](", "Copyright the Canal Gazette", "Great story", "Part 4: The lock keepers"):
         assert shown in whole.content, shown
+
+
+async def test_scrape_shows_forms_and_the_title_once_as_browse_does(page: cdpkit.Page, server: FixtureServer) -> None:
+    from tests.browse.test_cli import SIGNUP_FORM
+
+    scraped = await scrape(page, server.url("/browse/signup.html"))
+    assert SIGNUP_FORM.format(origin=server.origin) in scraped.content
+    assert scraped.content.startswith("# Create your account\n\nOne account")
+    assert "Kettle Journal" not in scraped.content  # the h1 says the title: it is not repeated
+    apple = await scrape(page, server.url("/browse/apple.html"))
+    assert apple.content.startswith("# Apple\n\n# Apple pie recipes\n")

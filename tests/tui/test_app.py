@@ -186,3 +186,15 @@ async def test_a_start_page_already_loading_when_the_app_starts_that_fails_says_
         await settle(app, pilot)
         assert "HTTP 404: not found" in app.message and "missing.html" in app.message
         assert "no page" in str(app.query_one("#status").render())
+
+
+async def test_a_form_shows_once_as_fields_to_edit(engine: Engine, server: FixtureServer) -> None:
+    # browse's markdown lists the form where the page has it; the TUI shows it as the
+    # fields Tab and Enter edit instead, not twice.
+    app = make_app(engine, server.url("/tui/form.html"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(app, pilot)
+        assert app.driver.result is not None and "**Form** (GET " in app.driver.result.content
+        shown = "\n".join(row for row, _, _ in app.rows)
+        assert shown.count("Your name") == 1 and "Your name: [____________]" in shown
+        assert "Form (GET" not in shown and "[Send]" not in shown

@@ -5,6 +5,7 @@ Ctrl-C or a closed terminal (SIGHUP)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -97,15 +98,16 @@ def _running(pid: int) -> bool:
     return state != "Z"
 
 
-def _start(tmux: Tmux, tmp_path: Path, window: str, url: str) -> tuple[int, float]:
-    """Start ``cdpkit tui URL`` in a 120x40 window of its own; its pid and when it started."""
+def _start(tmux: Tmux, tmp_path: Path, window: str, url: str, size: tuple[int, int] = (120, 40)) -> tuple[int, float]:
+    """Start ``cdpkit tui URL`` in a window of its own (``size`` when it is the session's
+    first); its pid and when it started."""
     env = f"CDPKIT_CONFIG={tmp_path / 'config.toml'} XDG_DATA_HOME={tmp_path / 'data'}"
     command = f"exec env {env} {CDPKIT} tui {url}"
     started = time.monotonic()
     if tmux.started:
         tmux("new-window", "-d", "-t", "tui", "-n", window, command)
     else:
-        tmux("new-session", "-d", "-s", "tui", "-n", window, "-x", "120", "-y", "40", command)
+        tmux("new-session", "-d", "-s", "tui", "-n", window, "-x", str(size[0]), "-y", str(size[1]), command)
         tmux.started = True
     return int(tmux("display-message", "-p", "-t", f"tui:{window}", "#{pane_pid}").strip()), started
 
@@ -162,3 +164,40 @@ def test_ctrl_c_and_a_closed_terminal_leave_no_chrome(tmux: Tmux, tmp_path: Path
     tmux("kill-window", "-t", "tui:hup")  # the terminal goes away: SIGHUP
     _wait_gone(tmux, "ctrl-c", pids["ctrl-c"], chrome["ctrl-c"], "Ctrl-C")
     _wait_gone(tmux, "hup", pids["hup"], chrome["hup"], "a closed terminal (SIGHUP)")
+
+
+def test_every_link_of_the_page_can_be_followed_and_italics_show(
+    tmux: Tmux, tmp_path: Path, server: FixtureServer
+) -> None:
+    _start(tmux, tmp_path, "links", server.url("/tui/sections.html"))
+    tmux.wait_for_text("links", "Reading sections")
+    screen = tmux.screen("links")
+    # The navigation, the site header and the footer are numbered with the content, in page order.
+    for shown in ("Site home [1]", "Section links", "Second section [2]", "Contact section [3]",
+                  "home page [1]", "Footer notes [4]"):  # fmt: skip
+        assert shown in screen, (shown, screen)
+    # Emphasis is painted in italics (SGR 3), without its markdown asterisks.
+    painted = tmux("capture-pane", "-p", "-e", "-t", "tui:links")
+    assert "*emphasised" not in screen
+    assert re.search(r"\x1b\[(?:\d+;)*3(?:;\d+)*memphasised words", painted), painted
+    tmux.type("links", "f3\r")  # a link of the navigation list
+    tmux.wait_for_text("links", "Contact us")
+
+
+def test_the_help_fits_an_80x24_terminal_by_scrolling_with_a_hint(
+    tmux: Tmux, tmp_path: Path, server: FixtureServer
+) -> None:
+    _start(tmux, tmp_path, "help", server.url("/tui/second.html"), size=(80, 24))
+    tmux.wait_for_text("help", "The second page")
+    tmux.type("help", "?")
+    tmux.wait_for_text("help", "closes")
+    screen = tmux.screen("help")
+    assert "any other key closes" in screen and "scroll down a line" in screen
+    assert all(len(row) <= 80 for row in screen.splitlines())
+    assert "show this help" not in screen  # below the fold
+    tmux.type("help", "jjjjjjjjjj")  # to its end: the last actions show, the first scroll away
+    tmux.wait_for(lambda: "show this help" in tmux.screen("help") and "scroll down a line" not in tmux.screen("help"),
+                  "the help scrolling to its end", "help")  # fmt: skip
+    tmux.type("help", "x")  # any other key closes it
+    tmux.wait_for(lambda: "any other key closes" not in tmux.screen("help"), "the help closing", "help")
+    assert "The second page" in tmux.screen("help")

@@ -194,6 +194,9 @@ async def test_text_finds_the_element_holding_the_visible_text(
     await click(page, text="Weekly report")
     await click(page, text="Join later")
     assert await clicked(page) == ["tile", "later"]
+    # The text of a checkbox's label (the snapshot shows it as the checkbox's name only).
+    await click(page, text="I accept the terms")
+    assert (await element_state(page, selector="#f-terms")).checked is True
 
 
 async def test_text_exact_and_not(page: cdpkit.Page, server: FixtureServer) -> None:

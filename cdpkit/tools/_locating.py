@@ -61,6 +61,11 @@ _POLL_DELAYS = (0.05, 0.1, 0.15, 0.25)
 _POLL_DELAY_MAX = 0.4
 # Roles people write that the outline names otherwise (ARIA -> Chrome).
 _ROLE_ALIASES = {"img": "image", "text": "statictext"}
+# The outline's roles of form fields (a file input is a button).
+_FIELD_ROLES = frozenset({
+    "textbox", "searchbox", "combobox", "listbox", "checkbox", "radio", "switch",
+    "spinbutton", "slider", "ColorWell", "Date", "InputTime", "button",
+})
 # Entries that are never a locator's element.
 _NOT_ELEMENTS = frozenset({"RootWebArea", "Iframe", "StaticText"})
 
@@ -237,10 +242,14 @@ def matching_entries(entries: list[OutlineEntry], locator: Locator) -> list[Outl
         return [entry for entry in entries if entry.role == "StaticText" and text_ok(entry.name)]
     assert locator.label is not None
     label_ok = _name_test(locator.label, locator.exact)
+    # A field whose accessible name matches, or any field: its <label>, aria-labelledby
+    # or aria-label may say it while another source names it (aria-label over a <label>);
+    # the page checks which (_DESIGNATED).
     return [
         entry
         for entry in entries
-        if entry.role not in _NOT_ELEMENTS and entry.name and label_ok(entry.name)
+        if entry.role not in _NOT_ELEMENTS
+        and (entry.role in _FIELD_ROLES or (entry.name and label_ok(entry.name)))
     ]
 
 
@@ -248,7 +257,7 @@ def matching_entries(entries: list[OutlineEntry], locator: Locator) -> list[Outl
 # element each designates (0: none), registered like the walk's own nodes. A text run
 # designates the element holding it; a label match, the field only when a label,
 # aria-labelledby or aria-label names it.
-_DESIGNATED = """(function(numbers, kind) {
+_DESIGNATED = """(function(numbers, kind, wanted, exact, named) {
   const registry = globalThis.__cdpkitOutline;
   if (!registry) return numbers.map(() => 0);
   const FIELD_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'listbox', 'checkbox',
@@ -262,10 +271,38 @@ _DESIGNATED = """(function(numbers, kind) {
     }
     return id;
   }
+  const BUTTON_TYPES = new Set(['hidden', 'submit', 'reset', 'button', 'image']);
+  const squash = (text) => text.replace(/\\s+/g, ' ').trim();
+  const matches = (text) => {
+    const said = squash(text || '');
+    return exact ? said === wanted : said.toLowerCase().includes(wanted.toLowerCase());
+  };
+  // The text a label shows, without that of the fields inside it (a select's options).
+  function ownText(node) {
+    let text = '';
+    for (let child = node.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === 3) text += child.data;
+      else if (child.nodeType === 1 && !/^(input|select|textarea|button|script|style)$/.test(
+        child.localName)) text += ' ' + ownText(child) + ' ';
+    }
+    return text;
+  }
+  function saysIt(element) {
+    for (const label of element.labels || []) if (matches(ownText(label))) return true;
+    const ids = (element.getAttribute('aria-labelledby') || '').split(/\\s+/).filter(Boolean);
+    const root = element.getRootNode();
+    const byIds = ids.map((id) => root.getElementById ? root.getElementById(id) : null);
+    if (ids.length && matches(byIds.map((target) => target ? target.textContent : '').join(' '))) {
+      return true;
+    }
+    return matches(element.getAttribute('aria-label'));
+  }
   function field(element) {
     const tag = element.localName;
     if (tag === 'select' || tag === 'textarea') return true;
-    if (tag === 'input') return (element.getAttribute('type') || '').toLowerCase() !== 'hidden';
+    if (tag === 'input') {
+      return !BUTTON_TYPES.has((element.getAttribute('type') || '').toLowerCase());
+    }
     const role = (element.getAttribute('role') || '').trim().toLowerCase().split(/\\s+/)[0];
     return FIELD_ROLES.has(role) || element.isContentEditable;
   }
@@ -274,14 +311,17 @@ _DESIGNATED = """(function(numbers, kind) {
       Boolean((element.getAttribute('aria-label') || '').trim()) ||
       element.hasAttribute('aria-labelledby');
   }
-  return numbers.map((id) => {
+  return numbers.map((id, position) => {
     const node = registry.element(id);
     if (!node) return 0;
     if (kind === 'text') {
       const parent = node.parentElement || (node.parentNode && node.parentNode.host);
       return parent ? number(parent) : 0;
     }
-    if (kind === 'label') return node.nodeType === 1 && field(node) && labelled(node) ? id : 0;
+    if (kind === 'label') {
+      if (node.nodeType !== 1 || !field(node)) return 0;
+      return (named[position] && labelled(node)) || saysIt(node) ? id : 0;
+    }
     return id;
   });
 })"""
@@ -298,9 +338,13 @@ class Match:
     entry: OutlineEntry
 
 
-async def designated_numbers(entries: list[OutlineEntry], kind: str) -> list[int]:
+async def designated_numbers(
+    entries: list[OutlineEntry], kind: str, label: str = "", exact: bool = True
+) -> list[int]:
     """For each entry that matched a locator of ``kind`` (``"role"``, ``"text"``,
-    ``"label"``), the number its world gives the element it designates, 0 for none."""
+    ``"label"``, then with the ``label`` wanted), the number its world gives the element it
+    designates, 0 for none."""
+    label_ok = _name_test(label, exact)
     if kind == "role":
         return [entry.id for entry in entries]
     by_world: dict[tuple[int, str], list[int]] = {}
@@ -313,7 +357,9 @@ async def designated_numbers(entries: list[OutlineEntry], kind: str) -> list[int
             answer = await first.session.send_json(
                 cdp.runtime.evaluate(
                     f"{_DESIGNATED}({json.dumps([entries[p].id for p in positions])},"
-                    f" {json.dumps(kind)})",
+                    f" {json.dumps(kind)}, {json.dumps(_squash(label))},"
+                    f" {json.dumps(exact)},"
+                    f" {json.dumps([label_ok(entries[p].name) for p in positions])})",
                     unique_context_id=first.world,
                     return_by_value=True,
                 )
@@ -327,9 +373,11 @@ async def designated_numbers(entries: list[OutlineEntry], kind: str) -> list[int
     return numbers
 
 
-async def _designated(entries: list[OutlineEntry], kind: str) -> list[Match]:
+async def _designated(
+    entries: list[OutlineEntry], kind: str, label: str = "", exact: bool = True
+) -> list[Match]:
     """The elements the matched ``entries`` designate, each once, in document order."""
-    numbers = await designated_numbers(entries, kind)
+    numbers = await designated_numbers(entries, kind, label, exact)
     matches: list[Match] = []
     seen: set[tuple[int, str, int]] = set()
     for entry, number in zip(entries, numbers, strict=True):
@@ -350,7 +398,9 @@ def _kind(locator: Locator) -> str:
 async def matches_in(entries: list[OutlineEntry], locator: Locator) -> list[Match]:
     """Every element ``locator`` designates in the outline ``entries`` (a walk with
     ``every_text`` for a text locator), in document order."""
-    return await _designated(matching_entries(entries, locator), _kind(locator))
+    return await _designated(
+        matching_entries(entries, locator), _kind(locator), locator.label or "", locator.exact
+    )
 
 
 async def find_all(page: Page, locator: Locator) -> list[Match]:

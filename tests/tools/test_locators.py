@@ -199,6 +199,22 @@ async def test_label_finds_a_field_by_label_element_aria_label_and_labelledby(
     assert await js(page, "document.querySelector('[name=q]').value") == "shoes"
 
 
+async def test_label_is_any_of_the_labels_of_a_field(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await navigate(page, server.url("/locators/labels.html"))
+    # aria-label names the field, the <label> still labels it (as Playwright's getByLabel).
+    await type_text(page, "a@b.c", label="E-mail address")
+    await type_text(page, "!", label="Your email")
+    assert await js(page, "document.getElementById('mail').value") == "a@b.c!"
+    # A label holding its select: the options' text is not the label's.
+    await select_option(page, "Japan", label="Country")
+    assert await js(page, "document.getElementById('country').value") == "Japan"
+    # A button is not a form field, whatever its aria-label.
+    with pytest.raises(ElementNotFoundError):
+        await click(page, label="Send it", timeout=0.2)
+
+
 async def test_text_finds_the_element_holding_the_visible_text(
     page: cdpkit.Page, server: FixtureServer
 ) -> None:

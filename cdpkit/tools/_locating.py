@@ -9,8 +9,8 @@ finds what a snapshot line names:
 * ``role`` (with ``name``): an outline entry of that role (Chrome's role names, as the
   snapshot writes them; case does not matter) and that accessible name.
 * ``label``: a form field (an ``input``, ``select``, ``textarea``, a field role, an
-  editable element) labelled by a ``<label>``, ``aria-labelledby`` or ``aria-label``
-  whose accessible name matches (a placeholder or a title is not a label).
+  editable element) with a ``<label>``, ``aria-labelledby`` or ``aria-label`` that says it
+  (any of them, as Playwright's ``getByLabel``; a placeholder or a title is not a label).
 * ``text``: a run of visible text; the element acted on is the one holding it (the
   button whose label it is, the ``<span>`` it is in).
 

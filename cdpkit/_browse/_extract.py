@@ -123,7 +123,9 @@ def extract_html(
             blocks = reader.read([main_tree.body] if main_tree.body is not None else [])
             page_reader = BlockReader(base, skip_chrome=True, data_images=keep_data_images)
             page_blocks = page_reader.read(roots)
-            filled = fill_main_content(blocks, reader.media, page_blocks, page_reader.media)
+            filled = fill_main_content(
+                blocks, reader.media, page_blocks, page_reader.media, _figures(roots)
+            )
             if filled is not None:
                 blocks = filled
                 links, media = renumber(blocks, page_reader.links, page_reader.media)
@@ -251,6 +253,17 @@ def _select(tree: LexborHTMLParser, selectors: Sequence[str]) -> list[LexborNode
         {node.mem_id: index for index, node in enumerate(tree.root.traverse())} if tree.root else {}
     )
     return sorted((found[m] for m in outermost), key=lambda node: position.get(node.mem_id, 0))
+
+
+def _figures(roots: Sequence[LexborNode]) -> frozenset[str]:
+    """The texts of the figure captions and formulas (MathML) in ``roots``, spaces left
+    out: the article's own however short, wherever they stand in it."""
+    return frozenset(
+        text
+        for root in roots
+        for node in root.css("figcaption, math")
+        if (text := _SPACES.sub("", node.text(separator=" ")))
+    )
 
 
 def _fragment(roots: Sequence[LexborNode]) -> str:

@@ -31,6 +31,7 @@ import re
 import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from html import escape as html_escape
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode, SelectolaxError
@@ -62,6 +63,10 @@ _SEMANTIC_MATCH = 0.25  # cosine from which a block is about the query (all-Mini
 _SEMANTIC_BLOCKS = 24  # blocks the embeddings re-rank, at most (each costs ~15 ms)
 _SEMANTIC_HEADINGS = 100  # headings the embeddings read (a few words each)
 _LINK_MARK = re.compile(r"\x01(\d+)\x02")
+# MathJax's output for a formula: v2's frames (MathJax, MathJax_Display, MathJax_SVG,
+# MJXc-display...), v3's <mjx-container>.
+_MATHJAX_OUTPUT = re.compile(r"^mjx-|\b(?:MathJax|MJX)", re.IGNORECASE)
+_TEX_MARK = "data-cdpkit-tex"
 
 
 def extract_html(
@@ -98,6 +103,7 @@ def extract_html(
     metadata = read_metadata(tree, meta, base)
     signals = javascript_signals(tree, len(html))
     page_image = og_image(meta, base)
+    _show_tex(tree)
     tree.strip_tags(_INVISIBLE)
     body = tree.body or tree.root
     text_chars = len(_SPACES.sub(" ", body.text(separator=" ")).strip()) if body is not None else 0
@@ -255,13 +261,36 @@ def _select(tree: LexborHTMLParser, selectors: Sequence[str]) -> list[LexborNode
     return sorted((found[m] for m in outermost), key=lambda node: position.get(node.mem_id, 0))
 
 
+def _show_tex(tree: LexborHTMLParser) -> None:
+    """Formulas left as TeX in ``<script type="math/tex">`` (MathJax's input, which a page
+    that no script ran still holds: Markdown blogs write them so) shown as ``$TeX$``, or
+    ``$$TeX$$`` on a line of its own for a displayed one. One MathJax drew (its output
+    right before the script, read with its MathML) is not shown twice."""
+    for script in tree.css('script[type^="math/tex"]'):
+        tex = (script.text(deep=True) or "").strip()
+        drawn = script.prev
+        while drawn is not None and drawn.tag == "-text" and not (drawn.text_content or "").strip():
+            drawn = drawn.prev
+        if not tex or (drawn is not None and _MATHJAX_OUTPUT.search(
+            f"{drawn.tag} {drawn.attributes.get('class') or ''}"
+        )):
+            continue
+        display = "mode=display" in (script.attributes.get("type") or "").replace(" ", "")
+        element, delimiter = ("div", "$$") if display else ("span", "$")
+        shown = LexborHTMLParser(
+            f"<{element} {_TEX_MARK}>{delimiter}{html_escape(tex)}{delimiter}</{element}>"
+        ).css_first(element)
+        if shown is not None:
+            script.replace_with(shown)
+
+
 def _figures(roots: Sequence[LexborNode]) -> frozenset[str]:
     """The texts of the figure captions and formulas (MathML) in ``roots``, spaces left
     out: the article's own however short, wherever they stand in it."""
     return frozenset(
         text
         for root in roots
-        for node in root.css("figcaption, math")
+        for node in root.css(f"figcaption, math, [{_TEX_MARK}]")
         if (text := _SPACES.sub("", node.text(separator=" ")))
     )
 

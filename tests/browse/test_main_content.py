@@ -54,6 +54,20 @@ def test_display_formulas_stay_between_the_paragraphs_they_belong_to() -> None:
     assert "The range of the tide is\n\nR=2a\n\nwhere a is the amplitude." in content
     assert "\n\nT=4L\n\n" in content
     assert "R=2R" not in content  # the glyphs are not read besides the MathML
+    assert "$$" not in content  # nor the TeX MathJax drew them from
+
+
+def test_formulas_no_script_drew_are_shown_as_tex() -> None:
+    # Markdown blogs leave MathJax's input in the page: a browse without JavaScript gets it.
+    body = (
+        f"<p>First: {_TIDE} {_TIDE}</p>"
+        f"<p>The range <script type='math/tex'>R_0 < 2a</script> grows with the basin. {_TIDE}</p>"
+        "<script type='math/tex; mode=display'>\\sum_i h_i = H</script>"
+        f"<p>Second: {_TIDE} {_TIDE}</p><p>Third: {_TIDE}</p>"
+    )
+    for content in (_in_article(body), extract_html(body, "https://h.example/", BrowseOptions()).content):
+        assert "The range $R_0 < 2a$ grows with the basin." in content
+        assert "\n\n$$\\sum_i h_i = H$$\n\nSecond:" in content
 
 
 def test_a_figure_keeps_its_short_caption() -> None:

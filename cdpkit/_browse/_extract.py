@@ -7,7 +7,8 @@ Stages, in order, each in its own module:
 2. structure: HTML to blocks, links and media (:mod:`._blocks`), metadata, forms and the
    JavaScript signals (:mod:`._document`);
 3. main content, when ``options.readability`` (:mod:`._main_content`): the article alone,
-   without the title line (the title is in :attr:`Extraction.title`);
+   without the title line nor the heading that says the title (the title is in
+   :attr:`Extraction.title`);
 4. keywords (no block matching is empty content and a note, not an error), then the
    ``query`` ranking (:mod:`._rank`, BM25; with the ``semantic`` extra also
    all-MiniLM-L6-v2 embeddings, :mod:`._semantic`);
@@ -67,6 +68,8 @@ _LINK_MARK = re.compile(r"\x01(\d+)\x02")
 # MJXc-display...), v3's <mjx-container>.
 _MATHJAX_OUTPUT = re.compile(r"^mjx-|\b(?:MathJax|MJX)", re.IGNORECASE)
 _TEX_MARK = "data-cdpkit-tex"
+_TITLE_WORD = re.compile(r"\w+")
+_TITLE_LIKENESS = 0.75  # Readability's: a heading this much made of the title's words is it
 
 
 def extract_html(
@@ -76,6 +79,7 @@ def extract_html(
     *,
     keep_chrome: bool = False,
     keep_data_images: bool = False,
+    keep_title_heading: bool = False,
 ) -> Extraction:
     """Extract ``html`` (fetched from ``url``) as ``options`` ask.
 
@@ -87,6 +91,8 @@ def extract_html(
         keep_chrome: Read page chrome too (navigation, footers, asides, the site header,
             cookie banners), when ``options.readability`` is off.
         keep_data_images: Keep images whose source is a ``data:`` URL.
+        keep_title_heading: Keep the heading that says the title in the main content
+            (left out by default when ``options.readability``: the title is apart).
 
     Returns:
         The title, content in ``options.format`` within ``options.max_tokens``, links
@@ -133,7 +139,7 @@ def extract_html(
                 blocks, reader.media, page_blocks, page_reader.media, _figures(roots)
             )
             if filled is not None:
-                blocks = filled
+                blocks = filled if keep_title_heading else _without_title_heading(filled, title)
                 links, media = renumber(blocks, page_reader.links, page_reader.media)
                 link_headings(blocks)
             else:
@@ -259,6 +265,23 @@ def _select(tree: LexborHTMLParser, selectors: Sequence[str]) -> list[LexborNode
         {node.mem_id: index for index, node in enumerate(tree.root.traverse())} if tree.root else {}
     )
     return sorted((found[m] for m in outermost), key=lambda node: position.get(node.mem_id, 0))
+
+
+def _without_title_heading(blocks: list[Block], title: str) -> list[Block]:
+    """``blocks`` without the first level-1 or level-2 heading that says the page's
+    ``title`` (Readability's rule: most of the heading's words are the title's), which
+    the result carries on its own."""
+    title_words = set(_TITLE_WORD.findall(title.casefold()))
+    for index, block in enumerate(blocks):
+        if block.kind != "heading" or block.level > 2:
+            continue
+        words = _TITLE_WORD.findall(block.text.casefold())
+        if not words:
+            continue
+        apart = " ".join(word for word in words if word not in title_words)
+        if 1 - len(apart) / len(" ".join(words)) > _TITLE_LIKENESS:
+            return blocks[:index] + blocks[index + 1 :]
+    return blocks
 
 
 def _show_tex(tree: LexborHTMLParser) -> None:

@@ -113,3 +113,18 @@ def test_a_module_beyond_a_run_of_links_is_not_part_of_the_article() -> None:
     assert "Third: The harbour authority" in content
     assert "Today at the Gazette" not in content and "temporarily unavailable" not in content
     assert "Storm season story" not in content
+
+
+def test_the_heading_that_says_the_title_is_left_to_the_title() -> None:
+    html = (
+        "<html><head><title>The channel is deeper now | Harbour Gazette</title></head><body>"
+        f"<article><h1>The channel is deeper now</h1><p>First: {_TIDE} {_TIDE}</p>"
+        f"<h2>What the pilots say</h2><p>Second: {_TIDE} {_TIDE}</p></article></body></html>"
+    )
+    result = extract_html(html, "https://harbour.example/news/1", BrowseOptions(readability=True))
+
+    assert result.title == "The channel is deeper now | Harbour Gazette"
+    assert result.content.startswith("First: The harbour authority")
+    assert "## What the pilots say\n\nSecond:" in result.content
+    whole_page = extract_html(html, "https://harbour.example/news/1", BrowseOptions()).content
+    assert whole_page.startswith("# The channel is deeper now")  # the page as it is: kept

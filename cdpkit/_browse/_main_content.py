@@ -48,9 +48,12 @@ _FRAGMENT_CHARS = 25
 # A run of page blocks between two of the article's sentences that trafilatura left out and
 # that holds this many characters of link text (menus, lists of stories) parts the page; the
 # sentences on the far side of it are another module trafilatura took in (an app's promo, a
-# "today on the site" box) when they say less than this share of what the article says.
+# "today on the site" box) when they say less than this share of what the article says
+# and fewer characters than a paragraph (a lead paragraph above a long list of links, a
+# table of contents, stays).
 _PARTING_LINK_CHARS = 500
 _MODULE_SHARE = 0.1
+_MODULE_CHARS = 300
 
 
 def main_content_html(html: str) -> str | None:
@@ -242,7 +245,7 @@ def _article_part(
     when nothing parts it): the page parted at each run of blocks between two ``anchors``
     that holds :data:`_PARTING_LINK_CHARS` of link text trafilatura left out; the part
     saying the most, and next to it the parts saying at least :data:`_MODULE_SHARE` of
-    that."""
+    that or :data:`_MODULE_CHARS` characters."""
     parts: list[list[int]] = [[anchors[0]]]
     for before, after in itertools.pairwise(anchors):
         links = sum(
@@ -256,9 +259,10 @@ def _article_part(
     says = [sum(len(page[i].text) for i in part) for part in parts]
     best = max(range(len(parts)), key=says.__getitem__)
     start = end = best
-    while start > 0 and says[start - 1] >= _MODULE_SHARE * says[best]:
+    least = min(_MODULE_SHARE * says[best], _MODULE_CHARS)
+    while start > 0 and says[start - 1] >= least:
         start -= 1
-    while end < len(parts) - 1 and says[end + 1] >= _MODULE_SHARE * says[best]:
+    while end < len(parts) - 1 and says[end + 1] >= least:
         end += 1
     # Parted off on a side, the article ends there at its sentences (and what trafilatura
     # kept right next to them), not at what it kept further out.

@@ -128,3 +128,21 @@ def test_the_heading_that_says_the_title_is_left_to_the_title() -> None:
     assert "## What the pilots say\n\nSecond:" in result.content
     whole_page = extract_html(html, "https://harbour.example/news/1", BrowseOptions()).content
     assert whole_page.startswith("# The channel is deeper now")  # the page as it is: kept
+
+
+def test_a_lead_paragraph_above_a_long_list_of_stories_stays() -> None:
+    stories = "".join(
+        f"<li><a href='/s/{i}'>Story {i} on the history of the northern breakwater</a></li>"
+        for i in range(14)
+    )
+    sections = "".join(
+        f"<h2 id='s{i}'>Section {i}</h2><p>{_TIDE} {_TIDE} {_TIDE}</p><p>{_TIDE} {_TIDE}</p>"
+        for i in range(14)
+    )
+    content = _in_article(
+        f"<p>Lead: the channel is the town's lifeline. {_TIDE} {_TIDE}</p>"
+        f"<div class='more'><ul>{stories}</ul></div>{sections}"
+    )
+
+    assert "Lead: the channel is the town's lifeline." in content
+    assert "## Section 13" in content

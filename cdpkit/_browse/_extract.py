@@ -310,12 +310,15 @@ def _show_tex(tree: LexborHTMLParser) -> None:
 def _figures(roots: Sequence[LexborNode]) -> frozenset[str]:
     """The texts of the figure captions and formulas (MathML) in ``roots``, spaces left
     out: the article's own however short, wherever they stand in it."""
-    return frozenset(
-        text
-        for root in roots
-        for node in root.css(f"figcaption, math, [{_TEX_MARK}]")
-        if (text := _SPACES.sub("", node.text(separator=" ")))
-    )
+    figures = set()
+    for root in roots:
+        for node in root.css(f"figcaption, math, [{_TEX_MARK}]"):
+            # Read as the page is (a formula's TeX annotation is not shown, nor kept here).
+            shown = BlockReader("", skip_chrome=False).read([node])
+            text = "".join(_SPACES.sub("", block.text) for block in shown)
+            if text:
+                figures.add(text)
+    return frozenset(figures)
 
 
 def _fragment(roots: Sequence[LexborNode]) -> str:

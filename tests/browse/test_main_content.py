@@ -146,3 +146,25 @@ def test_a_lead_paragraph_above_a_long_list_of_stories_stays() -> None:
 
     assert "Lead: the channel is the town's lifeline." in content
     assert "## Section 13" in content
+
+
+def _katex(mathml: str, tex: str) -> str:
+    """A formula as KaTeX writes it: MathML with its TeX as an annotation, then the glyphs
+    (hidden from readers)."""
+    return (
+        '<span class="katex"><span class="katex-mathml"><math><semantics><mrow>'
+        f'{mathml}</mrow><annotation encoding="application/x-tex">{tex}</annotation>'
+        '</semantics></math></span><span class="katex-html" aria-hidden="true">'
+        '<span class="mord mathnormal">R</span></span></span>'
+    )
+
+
+def test_a_katex_formula_is_read_once() -> None:
+    body = (
+        f"<p>First: {_TIDE} {_TIDE} The range is</p>"
+        f"<p><span class='katex-display'>{_katex('<mi>R</mi><mo>=</mo><mn>2</mn><mi>a</mi>', 'R=2a')}"
+        f"</span></p><p>where {_katex('<mi>a</mi>', 'a')} is the amplitude. {_TIDE}</p>"
+        f"<p>Third: {_TIDE} {_TIDE}</p>"
+    )
+    for content in (_in_article(body), extract_html(body, "https://h.example/", BrowseOptions()).content):
+        assert "The range is\n\nR=2a\n\nwhere a is the amplitude." in content

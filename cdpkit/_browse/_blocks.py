@@ -90,6 +90,10 @@ _SKIPPED_TAGS = frozenset(
         "portal",
         "slot",
         "label",
+        # MathML's other forms of a formula (its TeX source...): never shown, the
+        # presentation markup is.
+        "annotation",
+        "annotation-xml",
     ]
 )
 _CONTAINER_TAGS = frozenset(

@@ -7,7 +7,8 @@ Stages, in order, each in its own module:
 2. structure: HTML to blocks, links and media (:mod:`._blocks`), metadata, forms and the
    JavaScript signals (:mod:`._document`);
 3. main content, when ``options.readability`` (:mod:`._main_content`): the article alone,
-   without the title line (the title is in :attr:`Extraction.title`);
+   without the title line nor the heading that says the title (the title is in
+   :attr:`Extraction.title`);
 4. keywords (no block matching is empty content and a note, not an error), then the
    ``query`` ranking (:mod:`._rank`, BM25; with the ``semantic`` extra also
    all-MiniLM-L6-v2 embeddings, :mod:`._semantic`);
@@ -31,6 +32,7 @@ import re
 import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from html import escape as html_escape
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode, SelectolaxError
@@ -62,6 +64,12 @@ _SEMANTIC_MATCH = 0.25  # cosine from which a block is about the query (all-Mini
 _SEMANTIC_BLOCKS = 24  # blocks the embeddings re-rank, at most (each costs ~15 ms)
 _SEMANTIC_HEADINGS = 100  # headings the embeddings read (a few words each)
 _LINK_MARK = re.compile(r"\x01(\d+)\x02")
+# MathJax's output for a formula: v2's frames (MathJax, MathJax_Display, MathJax_SVG,
+# MJXc-display...), v3's <mjx-container>.
+_MATHJAX_OUTPUT = re.compile(r"^mjx-|\b(?:MathJax|MJX)", re.IGNORECASE)
+_TEX_MARK = "data-cdpkit-tex"
+_TITLE_WORD = re.compile(r"\w+")
+_TITLE_LIKENESS = 0.75  # Readability's: a heading this much made of the title's words is it
 
 
 def extract_html(
@@ -72,6 +80,7 @@ def extract_html(
     keep_chrome: bool = False,
     keep_data_images: bool = False,
     title_on_top: str | None = None,
+    keep_title_heading: bool = False,
 ) -> Extraction:
     """Extract ``html`` (fetched from ``url``) as ``options`` ask.
 
@@ -86,6 +95,8 @@ def extract_html(
         title_on_top: A title (the document's title now) to put on top of markdown or
             text content, with ``readability`` too (which otherwise leaves the title to
             ``Extraction.title``), unless a heading says it (:func:`says_title`).
+        keep_title_heading: Keep the heading that says the title in the main content
+            (left out by default when ``options.readability``: the title is apart).
 
     Returns:
         The title, content in ``options.format`` within ``options.max_tokens``, links
@@ -102,6 +113,7 @@ def extract_html(
     metadata = read_metadata(tree, meta, base)
     signals = javascript_signals(tree, len(html))
     page_image = og_image(meta, base)
+    _show_tex(tree)
     tree.strip_tags(_INVISIBLE)
     body = tree.body or tree.root
     text_chars = len(_SPACES.sub(" ", body.text(separator=" ")).strip()) if body is not None else 0
@@ -127,9 +139,11 @@ def extract_html(
             blocks = reader.read([main_tree.body] if main_tree.body is not None else [])
             page_reader = BlockReader(base, skip_chrome=True, data_images=keep_data_images)
             page_blocks = page_reader.read(roots)
-            filled = fill_main_content(blocks, reader.media, page_blocks, page_reader.media)
+            filled = fill_main_content(
+                blocks, reader.media, page_blocks, page_reader.media, _figures(roots)
+            )
             if filled is not None:
-                blocks = filled
+                blocks = filled if keep_title_heading else _without_title_heading(filled, title)
                 links, media = renumber(blocks, page_reader.links, page_reader.media)
                 link_headings(blocks)
             else:
@@ -256,6 +270,60 @@ def _select(tree: LexborHTMLParser, selectors: Sequence[str]) -> list[LexborNode
         {node.mem_id: index for index, node in enumerate(tree.root.traverse())} if tree.root else {}
     )
     return sorted((found[m] for m in outermost), key=lambda node: position.get(node.mem_id, 0))
+
+
+def _without_title_heading(blocks: list[Block], title: str) -> list[Block]:
+    """``blocks`` without the first level-1 or level-2 heading that says the page's
+    ``title`` (Readability's rule: most of the heading's words are the title's), which
+    the result carries on its own."""
+    title_words = set(_TITLE_WORD.findall(title.casefold()))
+    for index, block in enumerate(blocks):
+        if block.kind != "heading" or block.level > 2:
+            continue
+        words = _TITLE_WORD.findall(block.text.casefold())
+        if not words:
+            continue
+        apart = " ".join(word for word in words if word not in title_words)
+        if 1 - len(apart) / len(" ".join(words)) > _TITLE_LIKENESS:
+            return blocks[:index] + blocks[index + 1 :]
+    return blocks
+
+
+def _show_tex(tree: LexborHTMLParser) -> None:
+    """Formulas left as TeX in ``<script type="math/tex">`` (MathJax's input, which a page
+    that no script ran still holds: Markdown blogs write them so) shown as ``$TeX$``, or
+    ``$$TeX$$`` on a line of its own for a displayed one. One MathJax drew (its output
+    right before the script, read with its MathML) is not shown twice."""
+    for script in tree.css('script[type^="math/tex"]'):
+        tex = (script.text(deep=True) or "").strip()
+        drawn = script.prev
+        while drawn is not None and drawn.tag == "-text" and not (drawn.text_content or "").strip():
+            drawn = drawn.prev
+        if not tex or (drawn is not None and _MATHJAX_OUTPUT.search(
+            f"{drawn.tag} {drawn.attributes.get('class') or ''}"
+        )):
+            continue
+        display = "mode=display" in (script.attributes.get("type") or "").replace(" ", "")
+        element, delimiter = ("div", "$$") if display else ("span", "$")
+        shown = LexborHTMLParser(
+            f"<{element} {_TEX_MARK}>{delimiter}{html_escape(tex)}{delimiter}</{element}>"
+        ).css_first(element)
+        if shown is not None:
+            script.replace_with(shown)
+
+
+def _figures(roots: Sequence[LexborNode]) -> frozenset[str]:
+    """The texts of the figure captions and formulas (MathML) in ``roots``, spaces left
+    out: the article's own however short, wherever they stand in it."""
+    figures = set()
+    for root in roots:
+        for node in root.css(f"figcaption, math, [{_TEX_MARK}]"):
+            # Read as the page is (a formula's TeX annotation is not shown, nor kept here).
+            shown = BlockReader("", skip_chrome=False).read([node])
+            text = "".join(_SPACES.sub("", block.text) for block in shown)
+            if text:
+                figures.add(text)
+    return frozenset(figures)
 
 
 def _fragment(roots: Sequence[LexborNode]) -> str:

@@ -11,6 +11,7 @@ and its size. Links are left relative for the reader to resolve against ``<base 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import unicodedata
@@ -40,6 +41,19 @@ _ABOVE_HEADING = 2
 # Characters of text a block needs to mark where the article is, or to be put back when
 # trafilatura left it out (a sentence; characters, not words, for scripts without spaces).
 _ANCHOR_CHARS = 50
+# Characters (spaces left out) a block needs to count as in the main content when its text
+# is found inside a longer block there: shorter ones ("0", "billion", a chart's labels) are
+# found anywhere, so they count only when trafilatura kept them as a block of their own.
+_FRAGMENT_CHARS = 25
+# A run of page blocks between two of the article's sentences that trafilatura left out and
+# that holds this many characters of link text (menus, lists of stories) parts the page; the
+# sentences on the far side of it are another module trafilatura took in (an app's promo, a
+# "today on the site" box) when they say less than this share of what the article says
+# and fewer characters than a paragraph (a lead paragraph above a long list of links, a
+# table of contents, stays).
+_PARTING_LINK_CHARS = 500
+_MODULE_SHARE = 0.1
+_MODULE_CHARS = 300
 
 
 def main_content_html(html: str) -> str | None:
@@ -141,6 +155,7 @@ def fill_main_content(
     main_media: Sequence[MediaItem],
     page: Sequence[Block],
     page_media: Sequence[MediaItem],
+    figures: frozenset[str] = frozenset(),
 ) -> list[Block] | None:
     """The main content as the page's own blocks: from the first page block that is in
     ``main`` (the blocks trafilatura's HTML gave) to the last, with what lies between.
@@ -149,17 +164,22 @@ def fill_main_content(
     next to share buttons or math markup, a paragraph repeated, the structure of a short
     page (headings, lists, tables read as one paragraph). Between the first and the last
     block it kept, the page's blocks are the article's, but for link lists (share bars,
-    related stories), which stay out. ``None`` when no page block is in ``main`` (the
-    caller keeps trafilatura's blocks).
+    related stories), which stay out. A figure's caption and a formula shown on its own
+    line (their texts, spaces left out, in ``figures``) stay however short. Sentences
+    trafilatura kept beyond a long run of links it left out (menus, lists of stories) are
+    another module of the page, left out when they are a small part of the whole.
+    ``None`` when no page block is in ``main`` (the caller keeps trafilatura's blocks).
     """
     main_text = "".join(_SPACES.sub("", block.text) for block in main)
     main_runs = {run for block in main for run in _runs(block.text)}
     main_images = {item.url for item in main_media}
+    whole = {_SPACES.sub("", block.text) for block in main if block.text.strip()}
 
     def in_main(block: Block) -> bool:
         if block.kind in ("image", "video", "audio"):
             return 0 <= block.media < len(page_media) and page_media[block.media].url in main_images
-        if _SPACES.sub("", block.text) in main_text:
+        squeezed = _SPACES.sub("", block.text)
+        if squeezed in whole or (len(squeezed) >= _FRAGMENT_CHARS and squeezed in main_text):
             return True
         # Not found as it is (trafilatura joined or cut it): most of its runs of three
         # words are there.
@@ -178,6 +198,8 @@ def fill_main_content(
         # No sentence of the page is in it: the page is too short for a main content to
         # stand out (or trafilatura's is not the page's): all of it, but its chrome.
         return list(page) if any(kept) else None
+    low, high = _article_part(page, kept, anchors)
+    anchors = [i for i in anchors if low <= i <= high]
     # The span runs on over the blocks found in the main content next to it (the title
     # and byline above the first sentence); further out, a block trafilatura kept whole
     # stays.
@@ -196,7 +218,6 @@ def fill_main_content(
         ),
         None,
     )
-    whole = {_SPACES.sub("", block.text) for block in main if block.text.strip()}
     chosen = []
     for index, block in enumerate(page):
         if index == heading and block.kind == "heading":
@@ -204,11 +225,47 @@ def fill_main_content(
         elif first <= index <= last:
             if kept[index] or index < anchors[0] or (
                 block.kind != "heading"
-                and (block.kind in ("image", "video", "audio") or _long(block))
+                and (
+                    block.kind in ("image", "video", "audio")
+                    or _long(block)
+                    or _SPACES.sub("", block.text) in figures
+                )
                 and link_density(block) <= _LINKS_AT_MOST
             ):
                 chosen.append(block)
-        elif kept[index] and _SPACES.sub("", block.text) in whole:
+        elif low <= index <= high and kept[index] and _SPACES.sub("", block.text) in whole:
             chosen.append(block)
     return chosen
 
+
+def _article_part(
+    page: Sequence[Block], kept: Sequence[bool], anchors: Sequence[int]
+) -> tuple[int, int]:
+    """The first and last index of the part of ``page`` the article is in (the whole page
+    when nothing parts it): the page parted at each run of blocks between two ``anchors``
+    that holds :data:`_PARTING_LINK_CHARS` of link text trafilatura left out; the part
+    saying the most, and next to it the parts saying at least :data:`_MODULE_SHARE` of
+    that or :data:`_MODULE_CHARS` characters."""
+    parts: list[list[int]] = [[anchors[0]]]
+    for before, after in itertools.pairwise(anchors):
+        links = sum(
+            len(page[i].text) * link_density(page[i]) for i in range(before + 1, after) if not kept[i]
+        )
+        if links >= _PARTING_LINK_CHARS:
+            parts.append([])
+        parts[-1].append(after)
+    if len(parts) == 1:
+        return 0, len(page) - 1
+    says = [sum(len(page[i].text) for i in part) for part in parts]
+    best = max(range(len(parts)), key=says.__getitem__)
+    start = end = best
+    least = min(_MODULE_SHARE * says[best], _MODULE_CHARS)
+    while start > 0 and says[start - 1] >= least:
+        start -= 1
+    while end < len(parts) - 1 and says[end + 1] >= least:
+        end += 1
+    # Parted off on a side, the article ends there at its sentences (and what trafilatura
+    # kept right next to them), not at what it kept further out.
+    low = parts[start][0] if start > 0 else 0
+    high = parts[end][-1] if end < len(parts) - 1 else len(page) - 1
+    return low, high

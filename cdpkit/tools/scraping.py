@@ -313,8 +313,15 @@ def _to_markdown(
         options = BrowseOptions(selectors=("body > *",))
     else:
         options = BrowseOptions(readability=not keep_page_chrome)
+    # The article's own heading, when it says the title, is the title line on top.
     extraction = extract_html(
-        html, url, options, keep_chrome=keep_page_chrome, keep_data_images=keep_data_images, title_on_top=title
+        html,
+        url,
+        options,
+        keep_chrome=keep_page_chrome,
+        keep_data_images=keep_data_images,
+        title_on_top=title,
+        keep_title_heading=True,
     )
     return extraction.content.strip() + "\n"
 

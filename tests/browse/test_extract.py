@@ -210,7 +210,8 @@ def test_readability_keeps_the_article_and_drops_comments_sidebar_and_menus() ->
     main = _noisy(readability=True)
 
     assert "zebra3" in whole and "lighthouse keepers" in whole  # the noise is on the page
-    assert "Port Wren votes to dredge its harbour" in main.content
+    # The article's heading says its title: the result carries it, the content does not.
+    assert "Port Wren votes to dredge its harbour" not in main.content
     assert "mooring fees" in main.content and "sandbar is worst" in main.content
     for noise in (
         "zebra",
@@ -227,7 +228,8 @@ def test_readability_keeps_the_article_and_drops_comments_sidebar_and_menus() ->
 def test_readability_output_keeps_what_the_page_says_about_links_code_lists_and_images() -> None:
     content = _article(readability=True).content
 
-    assert content.startswith("# Brewing Tea at Home\n\nGood tea needs")  # byline and "¶" gone
+    # The title heading (in result.title), the byline and "¶" gone.
+    assert content.startswith("Good tea needs")
     assert "[water guide](https://kettle.example/guides/water.html)" in content  # <base href>
     assert "![A blue teapot](https://kettle.example/guides/pot-1200.jpg)" in content  # srcset
     assert "```python\nimport time" in content
@@ -393,14 +395,14 @@ def test_links_format_with_keywords_lists_the_links_of_the_kept_blocks() -> None
     assert result.content == "[2] strainer <https://kettle.example/shop/strainer>"
 
 
-def test_query_puts_the_most_relevant_block_first_after_its_heading() -> None:
+def test_query_puts_the_most_relevant_block_first() -> None:
     result = _noisy(
         readability=True, query="who pays: funding and mooring fees", format="text", semantic=False
     )
     blocks = result.content.split("\n\n")
 
-    assert blocks[0] == "Port Wren votes to dredge its harbour"
-    assert blocks[1].startswith("Funding comes from a mix of sources")
+    # The article's only heading is its title (result.title): no heading above the blocks.
+    assert blocks[0].startswith("Funding comes from a mix of sources")
     assert blocks[-1].startswith(
         "Work is due to begin in May"
     )  # no query word: last, in page order

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     )
     from .page import Dialog, Page
     from .session import EventStream, Expectation, Session
+    from .tools._recording import Recording, record
 
 __version__ = "0.1.0"
 
@@ -81,6 +82,7 @@ __all__ = [
     "ProtocolError",
     "Proxy",
     "RawEvent",
+    "Recording",
     "Session",
     "TargetClosedError",
     "WaitTimeoutError",
@@ -92,6 +94,7 @@ __all__ = [
     "grid",
     "launch",
     "pool",
+    "record",
     "tools",
 ]
 
@@ -117,6 +120,7 @@ _HOMES = {
     **dict.fromkeys(("EventStream", "Expectation", "Session"), ".session"),
     **dict.fromkeys(("BrowseError", "BrowseResult", "Engine", "browse", "engine"), "._browse"),
     **dict.fromkeys(("BrowserSettings", "Proxy"), "._settings"),
+    **dict.fromkeys(("Recording", "record"), ".tools._recording"),
 }
 
 

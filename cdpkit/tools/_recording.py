@@ -1,0 +1,447 @@
+"""Recording a session as a script: :func:`record` and the :class:`Recording` it returns.
+
+While a recording is active (``async with cdpkit.record(page, "flow.py")``, or
+:meth:`Recording.activated` around the calls of a surface such as the MCP server), every
+action tool of :mod:`cdpkit.tools` that succeeds is written down as the cdpkit call that
+replays it (see :mod:`cdpkit.tools._recorded_script` for the program). The public tool
+functions are wrapped once by :func:`recorded` (in :mod:`cdpkit.tools`); a call made
+inside another recorded call (a tool using another) is not a step of its own.
+
+The element an action targets is described BEFORE the action (it may be gone after), by
+:func:`cdpkit.tools.locator_for`: role and name when they are unique, else the label,
+the visible text, stable attributes, and only when nothing else identifies it, the
+coordinates, with a comment saying so. A snapshot index is never written: it means
+nothing to another run.
+
+The file is rewritten whole and atomically after each step (a reader, or a crash, sees
+the program before the step or after it, never half of one), so it is always a complete
+program holding the steps done so far.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import dataclasses
+import datetime
+import functools
+import inspect
+import os
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from .._files import write_private
+from ..browser import Browser
+from ..page import Dialog, Page
+from ._recorded_script import Step, literal, render_call, render_script
+from ._targeting import main_document
+
+if TYPE_CHECKING:
+    from .files import DownloadResult
+
+__all__ = ["Recording", "current_recording", "record", "recorded"]
+
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+
+_ACTIVE: contextvars.ContextVar[Recording | None] = contextvars.ContextVar(
+    "cdpkit_recording", default=None
+)
+# Set while a recorded call runs: the tools it calls in turn are part of it.
+_INSIDE: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "cdpkit_recording_inside", default=False
+)
+
+# The keyword arguments naming the element an element tool acts on.
+_TARGETS = ("selector", "index", "x", "y", "role", "name", "exact", "text", "label")
+# The tools whose keyword-only arguments above are an element target.
+_ELEMENT_TOOLS = frozenset(
+    {"click", "hover", "type_text", "select_option", "upload_file", "drag", "check", "uncheck"}
+)
+# Tools that wait for their own load: no wait is added after them.
+_NAVIGATIONS = frozenset({"navigate", "go_back", "go_forward", "reload", "new_tab", "switch_tab"})
+# Arguments that belong to the recording process, not to a replay (an object of this
+# run, the server's download directory).
+_NOT_REPLAYED = frozenset({"context", "dest_dir", "url_policy", "guard"})
+
+
+def current_recording() -> Recording | None:
+    """The recording active in this context (task), if any."""
+    recording = _ACTIVE.get()
+    return recording if recording is not None and recording.running else None
+
+
+def recorded(function: F) -> F:
+    """``function`` (a tool taking a page or a browser first), written down as a step of
+    the active recording each time it succeeds. Without an active recording, or inside
+    another recorded call, it is just called."""
+
+    @functools.wraps(function)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        recording = current_recording()
+        if recording is None or _INSIDE.get():
+            return await function(*args, **kwargs)
+        pending = await recording._before(function, args, kwargs)
+        inside = _INSIDE.set(True)
+        try:
+            result = await function(*args, **kwargs)
+        finally:
+            _INSIDE.reset(inside)
+        recording._after(pending, result)
+        return result
+
+    return cast(F, run)
+
+
+@dataclasses.dataclass(slots=True)
+class _Pending:
+    """A step prepared before its action: written once the action succeeded."""
+
+    build: Callable[[Any], Step]
+    page: Page | None
+    document: str | None
+
+
+class Recording:
+    """A session being recorded as a cdpkit script (see :func:`record`).
+
+    Attributes:
+        path: The file the script is written to after each step, ``None`` to keep it in
+            memory only (:attr:`script`).
+        steps: The steps recorded so far.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, start_url: str | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        self.steps: list[Step] = []
+        self.running = False
+        self._when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        self._start_url = start_url
+        self._token: contextvars.Token[Recording | None] | None = None
+        # The page and main document of the latest action: did that action load a page?
+        self._last: tuple[Step, Page, str | None] | None = None
+        self._tab: str | None = None  # the target id the script's `page` is
+        self._next_dialog: tuple[bool, str | None] | None = None
+
+    # -- life ---------------------------------------------------------------------------
+
+    def start(self, *, activate: bool = True) -> Recording:
+        """Start recording the actions of this context (the current task and the tasks it
+        starts); the file is written at once (a program with no step yet, or with the
+        navigation to the page the recording started on).
+
+        Args:
+            activate: Record the calls of this context from now on; ``False`` records
+                only the calls made in :meth:`activated` blocks.
+
+        Raises:
+            RuntimeError: It was started already.
+            OSError: The file could not be written.
+        """
+        if self.running or self._token is not None or self.steps:
+            raise RuntimeError("This recording was started already")
+        if self._start_url and self._start_url != "about:blank":
+            self.steps.append(
+                Step(
+                    render_call("navigate", "page", [self._start_url]),
+                    comments=["Open the page the recording started on."],
+                    action="navigate",
+                )
+            )
+        self.running = True
+        if activate:
+            self._token = _ACTIVE.set(self)
+        self._write()
+        return self
+
+    async def stop(self) -> str:
+        """Stop recording; the last step's load (if it loaded a page) is waited for in
+        the script too. Idempotent.
+
+        Returns:
+            The script.
+        """
+        if self.running:
+            await self._settle_last()
+            self.running = False
+            self._write()
+        token, self._token = self._token, None
+        if token is not None:
+            with contextlib.suppress(ValueError):  # stopped from another context
+                _ACTIVE.reset(token)
+        return self.script
+
+    async def __aenter__(self) -> Recording:
+        return self.start()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    @contextlib.contextmanager
+    def activated(self) -> Iterator[Recording]:
+        """Record the calls made in the block (for surfaces whose calls run in tasks of
+        their own: the MCP server, the REPL)."""
+        token = _ACTIVE.set(self)
+        try:
+            yield self
+        finally:
+            _ACTIVE.reset(token)
+
+    @property
+    def script(self) -> str:
+        """The script so far: a complete program."""
+        name = self.path.name if self.path is not None else "recording.py"
+        return render_script(self.steps, when=self._when, name=name)
+
+    def answer_next_dialog(self, accept: bool, prompt_text: str | None) -> None:
+        """Note that the next action's JavaScript dialog is to be answered so (the MCP
+        server's ``browser_handle_dialog`` before the action that opens it)."""
+        self._next_dialog = (accept, prompt_text)
+
+    def _write(self) -> None:
+        if self.path is not None:
+            # Whole and atomic: a crash leaves the program before or after a step.
+            write_private(self.path, self.script)
+
+    # -- steps --------------------------------------------------------------------------
+
+    async def _settle_last(self) -> None:
+        """Did the latest action load a new document (a submit, a link)? Then the script
+        waits for that load, as the session did before its next step."""
+        last, self._last = self._last, None
+        if last is None:
+            return
+        step, page, document = last
+        if document is None or step.action in _NAVIGATIONS or page.closed:
+            return
+        now = await main_document(page)
+        if now is not None and now != document:
+            step.wait_for_load = True
+            self._write()
+
+    async def _before(
+        self, function: Callable[..., Awaitable[Any]], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> _Pending:
+        await self._settle_last()
+        action = function.__name__
+        bound = inspect.signature(function).bind(*args, **kwargs)
+        first_name, first = next(iter(bound.arguments.items()))
+        page = first if isinstance(first, Page) else None
+        document = await main_document(page) if page is not None else None
+        try:
+            builder = await self._describe(action, function, bound, first_name, first)
+        except Exception as exc:  # the action still runs; the step says it was not recorded
+            # The replay stops there rather than go on without the step.
+            stop = f"raise RuntimeError({literal(f'This {action} could not be recorded: {exc}')})"
+            step = Step(None, comments=[f"{action}: not recorded"], after=[stop], action=action)
+            return _Pending(lambda result: step, page, document)
+        return _Pending(builder, page, document)
+
+    def _after(self, pending: _Pending, result: Any) -> None:
+        if not self.running:
+            return
+        step = pending.build(result)
+        if step.action == "handle_dialog" and isinstance(result, Dialog):
+            # Answered after the action that opened it: that action arms the answer.
+            opener = next((s for s in reversed(self.steps) if s.action != "handle_dialog"), None)
+            if opener is not None and opener.dialog is None:
+                opener.dialog = (bool(result.accepted), result.prompt_text)
+                self._write()
+                return
+        if self._next_dialog is not None and step.action in _ELEMENT_TOOLS | {"press_key"}:
+            step.dialog, self._next_dialog = self._next_dialog, None
+        page = pending.page
+        if page is not None and self._tab is not None and page.target_id != self._tab:
+            # The session acts on another tab than the script's `page` (one the page
+            # opened): the script follows the active tab too.
+            self.steps.append(
+                Step(
+                    None,
+                    comments=["The page opened a new tab, which became the active one."],
+                    after=["page = current_tab(browser)"],
+                    uses=frozenset({"current_tab"}),
+                    action="follow_tab",
+                )
+            )
+        if page is not None:
+            self._tab = page.target_id
+        elif step.assign == "page" and isinstance(result, Page):
+            self._tab = result.target_id
+        elif step.action == "close_tab":
+            self._tab = None
+        self.steps.append(step)
+        if page is not None:
+            self._last = (step, page, pending.document)
+        self._write()
+
+    async def _describe(
+        self,
+        action: str,
+        function: Callable[..., Awaitable[Any]],
+        bound: inspect.BoundArguments,
+        first_name: str,
+        first: Any,
+    ) -> Callable[[Any], Step]:
+        """How to write the step once the action succeeded (its result may matter), with
+        everything about the element read now, before the action."""
+        signature = bound.signature
+        first_source = "browser" if isinstance(first, Browser) else "page"
+        positional: list[Any] = []
+        keywords: dict[str, Any] = {}
+        targets: dict[str, Any] = {}
+        for name, value in bound.arguments.items():
+            if name == first_name or name in _NOT_REPLAYED:
+                continue
+            parameter = signature.parameters[name]
+            if parameter.kind is inspect.Parameter.KEYWORD_ONLY and name in _TARGETS and action in _ELEMENT_TOOLS:
+                targets[name] = value
+            elif parameter.kind is inspect.Parameter.KEYWORD_ONLY:
+                if value != parameter.default:
+                    keywords[name] = value
+            elif parameter.kind is inspect.Parameter.VAR_KEYWORD:
+                keywords.update(value)
+            else:
+                positional.append(value)
+        comments: list[str] = []
+        if targets:
+            locator, comment = await _locate(first, targets)
+            keywords = {**locator, **keywords}
+            comments += comment
+        if action == "drag":
+            destination, comment = await _drop_point(first, keywords)
+            keywords = {**keywords, **destination}
+            comments += comment
+        if action in ("switch_tab", "close_tab"):
+            return await _tab_step(action, first, positional)
+        # Checked now: a value the script cannot write fails the step, not the action.
+        render_call(action, first_source, positional, keywords)
+
+        def build(result: Any) -> Step:
+            nonlocal keywords
+            if action == "download" and "url" not in keywords:
+                # The link's URL at recording time: what the download fetched.
+                download: DownloadResult = result
+                keywords = {k: v for k, v in keywords.items() if k not in ("selector", "index")}
+                keywords = {"url": download.url, **keywords}
+                comments.append("The file at the URL the element linked to when recorded.")
+            return Step(
+                render_call(action, first_source, positional, keywords),
+                assign="page" if action == "new_tab" else None,
+                comments=comments or [_summary(action)],
+                action=action,
+            )
+
+        return build
+
+
+def _locator_for() -> Any:
+    # TODO(replay-locators): a plain import once cdpkit.tools.locator_for has landed.
+    from .. import tools
+
+    return getattr(tools, "locator_for")  # noqa: B009
+
+
+def _summary(action: str) -> str:
+    return action.replace("_", " ").capitalize() + "."
+
+
+async def _locate(page: Page, targets: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The keyword arguments finding the targeted element in another run, and comments."""
+    given = {name: value for name, value in targets.items() if value is not None}
+    if any(name in given for name in ("role", "text", "label")):
+        return given, []  # already a locator a person chose: kept as written
+    if "x" in given or "y" in given:
+        return given, ["Coordinates, as targeted: nothing else identifies the element."]
+    locator_for = _locator_for()
+    if "index" in given:
+        locator = await locator_for(page, index=given["index"])
+    else:
+        locator = await locator_for(page, selector=given["selector"])
+    comments = [locator.comment] if locator.comment else []
+    return dict(locator.as_kwargs()), comments
+
+
+async def _drop_point(page: Page, keywords: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A drag's destination, written without a snapshot index."""
+    locator_for = _locator_for()
+    if keywords.get("to_index") is None:
+        return {}, []
+    index = keywords.pop("to_index")
+    locator = await locator_for(page, index=index)
+    if locator.selector is not None:
+        return {"to_selector": locator.selector}, []
+    from .accessibility import SnapshotState
+
+    box = page.state(SnapshotState).node(index).box
+    if box is None:
+        raise ValueError(f"the drop target (index {index}) has no box on screen")
+    x, y = box.center
+    return (
+        {"to_x": round(x, 1), "to_y": round(y, 1)},
+        ["The drop point is coordinates: the drop target has no stable selector."],
+    )
+
+
+async def _tab_step(action: str, browser: Browser, positional: list[Any]) -> Callable[[Any], Step]:
+    """A tab switch or close, by the tab's place in the list (its id is this run's)."""
+    from .tabs import list_tabs
+
+    tab_id = positional[0]
+    tabs = await list_tabs(browser)
+    place = next((i for i, tab in enumerate(tabs) if tab.id == tab_id), None)
+    if place is None:
+        raise ValueError(f"no open tab has the id {tab_id!r}")
+    which = f"(await tools.list_tabs(browser))[{place}].id"
+
+    def build(result: Any) -> Step:
+        if action == "switch_tab":
+            return Step(
+                f"tools.switch_tab(browser, {which})",
+                assign="page",
+                comments=[f"Switch to tab {place} (in the order the tabs were opened)."],
+                action=action,
+            )
+        return Step(
+            f"tools.close_tab(browser, {which})",
+            comments=[f"Close tab {place}; the previously active one becomes active."],
+            after=["page = current_tab(browser)"],
+            uses=frozenset({"current_tab"}),
+            action=action,
+        )
+
+    return build
+
+
+def record(page: Page | None = None, path: str | os.PathLike[str] | None = None) -> Recording:
+    """Record what is done with :mod:`cdpkit.tools` as a replayable cdpkit script.
+
+    Every action tool that succeeds while the recording runs (navigate, click, type_text,
+    select_option, upload_file, press_key, drag, hover, wait, wait_for, handle_dialog,
+    download, new_tab, switch_tab, close_tab...) becomes a line of a complete Python
+    program, written to ``path`` after each step::
+
+        async with cdpkit.record(page, "signup.py") as recording:
+            await tools.navigate(page, "https://example.com/signup")
+            await tools.snapshot(page)
+            await tools.type_text(page, "Ada", index=4)    # written: label="Name"
+            await tools.click(page, index=9)               # written: role="button", name="Join"
+        print(recording.script)
+
+    ``python signup.py`` then replays it headless (``--headful`` to watch). Elements are
+    written as the most robust locator :func:`cdpkit.tools.locator_for` finds, read
+    before the action; a snapshot index never. An action that loaded a new page is
+    followed by a wait for that load.
+
+    Args:
+        page: The page the recording starts on: the script opens its URL first (unless
+            it is ``about:blank``).
+        path: The file to write (replaced atomically after each step, so a crash keeps
+            the steps done); ``None`` to keep the script in memory only.
+
+    Returns:
+        The recording: an async context manager, or call :meth:`Recording.start` and
+        :meth:`Recording.stop` (which returns the script). It records the calls made
+        in the context (task) that started it and in the tasks started from there.
+    """
+    start_url = page.url if page is not None else None
+    return Recording(path, start_url=start_url)

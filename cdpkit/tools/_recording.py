@@ -187,6 +187,13 @@ class Recording:
         finally:
             _ACTIVE.reset(token)
 
+    def context(self) -> contextvars.Context:
+        """A copy of the current context with this recording active: a task run in it
+        (``loop.create_task(coroutine, context=recording.context())``) is recorded."""
+        context = contextvars.copy_context()
+        context.run(_ACTIVE.set, self)
+        return context
+
     @property
     def script(self) -> str:
         """The script so far: a complete program."""

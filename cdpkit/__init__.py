@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ._settings import BrowserSettings, Proxy
     from .browser import Browser, BrowserContext, connect, launch
     from .errors import (
+        AmbiguousLocatorError,
         CDPError,
         CommandTimeoutError,
         CommandTooLargeError,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
+    "AmbiguousLocatorError",
     "BrowseError",
     "BrowseResult",
     "Browser",
@@ -104,7 +106,7 @@ __all__ = [
 # name is used: the core pulls in pydantic, the browse engine httpx, selectolax, pypdf
 # and Pillow. The module that defines each name:
 _ERRORS = (
-    "CDPError", "CommandTimeoutError", "CommandTooLargeError", "ConnectError",
+    "AmbiguousLocatorError", "CDPError", "CommandTimeoutError", "CommandTooLargeError", "ConnectError",
     "ConnectionClosedError", "ConnectTimeoutError", "DownloadError", "ElementNotFoundError",
     "EvaluationError", "GridCapacityError", "GridError", "LaunchError", "NavigationError",
     "PageCrashedError", "ProfileLockedError", "ProtocolError", "TargetClosedError",

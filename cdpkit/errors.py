@@ -16,7 +16,8 @@
     │       └── GridCapacityError  no free slot within session_timeout (also a TimeoutError)
     ├── NavigationError          the page did not load (carries Chrome's net::ERR_* text)
     ├── EvaluationError          JavaScript threw (message, line, column)
-    ├── ElementNotFoundError     a selector, index or point matched no element
+    ├── ElementNotFoundError     a selector, index, point or locator matched no element
+    │   └── AmbiguousLocatorError a locator (role/name, text, label) matched several
     └── DownloadError            a download failed, was blocked or timed out
 
 Messages are written for the person or the model reading them: they say what went wrong
@@ -26,6 +27,7 @@ and, where there is one, the setting to change.
 from __future__ import annotations
 
 __all__ = [
+    "AmbiguousLocatorError",
     "CDPError",
     "CommandTimeoutError",
     "CommandTooLargeError",
@@ -209,7 +211,23 @@ class EvaluationError(CDPError):
 
 
 class ElementNotFoundError(CDPError, LookupError):
-    """A selector, snapshot index or point matched no element."""
+    """A selector, snapshot index, point or locator matched no element."""
+
+
+class AmbiguousLocatorError(ElementNotFoundError):
+    """A locator (``role``/``name``, ``text``, ``label``) matched several elements, so no
+    element was acted on. It is an :class:`ElementNotFoundError`: the tool found no *one*
+    element to act on, and code that handles a missing element (retry after a change,
+    report to the model) handles this the same way.
+
+    Attributes:
+        candidates: The matches, as snapshot lines (``[3] button "Join" @(8,40,60,22)``;
+            the index only when a snapshot listed the element already).
+    """
+
+    def __init__(self, message: str, candidates: list[str]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
 
 
 class DownloadError(CDPError):

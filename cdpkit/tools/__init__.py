@@ -3,8 +3,12 @@
 
 Element-taking tools accept exactly one of ``selector=`` (CSS), ``index=`` (a line of a
 :func:`snapshot` of that page: an element keeps its index while it lives, until the page
-loads a new document) or ``x=``/``y=`` (viewport CSS pixels). Errors say
-what went wrong in words a person or a model can act on.
+loads a new document), ``x=``/``y=`` (viewport CSS pixels), or a locator that survives a
+changed page: ``role=`` (with ``name=``), ``text=`` (visible text) or ``label=`` (a form
+field), matched as the snapshot shows the page (``exact=False``: a case-insensitive part
+of the name), waited for up to the tool's ``timeout``; :class:`Locator` holds one, and
+:func:`locator_for` picks the most robust for an element. Errors say what went wrong in
+words a person or a model can act on.
 
 =================  ==========================================================================
 family             tools
@@ -28,6 +32,8 @@ performance        performance_trace (a DevTools trace file and the Web Vitals)
 =================  ==========================================================================
 """
 
+from ._locating import Locator
+from ._locator_for import locator_for
 from ._recording import Recording, record
 from ._recording import recorded as _recorded
 from ._targeting import Box
@@ -88,6 +94,7 @@ __all__ = [
     "ElementState",
     "FormField",
     "Link",
+    "Locator",
     "LongTask",
     "NavigationResult",
     "NetworkConditions",
@@ -132,6 +139,7 @@ __all__ = [
     "key_up",
     "list_tabs",
     "load_storage_state",
+    "locator_for",
     "mouse_down",
     "mouse_move",
     "mouse_up",

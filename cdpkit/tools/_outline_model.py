@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..session import Session
+from ._elements import Box
 from ._snapshot_views import SnapshotCut
-from ._targeting import Box
 
 if TYPE_CHECKING:
     # The raw JSON shapes of the two big results, checked by the type checker only: the

@@ -13,7 +13,7 @@ page's scripts share the DOM but not that world's globals, so they can neither r
 registry nor break the walk by replacing built-ins. The world numbers every node it lists,
 stably while the node lives (``globalThis.__cdpkitOutline``); a snapshot's index is
 resolved back to its element through that number
-(:func:`~cdpkit.tools._targeting.outline_backend_id`). Every
+(:func:`outline_backend_id`). Every
 iframe's document (same-origin or not, same process or not) is walked in a world of its own
 frame and stitched in under its ``Iframe`` entry, so each node is always numbered by the
 same world.
@@ -50,13 +50,15 @@ from ..cdp.runtime import ExecutionContextId, RemoteObjectId
 from ..errors import CDPError, ConnectionClosedError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
+from ._elements import Box, release_remote
 from ._scripts import Script, check_exception
-from ._targeting import Box, release_remote
 
 __all__ = [
     "OutlineEntry",
     "OutlineSegment",
     "OutlineWorldError",
+    "outline_backend_id",
+    "outline_number",
     "page_outline",
     "page_segments",
     "renew_worlds",
@@ -249,7 +251,7 @@ def _context_gone(error: ProtocolError) -> bool:
 
 
 async def _walk(
-    page: Page, session: Session, frame_id: str, root: int | None
+    page: Page, session: Session, frame_id: str, root: int | None, options: str = "{}"
 ) -> tuple[str, list[list[Any]]]:
     """Run the outline script in the world of ``frame_id``'s document (on ``root``, a
     backend node id, when given); the world's unique id and the raw entries. The function
@@ -266,7 +268,7 @@ async def _walk(
             if root is None:
                 answer = await session.send_json(
                     cdp.runtime.evaluate(
-                        f"{walk}({{}}, null)",
+                        f"{walk}({options}, null)",
                         unique_context_id=world.unique_id,
                         return_by_value=True,
                     )
@@ -287,7 +289,7 @@ async def _walk(
                 try:
                     answer = await session.send_json(
                         cdp.runtime.call_function_on(
-                            f"function(root) {{ return {walk}({{}}, root); }}",
+                            f"function(root) {{ return {walk}({options}, root); }}",
                             unique_context_id=world.unique_id,
                             arguments=[cdp.runtime.CallArgument(object_id=object_id)],
                             return_by_value=True,
@@ -339,6 +341,8 @@ async def page_segments(
     frame_id: str | None = None,
     root: int | None = None,
     origin: tuple[float, float] | None = (0.0, 0.0),
+    *,
+    every_text: bool = False,
 ) -> list[OutlineSegment]:
     """The outline of a frame's document, or of the subtree of ``root`` (a backend node id
     in it), with the documents of its iframes stitched in under their ``Iframe`` entry,
@@ -351,6 +355,9 @@ async def page_segments(
         root: Only this node and what it holds (it is at depth 0).
         origin: Where the frame's viewport lies in the page's, ``None`` when it is not
             rendered (the entries then have no boxes).
+        every_text: List every shown text run as a ``StaticText`` entry, also the text
+            already in its parent's name (a button's label): what ``text=`` locators
+            match.
 
     Raises:
         EvaluationError: The outline script failed in the page.
@@ -360,7 +367,8 @@ async def page_segments(
         session = page
     if frame_id is None:
         frame_id = page.target_id if session is page else await _main_frame(session)
-    return await _collect(page, session, frame_id, root, origin, 0)
+    options = '{"everyText": true}' if every_text else "{}"
+    return await _collect(page, session, frame_id, root, origin, 0, options)
 
 
 async def page_outline(
@@ -369,6 +377,8 @@ async def page_outline(
     frame_id: str | None = None,
     root: int | None = None,
     origin: tuple[float, float] | None = (0.0, 0.0),
+    *,
+    every_text: bool = False,
 ) -> list[OutlineEntry]:
     """:func:`page_segments` as one :class:`OutlineEntry` per node."""
     return [
@@ -378,7 +388,9 @@ async def page_outline(
             None if item[6] is None else Box(item[6], item[7], item[8], item[9]),
             bool(item[10] & FOCUSABLE), segment.session, segment.frame_id, segment.world,
         )
-        for segment in await page_segments(page, session, frame_id, root, origin)
+        for segment in await page_segments(
+            page, session, frame_id, root, origin, every_text=every_text
+        )
         for item in segment.entries
     ]
 
@@ -394,8 +406,9 @@ async def _collect(
     root: int | None,
     origin: tuple[float, float] | None,
     depth: int,
+    options: str = "{}",
 ) -> list[OutlineSegment]:
-    world, raw = await _walk(page, session, frame_id, root)
+    world, raw = await _walk(page, session, frame_id, root, options)
     dx, dy = origin if origin is not None else (0.0, 0.0)
     if origin is None:
         for item in raw:
@@ -437,8 +450,10 @@ async def _collect(
             out_of_process = dict(await oopifs)
             child = out_of_process.get(child_frame)
             if child is not None:
-                return await _collect(page, child, child_frame, None, at, item[0] + 1)
-            return await _collect(page, session, child_frame, None, at, item[0] + 1)
+                return await _collect(
+                    page, child, child_frame, None, at, item[0] + 1, options
+                )
+            return await _collect(page, session, child_frame, None, at, item[0] + 1, options)
         except (ProtocolError, ConnectionClosedError):
             return []  # the frame went away meanwhile: left out
         except (EvaluationError, OutlineWorldError) as error:
@@ -461,3 +476,70 @@ async def _collect(
     if start < len(raw):
         segments.append(OutlineSegment(session, frame_id, world, raw[start:]))
     return segments
+
+
+async def outline_backend_id(session: Session, world: str, node_id: int) -> int | None:
+    """The backend node id of the node numbered ``node_id`` in the outline world ``world``
+    (its execution context's unique id) of ``session``, or ``None`` when that node is gone
+    from the page (removed, or its document replaced: the world went with it, and no other
+    world ever has its unique id, so an old number never reaches a new document's node)."""
+    try:
+        found = await session.send_json(
+            cdp.runtime.evaluate(
+                f"globalThis.__cdpkitOutline ? globalThis.__cdpkitOutline.element({int(node_id)})"
+                " : null",
+                unique_context_id=world,
+            )
+        )
+    except ProtocolError:
+        return None  # its world went with its document
+    object_id = found["result"].get("objectId")
+    if object_id is None:
+        return None
+    try:
+        described = await session.send_json(
+            cdp.dom.describe_node(object_id=RemoteObjectId(object_id))
+        )
+    except ProtocolError:
+        return None
+    finally:
+        await release_remote(session, object_id)
+    return int(described["node"]["backendNodeId"])
+
+
+async def outline_number(session: Session, world: str, backend_id: int) -> int:
+    """The number the outline world ``world`` (a unique id) of ``session`` gave the node
+    ``backend_id``; 0 when no walk listed it, or it is not in that world's document."""
+    context = next(
+        (found.context for found in session.state(_SessionWorlds).contexts.values()
+         if found.unique_id == world),
+        None,
+    )
+    if context is None:
+        return 0
+    try:
+        resolved = await session.send(
+            cdp.dom.resolve_node(
+                backend_node_id=cdp.dom.BackendNodeId(backend_id),
+                execution_context_id=ExecutionContextId(context),
+            )
+        )
+    except ProtocolError:
+        return 0  # another document's node, or gone
+    object_id = resolved.object.object_id
+    if object_id is None:
+        return 0
+    try:
+        answer = await session.send_json(
+            cdp.runtime.call_function_on(
+                "function() { const r = globalThis.__cdpkitOutline; return r ? r.idOf(this) : 0; }",
+                object_id=RemoteObjectId(object_id),
+                return_by_value=True,
+            )
+        )
+    except ProtocolError:
+        return 0
+    finally:
+        await release_remote(session, object_id)
+    value = answer["result"].get("value")
+    return value if isinstance(value, int) else 0

@@ -17,6 +17,7 @@ from ..errors import ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
 from ._dispatch import _check_no_dialog
+from ._locating import DEFAULT_LOCATOR_TIMEOUT, Locator
 from ._scripts import Script, evaluate
 from ._targeting import Element, Point, check_one_target, resolve_element
 
@@ -205,9 +206,11 @@ async def _point(
     index: int | None,
     x: float | None,
     y: float | None,
+    locator: Locator | None = None,
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
 ) -> Point:
     """Where to act on the target (see :func:`_target`); the handle is released."""
-    element, point = await _target(page, selector, index, x, y)
+    element, point = await _target(page, selector, index, x, y, locator, timeout)
     await _release(element)
     return point
 
@@ -218,17 +221,22 @@ async def _target(
     index: int | None,
     x: float | None,
     y: float | None,
+    locator: Locator | None = None,
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
     *,
     check_hit: bool = True,
 ) -> tuple[Element, Point]:
     """The targeted element and the viewport point to act at.
 
-    With ``x``/``y`` the point is exactly that; otherwise the element is scrolled into
-    view and the point is the centre of its box.
+    With ``x``/``y`` the point is exactly that; otherwise the element (or the one
+    ``locator`` finds within ``timeout``) is scrolled into view and the point is the centre
+    of its box.
     """
-    check_one_target(selector, index, x, y)
+    check_one_target(selector, index, x, y, locator)
     _check_no_dialog(page)
-    element = await resolve_element(page, selector=selector, index=index, x=x, y=y)
+    element = await resolve_element(
+        page, selector=selector, index=index, x=x, y=y, locator=locator, timeout=timeout
+    )
     if x is not None and y is not None:
         return element, Point(x, y)
     try:

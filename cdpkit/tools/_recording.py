@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from .._files import write_private
 from ..browser import Browser
 from ..page import Dialog, Page
+from ._locator_for import locator_for
 from ._recorded_script import Step, literal, render_call, render_script
 from ._targeting import main_document
 
@@ -341,13 +342,6 @@ class Recording:
         return build
 
 
-def _locator_for() -> Any:
-    # TODO(replay-locators): a plain import once cdpkit.tools.locator_for has landed.
-    from .. import tools
-
-    return getattr(tools, "locator_for")  # noqa: B009
-
-
 def _summary(action: str) -> str:
     return action.replace("_", " ").capitalize() + "."
 
@@ -359,7 +353,6 @@ async def _locate(page: Page, targets: dict[str, Any]) -> tuple[dict[str, Any], 
         return given, []  # already a locator a person chose: kept as written
     if "x" in given or "y" in given:
         return given, ["Coordinates, as targeted: nothing else identifies the element."]
-    locator_for = _locator_for()
     if "index" in given:
         locator = await locator_for(page, index=given["index"])
     else:
@@ -370,7 +363,6 @@ async def _locate(page: Page, targets: dict[str, Any]) -> tuple[dict[str, Any], 
 
 async def _drop_point(page: Page, keywords: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """A drag's destination, written without a snapshot index."""
-    locator_for = _locator_for()
     if keywords.get("to_index") is None:
         return {}, []
     index = keywords.pop("to_index")

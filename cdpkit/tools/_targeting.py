@@ -1,4 +1,5 @@
-"""Resolve the element a tool acts on: exactly one of ``selector=``, ``index=`` or ``x=``/``y=``.
+"""Resolve the element a tool acts on: exactly one of ``selector=``, ``index=``, ``x=``/``y=``,
+or a locator (``role=`` with ``name=``, ``text=``, ``label=``; see ``_locating``).
 
 * ``selector``: a CSS selector, found by the one finder every tool shares
   (``_js/find.js``): the document first, then each open shadow root in the document
@@ -13,6 +14,9 @@
   stable while the element lives and the page shows the same document (see
   :class:`SnapshotState`).
 * ``x``/``y``: viewport CSS pixels; the element there (``document.elementFromPoint``).
+* ``role``/``name``, ``text``, ``label``: what the snapshot shows, matched against the
+  page engine's outline; one match is the element, none is waited for up to the tool's
+  ``timeout``, several raise :class:`~cdpkit.errors.AmbiguousLocatorError`.
 
 Errors are worded for the person or model that chose the target.
 """
@@ -20,16 +24,18 @@ Errors are worded for the person or model that chose the target.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import cdp
 from .._frames import frame_tree
-from ..cdp.runtime import RemoteObjectId
-from ..errors import CDPError, ElementNotFoundError, EvaluationError, ProtocolError
+from ..errors import CDPError, ElementNotFoundError, ProtocolError
 from ..page import Page
-from ..session import Session
-from ._scripts import Script, call_function, evaluate_handle
+from ._elements import Box, Element, Point, release_remote
+from ._locating import DEFAULT_LOCATOR_TIMEOUT, Locator, locate
+from ._page_outline import OutlineEntry, outline_backend_id
+from ._scripts import Script, evaluate_handle
 
 if TYPE_CHECKING:
     from .accessibility import Snapshot, SnapshotNode
@@ -47,7 +53,7 @@ __all__ = [
     "stale_message",
 ]
 
-TARGET_HELP = "Provide one of: selector, index, or x/y"
+TARGET_HELP = "Provide one of: selector, index, x/y, role (with name), text, or label"
 
 _QUERY_SELECTOR = Script("query_selector", uses=("find",))
 _ELEMENT_AT_POINT = Script("element_at_point")
@@ -55,87 +61,32 @@ _IS_CONNECTED = Script("is_connected")
 
 
 
-@dataclass(frozen=True, slots=True)
-class Box:
-    """A layout box in CSS pixels, relative to the top-left of the viewport (so ``y`` is
-    larger than the viewport's height for content below the fold).
-
-    Attributes:
-        x: Left edge.
-        y: Top edge.
-        width: Width.
-        height: Height.
-    """
-
-    x: float
-    y: float
-    width: float
-    height: float
-
-    @property
-    def center(self) -> tuple[float, float]:
-        """The centre point, usable as ``x=``/``y=`` when it is inside the viewport."""
-        return (self.x + self.width / 2, self.y + self.height / 2)
-
-
-@dataclass(frozen=True, slots=True)
-class Point:
-    """A point in viewport CSS pixels."""
-
-    x: float
-    y: float
-
-
-@dataclass(frozen=True, slots=True)
-class Element:
-    """A resolved element: a remote object handle in the session that owns its frame.
-
-    Attributes:
-        session: The page session, or the session of the out-of-process frame holding it.
-        object_id: The ``Runtime.RemoteObjectId`` of the element.
-        description: How it was targeted, for error messages ("selector '#go'").
-    """
-
-    session: Session
-    object_id: str
-    description: str
-
-    async def call(self, function: Script | str, *args: Any, await_promise: bool = False) -> Any:
-        """Run ``function`` (a script, or the JS source of a function) with ``this`` bound
-        to the element and JSON arguments; return its JSON value.
-
-        Raises:
-            EvaluationError: The function threw.
-        """
-        remote = await call_function(
-            self.session, self.object_id, function, *args, await_promise=await_promise
-        )
-        return remote.value
-
-    async def call_for_element(self, function: Script | str, *args: Any) -> Element | None:
-        """Run ``function`` on the element; the element it returns (a new handle, to
-        release), or ``None`` when it returns no object or throws."""
-        try:
-            remote = await call_function(self.session, self.object_id, function, *args, by_value=False)
-        except EvaluationError:
-            return None
-        if remote.object_id is None:
-            return None
-        return Element(self.session, remote.object_id, self.description)
-
-    async def release(self) -> None:
-        """Free the page's handle on the element (best effort: a closed page or a gone
-        context has freed it already)."""
-        await release_remote(self.session, self.object_id)
-
-
 def check_one_target(
-    selector: str | None, index: int | None, x: float | None, y: float | None
+    selector: str | None,
+    index: int | None,
+    x: float | None,
+    y: float | None,
+    locator: Locator | None = None,
 ) -> None:
-    """Raise ``ValueError`` unless exactly one way of targeting is given."""
-    given = (selector is not None) + (index is not None) + (x is not None or y is not None)
+    """Raise ``ValueError`` unless exactly one way of targeting is given (``locator``: the
+    tool's ``role``/``name``/``text``/``label``, see :func:`~._locating.locator_from`)."""
+    given = (
+        (selector is not None) + (index is not None) + (x is not None or y is not None)
+        + (locator is not None)
+    )
     if given != 1 or (x is None) != (y is None):
         raise ValueError(TARGET_HELP)
+
+
+def _index_of(page: Page) -> Callable[[OutlineEntry], int | None]:
+    """An entry's index in the page's snapshot numbering (``None``: no snapshot listed it)."""
+    state = page.state(SnapshotState)
+
+    def index_of(entry: OutlineEntry) -> int | None:
+        indices = state.indices.get(entry.session.session_id or "")
+        return None if indices is None else indices.get((entry.world, entry.id))
+
+    return index_of
 
 
 async def resolve_element(
@@ -145,15 +96,22 @@ async def resolve_element(
     index: int | None = None,
     x: float | None = None,
     y: float | None = None,
+    locator: Locator | None = None,
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
 ) -> Element:
-    """The element designated by exactly one of ``selector``, ``index`` or ``x``/``y``.
+    """The element designated by exactly one of ``selector``, ``index``, ``x``/``y`` or
+    ``locator`` (a role/name, text or label, waited for up to ``timeout`` seconds).
 
     Raises:
         ValueError: None or several ways given.
-        ElementNotFoundError: Nothing matches; an index out of range or stale.
+        ElementNotFoundError: Nothing matches (a locator: within ``timeout``); an index
+            out of range or stale.
+        AmbiguousLocatorError: The locator matched several elements.
         TargetClosedError: The page is closed.
     """
-    check_one_target(selector, index, x, y)
+    check_one_target(selector, index, x, y, locator)
+    if locator is not None:
+        return await locate(page, locator, timeout=timeout, index_of=_index_of(page))
     if selector is not None:
         return await _by_selector(page, selector)
     if index is not None:
@@ -293,40 +251,3 @@ async def _by_index(page: Page, index: int) -> Element:
         await element.release()
         raise stale
     return element
-
-
-async def outline_backend_id(session: Session, world: str, node_id: int) -> int | None:
-    """The backend node id of the node numbered ``node_id`` in the outline world ``world``
-    (its execution context's unique id) of ``session``, or ``None`` when that node is gone
-    from the page (removed, or its document replaced: the world went with it, and no other
-    world ever has its unique id, so an old number never reaches a new document's node)."""
-    try:
-        found = await session.send_json(
-            cdp.runtime.evaluate(
-                f"globalThis.__cdpkitOutline ? globalThis.__cdpkitOutline.element({int(node_id)})"
-                " : null",
-                unique_context_id=world,
-            )
-        )
-    except ProtocolError:
-        return None  # its world went with its document
-    object_id = found["result"].get("objectId")
-    if object_id is None:
-        return None
-    try:
-        described = await session.send_json(
-            cdp.dom.describe_node(object_id=RemoteObjectId(object_id))
-        )
-    except ProtocolError:
-        return None
-    finally:
-        await release_remote(session, object_id)
-    return int(described["node"]["backendNodeId"])
-
-
-async def release_remote(session: Session, object_id: str) -> None:
-    """Free the page's handle on a remote object (best effort: a closed session or a gone
-    context has freed it already)."""
-    if not session.closed:
-        with contextlib.suppress(CDPError):
-            await session.send(cdp.runtime.release_object(RemoteObjectId(object_id)))

@@ -2,8 +2,9 @@
 
 Mouse input goes through ``Input.dispatchMouseEvent``, so the page receives trusted events
 (``event.isTrusted`` is true), exactly as if a person used the mouse. Element-taking tools
-accept exactly one of ``selector=`` (CSS), ``index=`` (a line of the latest snapshot) or
-``x=``/``y=`` (viewport CSS pixels).
+accept exactly one of ``selector=`` (CSS), ``index=`` (a line of the latest snapshot),
+``x=``/``y=`` (viewport CSS pixels), or a locator: ``role=`` (with ``name=``), ``text=``,
+``label=`` (see :class:`~cdpkit.tools.Locator`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from ..page import Page
 from ._dispatch import _check_no_dialog, _dispatch, _key_down, _key_up, _mouse
 from ._input_state import _BUTTON_BITS, _MODIFIER_BITS, _input_state
 from ._keys import _KEYS, _MODIFIER_ALIASES, _modifier_mask
+from ._locating import DEFAULT_LOCATOR_TIMEOUT, locator_from
 from ._pointing import _clickable_point, _point, _release
-from ._targeting import Element, Point, resolve_element
+from ._targeting import Element, Point, check_one_target, resolve_element
 
 __all__ = [
     "MouseButton",
@@ -45,6 +47,12 @@ async def click(
     index: int | None = None,
     x: float | None = None,
     y: float | None = None,
+    role: str | None = None,
+    name: str | None = None,
+    exact: bool = True,
+    text: str | None = None,
+    label: str | None = None,
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
     button: MouseButton = "left",
     click_count: int = 1,
     modifiers: Sequence[str] = (),
@@ -67,16 +75,24 @@ async def click(
         index: Index of the element in the latest ``snapshot`` of the page.
         x: Viewport x in CSS pixels (with ``y``): click exactly there.
         y: Viewport y in CSS pixels (with ``x``).
+        role: Role of the element as the snapshot shows it (``button``, ``link``...),
+            optionally with ``name``.
+        name: With ``role``: the element's accessible name.
+        exact: ``False``: ``name``/``text``/``label`` match a case-insensitive part.
+        text: Visible text of the element.
+        label: Label of the form field (``<label>``, ``aria-labelledby``, ``aria-label``).
+        timeout: Seconds a ``role``/``text``/``label`` locator waits for its element.
         button: ``"left"``, ``"right"``, ``"middle"``, ``"back"`` or ``"forward"``.
         click_count: 1 for a click, 2 for a double click, 3 for a triple click.
         modifiers: Keys held during the click: any of ``"Shift"``, ``"Control"``,
             ``"Alt"``, ``"Meta"``.
 
     Raises:
-        ValueError: Not exactly one of selector, index or x/y; an invalid selector,
-            button, click count or modifier.
-        ElementNotFoundError: No such element; it is hidden, or covered by another
-            element (the message names it).
+        ValueError: Not exactly one of selector, index, x/y, role, text or label; an
+            invalid selector, button, click count or modifier.
+        ElementNotFoundError: No such element (a locator: within ``timeout``); it is
+            hidden, or covered by another element (the message names it).
+        AmbiguousLocatorError: The locator matched several elements (none was clicked).
         TargetClosedError: The page is closed.
     """
     if button not in _BUTTON_BITS:
@@ -86,7 +102,8 @@ async def click(
     if click_count < 1:
         raise ValueError(f"click_count must be at least 1, got {click_count}")
     mask = _modifier_mask(modifiers)
-    point = await _point(page, selector, index, x, y)
+    locator = locator_from(role, name, exact, text, label)
+    point = await _point(page, selector, index, x, y, locator, timeout)
     down = _input_state(page).modifiers
     # Modifiers already held with key_down stay held: not pressed or released again.
     held = [
@@ -130,6 +147,12 @@ async def hover(
     index: int | None = None,
     x: float | None = None,
     y: float | None = None,
+    role: str | None = None,
+    name: str | None = None,
+    exact: bool = True,
+    text: str | None = None,
+    label: str | None = None,
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
 ) -> None:
     """Move the mouse over an element (scrolled into view first), as a person would.
 
@@ -297,6 +320,17 @@ async def drag(
     to_index: int | None = None,
     to_x: float | None = None,
     to_y: float | None = None,
+    role: str | None = None,
+    name: str | None = None,
+    exact: bool = True,
+    text: str | None = None,
+    label: str | None = None,
+    to_role: str | None = None,
+    to_name: str | None = None,
+    to_exact: bool = True,
+    to_text: str | None = None,
+    to_label: str | None = None,
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
 ) -> None:
     """Drag an element onto another element (or a viewport point) with the mouse.
 
@@ -318,22 +352,53 @@ async def drag(
         to_index: Index of the element to drop on in the latest ``snapshot``.
         to_x: Viewport x where to drop (with ``to_y``).
         to_y: Viewport y where to drop (with ``to_x``).
+        role: Role of the element to drag (as the snapshot shows it), optionally with
+            ``name``.
+        name: With ``role``: its accessible name.
+        exact: ``False``: the source's ``name``/``text``/``label`` match a
+            case-insensitive part.
+        text: Visible text of the element to drag.
+        label: Label of the form field to drag.
+        to_role: Role of the element to drop on, optionally with ``to_name``.
+        to_name: With ``to_role``: its accessible name.
+        to_exact: ``False``: the destination's ``to_name``/``to_text``/``to_label``
+            match a case-insensitive part.
+        to_text: Visible text of the element to drop on.
+        to_label: Label of the form field to drop on.
+        timeout: Seconds a ``role``/``text``/``label`` locator waits for its element.
 
     Raises:
         ValueError: Not exactly one way of giving the source, or the destination
-            ("Provide one of: to_selector, to_index, or to_x/to_y").
+            ("Provide one of: to_selector, to_index, to_x/to_y, to_role (with to_name),
+            to_text, or to_label").
         ElementNotFoundError: The source or destination is missing, hidden or covered.
+        AmbiguousLocatorError: A locator matched several elements (nothing was dragged).
         TargetClosedError: The page is closed.
     """
+    to_locator = locator_from(to_role, to_name, to_exact, to_text, to_label)
     given = (
         (to_selector is not None) + (to_index is not None) + (to_x is not None or to_y is not None)
+        + (to_locator is not None)
     )
     if given != 1 or (to_x is None) != (to_y is None):
-        raise ValueError("Provide one of: to_selector, to_index, or to_x/to_y")
-    start = await _point(page, selector, index, x, y)
+        raise ValueError(
+            "Provide one of: to_selector, to_index, to_x/to_y, to_role (with to_name), "
+            "to_text, or to_label"
+        )
+    locator = locator_from(role, name, exact, text, label)
+    check_one_target(selector, index, x, y, locator)
     destination: Element | None = None
-    if to_x is None:
-        destination = await resolve_element(page, selector=to_selector, index=to_index)
+    if to_locator is not None:
+        # Found before the source is grabbed: a missing or ambiguous destination fails
+        # with nothing pressed.
+        destination = await resolve_element(page, locator=to_locator, timeout=timeout)
+    try:
+        start = await _point(page, selector, index, x, y, locator, timeout)
+        if to_x is None and destination is None:
+            destination = await resolve_element(page, selector=to_selector, index=to_index)
+    except BaseException:
+        await _release(destination)
+        raise
     try:
         end, data = await _drag_moves(page, start, destination, to_x, to_y)
     finally:

@@ -155,7 +155,7 @@ async def test_errors_are_error_results_and_the_server_goes_on(
     assert result.is_error and "out of range" in text_of(result)
 
     result = await mcp_stdio.call("browser_click", {"selector": "#more", "index": 1})
-    assert result.is_error and text_of(result) == "Provide one of: selector, index, or x/y"
+    assert result.is_error and text_of(result) == "Provide one of: selector, index, x/y, role (with name), text, or label"
 
     result = await mcp_stdio.call("browser_click", {"index": "first", "page": 1})
     assert result.is_error

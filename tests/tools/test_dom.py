@@ -183,7 +183,7 @@ async def test_computed_styles(page: cdpkit.Page, server: FixtureServer) -> None
         await computed_styles(page, selector="#styled", properties=["colour"])
     with pytest.raises(cdpkit.ElementNotFoundError, match=r"^Element not found: #nope$"):
         await computed_styles(page, selector="#nope")
-    with pytest.raises(ValueError, match=r"^Provide one of: selector, index, or x/y$"):
+    with pytest.raises(ValueError, match=r"^Provide one of: selector, index, x/y, role \(with name\), text, or label$"):
         await computed_styles(page)
 
 
@@ -456,9 +456,9 @@ async def test_target_errors_are_worded_for_the_caller(
 ) -> None:
     await navigate(page, server.url("/dom/visibility.html"))
     for tool in (computed_styles, check_visibility, get_attributes, element_state):
-        with pytest.raises(ValueError, match=r"^Provide one of: selector, index, or x/y$"):
+        with pytest.raises(ValueError, match=r"^Provide one of: selector, index, x/y, role \(with name\), text, or label$"):
             await tool(page)
-        with pytest.raises(ValueError, match=r"^Provide one of: selector, index, or x/y$"):
+        with pytest.raises(ValueError, match=r"^Provide one of: selector, index, x/y, role \(with name\), text, or label$"):
             await tool(page, selector="#shown", index=1)
         with pytest.raises(
             cdpkit.ElementNotFoundError, match=r"^Element not found: \.nonexistent$"

@@ -148,9 +148,9 @@ async def test_click_reaches_a_button_in_an_open_shadow_root(
 
 async def test_click_target_errors(page: cdpkit.Page, server: FixtureServer) -> None:
     await open_page(page, server, "/input/click.html")
-    with pytest.raises(ValueError, match=r"^Provide one of: selector, index, or x/y$"):
+    with pytest.raises(ValueError, match=r"^Provide one of: selector, index, x/y, role \(with name\), text, or label$"):
         await click(page)
-    with pytest.raises(ValueError, match=r"^Provide one of: selector, index, or x/y$"):
+    with pytest.raises(ValueError, match=r"^Provide one of: selector, index, x/y, role \(with name\), text, or label$"):
         await click(page, selector="#go", x=1, y=2)
     with pytest.raises(cdpkit.ElementNotFoundError, match=r"^Element not found: \.nonexistent$"):
         await click(page, selector=".nonexistent")
@@ -213,7 +213,7 @@ async def test_hover_opens_a_hover_menu(page: cdpkit.Page, server: FixtureServer
 
 async def test_hover_errors(page: cdpkit.Page, server: FixtureServer) -> None:
     await open_page(page, server, "/input/click.html")
-    with pytest.raises(ValueError, match=r"^Provide one of: selector, index, or x/y$"):
+    with pytest.raises(ValueError, match=r"^Provide one of: selector, index, x/y, role \(with name\), text, or label$"):
         await hover(page, x=5)
     with pytest.raises(cdpkit.ElementNotFoundError, match=r"^Element not found: #nope$"):
         await hover(page, selector="#nope")
@@ -307,7 +307,7 @@ async def test_type_errors(page: cdpkit.Page, server: FixtureServer) -> None:
     assert await js(page, "document.getElementById('readonly').value") == "fixed"
     with pytest.raises(cdpkit.ElementNotFoundError, match=r"^Element not found: \.nonexistent$"):
         await type_text(page, "x", selector=".nonexistent")
-    with pytest.raises(ValueError, match=r"^Provide one of: selector, index, or x/y$"):
+    with pytest.raises(ValueError, match=r"^Provide one of: selector, index, x/y, role \(with name\), text, or label$"):
         await type_text(page, "x", selector="#name", index=0)
     with pytest.raises(ValueError, match="clear=True needs a target"):
         await type_text(page, "x", clear=True)
@@ -416,11 +416,11 @@ async def test_drag_a_mouse_driven_slider_to_a_point(
 
 async def test_drag_errors(page: cdpkit.Page, server: FixtureServer) -> None:
     await open_page(page, server, "/input/drag.html")
-    with pytest.raises(ValueError, match=r"^Provide one of: to_selector, to_index, or to_x/to_y$"):
+    with pytest.raises(ValueError, match=r"^Provide one of: to_selector, to_index, to_x/to_y, to_role \(with to_name\), to_text, or to_label$"):
         await drag(page, selector="#item-1")
-    with pytest.raises(ValueError, match=r"^Provide one of: to_selector, to_index, or to_x/to_y$"):
+    with pytest.raises(ValueError, match=r"^Provide one of: to_selector, to_index, to_x/to_y, to_role \(with to_name\), to_text, or to_label$"):
         await drag(page, selector="#item-1", to_selector="#zone", to_x=1, to_y=1)
-    with pytest.raises(ValueError, match=r"^Provide one of: selector, index, or x/y$"):
+    with pytest.raises(ValueError, match=r"^Provide one of: selector, index, x/y, role \(with name\), text, or label$"):
         await drag(page, to_selector="#zone")
     with pytest.raises(cdpkit.ElementNotFoundError, match=r"^Element not found: #missing$"):
         await drag(page, selector="#item-1", to_selector="#missing")
@@ -475,7 +475,7 @@ async def test_select_option_errors(page: cdpkit.Page, server: FixtureServer) ->
         await select_option(page, "a", selector="#text")
     with pytest.raises(cdpkit.ElementNotFoundError, match=r"^Element not found: #nope$"):
         await select_option(page, "a", selector="#nope")
-    with pytest.raises(ValueError, match=r"^Provide one of: selector, index, or x/y$"):
+    with pytest.raises(ValueError, match=r"^Provide one of: selector, index, x/y, role \(with name\), text, or label$"):
         await select_option(page, "a")
     assert await js(page, "window.changes") == []
 

@@ -13,7 +13,8 @@
 // document's viewport starts (frameX null when the iframe has no box); each frame's
 // document is walked in a world of its own (same-origin ones too, so that a node is always
 // numbered by the same registry), and stitched in under its iframe by cdpkit.
-// options: {boxes: false} leaves every box out (x null). root: walk only this element (or
+// options: {boxes: false} leaves every box out (x null); {everyText: true} lists every shown
+// text run, also one already in its parent entry's name (what text= locators match). root: walk only this element (or
 // document) and what it holds, at depth 0.
 //
 // It runs in an isolated world: the page's scripts share the DOM but not this world's
@@ -38,6 +39,7 @@ function(options, root) {
   const entries = [];
   const styles = new Map();  // element -> [display, visibility, hidden subtree?]
   const boxesWanted = !options || options.boxes !== false;
+  const everyText = Boolean(options && options.everyText);
 
   const ROLES = new Set((
     'alert alertdialog application article banner blockquote button caption cell checkbox code ' +
@@ -1368,7 +1370,7 @@ function(options, root) {
       if (child.nodeType === 3) {
         if (leaf) continue;
         const text = squash(transformed(child));
-        if (!text || parentText.includes(text)) continue;
+        if (!text || !everyText && parentText.includes(text)) continue;
         const parent = child.parentElement;
         if (parent && style(parent)[1] !== 'visible') continue;
         let rect = null;

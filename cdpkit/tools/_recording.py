@@ -26,13 +26,16 @@ import dataclasses
 import datetime
 import functools
 import inspect
+import math
 import os
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .._files import write_private
 from ..browser import Browser
+from ..errors import ElementNotFoundError
 from ..page import Dialog, Page
 from ._locator_for import locator_for
 from ._recorded_script import Step, literal, render_call, render_script
@@ -86,8 +89,12 @@ def recorded(function: F) -> F:
         inside = _INSIDE.set(True)
         try:
             result = await function(*args, **kwargs)
+        except ElementNotFoundError:
+            recording._missed(pending)
+            raise
         finally:
             _INSIDE.reset(inside)
+            recording._in_flight.remove(pending)
         recording._after(pending, result)
         return result
 
@@ -98,9 +105,11 @@ def recorded(function: F) -> F:
 class _Pending:
     """A step prepared before its action: written once the action succeeded."""
 
-    build: Callable[[Any], Step]
+    build: Callable[[Any, float | None], Step]
     page: Page | None
     document: str | None
+    key: tuple[Any, ...] | None = None  # the action and its locator
+    dialog: tuple[bool, str | None] | None = None  # answered while the action ran
 
 
 class Recording:
@@ -123,6 +132,9 @@ class Recording:
         self._last: tuple[Step, Page, str | None] | None = None
         self._tab: str | None = None  # the target id the script's `page` is
         self._next_dialog: tuple[bool, str | None] | None = None
+        self._in_flight: list[_Pending] = []  # actions started, not ended
+        # When an action first failed to find its element, by action and locator.
+        self._misses: dict[tuple[Any, ...], float] = {}
 
     # -- life ---------------------------------------------------------------------------
 
@@ -242,20 +254,40 @@ class Recording:
             # The replay stops there rather than go on without the step.
             stop = f"raise RuntimeError({literal(f'This {action} could not be recorded: {exc}')})"
             step = Step(None, comments=[f"{action}: not recorded"], after=[stop], action=action)
-            return _Pending(lambda result: step, page, document)
-        return _Pending(builder, page, document)
+            failed = _Pending(lambda result, waited: step, page, document)
+            self._in_flight.append(failed)
+            return failed
+        build, key = builder
+        pending = _Pending(build, page, document, key)
+        self._in_flight.append(pending)
+        return pending
+
+    def _missed(self, pending: _Pending) -> None:
+        """The action did not find its element: if it is tried again and succeeds, the
+        script waits for the element as long as the session did."""
+        if pending.key is not None:
+            self._misses.setdefault(pending.key, time.monotonic())
 
     def _after(self, pending: _Pending, result: Any) -> None:
         if not self.running:
             return
-        step = pending.build(result)
+        missed = self._misses.pop(pending.key, None) if pending.key is not None else None
+        step = pending.build(result, None if missed is None else time.monotonic() - missed)
         if step.action == "handle_dialog" and isinstance(result, Dialog):
-            # Answered after the action that opened it: that action arms the answer.
+            # The action that opened it arms the answer in the script: the one running
+            # now (the answer was waiting for it), else the latest one.
+            answer = (bool(result.accepted), result.prompt_text)
+            running = [p for p in self._in_flight if p is not pending and p.page is not None]
+            if running:
+                running[-1].dialog = answer
+                return
             opener = next((s for s in reversed(self.steps) if s.action != "handle_dialog"), None)
             if opener is not None and opener.dialog is None:
-                opener.dialog = (bool(result.accepted), result.prompt_text)
+                opener.dialog = answer
                 self._write()
                 return
+        if pending.dialog is not None:
+            step.dialog = pending.dialog
         if self._next_dialog is not None and step.action in _ELEMENT_TOOLS | {"press_key"}:
             step.dialog, self._next_dialog = self._next_dialog, None
         page = pending.page
@@ -289,9 +321,11 @@ class Recording:
         bound: inspect.BoundArguments,
         first_name: str,
         first: Any,
-    ) -> Callable[[Any], Step]:
-        """How to write the step once the action succeeded (its result may matter), with
-        everything about the element read now, before the action."""
+    ) -> tuple[Callable[[Any, float | None], Step], tuple[Any, ...] | None]:
+        """How to write the step once the action succeeded (its result may matter, and
+        how long it took to find its element when it was tried before), with everything
+        about the element read now, before the action; and the action's key when it has
+        a locator."""
         signature = bound.signature
         first_source = "browser" if isinstance(first, Browser) else "page"
         positional: list[Any] = []
@@ -311,39 +345,70 @@ class Recording:
             else:
                 positional.append(value)
         comments: list[str] = []
+        key = None
+        what = ""
         if targets:
             locator, comment = await _locate(first, targets)
             keywords = {**locator, **keywords}
             comments += comment
+            key = (action, *sorted((name, repr(value)) for name, value in locator.items()))
+            what = _element_words(locator)
         if action == "drag":
             destination, comment = await _drop_point(first, keywords)
             keywords = {**keywords, **destination}
             comments += comment
         if action in ("switch_tab", "close_tab"):
-            return await _tab_step(action, first, positional)
+            return await _tab_step(action, first, positional), None
         # Checked now: a value the script cannot write fails the step, not the action.
         render_call(action, first_source, positional, keywords)
 
-        def build(result: Any) -> Step:
+        timeout = signature.parameters.get("timeout")
+
+        def build(result: Any, waited: float | None) -> Step:
             nonlocal keywords
+            notes = list(comments)
+            if waited is not None and timeout is not None:
+                # A wait made it succeed: the replay waits for the element as long.
+                given = keywords.get("timeout", timeout.default)
+                seconds = max(given if isinstance(given, int | float) else 0, math.ceil(waited * 2))
+                keywords = {**keywords, "timeout": seconds}
+                notes.append(
+                    f"Its element came late (found after {waited:.1f} s of trying): "
+                    f"waited for up to {seconds} s."
+                )
             if action == "download" and "url" not in keywords:
                 # The link's URL at recording time: what the download fetched.
                 download: DownloadResult = result
                 keywords = {k: v for k, v in keywords.items() if k not in ("selector", "index")}
                 keywords = {"url": download.url, **keywords}
-                comments.append("The file at the URL the element linked to when recorded.")
+                notes.append("The file at the URL the element linked to when recorded.")
             return Step(
                 render_call(action, first_source, positional, keywords),
                 assign="page" if action == "new_tab" else None,
-                comments=comments or [_summary(action)],
+                comments=[_summary(action, what), *notes],
                 action=action,
             )
 
-        return build
+        return build, key
 
 
-def _summary(action: str) -> str:
-    return action.replace("_", " ").capitalize() + "."
+def _summary(action: str, what: str) -> str:
+    words = action.replace("_", " ").capitalize()
+    return f"{words}: {what}." if what else f"{words}."
+
+
+def _element_words(locator: dict[str, Any]) -> str:
+    """The element a locator finds, in words, for the step's comment."""
+    if locator.get("role") is not None:
+        name = locator.get("name")
+        return f'the {locator["role"]} "{name}"' if name is not None else f'a {locator["role"]}'
+    if locator.get("label") is not None:
+        return f'the field labelled "{locator["label"]}"'
+    if locator.get("text") is not None:
+        return f'the element reading "{locator["text"]}"'
+    if locator.get("selector") is not None:
+        return f"the element {locator['selector']}"
+    return f"the point ({locator.get('x')}, {locator.get('y')})"
 
 
 async def _locate(page: Page, targets: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -381,18 +446,22 @@ async def _drop_point(page: Page, keywords: dict[str, Any]) -> tuple[dict[str, A
     )
 
 
-async def _tab_step(action: str, browser: Browser, positional: list[Any]) -> Callable[[Any], Step]:
+async def _tab_step(
+    action: str, browser: Browser, positional: list[Any]
+) -> Callable[[Any, float | None], Step]:
     """A tab switch or close, by the tab's place in the list (its id is this run's)."""
     from .tabs import list_tabs
 
     tab_id = positional[0]
-    tabs = await list_tabs(browser)
-    place = next((i for i, tab in enumerate(tabs) if tab.id == tab_id), None)
-    if place is None:
+    page = next((page for page in browser.pages if page.target_id == tab_id), None)
+    if page is None:
         raise ValueError(f"no open tab has the id {tab_id!r}")
+    # Its place among its browser context's tabs: the replay's browser has those only.
+    tabs = await list_tabs(browser, context=page.context)
+    place = next(i for i, tab in enumerate(tabs) if tab.id == tab_id)
     which = f"(await tools.list_tabs(browser))[{place}].id"
 
-    def build(result: Any) -> Step:
+    def build(result: Any, waited: float | None) -> Step:
         if action == "switch_tab":
             return Step(
                 f"tools.switch_tab(browser, {which})",

@@ -302,3 +302,29 @@ def test_repl_survives_the_browser_dying(cli: CLI) -> None:
         child.expect_exact(">>> ")
     finally:
         finish(child)
+
+
+def test_repl_record_writes_the_session_as_a_script(cli: CLI, server: FixtureServer, tmp_path: Path) -> None:
+    url = server.url("/cli/index.html")
+    path = tmp_path / "flow.py"
+    script = f"""\
+:record {path}
+:goto {url}
+await tools.click(page, selector="#go")
+await tools.snapshot(page)
+:record
+:record stop
+await tools.click(page, selector="#go")
+"""
+    result = cli.run("repl", input=script)
+    assert result.returncode == 0, result.stderr
+    assert f"Recording to {path}" in result.stdout
+    assert "Recorded 2 steps" in result.stdout
+    recorded = path.read_text()
+    compile(recorded, str(path), "exec")  # a complete program
+    body = recorded.split("async def main", 1)[1]
+    # :goto and the Python line, the element by role and name (not its CSS id); the
+    # snapshot is no step, nor is what came after :record stop.
+    assert f'await tools.navigate(page, "{url}"' in body
+    assert body.count('await tools.click(page, role="button", name="Go")') == 1
+    assert "#go" not in body and "snapshot" not in body

@@ -11,6 +11,7 @@ from benchmarks.cases import (
     grid,
     memory,
     outline_agreement,
+    recording,
     scrape_corpus,
     startup,
     typed,
@@ -21,5 +22,6 @@ CASES: dict[str, Case] = {
     case.name: case
     for case in (*startup.CASES, *calls.CASES, *browsing.CASES, *downloads.CASES,
                  *typed.CASES, *grid.CASES, *browse.CASES, *scrape_corpus.CASES,
-                 *memory.CASES, *outline_agreement.CASES, *daemon.CASES)
+                 *memory.CASES, *outline_agreement.CASES, *daemon.CASES,
+                 *recording.CASES)
 }

@@ -1,6 +1,7 @@
 """The Python program a recording is written as: recorded steps -> a complete, typed
 script (``python FILE`` replays it headless, ``--headful`` to watch; it passes
-``mypy --strict``).
+``mypy --strict``). Its ``replay(browser, page)`` holds the steps, so another program (a
+test, a job with a warm browser) can import it and replay them on its own page.
 
 Each :class:`Step` is one cdpkit call, already written as source (a call expression);
 rendering adds what a step needs around it: the dialog answer it arms before the call,
@@ -116,15 +117,19 @@ def current_tab(browser: cdpkit.Browser) -> cdpkit.Page:
     return page
 '''
 
-_MAIN = '''
+_REPLAY = '''
+
+async def replay(browser: cdpkit.Browser, page: cdpkit.Page) -> None:
+    """The recorded steps, on ``page`` (a tab of ``browser``)."""
+'''
+
+_FOOTER = '''
 
 async def main(*, headless: bool = True) -> None:
     """Replay the recorded steps in a browser of their own."""
     async with cdpkit.launch(headless=headless) as browser:
-        page = await browser.new_page()
-'''
+        await replay(browser, await browser.new_page())
 
-_FOOTER = '''
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Replay a recorded cdpkit session.")
@@ -132,7 +137,7 @@ if __name__ == "__main__":
     asyncio.run(main(headless=not parser.parse_args().headful))
 '''
 
-_INDENT = " " * 8
+_INDENT = " " * 4
 
 
 def _step_lines(number: int, step: Step, dialogs: int) -> list[str]:
@@ -174,7 +179,9 @@ def render_script(steps: Sequence[Step], *, when: str, name: str) -> str:
     source = _HEADER.format(when=when, name=name, imports=imports)
     if any("current_tab" in step.uses for step in steps):
         source += _CURRENT_TAB
-    source += _MAIN
+    source += _REPLAY
+    if not steps:
+        source += f"{_INDENT}# No step recorded yet.\n"
     dialogs = 0
     for number, step in enumerate(steps, 1):
         dialogs += step.dialog is not None

@@ -322,7 +322,7 @@ await tools.click(page, selector="#go")
     assert "Recorded 2 steps" in result.stdout
     recorded = path.read_text()
     compile(recorded, str(path), "exec")  # a complete program
-    body = recorded.split("async def main", 1)[1]
+    body = recorded.split("async def replay", 1)[1]
     # :goto and the Python line, the element by role and name (not its CSS id); the
     # snapshot is no step, nor is what came after :record stop.
     assert f'await tools.navigate(page, "{url}"' in body

@@ -108,7 +108,7 @@ async def test_a_dialog_answer_is_armed_before_the_action_and_replays(
     click = 'await tools.click(page, role="button", name="Ask")'
     assert (
         f"dialog_1 = asyncio.ensure_future(tools.handle_dialog(page, accept=True))\n"
-        f"        {click}\n        await dialog_1\n"
+        f"    {click}\n    await dialog_1\n"
     ) in script
     assert "page = await tools.switch_tab(browser, (await tools.list_tabs(browser))[0].id)" in script
     assert "await tools.close_tab(browser, (await tools.list_tabs(browser))[1].id)" in script

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..page import Page
+from ._locating import DEFAULT_LOCATOR_TIMEOUT, Locator, locator_from
 from ._scripts import Script, evaluate
 from ._targeting import Box, resolve_element
 
@@ -219,9 +220,13 @@ async def _on_target(
     y: float | None,
     script: Script,
     *args: Any,
+    locator: Locator | None = None,
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
 ) -> Any:
     """Run ``script`` on the target element and free its handle."""
-    element = await resolve_element(page, selector=selector, index=index, x=x, y=y)
+    element = await resolve_element(
+        page, selector=selector, index=index, x=x, y=y, locator=locator, timeout=timeout
+    )
     try:
         return await element.call(script, *args)
     finally:
@@ -350,6 +355,12 @@ async def computed_styles(
     index: int | None = None,
     x: float | None = None,
     y: float | None = None,
+    role: str | None = None,
+    name: str | None = None,
+    exact: bool = True,
+    text: str | None = None,
+    label: str | None = None,
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
     properties: list[str] | None = None,
 ) -> dict[str, str]:
     """The computed CSS values of an element, as the browser resolved them.
@@ -360,6 +371,12 @@ async def computed_styles(
         index: Index of the element in the latest ``snapshot``.
         x: Viewport x of the element (with ``y``).
         y: Viewport y of the element (with ``x``).
+        role: Role of the element as the snapshot shows it, optionally with ``name``.
+        name: With ``role``: its accessible name.
+        exact: ``False``: ``name``/``text``/``label`` match a case-insensitive part.
+        text: Visible text of the element.
+        label: Label of the form field (``<label>``, ``aria-labelledby``, ``aria-label``).
+        timeout: Seconds a ``role``/``text``/``label`` locator waits for its element.
         properties: CSS property names (``"background-color"`` or
             ``"backgroundColor"``; custom properties like ``"--accent"`` too). By default
             a useful set: display, visibility, opacity, position, top, left, z-index,
@@ -373,11 +390,15 @@ async def computed_styles(
 
     Raises:
         ValueError: An unknown property name; not exactly one target; an invalid selector.
+        AmbiguousLocatorError: The locator matched several elements (none was used).
         ElementNotFoundError: No such element.
         TargetClosedError: The page is closed.
     """
     wanted = list(_DEFAULT_STYLES) if properties is None else list(properties)
-    result = await _on_target(page, selector, index, x, y, _STYLES, wanted)
+    locator = locator_from(role, name, exact, text, label)
+    result = await _on_target(
+        page, selector, index, x, y, _STYLES, wanted, locator=locator, timeout=timeout
+    )
     if result["unknown"]:
         raise ValueError(f"Unknown CSS properties: {', '.join(result['unknown'])}")
     values: dict[str, str] = result["values"]
@@ -391,6 +412,12 @@ async def check_visibility(
     index: int | None = None,
     x: float | None = None,
     y: float | None = None,
+    role: str | None = None,
+    name: str | None = None,
+    exact: bool = True,
+    text: str | None = None,
+    label: str | None = None,
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
 ) -> Visibility:
     """Whether a user can see an element, whether it is in the viewport, and why not.
 
@@ -406,16 +433,26 @@ async def check_visibility(
         index: Index of the element in the latest ``snapshot``.
         x: Viewport x of the element (with ``y``).
         y: Viewport y of the element (with ``x``).
+        role: Role of the element as the snapshot shows it, optionally with ``name``.
+        name: With ``role``: its accessible name.
+        exact: ``False``: ``name``/``text``/``label`` match a case-insensitive part.
+        text: Visible text of the element.
+        label: Label of the form field (``<label>``, ``aria-labelledby``, ``aria-label``).
+        timeout: Seconds a ``role``/``text``/``label`` locator waits for its element.
 
     Returns:
         ``Visibility(visible, in_viewport, box, reason)``.
 
     Raises:
         ValueError: Not exactly one target; an invalid selector.
+        AmbiguousLocatorError: The locator matched several elements (none was used).
         ElementNotFoundError: No such element.
         TargetClosedError: The page is closed.
     """
-    raw = await _on_target(page, selector, index, x, y, _VISIBILITY)
+    locator = locator_from(role, name, exact, text, label)
+    raw = await _on_target(
+        page, selector, index, x, y, _VISIBILITY, locator=locator, timeout=timeout
+    )
     return Visibility(raw["visible"], raw["inViewport"], _box(raw["box"]), raw["reason"])
 
 
@@ -426,18 +463,27 @@ async def get_attributes(
     index: int | None = None,
     x: float | None = None,
     y: float | None = None,
+    role: str | None = None,
+    name: str | None = None,
+    exact: bool = True,
+    text: str | None = None,
+    label: str | None = None,
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
 ) -> dict[str, str]:
     """Every HTML attribute of an element, as written in the markup (in source order).
 
     Current form values typed by the user are properties, not attributes: see
-    :func:`form_values` for those.
+    :func:`form_values` for those. The element is given as for :func:`element_state`.
 
     Raises:
         ValueError: Not exactly one target; an invalid selector.
         ElementNotFoundError: No such element.
         TargetClosedError: The page is closed.
     """
-    attributes: dict[str, str] = await _on_target(page, selector, index, x, y, _ATTRIBUTES)
+    locator = locator_from(role, name, exact, text, label)
+    attributes: dict[str, str] = await _on_target(
+        page, selector, index, x, y, _ATTRIBUTES, locator=locator, timeout=timeout
+    )
     return attributes
 
 
@@ -527,6 +573,12 @@ async def element_state(
     index: int | None = None,
     x: float | None = None,
     y: float | None = None,
+    role: str | None = None,
+    name: str | None = None,
+    exact: bool = True,
+    text: str | None = None,
+    label: str | None = None,
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
 ) -> ElementState:
     """The interaction state of an element: visible, enabled, checked, focused,
     editable, selected.
@@ -537,6 +589,12 @@ async def element_state(
         index: Index of the element in the latest ``snapshot``.
         x: Viewport x of the element (with ``y``).
         y: Viewport y of the element (with ``x``).
+        role: Role of the element as the snapshot shows it, optionally with ``name``.
+        name: With ``role``: its accessible name.
+        exact: ``False``: ``name``/``text``/``label`` match a case-insensitive part.
+        text: Visible text of the element.
+        label: Label of the form field (``<label>``, ``aria-labelledby``, ``aria-label``).
+        timeout: Seconds a ``role``/``text``/``label`` locator waits for its element.
 
     Returns:
         :class:`ElementState`; ``checked``/``selected`` are ``None`` where they do not
@@ -544,10 +602,12 @@ async def element_state(
 
     Raises:
         ValueError: Not exactly one target; an invalid selector.
+        AmbiguousLocatorError: The locator matched several elements (none was used).
         ElementNotFoundError: No such element.
         TargetClosedError: The page is closed.
     """
-    raw = await _on_target(page, selector, index, x, y, _STATE)
+    locator = locator_from(role, name, exact, text, label)
+    raw = await _on_target(page, selector, index, x, y, _STATE, locator=locator, timeout=timeout)
     return ElementState(**raw)
 
 

@@ -14,6 +14,7 @@ from ..errors import CDPError, ElementNotFoundError, TargetClosedError, WaitTime
 from ..page import Dialog, Page
 from ..session import Session
 from ._dispatch import _check_no_dialog
+from ._locating import DEFAULT_LOCATOR_TIMEOUT, locator_from
 from ._pointing import _release
 from ._scripts import Script
 from ._targeting import Element, check_one_target, resolve_element
@@ -37,6 +38,12 @@ async def select_option(
     index: int | None = None,
     x: float | None = None,
     y: float | None = None,
+    role: str | None = None,
+    name: str | None = None,
+    exact: bool = True,
+    text: str | None = None,
+    label: str | None = None,
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
 ) -> list[str]:
     """Choose the option(s) of a ``<select>`` element.
 
@@ -54,6 +61,12 @@ async def select_option(
         index: Index of the select in the latest ``snapshot``.
         x: Viewport x of the select (with ``y``).
         y: Viewport y of the select (with ``x``).
+        role: Role of the select as the snapshot shows it, optionally with ``name``.
+        name: With ``role``: its accessible name.
+        exact: ``False``: ``name``/``text``/``label`` match a case-insensitive part.
+        text: Visible text of the select.
+        label: Label of the form field (``<label>``, ``aria-labelledby``, ``aria-label``).
+        timeout: Seconds a ``role``/``text``/``label`` locator waits for its element.
 
     Returns:
         The ``value`` of every option selected afterwards.
@@ -61,15 +74,19 @@ async def select_option(
     Raises:
         ValueError: Several values for a single select; no value for a single select;
             the select or an option is disabled; an invalid selector.
+        AmbiguousLocatorError: The locator matched several elements (none was used).
         ElementNotFoundError: No such element, it is not a ``<select>`` (nor the label of
             one; the message names what it is), or no option matches a value (the
             message lists the options).
         TargetClosedError: The page is closed.
     """
     wanted = [values] if isinstance(values, str) else list(values)
-    check_one_target(selector, index, x, y)
+    locator = locator_from(role, name, exact, text, label)
+    check_one_target(selector, index, x, y, locator)
     _check_no_dialog(page)
-    element = await resolve_element(page, selector=selector, index=index, x=x, y=y)
+    element = await resolve_element(
+        page, selector=selector, index=index, x=x, y=y, locator=locator, timeout=timeout
+    )
     try:
         result = await element.call(_SELECT_OPTIONS, wanted)
     finally:
@@ -118,6 +135,12 @@ async def upload_file(
     index: int | None = None,
     x: float | None = None,
     y: float | None = None,
+    role: str | None = None,
+    name: str | None = None,
+    exact: bool = True,
+    text: str | None = None,
+    label: str | None = None,
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
 ) -> list[str]:
     """Put files into an ``<input type=file>``, as if chosen in the file dialog.
 
@@ -136,6 +159,12 @@ async def upload_file(
         index: Index of the file input in the latest ``snapshot``.
         x: Viewport x of the input (with ``y``).
         y: Viewport y of the input (with ``x``).
+        role: Role of the file input as the snapshot shows it, optionally with ``name``.
+        name: With ``role``: its accessible name.
+        exact: ``False``: ``name``/``text``/``label`` match a case-insensitive part.
+        text: Visible text of the file input.
+        label: Label of the form field (``<label>``, ``aria-labelledby``, ``aria-label``).
+        timeout: Seconds a ``role``/``text``/``label`` locator waits for its element.
 
     Returns:
         The absolute paths given to the input.
@@ -144,6 +173,7 @@ async def upload_file(
         FileNotFoundError: A path is not an existing file (the message names it).
         ValueError: Several files for an input without ``multiple``; a disabled input;
             an invalid selector.
+        AmbiguousLocatorError: The locator matched several elements (none was used).
         ElementNotFoundError: No such element, or it is not (and holds no) file input and
             clicking it opened no file chooser.
         TargetClosedError: The page is closed.
@@ -154,16 +184,24 @@ async def upload_file(
     for path in files:
         if not os.path.isfile(path):
             raise FileNotFoundError(f"File not found: {path}")
-    check_one_target(selector, index, x, y)
+    locator = locator_from(role, name, exact, text, label)
+    check_one_target(selector, index, x, y, locator)
     _check_no_dialog(page)
-    element = await resolve_element(page, selector=selector, index=index, x=x, y=y)
+    element = await resolve_element(
+        page, selector=selector, index=index, x=x, y=y, locator=locator, timeout=timeout
+    )
     try:
         chooser = await _set_files(element, files)
     finally:
         await _release(element)
     if chooser is not None:
         # No file input there: a button that opens the file chooser from script.
-        await _upload_through_chooser(page, element.session, files, chooser, selector, index, x, y)
+        target = (
+            {"selector": selector, "index": index, "x": x, "y": y}
+            if locator is None
+            else locator.as_kwargs()
+        )
+        await _upload_through_chooser(page, element.session, files, chooser, target)
     return files
 
 
@@ -172,10 +210,7 @@ async def _upload_through_chooser(
     session: Session,
     files: list[str],
     described: str,
-    selector: str | None,
-    index: int | None,
-    x: float | None,
-    y: float | None,
+    target: dict[str, Any],
 ) -> None:
     """Click the element with file choosers intercepted, and give the files to the input
     behind the chooser it opens (an ``<input type=file>`` made or clicked by script)."""
@@ -184,7 +219,7 @@ async def _upload_through_chooser(
     await session.send(cdp.page.set_intercept_file_chooser_dialog(True))
     try:
         async with session.listen(cdp.page.FileChooserOpened) as opened:
-            await click(page, selector=selector, index=index, x=x, y=y)
+            await click(page, **target)
             try:
                 async with asyncio.timeout(_CHOOSER_WAIT):
                     event = await anext(aiter(opened))

@@ -16,6 +16,7 @@ from ..page import Page
 from ._dispatch import _check_no_dialog, _dispatch, _key_down, _key_up, _mouse
 from ._input_state import _MODIFIER_BITS, _input_state
 from ._keys import _KEYS, _key_event, _lookup_key, _parse_combo, _utf16_length
+from ._locating import DEFAULT_LOCATOR_TIMEOUT, locator_from
 from ._pointing import _DESCRIBE, _release, _target
 from ._scripts import Script, evaluate_handle
 from ._targeting import Element
@@ -160,6 +161,11 @@ async def type_text(
     index: int | None = None,
     x: float | None = None,
     y: float | None = None,
+    role: str | None = None,
+    name: str | None = None,
+    exact: bool = True,
+    label: str | None = None,
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
     clear: bool = False,
     submit: bool = False,
 ) -> None:
@@ -186,21 +192,32 @@ async def type_text(
         index: Index of the field in the latest ``snapshot``.
         x: Viewport x of the field (with ``y``).
         y: Viewport y of the field (with ``x``).
+        role: Role of the field as the snapshot shows it, optionally with ``name``.
+        name: With ``role``: its accessible name.
+        exact: ``False``: ``name``/``label`` match a case-insensitive part.
+        label: Label of the form field (``<label>``, ``aria-labelledby``, ``aria-label``).
+            (``text`` is what to type: a field is not found by visible text here.)
+        timeout: Seconds a ``role``/``label`` locator waits for its element.
         clear: Replace the field's current content instead of appending to it.
         submit: Press Enter after typing (submits most forms).
 
     Raises:
         ValueError: Several ways of targeting given; an invalid selector; ``clear=True``
             with no target and nothing focused.
+        AmbiguousLocatorError: The locator matched several elements (none was used).
         ElementNotFoundError: No such element, it is hidden or covered, or it is not
             editable (not an input, a textarea or contenteditable).
         TargetClosedError: The page is closed.
     """
-    targeted = selector is not None or index is not None or x is not None or y is not None
+    locator = locator_from(role, name, exact, None, label)
+    targeted = (
+        selector is not None or index is not None or x is not None or y is not None
+        or locator is not None
+    )
     handles: list[Element | None] = []
     try:
         if targeted:
-            element, point = await _target(page, selector, index, x, y)
+            element, point = await _target(page, selector, index, x, y, locator, timeout)
             handles.append(element)
             field = await element.call_for_element(_EDITABLE_FIELD, True)
             if field is None:

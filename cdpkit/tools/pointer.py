@@ -165,13 +165,23 @@ async def hover(
         index: Index of the element in the latest ``snapshot``.
         x: Viewport x in CSS pixels (with ``y``): move exactly there.
         y: Viewport y in CSS pixels (with ``x``).
+        role: Role of the element as the snapshot shows it (``button``, ``link``...),
+            optionally with ``name``.
+        name: With ``role``: the element's accessible name.
+        exact: ``False``: ``name``/``text``/``label`` match a case-insensitive part.
+        text: Visible text of the element.
+        label: Label of the form field (``<label>``, ``aria-labelledby``, ``aria-label``).
+        timeout: Seconds a ``role``/``text``/``label`` locator waits for its element.
 
     Raises:
-        ValueError: Not exactly one of selector, index or x/y; an invalid selector.
+        ValueError: Not exactly one of selector, index, x/y, role, text or label; an
+            invalid selector.
         ElementNotFoundError: No such element, or it is hidden or covered.
+        AmbiguousLocatorError: The locator matched several elements.
         TargetClosedError: The page is closed.
     """
-    point = await _point(page, selector, index, x, y)
+    locator = locator_from(role, name, exact, text, label)
+    point = await _point(page, selector, index, x, y, locator, timeout)
     await _mouse(page, "mouseMoved", point)
 
 

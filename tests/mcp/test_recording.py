@@ -212,7 +212,8 @@ async def test_the_script_passes_mypy_strict(recorded: Recorded, request: pytest
     # The cache outlives the run: only the first run checks cdpkit itself.
     cache = request.config.cache.mkdir("recorded-script-mypy") if request.config.cache else None
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "mypy", "--strict", "--no-error-summary",
+        # cdpkit checked as an installed package is: its own errors are not the script's.
+        sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-error-summary",
         *(["--cache-dir", str(cache)] if cache is not None else []),
         str(recorded.path),
         cwd=recorded.path.parent,

@@ -35,7 +35,6 @@ performance        performance_trace (a DevTools trace file and the Web Vitals)
 from ._locating import Locator
 from ._locator_for import locator_for
 from ._recording import Recording, record
-from ._recording import recorded as _recorded
 from ._targeting import Box
 from .accessibility import Snapshot, SnapshotCut, SnapshotNode, SnapshotState, snapshot
 from .dom import (
@@ -171,24 +170,3 @@ __all__ = [
     "wait_for",
     "wait_for_content",
 ]
-
-# The action tools, written down while a recording is active (see record): each call that
-# succeeds becomes a step of the script. Without a recording, they are just called.
-click = _recorded(click)
-hover = _recorded(hover)
-drag = _recorded(drag)
-type_text = _recorded(type_text)
-press_key = _recorded(press_key)
-select_option = _recorded(select_option)
-upload_file = _recorded(upload_file)
-handle_dialog = _recorded(handle_dialog)
-navigate = _recorded(navigate)
-go_back = _recorded(go_back)
-go_forward = _recorded(go_forward)
-reload = _recorded(reload)
-wait = _recorded(wait)
-wait_for = _recorded(wait_for)
-download = _recorded(download)
-new_tab = _recorded(new_tab)
-switch_tab = _recorded(switch_tab)
-close_tab = _recorded(close_tab)

@@ -4,7 +4,7 @@ While a recording is active (``async with cdpkit.record(page, "flow.py")``, or
 :meth:`Recording.activated` around the calls of a surface such as the MCP server), every
 action tool of :mod:`cdpkit.tools` that succeeds is written down as the cdpkit call that
 replays it (see :mod:`cdpkit.tools._recorded_script` for the program). The public tool
-functions are wrapped once by :func:`recorded` (in :mod:`cdpkit.tools`); a call made
+action tools are decorated with :func:`recorded` where they are defined; a call made
 inside another recorded call (a tool using another) is not a step of its own.
 
 The element an action targets is described BEFORE the action (it may be gone after), by
@@ -37,7 +37,6 @@ from .._files import write_private
 from ..browser import Browser
 from ..errors import ElementNotFoundError
 from ..page import Dialog, Page
-from ._locator_for import locator_for
 from ._recorded_script import Step, literal, render_call, render_script
 from ._targeting import main_document
 
@@ -413,6 +412,8 @@ def _element_words(locator: dict[str, Any]) -> str:
 
 async def _locate(page: Page, targets: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The keyword arguments finding the targeted element in another run, and comments."""
+    from ._locator_for import locator_for  # it uses the tools this module wraps
+
     given = {name: value for name, value in targets.items() if value is not None}
     if any(name in given for name in ("role", "text", "label")):
         return given, []  # already a locator a person chose: kept as written
@@ -428,6 +429,8 @@ async def _locate(page: Page, targets: dict[str, Any]) -> tuple[dict[str, Any], 
 
 async def _drop_point(page: Page, keywords: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """A drag's destination, written without a snapshot index."""
+    from ._locator_for import locator_for
+
     if keywords.get("to_index") is None:
         return {}, []
     index = keywords.pop("to_index")

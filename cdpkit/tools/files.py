@@ -53,6 +53,7 @@ from ._fetching import (
     fetch_in_page,
     run_in_thread,
 )
+from ._recording import recorded
 from ._scripts import Script
 from ._targeting import resolve_element
 
@@ -282,6 +283,7 @@ def _check_one_source(url: str | None, selector: str | None, index: int | None) 
         raise ValueError("Provide one of: url, index, or selector")
 
 
+@recorded
 async def download(
     page: Page,
     *,

@@ -138,3 +138,22 @@ async def test_only_the_recording_context_is_recorded(page: cdpkit.Page, server:
     assert "await tools.wait(page, 1)" in script
     await tools.wait(page, 2)  # after stop: not recorded
     assert "tools.wait(page, 2)" not in recording.script
+
+
+async def test_an_answer_kept_for_the_next_dialog_arms_that_action(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    from cdpkit.mcp._tools import handle_dialog  # browser_handle_dialog: never waits
+
+    await tools.navigate(page, server.url("/rec/dialog"))
+    async with cdpkit.record(page) as recording:
+        assert "No dialog is open" in await handle_dialog(page, accept=False)
+        await tools.click(page, role="button", name="Ask")
+        await tools.wait_for(page, text="no", timeout=5)
+    body = recording.script.split("async def replay", 1)[1]
+    assert (
+        "dialog_1 = asyncio.ensure_future(tools.handle_dialog(page, accept=False))\n"
+        '    await tools.click(page, role="button", name="Ask")\n'
+        "    await dialog_1\n"
+    ) in body
+    assert body.count("handle_dialog") == 1

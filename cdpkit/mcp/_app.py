@@ -52,8 +52,10 @@ get_forms list a page's links and forms. To interact with pages, use the browser
 browser_snapshot to read the page as numbered lines, then act on an element by its index
 (browser_click index=N, browser_type index=N text=...). An element keeps its index until
 the page loads a new document. Element tools take one of index= (from the latest
-browser_snapshot), selector= (CSS, first match, open shadow roots too) or x= and y=
-(viewport CSS pixels). Each action's result says in a few lines what it changed (URL,
+browser_snapshot), selector= (CSS, first match, open shadow roots too), x= and y=
+(viewport CSS pixels), or role= with name= (as a snapshot line shows them), text= (visible
+text) or label= (a form field's label): these wait up to 5 s for the element and fail,
+listing the candidates, when several match. Each action's result says in a few lines what it changed (URL,
 title, dialogs, downloads, console errors, changed lines); browser_snapshot diff=true
 lists every change since the last snapshot. Snapshots are cut to 20,000 characters by
 default: a cut subtree's line says which index shows it. Every tool acts on the active

@@ -7,7 +7,8 @@ what an agent needs to pick it and call it right. This table holds those words: 
 one-line purpose, and the descriptions of the parameters whose name and schema do not
 say it all. A parameter listed with ``""`` gets no description (its name and type say
 it); one not listed keeps the first sentence of its docstring description. What every
-element tool shares (``index``/``selector``/``x``/``y``) and that page text is data is
+element tool shares (``index``/``selector``/``x``/``y``, the locators ``role``/``name``/
+``text``/``label``) and that page text is data is
 said once, in the server's instructions (:data:`cdpkit._app.INSTRUCTIONS`), not per
 tool. Nothing here imports anything.
 """
@@ -17,7 +18,12 @@ from __future__ import annotations
 __all__ = ["TARGET_PARAMETERS", "TOOL_TEXT", "ToolText"]
 
 # The element target every element tool takes: explained once, in the instructions.
-TARGET_PARAMETERS = {"selector": "", "index": "", "x": "", "y": ""}
+TARGET_PARAMETERS = {
+    "selector": "", "index": "", "x": "", "y": "", "role": "", "name": "", "text": "",
+    "label": "",
+}
+# The tools that only read an element take no locator.
+_POSITION = {"selector": "", "index": "", "x": "", "y": ""}
 _NAVIGATION = {"wait_until": "", "timeout": ""}
 _SELECTORS = {
     "selectors": "Only inside these CSS selectors.",
@@ -167,13 +173,13 @@ TOOL_TEXT: dict[str, ToolText] = {
     ),
     "browser_get_computed_styles": (
         "An element's computed CSS values.",
-        {**TARGET_PARAMETERS, "properties": "Default: the common ones."},
+        {**_POSITION, "properties": "Default: the common ones."},
     ),
     "browser_check_visibility": (
         "Whether an element is visible and in the viewport, and why not.",
-        TARGET_PARAMETERS,
+        _POSITION,
     ),
-    "browser_get_attributes": ("An element's HTML attributes.", TARGET_PARAMETERS),
+    "browser_get_attributes": ("An element's HTML attributes.", _POSITION),
     "browser_count_elements": ("Count the elements matching a CSS selector.", {"selector": ""}),
     "browser_get_page_metadata": (
         "The page's title, description, canonical URL, language, Open Graph and other meta.",

@@ -118,6 +118,14 @@ __all__ = [
 ]
 
 
+# What an agent leaves at its default: names match exactly (as its snapshot shows them),
+# and a locator waits the tools' 5 s for its element.
+_LOCATOR_TUNING = ("exact", "timeout")
+# The tools that only read an element take it as before (index, selector, x/y): each
+# parameter is in every request to the model.
+_NO_LOCATORS = (*_LOCATOR_TUNING, "role", "name", "text", "label")
+
+
 def _page_tool(
     name: str,
     function: Callable[..., Awaitable[Any]],
@@ -491,15 +499,31 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         _page_tool("browser_wait", tools.wait, read_only=True, reads_page=False),
         _page_tool("browser_wait_for", tools.wait_for, read_only=True),
         # input
-        _page_tool("browser_click", tools.click, acts=True, page_content=True),
-        _page_tool("browser_hover", tools.hover, acts=True, page_content=True),
-        _page_tool("browser_type", tools.type_text, acts=True, page_content=True),
+        _page_tool(
+            "browser_click", tools.click, exclude=_LOCATOR_TUNING, acts=True, page_content=True
+        ),
+        _page_tool(
+            "browser_hover", tools.hover, exclude=_LOCATOR_TUNING, acts=True, page_content=True
+        ),
+        _page_tool(
+            "browser_type", tools.type_text, exclude=_LOCATOR_TUNING, acts=True, page_content=True
+        ),
         _page_tool("browser_press_key", tools.press_key, acts=True, page_content=True),
-        _page_tool("browser_drag", tools.drag, acts=True, page_content=True),
-        _page_tool("browser_select_option", tools.select_option, acts=True, page_content=True),
+        _page_tool(
+            "browser_drag",
+            tools.drag,
+            # The drop target over MCP: an index, a selector or a point, as before.
+            exclude=(*_LOCATOR_TUNING, "to_exact", "to_role", "to_name", "to_text", "to_label"),
+            acts=True,
+            page_content=True,
+        ),
+        _page_tool(
+            "browser_select_option", tools.select_option, exclude=_LOCATOR_TUNING, acts=True, page_content=True
+        ),
         _page_tool(
             "browser_upload_file",
             tools.upload_file,
+            exclude=_LOCATOR_TUNING,
             check_arguments=uploads_only_from(options.download_dir),
             acts=True,
             page_content=True,
@@ -548,11 +572,16 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         _page_tool(
             "browser_get_visible_text", tools.visible_text, page_content=True, read_only=True
         ),
-        _page_tool("browser_get_computed_styles", tools.computed_styles, read_only=True),
-        _page_tool("browser_check_visibility", tools.check_visibility, read_only=True),
+        _page_tool(
+            "browser_get_computed_styles", tools.computed_styles, exclude=_NO_LOCATORS, read_only=True
+        ),
+        _page_tool(
+            "browser_check_visibility", tools.check_visibility, exclude=_NO_LOCATORS, read_only=True
+        ),
         _page_tool(
             "browser_get_attributes",
             tools.get_attributes,
+            exclude=_NO_LOCATORS,
             page_content=True,
             read_only=True,
             borrow=tools.element_state,
@@ -565,7 +594,12 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         ),
         _page_tool("browser_find_by_text", tools.find_by_text, page_content=True, read_only=True),
         _page_tool("browser_get_form_values", tools.form_values, page_content=True, read_only=True),
-        _page_tool("browser_check_element_state", tools.element_state, read_only=True),
+        _page_tool(
+            "browser_check_element_state",
+            tools.element_state,
+            exclude=_LOCATOR_TUNING,
+            read_only=True,
+        ),
         _page_tool("browser_get_dom_tree", tools.dom_tree, page_content=True, read_only=True),
         # tabs, files, scrape
         _page_tool(

@@ -1,5 +1,6 @@
 """The ``:commands`` of ``cdpkit repl`` (``:goto``, ``:events``, ``:tabs``, ``:tab``,
-``:snapshot``, ``:doc``, ``:help``, ``:quit``), run for the console on its event loop.
+``:snapshot``, ``:click``, ``:hover``, ``:type``, ``:select``, ``:state``, ``:locator``,
+``:doc``, ``:help``, ``:quit``), run for the console on its event loop.
 """
 
 from __future__ import annotations
@@ -38,6 +39,15 @@ Commands:
   :tabs                 list the tabs; * marks the current page
   :tab N                make tab N the current page (:tab new [URL] opens one)
   :snapshot [-i]        the current page's accessibility snapshot (-i: controls only)
+  :click TARGET         click an element; TARGET is key=value words, e.g.
+                          role=button name="Join"   label=Email   text="Sign in"
+                          exact=false (a part of the name, any case)   index=4
+                          selector="#go"   x=10 y=20   timeout=2 (s, for a locator)
+  :hover TARGET         move the mouse over an element
+  :type TEXT [TARGET]   type TEXT into the element (default: the focused one)
+  :select VALUE... TARGET  choose options of a <select>
+  :state TARGET         an element's state (visible, enabled, checked...)
+  :locator index=N      the locator that finds that element again (or selector=CSS)
   :record FILE          record what you do with tools as a script replaying it (python FILE)
   :record stop          stop recording (:record alone says where it records)
   :doc NAME             docs of a domain, command, event or type (Page.navigate)
@@ -78,6 +88,23 @@ class MetaCommands:
             "doc": self._doc_command,
             "record": self._record_command,
         }
+        element_commands: dict[str, Callable[[str], None]] = {
+            "click": self._click_command,
+            "hover": self._hover_command,
+            "type": self._type_command,
+            "select": self._select_command,
+            "state": self._state_command,
+            "locator": self._locator_command,
+        }
+        element_handler = element_commands.get(name)
+        if element_handler is not None:
+            try:
+                element_handler(rest)
+            except KeyboardInterrupt:
+                self.console.error("KeyboardInterrupt (the command was cancelled)")
+            except (CDPError, ValueError, LookupError, TypeError) as exc:
+                self.console.error(f"error: {exc}")
+            return True
         handler = handlers.get(name)
         if handler is None:
             self.console.error(f"Unknown command :{name} (:help lists them)")
@@ -157,6 +184,64 @@ class MetaCommands:
         interactive_only = "-i" in args or "interactive" in args
         result = self.console.runner.run(snapshot(self.console.page, interactive_only=interactive_only))
         print(result.text or "(nothing)")
+
+    # -- element commands: the tools' targets as key=value words -----------------------------
+
+    def _target(self, rest: str, usage: str, *, words: bool = False) -> tuple[dict[str, Any], list[str]]:
+        from ..tools._locating import parse_target
+
+        target, others = parse_target(rest)
+        if others and not words:
+            raise ValueError(f"{usage}: not a key=value target: {' '.join(others)}")
+        return target, others
+
+    def _click_command(self, rest: str) -> None:
+        from ..tools import click
+
+        target, _ = self._target(rest, ":click TARGET")
+        self.console.runner.run(click(self.console.page, **target))
+        print("clicked")
+
+    def _hover_command(self, rest: str) -> None:
+        from ..tools import hover
+
+        target, _ = self._target(rest, ":hover TARGET")
+        self.console.runner.run(hover(self.console.page, **target))
+        print("hovered")
+
+    def _type_command(self, rest: str) -> None:
+        from ..tools import type_text
+
+        target, words = self._target(rest, ":type TEXT [TARGET]", words=True)
+        if "text" in target:
+            raise ValueError(":type TEXT [TARGET]: find the field by role/name or label, not text=")
+        if not words:
+            raise ValueError(":type TEXT [TARGET]: what to type is missing")
+        self.console.runner.run(type_text(self.console.page, " ".join(words), **target))
+        print("typed")
+
+    def _select_command(self, rest: str) -> None:
+        from ..tools import select_option
+
+        target, values = self._target(rest, ":select VALUE... TARGET", words=True)
+        selected = self.console.runner.run(select_option(self.console.page, values, **target))
+        print("selected:", ", ".join(selected) or "(nothing)")
+
+    def _state_command(self, rest: str) -> None:
+        from ..tools import element_state
+
+        target, _ = self._target(rest, ":state TARGET")
+        state = self.console.runner.run(element_state(self.console.page, **target))
+        print(state)
+
+    def _locator_command(self, rest: str) -> None:
+        from ..tools import locator_for
+
+        target, _ = self._target(rest, ":locator index=N | selector=CSS")
+        if set(target) - {"index", "selector"}:
+            raise ValueError(":locator index=N | selector=CSS")
+        locator = self.console.runner.run(locator_for(self.console.page, **target))
+        print(f"{locator}  # {locator.comment}" if locator.comment else locator)
 
     def _tabs_command(self) -> None:
         from ..tools import list_tabs

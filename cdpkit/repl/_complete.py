@@ -60,7 +60,8 @@ class Completer:
         stripped = line.lstrip()
         if stripped.startswith(":"):
             if ":" not in head.strip() or head.strip() == ":":
-                names = ["help", "events", "tabs", "tab", "snapshot", "doc", "quit"]
+                names = ["help", "goto", "events", "tabs", "tab", "snapshot", "click", "hover",
+                         "type", "select", "state", "locator", "doc", "quit"]
                 return [f"{n} " for n in names if n.startswith(text)]
             command = stripped[1:].split(" ", 1)[0]
             if command == "events":

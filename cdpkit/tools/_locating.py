@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ __all__ = [
     "locator_from",
     "matches_in",
     "matching_entries",
+    "parse_target",
 ]
 
 # Seconds a locator waits for its element by default.
@@ -159,6 +161,45 @@ def check_locator(locator: Locator) -> Locator:
         if value is not None and not value.strip():
             raise ValueError(f"{key}= is empty")
     return locator
+
+
+_TARGET_TYPES: dict[str, Callable[[str], Any]] = {
+    "role": str, "name": str, "text": str, "label": str, "selector": str,
+    "index": int, "x": float, "y": float, "timeout": float,
+}  # fmt: skip
+_BOOLEANS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+
+
+def parse_target(line: str) -> tuple[dict[str, Any], list[str]]:
+    """The element target written as ``key=value`` words, as :class:`Locator` reads
+    (``role=button name="Join"``, ``label=Email``, ``text="Sign in" exact=false``,
+    ``selector="#go"``, ``index=4``, ``x=10 y=20``; ``timeout=2``), and the other words.
+    Quoting is a shell's (:func:`shlex.split`).
+
+    Returns:
+        The keywords for an element tool, and the words that are not ``key=value``
+        (or whose key is not a target's), in order.
+
+    Raises:
+        ValueError: Unbalanced quotes, or a value of the wrong type (``index=x``).
+    """
+    keywords: dict[str, Any] = {}
+    rest: list[str] = []
+    for word in shlex.split(line):
+        key, equals, value = word.partition("=")
+        if not equals or (key not in _TARGET_TYPES and key != "exact"):
+            rest.append(word)
+            continue
+        if key == "exact":
+            if value.lower() not in _BOOLEANS:
+                raise ValueError(f"exact= takes true or false, not {value!r}")
+            keywords[key] = _BOOLEANS[value.lower()]
+            continue
+        try:
+            keywords[key] = _TARGET_TYPES[key](value)
+        except ValueError:
+            raise ValueError(f"{key}= takes a number, not {value!r}") from None
+    return keywords, rest
 
 
 def _quote(text: str) -> str:

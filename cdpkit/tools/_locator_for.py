@@ -70,7 +70,8 @@ async def locator_for(
     ``label`` (a labelled form field); else visible ``text`` when unique (never for an
     editable field, whose text is what typing changes); else a CSS ``selector`` of stable
     attributes (``data-testid``, ``data-test``, ``data-qa``..., the ``name`` of a form
-    field, an id that does not look generated: see :func:`generated_id`); else ``x``/``y``
+    field, an id that looks written by hand: not React's ``:r1:``, ``ember123``, a uuid,
+    a hash, three digits in a row...); else ``x``/``y``
     (the element's centre, scrolled into view) with a ``comment`` saying nothing else
     identified it. Never a snapshot index.
 

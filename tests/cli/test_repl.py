@@ -304,6 +304,33 @@ def test_repl_survives_the_browser_dying(cli: CLI) -> None:
         finish(child)
 
 
+def test_repl_element_commands_take_locators(cli: CLI, server: FixtureServer) -> None:
+    url = server.url("/locators/form.html")
+    script = f"""\
+:goto {url}
+:click role=button name="Join later"
+:type ann@example.com label=Email
+:select jp label=Country
+:click text="I accept the terms"
+:state label="I accept the terms"
+:locator selector="#f-join"
+:locator selector=".tile"
+:click role=button name="Delete"
+:click role=button name=Nope timeout=0.3
+:click role=button name="join LATER" exact=false
+print("page:", await tools.evaluate(page, "JSON.stringify([window.clicked, document.querySelector('[name=email]').value, document.querySelector('[name=country]').value])"))
+"""
+    result = cli.run("repl", input=script)
+    out, err = result.stdout, result.stderr
+    assert 'page: [["later","later"],"ann@example.com","jp"]' in out
+    assert "checked=True" in out
+    assert 'role=button name="Join"\n' in out
+    assert 'text="Weekly report"\n' in out
+    assert '2 elements match role=button name="Delete"; nothing was done' in err
+    assert err.count('button "Delete" @(') == 2
+    assert 'No element with role=button name="Nope" after 0.3 s' in err
+
+
 def test_repl_record_writes_the_session_as_a_script(cli: CLI, server: FixtureServer, tmp_path: Path) -> None:
     url = server.url("/cli/index.html")
     path = tmp_path / "flow.py"

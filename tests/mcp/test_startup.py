@@ -49,8 +49,9 @@ def test_cdpkit_mcp_answers_tools_list_without_loading_what_it_does_not_need() -
     for module in ("typer", "cdpkit.cli._app", "cdpkit.cli._pages", "cdpkit._browse._engine",
                    "cdpkit._browse._http", "httpx", "rich"):  # fmt: skip
         assert module not in loaded, module
-    # The tool list goes with every request to the model: a few thousand tokens.
-    assert len(json.dumps(listed["result"]["tools"])) < 19_500
+    # The tool list goes with every request to the model: a few thousand tokens (the
+    # element locators, role/name/text/label on the tools that act, cost ~760 characters).
+    assert len(json.dumps(listed["result"]["tools"])) < 20_500
 
 
 def test_tools_list_is_answered_before_the_sdk_pydantic_or_the_bindings_load() -> None:

@@ -12,12 +12,13 @@ import pytest
 import cdpkit
 from cdpkit.errors import AmbiguousLocatorError, ElementNotFoundError
 from cdpkit.tools import Locator, locator_for
+from cdpkit.tools._locator_for import generated_id
 from cdpkit.tools.accessibility import snapshot
 from cdpkit.tools.dom import element_state
 from cdpkit.tools.forms import select_option
 from cdpkit.tools.keyboard import type_text
 from cdpkit.tools.navigation import navigate
-from cdpkit.tools.pointer import click, hover
+from cdpkit.tools.pointer import click, drag, hover
 from tests.server import FixtureServer
 
 
@@ -165,6 +166,17 @@ def test_locator_reads_as_the_repl_writes_it() -> None:
     }
 
 
+def test_generated_ids_are_told_from_hand_written_ones() -> None:
+    for generated in (":r1:", ":R2lae:", "ember123", "ext-gen12", "yui_3_5_1", "mui-42",
+                      "radix-:r2:", "headlessui-menu-button-3", "ui-id-4", "react-aria-12",
+                      "b3f9a2c1-77de-4c10-9d2e-5a1b2c3d4e5f", "a1b2c3d4e5", "field-12345",
+                      "x7f3k9q2", "123", "item.7"):  # fmt: skip
+        assert generated_id(generated), generated
+    for hand_written in ("email", "signup-form", "step2", "toolbar_settings", "h1-title",
+                         "facade", "main-nav", "card10"):  # fmt: skip
+        assert not generated_id(hand_written), hand_written
+
+
 # -- label and text -------------------------------------------------------------------------
 
 
@@ -194,6 +206,9 @@ async def test_text_finds_the_element_holding_the_visible_text(
     await click(page, text="Weekly report")
     await click(page, text="Join later")
     assert await clicked(page) == ["tile", "later"]
+    # The text of a checkbox's label (the snapshot shows it as the checkbox's name only).
+    await click(page, text="I accept the terms")
+    assert (await element_state(page, selector="#f-terms")).checked is True
 
 
 async def test_text_exact_and_not(page: cdpkit.Page, server: FixtureServer) -> None:
@@ -208,6 +223,19 @@ async def test_text_exact_and_not(page: cdpkit.Page, server: FixtureServer) -> N
         'StaticText "Join"', 'StaticText "Join later"'
     ]
     assert await clicked(page) == ["tile"]
+
+
+async def test_drag_takes_locators_for_source_and_destination(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    await navigate(page, server.url("/locators/drag.html"))
+    # A missing destination fails before anything is pressed.
+    with pytest.raises(ElementNotFoundError, match='role=region name="Archive"'):
+        await drag(page, text="Card A", to_role="region", to_name="Archive", timeout=0.2)
+    assert await js(page, "window.dragEvents") == []
+    await drag(page, text="Card A", to_role="region", to_name="Done")
+    assert await js(page, "document.getElementById('c1').parentElement.id") == "done"
+    assert "drop:done" in await js(page, "window.dragEvents")
 
 
 # -- shadow roots and frames ----------------------------------------------------------------

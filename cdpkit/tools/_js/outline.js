@@ -39,7 +39,7 @@ function(options, root) {
   const entries = [];
   const styles = new Map();  // element -> [display, visibility, hidden subtree?]
   const boxesWanted = !options || options.boxes !== false;
-  const everyText = Boolean(options && options.everyText);
+  const everyText = Boolean(options?.everyText);
 
   const ROLES = new Set((
     'alert alertdialog application article banner blockquote button caption cell checkbox code ' +
@@ -1443,7 +1443,11 @@ function(options, root) {
     }
     // A label that only names its checkbox or radio: its text is the control's name.
     if (tag === 'label' && !shown && redundantLabel(element)) {
-      if (element.contains(element.control)) walkElement(element.control, depth, text, offset, leaf);
+      // Its text is still text a person sees (text= locators find it).
+      if (everyText) walkChildren(element, depth, text, offset, leaf);
+      else if (element.contains(element.control)) {
+        walkElement(element.control, depth, text, offset, leaf);
+      }
       return;
     }
     if (tag === 'select' && role === 'combobox') {

@@ -6,7 +6,7 @@ function() {
   const tests = [];
   for (const attribute of ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy']) {
     const value = this.getAttribute(attribute);
-    if (value && value.trim()) tests.push([attribute, value]);
+    if (value?.trim()) tests.push([attribute, value]);
   }
   const tag = this.localName;
   const field = tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'button';

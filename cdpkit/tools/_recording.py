@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .._files import write_private
+from .._secrets import get_logger
 from ..browser import Browser
 from ..errors import ElementNotFoundError
 from ..page import Dialog, Page
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
     from .files import DownloadResult
 
 __all__ = ["Recording", "current_recording", "record", "recorded"]
+
+log = get_logger("cdpkit.recording")
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 
@@ -84,7 +87,10 @@ def recorded(function: F) -> F:
         recording = current_recording()
         if recording is None or _INSIDE.get():
             return await function(*args, **kwargs)
-        pending = await recording._before(function, args, kwargs)
+        try:
+            pending = await recording._before(function, args, kwargs)
+        except TypeError:  # arguments the tool does not take: its own error says so
+            return await function(*args, **kwargs)
         inside = _INSIDE.set(True)
         try:
             result = await function(*args, **kwargs)
@@ -160,10 +166,14 @@ class Recording:
                     action="navigate",
                 )
             )
+        try:
+            self._write(starting=True)
+        except OSError:
+            self.steps.clear()
+            raise
         self.running = True
         if activate:
             self._token = _ACTIVE.set(self)
-        self._write()
         return self
 
     async def stop(self) -> str:
@@ -217,10 +227,18 @@ class Recording:
         server's ``browser_handle_dialog`` before the action that opens it)."""
         self._next_dialog = (accept, prompt_text)
 
-    def _write(self) -> None:
-        if self.path is not None:
+    def _write(self, *, starting: bool = False) -> None:
+        if self.path is None:
+            return
+        try:
             # Whole and atomic: a crash leaves the program before or after a step.
             write_private(self.path, self.script)
+        except OSError:
+            if starting:
+                raise  # the caller learns at once that the file cannot be written
+            # The action itself succeeded: it must not look failed. The script stays in
+            # memory (script, stop()) and the next step tries the file again.
+            log.warning("Could not write the recording to %s", self.path, exc_info=True)
 
     # -- steps --------------------------------------------------------------------------
 

@@ -139,6 +139,7 @@ async def fill_the_form(mcp: McpSession, site: FormSite) -> None:
         ("browser_select_option", {"index": index_of(snapshot, "combobox", "Country"), "values": ["de"]}),
         ("browser_click", {"index": index_of(snapshot, "checkbox", "Subscribe to the newsletter")}),
         ("browser_click", {"index": index_of(snapshot, "button", "Send")}),
+        ("browser_wait_for", {"text": "Thanks, we got it"}),
     ]
     for name, arguments in steps:
         result = await mcp.call(name, arguments)
@@ -190,6 +191,9 @@ async def test_the_script_replays_the_session(recorded: Recorded, site: FormSite
     assert script in recorded.returned
     assert "index=" not in script
     assert 'label="Email"' in script or 'name="Email"' in script
+    # The submit loaded the next page: waited for, then the text the agent waited for.
+    assert "async with page.expect(cdp.page.LoadEventFired):" in script
+    assert 'await tools.wait_for(page, text="Thanks, we got it")' in script
     site.page = ORIGINAL
     status, output = await replay(recorded.path)
     assert status == 0, output

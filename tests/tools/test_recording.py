@@ -157,3 +157,23 @@ async def test_an_answer_kept_for_the_next_dialog_arms_that_action(
         "    await dialog_1\n"
     ) in body
     assert body.count("handle_dialog") == 1
+
+
+@pytest.mark.parametrize(
+    "value",
+    ['say "hi"\n\tand \\ leave', "naïve — 日本 🎉", 0, -2.5, True, None, ["a", 1, [2.0]], ("x",)],
+)
+def test_values_are_written_as_python_that_reads_back(value: object) -> None:
+    from cdpkit.tools._recorded_script import literal
+
+    expected = list(value) if isinstance(value, tuple) else value
+    assert eval(literal(value)) == expected
+
+
+def test_a_value_with_no_literal_is_refused() -> None:
+    from cdpkit.tools._recorded_script import literal
+
+    with pytest.raises(TypeError):
+        literal(object())
+    with pytest.raises(TypeError):
+        literal(float("nan"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import enum
 import json
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -92,6 +92,26 @@ class ImageFormat(enum.StrEnum):
 _EXTENSION_FORMATS = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp"}
 
 
+def _element_target(element: str | None, selector: str | None) -> dict[str, Any]:
+    """The keywords of ``--element TARGET`` (``role=button name="Join"``...) or ``--selector``."""
+    if element is None:
+        return {"selector": selector} if selector is not None else {}
+    if selector is not None:
+        raise CLIError("Give --element or --selector, not both", 2)
+    from ..tools._locating import parse_target
+
+    try:
+        target, others = parse_target(element)
+    except ValueError as exc:
+        raise CLIError(f"--element: {exc}", 2) from None
+    if others or not target or {"index", "x", "y"} & set(target):
+        raise CLIError(
+            "--element takes key=value words: role= (with name=), text=, label= or selector= "
+            "(exact=false, timeout=S)", 2,
+        )
+    return target
+
+
 def screenshot(
     url: UrlArgument,
     output: Annotated[
@@ -121,6 +141,15 @@ def screenshot(
         str | None,
         typer.Option("--selector", metavar="CSS", help="Only the first element matching this."),
     ] = None,
+    element: Annotated[
+        str | None,
+        typer.Option(
+            "--element",
+            metavar="TARGET",
+            help="Only this element, found as the REPL's :click finds it: key=value words, "
+            "e.g. 'role=button name=\"Join\"', 'label=Email', 'text=\"Sign in\"'.",
+        ),
+    ] = None,
     wait_ms: WaitOption = None,
     connect: ConnectOption = None,
     grid: GridOption = None,
@@ -139,7 +168,7 @@ def screenshot(
         connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
         settings=settings,
     )
-    target = normalize_url(url)
+    address = normalize_url(url)
     if har is not None:
         check_output_file(har)
     named = check_output_file(output, _EXTENSION_FORMATS, what="screenshot") if output else None
@@ -148,14 +177,15 @@ def screenshot(
     fmt = image_format.value if image_format is not None else named or "png"
     destination = output if output is not None else f"screenshot.{fmt}"
     check_output_file(destination)
+    target = _element_target(element, selector)
 
     async def work() -> None:
         from ..tools import screenshot as take_screenshot
 
         async with open_page(options, har=har) as page:
-            await _load(page, target, timeout, wait_ms)
+            await _load(page, address, timeout, wait_ms)
             data = await take_screenshot(
-                page, full_page=full_page, format=fmt, quality=quality, selector=selector  # type: ignore[arg-type]
+                page, full_page=full_page, format=fmt, quality=quality, **target  # type: ignore[arg-type]
             )
         where = _write_output(data, destination)
         if where != "stdout":

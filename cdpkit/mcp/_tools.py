@@ -552,7 +552,11 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             read_only=True,
         ),
         _page_tool(
-            "browser_screenshot", tools.screenshot, render=render_screenshot, read_only=True
+            "browser_screenshot",
+            tools.screenshot,
+            exclude=_NO_LOCATORS,
+            render=render_screenshot,
+            read_only=True,
         ),
         _page_tool(
             "browser_get_console_logs",

@@ -77,7 +77,8 @@ async def locator_for(
 
     Raises:
         ValueError: Not exactly one of ``index`` and ``selector``.
-        ElementNotFoundError: No such element (an index out of range or stale).
+        ElementNotFoundError: No such element (an index out of range or stale), or only
+            coordinates would identify it and it is not visible.
         TargetClosedError: The page is closed.
     """
     if (index is None) == (selector is None):

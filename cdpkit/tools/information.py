@@ -18,6 +18,7 @@ from ..cdp.runtime import ExceptionDetails, RemoteObject
 from ..errors import CDPError, ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
+from ._locating import DEFAULT_LOCATOR_TIMEOUT, locator_from
 from ._scripts import Script, call_function, thrown_at
 from ._targeting import Element, resolve_element
 
@@ -50,6 +51,12 @@ async def screenshot(
     quality: int | None = None,
     selector: str | None = None,
     index: int | None = None,
+    role: str | None = None,
+    name: str | None = None,
+    exact: bool = True,
+    text: str | None = None,
+    label: str | None = None,
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
 ) -> bytes:
     """Capture the page as an image: the viewport, the whole page, or one element.
 
@@ -63,14 +70,22 @@ async def screenshot(
         selector: Capture only the first element matching this CSS selector (its border
             box, even if it is outside the viewport).
         index: Capture only this element of the latest :func:`snapshot`.
+        role: Capture only the element of this role (as the snapshot shows it), optionally
+            with ``name``.
+        name: With ``role``: its accessible name.
+        exact: ``False``: ``name``/``text``/``label`` match a case-insensitive part.
+        text: Capture only the element holding this visible text.
+        label: Capture only the form field with this label.
+        timeout: Seconds a ``role``/``text``/``label`` locator waits for its element.
 
     Returns:
         The encoded image; its size is in CSS pixels times the device scale factor.
 
     Raises:
-        ValueError: Unknown format, quality out of range or given for PNG, both
-            ``selector`` and ``index``, or ``full_page`` with an element.
+        ValueError: Unknown format, quality out of range or given for PNG, several
+            ways of giving the element, or ``full_page`` with an element.
         ElementNotFoundError: The element is not found, stale, or has no visible box.
+        AmbiguousLocatorError: The locator matched several elements.
         TargetClosedError: The page is closed.
     """
     if format not in ("png", "jpeg", "webp"):
@@ -80,9 +95,10 @@ async def screenshot(
             raise ValueError("quality applies to 'jpeg' and 'webp' screenshots only, not 'png'")
         if not 0 <= quality <= 100:
             raise ValueError(f"quality must be between 0 and 100, got {quality}")
-    if selector is not None and index is not None:
-        raise ValueError("Provide selector or index, not both")
-    element_wanted = selector is not None or index is not None
+    locator = locator_from(role, name, exact, text, label)
+    if (selector is not None) + (index is not None) + (locator is not None) > 1:
+        raise ValueError("Provide one of: selector, index, role (with name), text, or label")
+    element_wanted = selector is not None or index is not None or locator is not None
     if full_page and element_wanted:
         raise ValueError(
             "full_page captures the whole page: do not combine it with selector or index"
@@ -92,7 +108,9 @@ async def screenshot(
     clip: tuple[float, float, float, float] | None = None  # x, y, width, height
     if element_wanted:
         await front
-        element = await resolve_element(page, selector=selector, index=index)
+        element = await resolve_element(
+            page, selector=selector, index=index, locator=locator, timeout=timeout
+        )
         try:
             clip = await _element_clip(page, element)
         finally:

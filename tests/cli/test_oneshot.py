@@ -70,6 +70,19 @@ def test_screenshot_to_stdout(cli: CLI, server: FixtureServer, endpoint: str) ->
     assert width < 200 and height < 100  # just the button
 
 
+def test_screenshot_of_an_element_found_by_locator(cli: CLI, server: FixtureServer, endpoint: str) -> None:
+    url = server.url("/cli/index.html")
+    result = cli.run("screenshot", url, "-o", "go.png", "--element", 'role=button name="Go"', "--connect", endpoint)
+    assert result.returncode == 0, result.stderr
+    width, height = png_size((cli.cwd / "go.png").read_bytes())
+    assert width < 200 and height < 100  # just the button
+    missing = cli.run("screenshot", url, "-o", "no.png", "--element", "role=button name=Stop timeout=0.3",
+                      "--connect", endpoint)  # fmt: skip
+    assert missing.returncode != 0
+    assert 'No element with role=button name="Stop" after 0.3 s' in missing.stderr
+    assert not (cli.cwd / "no.png").exists()
+
+
 # -- snapshot, scrape, eval -----------------------------------------------------------------
 
 

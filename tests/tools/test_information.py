@@ -145,7 +145,7 @@ async def test_screenshot_errors(page: cdpkit.Page, server: FixtureServer) -> No
         await screenshot(page, quality=50)
     with pytest.raises(ValueError, match="quality must be between 0 and 100"):
         await screenshot(page, format="jpeg", quality=101)
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(ValueError, match=r"^Provide one of: selector, index, role \(with name\), text, or label$"):
         await screenshot(page, selector="#go", index=0)
     with pytest.raises(ValueError, match="full_page"):
         await screenshot(page, full_page=True, selector="#go")

@@ -368,6 +368,13 @@ class BrowserSession:
                 except (CDPError, TimeoutError):  # the browser is going: nothing to keep
                     log.debug("Closing a client's browser context failed", exc_info=True)
             return
+        recording = self.recording
+        if recording is not None:
+            # Ended with the server: its last step's load is settled while the page lives.
+            try:
+                await recording.stop()
+            except Exception:  # the browser must close even if the recording could not
+                log.exception("Stopping the recording failed")
         engine, self._engine = self._engine, None
         if engine is not None:
             try:

@@ -19,7 +19,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Step", "literal", "render_call", "render_script"]
+__all__ = ["Source", "Step", "literal", "render_call", "render_script"]
+
+
+class Source(str):
+    """Python source written as it is, not as a string literal (``secret("NAME")``)."""
+
+    __slots__ = ()
 
 
 def literal(value: Any) -> str:
@@ -29,6 +35,8 @@ def literal(value: Any) -> str:
     Raises:
         TypeError: ``value`` has no literal form (an object the script cannot rebuild).
     """
+    if isinstance(value, Source):
+        return str(value)
     if value is None or isinstance(value, bool):
         return repr(value)
     if isinstance(value, int):
@@ -102,9 +110,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-
+{stdlib}
 import cdpkit
 from cdpkit import {imports}
+'''
+
+_SECRET = '''
+
+def secret(name: str) -> str:
+    """What was typed into a password field: read from the environment, never written here."""
+    value = os.environ.get(name)
+    if value is None:
+        raise SystemExit(f"Set the environment variable {name}: a password field needs it")
+    return value
 '''
 
 _CURRENT_TAB = '''
@@ -176,7 +194,12 @@ def render_script(steps: Sequence[Step], *, when: str, name: str) -> str:
         name: The file's name, for the docstring's ``python NAME``.
     """
     imports = "cdp, tools" if any(step.wait_for_load for step in steps) else "tools"
-    source = _HEADER.format(when=when, name=name, imports=imports)
+    secrets = any("secret" in step.uses for step in steps)
+    source = _HEADER.format(
+        when=when, name=name, imports=imports, stdlib="import os\n" if secrets else ""
+    )
+    if secrets:
+        source += _SECRET
     if any("current_tab" in step.uses for step in steps):
         source += _CURRENT_TAB
     source += _REPLAY

@@ -33,12 +33,13 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from .. import cdp
 from .._files import write_private
 from .._secrets import get_logger
 from ..browser import Browser
-from ..errors import ElementNotFoundError
+from ..errors import CDPError, ElementNotFoundError
 from ..page import Dialog, Page
-from ._recorded_script import Step, literal, render_call, render_script
+from ._recorded_script import Source, Step, literal, render_call, render_script
 from ._targeting import main_document
 
 if TYPE_CHECKING:
@@ -140,6 +141,7 @@ class Recording:
         self._in_flight: list[_Pending] = []  # actions started, not ended
         # When an action first failed to find its element, by action and locator.
         self._misses: dict[tuple[Any, ...], float] = {}
+        self._secrets = 0  # password fields typed into so far
 
     # -- life ---------------------------------------------------------------------------
 
@@ -364,6 +366,14 @@ class Recording:
         comments: list[str] = []
         key = None
         what = ""
+        uses: frozenset[str] = frozenset()
+        if action == "type_text" and positional and await _is_password_field(first, targets):
+            # Never written down: the replay reads it from the environment.
+            self._secrets += 1
+            variable = f"CDPKIT_SECRET_{self._secrets}"
+            positional[0] = Source(f"secret({literal(variable)})")
+            comments.append(f"Typed into a password field: set ${variable} to replay it.")
+            uses = frozenset({"secret"})
         if targets:
             locator, comment = await _locate(first, targets)
             keywords = {**locator, **keywords}
@@ -403,6 +413,7 @@ class Recording:
                 render_call(action, first_source, positional, keywords),
                 assign="page" if action == "new_tab" else None,
                 comments=[_summary(action, what), *notes],
+                uses=uses,
                 action=action,
             )
 
@@ -426,6 +437,52 @@ def _element_words(locator: dict[str, Any]) -> str:
     if locator.get("selector") is not None:
         return f"the element {locator['selector']}"
     return f"the point ({locator.get('x')}, {locator.get('y')})"
+
+
+_IS_PASSWORD = (
+    "function() { const field = this.control || this;"
+    " return field instanceof HTMLInputElement && field.type === 'password'; }"
+)
+
+
+async def _is_password_field(page: Page, targets: dict[str, Any]) -> bool:
+    """Whether the element a ``type_text`` targets (the focused one without a target) is
+    a password field."""
+    from ._locating import locator_from
+    from ._targeting import resolve_element
+
+    given = {name: value for name, value in targets.items() if value is not None}
+    try:
+        if not given:
+            focused = await page.send_json(
+                cdp.runtime.evaluate(
+                    "(document.activeElement instanceof HTMLInputElement"
+                    " && document.activeElement.type === 'password')",
+                    return_by_value=True,
+                )
+            )
+            return focused["result"].get("value") is True
+        locator = locator_from(
+            given.get("role"), given.get("name"), given.get("exact", True),
+            given.get("text"), given.get("label"),
+        )  # fmt: skip
+        element = await resolve_element(
+            page,
+            selector=given.get("selector"),
+            index=given.get("index"),
+            x=given.get("x"),
+            y=given.get("y"),
+            locator=locator,
+            timeout=0,
+        )
+    except (CDPError, ValueError):
+        return False  # not there yet: the tool waits for it and says what went wrong
+    try:
+        return bool(await element.call(_IS_PASSWORD))
+    except CDPError:
+        return False
+    finally:
+        await element.release()
 
 
 async def _locate(page: Page, targets: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

@@ -34,8 +34,16 @@ DIALOG = """<!doctype html><title>Dialog</title>
 <p id="out"></p>"""
 
 
+LOGIN = """<!doctype html><title>Login</title>
+<label>User <input id="u"></label>
+<label>Password <input type="password" id="p"
+  oninput="document.getElementById('out').textContent = 'length ' + this.value.length"></label>
+<p id="out"></p>"""
+
+
 @pytest.fixture(autouse=True)
 def pages(server: FixtureServer) -> None:
+    server.route("/rec/login", lambda h: h.reply(200, LOGIN))
     server.route("/rec/panel", lambda h: h.reply(200, PANEL))
     server.route("/rec/next", lambda h: h.reply(200, NEXT))
     server.route("/rec/late", lambda h: h.reply(200, LATE))
@@ -177,3 +185,26 @@ def test_a_value_with_no_literal_is_refused() -> None:
         literal(object())
     with pytest.raises(TypeError):
         literal(float("nan"))
+
+
+async def test_a_password_is_never_written_and_replays_from_the_environment(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "login.py"
+    await tools.navigate(page, server.url("/rec/login"))
+    async with cdpkit.record(page, path):
+        snapshot = await tools.snapshot(page)
+        await tools.type_text(page, "ada", index=index_of(snapshot, "textbox", "User"))
+        await tools.type_text(page, "s3cr3t-pw", index=index_of(snapshot, "textbox", "Password"))
+        await tools.wait_for(page, text="length 9")
+    script = path.read_text()
+    assert "s3cr3t-pw" not in script
+    assert 'secret("CDPKIT_SECRET_1")' in script and '"ada"' in script
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, str(path),
+        env={**os.environ, "PYTHONPATH": str(ROOT), "CDPKIT_SECRET_1": "s3cr3t-pw"},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    output, _ = await asyncio.wait_for(process.communicate(), timeout=120)
+    assert process.returncode == 0, output.decode()  # it typed the 9 characters again

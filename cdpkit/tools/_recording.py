@@ -406,7 +406,7 @@ class Recording:
             if action == "download" and "url" not in keywords:
                 # The link's URL at recording time: what the download fetched.
                 download: DownloadResult = result
-                keywords = {k: v for k, v in keywords.items() if k not in ("selector", "index")}
+                keywords = {k: v for k, v in keywords.items() if k not in _TARGETS}
                 keywords = {"url": download.url, **keywords}
                 notes.append("The file at the URL the element linked to when recorded.")
             return Step(
@@ -528,15 +528,14 @@ async def _tab_step(
     action: str, browser: Browser, positional: list[Any]
 ) -> Callable[[Any, float | None], Step]:
     """A tab switch or close, by the tab's place in the list (its id is this run's)."""
-    from .tabs import list_tabs
-
     tab_id = positional[0]
     page = next((page for page in browser.pages if page.target_id == tab_id), None)
     if page is None:
         raise ValueError(f"no open tab has the id {tab_id!r}")
-    # Its place among its browser context's tabs: the replay's browser has those only.
-    tabs = await list_tabs(browser, context=page.context)
-    place = next(i for i, tab in enumerate(tabs) if tab.id == tab_id)
+    # Its place among its browser context's tabs (list_tabs' order): the replay's browser
+    # has those only.
+    tabs = page.context.pages if page.context is not None else browser.pages
+    place = [tab.target_id for tab in tabs if not tab.closed].index(tab_id)
     which = f"(await tools.list_tabs(browser))[{place}].id"
 
     def build(result: Any, waited: float | None) -> Step:

@@ -618,7 +618,8 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         _page_tool(
             "browser_download",
             download_refusing_blocked_redirects(options.url_policy),
-            exclude=("dest_dir",),
+            # The element to download by index, selector or url, as before.
+            exclude=("dest_dir", "role", "name", "exact", "text", "label"),
             fixed=downloads,
             render=render_download,
             check_arguments=check_download_source,

@@ -17,8 +17,7 @@ finds what a snapshot line names:
 Names match exactly (white space collapsed, as the outline has them) or, with
 ``exact=False``, as a case-insensitive substring. Exactly one element must match: none is
 waited for (the outline is read again at short, growing intervals) up to the timeout,
-then fails with
-:class:`~cdpkit.errors.ElementNotFoundError`; several fail at once with
+then fails with :class:`~cdpkit.errors.ElementNotFoundError`; several fail at once with
 :class:`~cdpkit.errors.AmbiguousLocatorError`, listing the candidates.
 """
 

@@ -53,6 +53,7 @@ from ._fetching import (
     fetch_in_page,
     run_in_thread,
 )
+from ._locating import locator_from
 from ._recording import recorded
 from ._scripts import Script
 from ._targeting import resolve_element
@@ -256,19 +257,32 @@ def _publish(part: Path, directory: Path, filename: str | None, extension: str) 
 
 
 async def resource_url(
-    page: Page, *, selector: str | None = None, index: int | None = None
+    page: Page,
+    *,
+    selector: str | None = None,
+    index: int | None = None,
+    role: str | None = None,
+    name: str | None = None,
+    exact: bool = True,
+    text: str | None = None,
+    label: str | None = None,
 ) -> str:
     """The absolute URL :func:`download` would fetch for an element: a link's ``href``,
     an image's, video's or audio's current source, an ``<object>``'s data...
 
+    The element is given by ``selector``, ``index`` or a locator (``role`` with ``name``,
+    ``text``, ``label``, waited for up to 5 s), as for :func:`~cdpkit.tools.click`.
+
     Raises:
-        ValueError: Not exactly one of ``selector`` and ``index``.
+        ValueError: Not exactly one of ``selector``, ``index`` and a locator.
         ElementNotFoundError: Nothing matches.
+        AmbiguousLocatorError: The locator matched several elements.
         DownloadError: The element has no downloadable resource.
     """
-    if (selector is None) == (index is None):
+    locator = locator_from(role, name, exact, text, label)
+    if (selector is not None) + (index is not None) + (locator is not None) != 1:
         raise ValueError("Provide one of: selector or index")
-    element = await resolve_element(page, selector=selector, index=index)
+    element = await resolve_element(page, selector=selector, index=index, locator=locator)
     try:
         url = await element.call(_RESOURCE_URL)
     finally:
@@ -278,8 +292,10 @@ async def resource_url(
     return str(url)
 
 
-def _check_one_source(url: str | None, selector: str | None, index: int | None) -> None:
-    if (url is not None) + (selector is not None) + (index is not None) != 1:
+def _check_one_source(
+    url: str | None, selector: str | None, index: int | None, located: bool = False
+) -> None:
+    if (url is not None) + (selector is not None) + (index is not None) + located != 1:
         raise ValueError("Provide one of: url, index, or selector")
 
 
@@ -295,6 +311,11 @@ async def download(
     server_filename: bool = False,
     timeout: float = 30,
     initiation_timeout: float = 10,
+    role: str | None = None,
+    name: str | None = None,
+    exact: bool = True,
+    text: str | None = None,
+    label: str | None = None,
 ) -> DownloadResult:
     """Download a resource as the page would and stream it to disk.
 
@@ -319,6 +340,12 @@ async def download(
             gives a usable name. Sanitized and never overwriting, like ``filename``.
         timeout: Seconds for the whole download.
         initiation_timeout: Seconds for the response to start.
+        role: Or the element of this role (as the snapshot shows it), optionally with
+            ``name`` (waited for up to 5 s).
+        name: With ``role``: its accessible name.
+        exact: ``False``: ``name``/``text``/``label`` match a case-insensitive part.
+        text: Or the element holding this visible text.
+        label: Or the form field with this label.
 
     Returns:
         The saved file's name, path, size and the MIME type the server sent.
@@ -330,9 +357,13 @@ async def download(
             404 for URL", "Network request failed for URL: ...", a body cut short, or a
             timeout. Nothing is left on disk and no task keeps running.
     """
-    _check_one_source(url, selector, index)
+    located = role is not None or text is not None or label is not None
+    _check_one_source(url, selector, index, located)
     if url is None:
-        url = await resource_url(page, selector=selector, index=index)
+        url = await resource_url(
+            page, selector=selector, index=index, role=role, name=name, exact=exact,
+            text=text, label=label,
+        )
     else:
         url = urllib.parse.urljoin(page.url, url) if page.url.startswith("http") else url
     url = urllib.parse.urldefrag(url)[0]
@@ -352,14 +383,16 @@ async def download(
         raise DownloadError(f"Download of {url} timed out after {timeout:g} s") from None
     suggested = _content_disposition_filename(fetched.headers.get("content-disposition"))
     if filename:
-        name: str | None = sanitize_filename(filename)
+        saved_name: str | None = sanitize_filename(filename)
     elif server_filename:
-        name = sanitize_filename(suggested or "") or _url_filename(fetched.url)
+        saved_name = sanitize_filename(suggested or "") or _url_filename(fetched.url)
     else:
-        name = None
+        saved_name = None
     mime_type = fetched.headers.get("content-type") or None
     try:
-        final = _publish(fetched.part.path, directory, name or None, _extension(fetched.url, mime_type))
+        final = _publish(
+            fetched.part.path, directory, saved_name or None, _extension(fetched.url, mime_type)
+        )
     except BaseException:
         fetched.part.discard()
         raise

@@ -337,6 +337,8 @@ async def test_downloaded_files_get_ordinary_permissions(
     page: cdpkit.Page, server: FixtureServer, tmp_path: Path
 ) -> None:
     await cdpkit.tools.navigate(page, gallery(server))
+    located = await download(page, role="link", name="report", dest_dir=tmp_path)
+    assert Path(located.path).read_bytes() == b"%PDF-1.4 fake"
     result = await download(page, url=server.url("/protected/photo"), dest_dir=tmp_path)
     umask = os.umask(0o022)
     os.umask(umask)
@@ -356,6 +358,9 @@ async def test_resource_url_names_what_download_would_fetch(
         await resource_url(page, selector="#plain")
     with pytest.raises(ValueError, match="Provide one of: selector or index"):
         await resource_url(page)
+    # By what a person sees: the link's role and name, its text.
+    assert await resource_url(page, role="link", name="report") == server.url("/files/report.pdf")
+    assert await resource_url(page, text="report") == server.url("/files/report.pdf")
 
 
 async def test_a_300_character_name_downloaded_twice_gets_two_files(

@@ -73,6 +73,16 @@ CONSOLE = _html("Console", "<p>console flood</p>", "<script>function flood(n) {"
 
 BLANK = _html("Blank", "<p>blank</p>")
 
+# The recording case's form (posted to /submit, which answers THANKS).
+FORM = _html("Sign up", """<form method="post" action="/submit">
+<p><label for="n">Full name</label> <input id="n" name="fullname"></p>
+<p><label for="m">Email</label> <input id="m" name="email" type="email"></p>
+<p><label for="c">Country</label> <select id="c" name="country">
+<option value="fr">France</option><option value="de">Germany</option></select></p>
+<p><label><input type="checkbox" id="s" name="newsletter" value="yes"> Subscribe</label></p>
+<button type="submit" id="go">Send</button></form>""")
+THANKS = _html("Thanks", "<h1>Thanks</h1>")
+
 _BLOCK = random.Random(2).randbytes(2**20)
 
 
@@ -89,6 +99,7 @@ def all_pages(sizes: Sizes) -> dict[str, bytes]:
         "/tall": tall(sizes.tall_px),
         "/elements": elements(sizes.elements),
         "/console": CONSOLE,
+        "/form": FORM,
     }
 
 

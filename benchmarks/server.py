@@ -50,11 +50,11 @@ class _MediaFiles:
 def serve(sizes: Sizes) -> Iterator[str]:
     """Yield the base URL (``http://127.0.0.1:PORT``) while the server runs.
 
-    Paths: ``/blank``, ``/article``, ``/tall``, ``/elements``, ``/console`` (any query string
-    is ignored, so callers can defeat caches), ``/file.bin`` and ``/attachment.bin`` (the big
-    file, the second with ``Content-Disposition: attachment``); ``/media-page`` and
-    ``/media-videos`` with their ``/media/photo<i>.png`` and ``/media/clip<i>.mp4``
-    (made on first request).
+    Paths: ``/blank``, ``/article``, ``/tall``, ``/elements``, ``/console``, ``/form`` (any
+    query string is ignored, so callers can defeat caches), ``/file.bin`` and
+    ``/attachment.bin`` (the big file, the second with ``Content-Disposition: attachment``);
+    ``/media-page`` and ``/media-videos`` with their ``/media/photo<i>.png`` and
+    ``/media/clip<i>.mp4`` (made on first request); a POST anywhere answers a thank-you page.
     """
     bodies = pages.all_pages(sizes)
     media = _MediaFiles()
@@ -78,6 +78,10 @@ def serve(sizes: Sizes) -> Iterator[str]:
                 self._stream(sizes.file_bytes, headers)
             else:
                 self._send(b"not found", "text/plain", status=404)
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self._send(pages.THANKS, "text/html; charset=utf-8")
 
         def _send(self, body: bytes, content_type: str, status: int = 200) -> None:
             self.send_response(status)

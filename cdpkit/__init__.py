@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     )
     from .page import Dialog, Page
     from .session import EventStream, Expectation, Session
+    from .tools._recording import Recording, record
 
 __version__ = "0.1.0"
 
@@ -83,6 +84,7 @@ __all__ = [
     "ProtocolError",
     "Proxy",
     "RawEvent",
+    "Recording",
     "Session",
     "TargetClosedError",
     "WaitTimeoutError",
@@ -94,6 +96,7 @@ __all__ = [
     "grid",
     "launch",
     "pool",
+    "record",
     "tools",
 ]
 
@@ -119,6 +122,7 @@ _HOMES = {
     **dict.fromkeys(("EventStream", "Expectation", "Session"), ".session"),
     **dict.fromkeys(("BrowseError", "BrowseResult", "Engine", "browse", "engine"), "._browse"),
     **dict.fromkeys(("BrowserSettings", "Proxy"), "._settings"),
+    **dict.fromkeys(("Recording", "record"), ".tools._recording"),
 }
 
 

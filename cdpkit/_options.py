@@ -305,6 +305,13 @@ _TABLE = (
         "changed.",
     ),
     _option(
+        "record", "str", "--record",
+        "Record the session as a replayable cdpkit script in FILE, written as it "
+        "goes: each action that succeeds becomes a typed cdpkit call with a robust "
+        "locator (python FILE replays it; browser_stop_recording returns it).",
+        metavar="FILE",
+    ),
+    _option(
         "shared_context", "bool", "--shared-context",
         "With --http: let every client share one browser context (cookies, "
         "storage, tabs). By default each client session gets a context of its own, closed "
@@ -330,7 +337,7 @@ LAUNCH_ONLY = ("headful", "profile", "chrome", "chrome_arg", "viewport")
 MCP = (
     "http", "headful", "connect", "grid", "header", "profile", "chrome", "chrome_arg", "viewport",
     "timeout", "downloads", "allow_js", "allow_file_urls", "allowed_origins", "blocked_origins",
-    *IDENTITY, "snapshot_after_action", "shared_context",
+    *IDENTITY, "snapshot_after_action", "record", "shared_context",
 )  # fmt: skip
 """The options of ``cdpkit mcp`` and ``python -m cdpkit.mcp_server``, in order."""
 

@@ -12,6 +12,7 @@ from benchmarks.cases import (
     media,
     memory,
     outline_agreement,
+    recording,
     scrape_corpus,
     startup,
     typed,
@@ -23,5 +24,5 @@ CASES: dict[str, Case] = {
     for case in (*startup.CASES, *calls.CASES, *browsing.CASES, *downloads.CASES,
                  *typed.CASES, *grid.CASES, *browse.CASES, *scrape_corpus.CASES,
                  *memory.CASES, *outline_agreement.CASES, *daemon.CASES,
-                 *media.CASES)
+                 *media.CASES, *recording.CASES)
 }

@@ -166,6 +166,7 @@ def server_options(**values: Any) -> ServerOptions:
         settings=settings,
     )
     downloads = options.get("downloads")
+    record = options.get("record")
     return ServerOptions(
         browser=browser,
         downloads=Path(downloads).expanduser() if downloads is not None else None,
@@ -173,6 +174,7 @@ def server_options(**values: Any) -> ServerOptions:
         url_policy=url_policy,
         http=address,
         snapshot_after_action=bool(options.get("snapshot_after_action")),
+        record=Path(record).expanduser() if record is not None else None,
         shared_context=bool(options.get("shared_context")),
     )
 

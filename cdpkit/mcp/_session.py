@@ -22,6 +22,7 @@ from ..browser import Browser, BrowserContext
 from ..errors import CDPError, ConnectionClosedError
 from ..page import Page
 from ..session import EventStream
+from ..tools._recording import Recording
 from ..tools.files import default_download_dir
 from ..tools.tabs import active_tab
 from ._downloads import DownloadTracker
@@ -49,6 +50,8 @@ class ServerOptions:
             as what the action changed (``--snapshot-after-action``).
         shared_context: Over HTTP, let every client session use the browser's one
             default context (``--shared-context``) instead of a context of its own.
+        record: Record the session as a cdpkit script in this file from the start
+            (``--record``; see :mod:`cdpkit.mcp._recording`).
     """
 
     browser: BrowserOptions = dataclasses.field(default_factory=BrowserOptions)
@@ -58,6 +61,7 @@ class ServerOptions:
     http: tuple[str, int] | None = None
     snapshot_after_action: bool = False
     shared_context: bool = False
+    record: Path | None = None
 
     @property
     def download_dir(self) -> Path:
@@ -195,6 +199,26 @@ class BrowserSession:
         # lock): one of them starts what is missing, the others wait for it.
         self._starting = asyncio.Lock()
         self._engine_starting = asyncio.Lock()
+        # The session's recording (--record, browser_start_recording); a client's view
+        # shares its owner's.
+        self._recording: Recording | None = None
+        if options.record is not None:
+            self._recording = Recording(options.record).start(activate=False)
+
+    @property
+    def recording(self) -> Recording | None:
+        """The recording the tools' actions are written to, if one is running."""
+        if self._owner is not None:
+            return self._owner.recording
+        recording = self._recording
+        return recording if recording is not None and recording.running else None
+
+    @recording.setter
+    def recording(self, recording: Recording | None) -> None:
+        if self._owner is not None:
+            self._owner.recording = recording
+        else:
+            self._recording = recording
 
     def for_client(self) -> BrowserSession:
         """A view of this session for one MCP client (an HTTP client session): the
@@ -344,6 +368,13 @@ class BrowserSession:
                 except (CDPError, TimeoutError):  # the browser is going: nothing to keep
                     log.debug("Closing a client's browser context failed", exc_info=True)
             return
+        recording = self.recording
+        if recording is not None:
+            # Ended with the server: its last step's load is settled while the page lives.
+            try:
+                await recording.stop()
+            except Exception:  # the browser must close even if the recording could not
+                log.exception("Stopping the recording failed")
         engine, self._engine = self._engine, None
         if engine is not None:
             try:

@@ -273,4 +273,9 @@ TOOL_TEXT: dict[str, ToolText] = {
         },
     ),
     "browser_downloads": ("Every file of the session (the pages' downloads, browser_download's): state, size, path.", {}),
+    "browser_start_recording": (
+        "Record your actions from now on as a Python script replaying them without you.",
+        {"filename": "In the download directory."},
+    ),
+    "browser_stop_recording": ("Stop recording; returns the script.", {}),
 }

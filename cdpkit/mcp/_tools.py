@@ -32,6 +32,7 @@ from .._own_requests import checked_by
 from ..browser import Browser, BrowserContext
 from ..errors import NavigationError
 from ..page import Dialog, DialogPolicy, Page
+from ..tools._recording import current_recording
 from ..tools.navigation import NavigationResult, WaitUntil
 from ..tools.tabs import active_tab
 from ._browse import browse_tools
@@ -55,6 +56,7 @@ from ._reach import (
     uploads_only_from,
     watch_beside,
 )
+from ._recording import recording_tools
 from ._render import (
     MAX_INLINE_BYTES,
     Render,
@@ -173,7 +175,8 @@ def _page_tool(
             browser = await session.browser()  # first: it makes a client's own context
             if fixed is not None:
                 arguments = {**arguments, **fixed(session)}
-            result = await function(browser, **arguments)
+            with recorded_by(session):
+                result = await function(browser, **arguments)
             return render(result, session)
         if fixed is not None:
             arguments = {**arguments, **fixed(session)}
@@ -191,7 +194,8 @@ def _page_tool(
                 else contextlib.nullcontext()
             ) as changes:
                 try:
-                    result = await function(page, **arguments)
+                    with recorded_by(session):
+                        result = await function(page, **arguments)
                 except Exception as exc:
                     # A failure message may quote the blocked page too.
                     await check_where_it_ended(page, policy, name, arguments, navigates)
@@ -220,6 +224,13 @@ def _page_tool(
         run=run,
         read_only=read_only,
     )
+
+
+def recorded_by(session: BrowserSession) -> contextlib.AbstractContextManager[Any]:
+    """Around a tool's call: its actions are written to the session's recording, if one
+    is running (:mod:`cdpkit.mcp._recording`)."""
+    recording = session.recording
+    return recording.activated() if recording is not None else contextlib.nullcontext()
 
 
 # -- the MCP-specific tools -------------------------------------------------------------------
@@ -273,6 +284,9 @@ async def handle_dialog(page: Page, *, accept: bool = True, prompt_text: str | N
 
     page.dialog_policy = once
     kept.armed = (once, previous)
+    recording = current_recording()
+    if recording is not None:  # the script answers the next action's dialog so too
+        recording.answer_next_dialog(accept, prompt_text if accept else None)
     how = "accepted" if accept else "dismissed"
     if accept and prompt_text is not None:
         how += f" (a prompt answered with {prompt_text!r})"
@@ -659,6 +673,8 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             on_browser=True,
             read_only=True,
         ),
+        # the session as a script that replays without the agent
+        *recording_tools(),
     ]
     return specs
 

@@ -16,6 +16,7 @@ from ..errors import CDPError, ProtocolError
 
 if TYPE_CHECKING:
     from ..page import Page
+    from ..tools import Recording
     from ._console import ReplConsole
 
 __all__ = ["HELP", "MetaCommands"]
@@ -47,6 +48,8 @@ Commands:
   :select VALUE... TARGET  choose options of a <select>
   :state TARGET         an element's state (visible, enabled, checked...)
   :locator index=N      the locator that finds that element again (or selector=CSS)
+  :record FILE          record what you do with tools as a script replaying it (python FILE)
+  :record stop          stop recording (:record alone says where it records)
   :doc NAME             docs of a domain, command, event or type (Page.navigate)
   :quit                 leave (also Ctrl-D); a launched browser is closed
 
@@ -66,6 +69,7 @@ class MetaCommands:
     def __init__(self, console: ReplConsole) -> None:
         self.console = console
         self.event_tasks: dict[str, asyncio.Task[None]] = {}
+        self.recording: Recording | None = None
 
     def run(self, line: str) -> bool:
         """Run a ``:command``; ``False`` means quit."""
@@ -82,6 +86,7 @@ class MetaCommands:
             "tab": self._tab_command,
             "snapshot": self._snapshot_command,
             "doc": self._doc_command,
+            "record": self._record_command,
         }
         element_commands: dict[str, Callable[[str], None]] = {
             "click": self._click_command,
@@ -111,6 +116,37 @@ class MetaCommands:
         except (CDPError, ValueError, LookupError) as exc:
             self.console.error(f"error: {exc}")
         return True
+
+    def _record_command(self, args: list[str]) -> None:
+        from ..tools import record
+
+        recording = self.recording
+        if not args:
+            where = f"to {recording.path}" if recording is not None else "nothing (:record FILE starts)"
+            print(f"Recording {where}")
+            return
+        if args == ["stop"]:
+            if recording is None:
+                raise ValueError("Not recording (:record FILE starts)")
+            self.stop_recording()
+            print(f"Recorded {len(recording.steps)} steps to {recording.path} (python {recording.path} replays them)")
+            return
+        if len(args) != 1:
+            raise ValueError(":record FILE, or :record stop")
+        if recording is not None:
+            raise ValueError(f"Already recording to {recording.path} (:record stop first)")
+        # The actions of every later command (Python lines, :goto, :tab) are recorded.
+        recording = record(self.console.page, args[0]).start(activate=False)
+        self.recording = recording
+        self.console.runner.context = recording.context
+        print(f"Recording to {recording.path}; :record stop ends it")
+
+    def stop_recording(self) -> None:
+        """Stop the recording, if one runs (also when the console closes)."""
+        recording, self.recording = self.recording, None
+        if recording is not None:
+            self.console.runner.context = None
+            self.console.runner.run(recording.stop())
 
     def _doc_command(self, args: list[str]) -> None:
         from .._cli_common import CLIError

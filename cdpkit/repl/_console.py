@@ -360,6 +360,8 @@ def run(
             save_history()
             with contextlib.suppress(Exception, KeyboardInterrupt):
                 runner.run(console.commands.stop_events())
+            with contextlib.suppress(Exception, KeyboardInterrupt):
+                console.commands.stop_recording()
         return 1 if console.failed and not interactive else 0
     finally:
         if browser is not None:

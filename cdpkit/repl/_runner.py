@@ -9,10 +9,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import ctypes
 import signal
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from .._cli_common import TERMINATING_SIGNALS
@@ -60,6 +61,9 @@ class Runner:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
+        # Makes the context each command runs in (None: a copy of the loop thread's), so
+        # that context variables set for the console (a recording) reach its commands.
+        self.context: Callable[[], contextvars.Context] | None = None
         self.thread = _LoopThread(self.loop)
         self.thread.start()
 
@@ -91,7 +95,8 @@ class Runner:
                 future.set_result(task.result())
 
         def start() -> None:
-            task = self.loop.create_task(coroutine)
+            context = self.context() if self.context is not None else None
+            task = self.loop.create_task(coroutine, context=context)
             tasks.append(task)
             task.add_done_callback(done)
 

@@ -34,6 +34,7 @@ performance        performance_trace (a DevTools trace file and the Web Vitals)
 
 from ._locating import Locator
 from ._locator_for import locator_for
+from ._recording import Recording, record
 from ._targeting import Box
 from .accessibility import Snapshot, SnapshotCut, SnapshotNode, SnapshotState, snapshot
 from .dom import (
@@ -101,6 +102,7 @@ __all__ = [
     "PageMetadata",
     "PendingDownload",
     "PerformanceReport",
+    "Recording",
     "ScrapeResult",
     "SmartWait",
     "Snapshot",
@@ -150,6 +152,7 @@ __all__ = [
     "performance_trace",
     "press_key",
     "query_dom",
+    "record",
     "record_har",
     "reload",
     "resource_url",

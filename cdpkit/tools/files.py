@@ -54,6 +54,7 @@ from ._fetching import (
     run_in_thread,
 )
 from ._locating import locator_from
+from ._recording import recorded
 from ._scripts import Script
 from ._targeting import resolve_element
 
@@ -298,6 +299,7 @@ def _check_one_source(
         raise ValueError("Provide one of: url, index, or selector")
 
 
+@recorded
 async def download(
     page: Page,
     *,

@@ -16,6 +16,7 @@ from ..session import Session
 from ._dispatch import _check_no_dialog
 from ._locating import DEFAULT_LOCATOR_TIMEOUT, locator_from
 from ._pointing import _release
+from ._recording import recorded
 from ._scripts import Script
 from ._targeting import Element, check_one_target, resolve_element
 
@@ -30,6 +31,7 @@ __all__ = [
 _SELECT_OPTIONS = Script("select_options")
 
 
+@recorded
 async def select_option(
     page: Page,
     values: str | Sequence[str],
@@ -127,6 +129,7 @@ _CHOOSER_WAIT = 3.0
 _FIND_FILE_INPUT = Script("find_file_input")
 
 
+@recorded
 async def upload_file(
     page: Page,
     paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
@@ -283,6 +286,7 @@ async def _set_files(element: Element, files: list[str]) -> str | None:
 # -- dialogs ----------------------------------------------------------------------------------
 
 
+@recorded
 async def handle_dialog(
     page: Page,
     *,

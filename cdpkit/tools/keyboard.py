@@ -18,6 +18,7 @@ from ._input_state import _MODIFIER_BITS, _input_state
 from ._keys import _KEYS, _key_event, _lookup_key, _parse_combo, _utf16_length
 from ._locating import DEFAULT_LOCATOR_TIMEOUT, locator_from
 from ._pointing import _DESCRIBE, _release, _target
+from ._recording import recorded
 from ._scripts import Script, evaluate_handle
 from ._targeting import Element
 
@@ -153,6 +154,7 @@ async def _focused_element(page: Page) -> Element | None:
     return Element(page, remote.object_id, "the focused element")
 
 
+@recorded
 async def type_text(
     page: Page,
     text: str,
@@ -258,6 +260,7 @@ async def type_text(
         await _press_combo(page, "Enter")
 
 
+@recorded
 async def press_key(page: Page, key: str) -> None:
     """Press and release a key, or a combination, in the focused element of the page.
 

@@ -24,6 +24,7 @@ from .._navigation import (
 )
 from ..errors import WaitTimeoutError
 from ..page import Page
+from ._recording import recorded
 from ._scripts import Script, evaluate
 
 __all__ = [
@@ -47,6 +48,7 @@ _LIFECYCLE_EVENT = cdp.page.LifecycleEvent.method
 _REQUEST_SENT = cdp.network.RequestWillBeSent.method
 
 
+@recorded
 async def navigate(
     page: Page,
     url: str,
@@ -176,6 +178,7 @@ async def _wait_navigation(
         raise _timed_out(f"{what} to reach {_STAGE[wait_until]}", timeout, function) from None
 
 
+@recorded
 async def go_back(
     page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30
 ) -> NavigationResult | None:
@@ -188,6 +191,7 @@ async def go_back(
     return await _history_move(page, -1, wait_until, timeout, "go_back")
 
 
+@recorded
 async def go_forward(
     page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30
 ) -> NavigationResult | None:
@@ -196,6 +200,7 @@ async def go_forward(
     return await _history_move(page, 1, wait_until, timeout, "go_forward")
 
 
+@recorded
 async def reload(
     page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30
 ) -> NavigationResult:
@@ -211,6 +216,7 @@ async def reload(
     )
 
 
+@recorded
 async def wait(page: Page, ms: float) -> None:
     """Wait ``ms`` milliseconds (the page keeps running)."""
     if ms < 0:
@@ -222,6 +228,7 @@ _POLL_INTERVAL = 0.1
 _WAIT_CHECK = Script("wait_check", uses=("find",))
 
 
+@recorded
 async def wait_for(
     page: Page,
     *,

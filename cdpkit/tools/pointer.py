@@ -22,6 +22,7 @@ from ._input_state import _BUTTON_BITS, _MODIFIER_BITS, _input_state
 from ._keys import _KEYS, _MODIFIER_ALIASES, _modifier_mask
 from ._locating import DEFAULT_LOCATOR_TIMEOUT, locator_from
 from ._pointing import _clickable_point, _point, _release
+from ._recording import recorded
 from ._targeting import Element, Point, check_one_target, resolve_element
 
 __all__ = [
@@ -40,6 +41,7 @@ MouseButton = Literal["left", "right", "middle", "back", "forward"]
 # -- mouse tools ------------------------------------------------------------------------------
 
 
+@recorded
 async def click(
     page: Page,
     *,
@@ -140,6 +142,7 @@ async def click(
         await _key_up(page, key, False, down)
 
 
+@recorded
 async def hover(
     page: Page,
     *,
@@ -319,6 +322,7 @@ _DRAG_STEPS = 10
 _DRAG_START_WAIT = 0.15
 
 
+@recorded
 async def drag(
     page: Page,
     *,

@@ -18,6 +18,7 @@ from .. import cdp
 from ..browser import Browser, BrowserContext
 from ..errors import CDPError
 from ..page import Page
+from ._recording import recorded
 from .navigation import WaitUntil, navigate
 
 __all__ = ["Tab", "active_tab", "close_tab", "list_tabs", "new_tab", "switch_tab"]
@@ -109,6 +110,7 @@ async def list_tabs(browser: Browser, *, context: BrowserContext | None = None) 
     return tabs
 
 
+@recorded
 async def new_tab(
     browser: Browser,
     url: str | None = None,
@@ -160,6 +162,7 @@ def _page(browser: Browser, tab_id: str, context: BrowserContext | None) -> Page
     return page
 
 
+@recorded
 async def switch_tab(
     browser: Browser, tab_id: str, *, context: BrowserContext | None = None
 ) -> Page:
@@ -182,6 +185,7 @@ async def switch_tab(
     return page
 
 
+@recorded
 async def close_tab(
     browser: Browser, tab_id: str, *, context: BrowserContext | None = None
 ) -> None:

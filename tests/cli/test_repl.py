@@ -329,3 +329,29 @@ print("page:", await tools.evaluate(page, "JSON.stringify([window.clicked, docum
     assert '2 elements match role=button name="Delete"; nothing was done' in err
     assert err.count('button "Delete" @(') == 2
     assert 'No element with role=button name="Nope" after 0.3 s' in err
+
+
+def test_repl_record_writes_the_session_as_a_script(cli: CLI, server: FixtureServer, tmp_path: Path) -> None:
+    url = server.url("/cli/index.html")
+    path = tmp_path / "flow.py"
+    script = f"""\
+:record {path}
+:goto {url}
+await tools.click(page, selector="#go")
+await tools.snapshot(page)
+:record
+:record stop
+await tools.click(page, selector="#go")
+"""
+    result = cli.run("repl", input=script)
+    assert result.returncode == 0, result.stderr
+    assert f"Recording to {path}" in result.stdout
+    assert "Recorded 2 steps" in result.stdout
+    recorded = path.read_text()
+    compile(recorded, str(path), "exec")  # a complete program
+    body = recorded.split("async def replay", 1)[1]
+    # :goto and the Python line, the element by role and name (not its CSS id); the
+    # snapshot is no step, nor is what came after :record stop.
+    assert f'await tools.navigate(page, "{url}"' in body
+    assert body.count('await tools.click(page, role="button", name="Go")') == 1
+    assert "#go" not in body and "snapshot" not in body

@@ -40,6 +40,8 @@ EXPECTED_TOOLS = {
     "browser_save_storage_state", "browser_emulate", "browser_downloads",
     # the light path (issue 14): browse first in the list
     "browse", "get_links", "get_forms", "session_list", "session_close",
+    # recording the session as a script (issue 32)
+    "browser_start_recording", "browser_stop_recording",
 }  # fmt: skip
 
 

@@ -1,0 +1,592 @@
+"""Recording a session as a script: :func:`record` and the :class:`Recording` it returns.
+
+While a recording is active (``async with cdpkit.record(page, "flow.py")``, or
+:meth:`Recording.activated` around the calls of a surface such as the MCP server), every
+action tool of :mod:`cdpkit.tools` that succeeds is written down as the cdpkit call that
+replays it (see :mod:`cdpkit.tools._recorded_script` for the program). The public tool
+action tools are decorated with :func:`recorded` where they are defined; a call made
+inside another recorded call (a tool using another) is not a step of its own.
+
+The element an action targets is described BEFORE the action (it may be gone after), by
+:func:`cdpkit.tools.locator_for`: role and name when they are unique, else the label,
+the visible text, stable attributes, and only when nothing else identifies it, the
+coordinates, with a comment saying so. A snapshot index is never written: it means
+nothing to another run.
+
+The file is rewritten whole and atomically after each step (a reader, or a crash, sees
+the program before the step or after it, never half of one), so it is always a complete
+program holding the steps done so far.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import dataclasses
+import datetime
+import functools
+import inspect
+import math
+import os
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from .. import cdp
+from .._files import write_private
+from .._secrets import get_logger
+from ..browser import Browser
+from ..errors import CDPError, ElementNotFoundError
+from ..page import Dialog, Page
+from ._recorded_script import Source, Step, literal, render_call, render_script
+from ._targeting import main_document
+
+if TYPE_CHECKING:
+    from .files import DownloadResult
+
+__all__ = ["Recording", "current_recording", "record", "recorded"]
+
+log = get_logger("cdpkit.recording")
+
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+
+_ACTIVE: contextvars.ContextVar[Recording | None] = contextvars.ContextVar(
+    "cdpkit_recording", default=None
+)
+# Set while a recorded call runs: the tools it calls in turn are part of it.
+_INSIDE: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "cdpkit_recording_inside", default=False
+)
+
+# The keyword arguments naming the element an element tool acts on.
+_TARGETS = ("selector", "index", "x", "y", "role", "name", "exact", "text", "label")
+# The tools whose keyword-only arguments above are an element target.
+_ELEMENT_TOOLS = frozenset(
+    {"click", "hover", "type_text", "select_option", "upload_file", "drag", "check", "uncheck"}
+)
+# Tools that wait for their own load: no wait is added after them.
+_NAVIGATIONS = frozenset({"navigate", "go_back", "go_forward", "reload", "new_tab", "switch_tab"})
+# Arguments that belong to the recording process, not to a replay (an object of this
+# run, the server's download directory).
+_NOT_REPLAYED = frozenset({"context", "dest_dir", "url_policy", "guard"})
+
+
+def current_recording() -> Recording | None:
+    """The recording active in this context (task), if any."""
+    recording = _ACTIVE.get()
+    return recording if recording is not None and recording.running else None
+
+
+def recorded(function: F) -> F:
+    """``function`` (a tool taking a page or a browser first), written down as a step of
+    the active recording each time it succeeds. Without an active recording, or inside
+    another recorded call, it is just called."""
+
+    @functools.wraps(function)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        recording = current_recording()
+        if recording is None or _INSIDE.get():
+            return await function(*args, **kwargs)
+        try:
+            pending = await recording._before(function, args, kwargs)
+        except TypeError:  # arguments the tool does not take: its own error says so
+            return await function(*args, **kwargs)
+        inside = _INSIDE.set(True)
+        try:
+            result = await function(*args, **kwargs)
+        except ElementNotFoundError:
+            recording._missed(pending)
+            raise
+        finally:
+            _INSIDE.reset(inside)
+            recording._in_flight.remove(pending)
+        recording._after(pending, result)
+        return result
+
+    return cast(F, run)
+
+
+@dataclasses.dataclass(slots=True)
+class _Pending:
+    """A step prepared before its action: written once the action succeeded."""
+
+    build: Callable[[Any, float | None], Step]
+    page: Page | None
+    document: str | None
+    key: tuple[Any, ...] | None = None  # the action and its locator
+    dialog: tuple[bool, str | None] | None = None  # answered while the action ran
+
+
+class Recording:
+    """A session being recorded as a cdpkit script (see :func:`record`).
+
+    Attributes:
+        path: The file the script is written to after each step, ``None`` to keep it in
+            memory only (:attr:`script`).
+        steps: The steps recorded so far.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, start_url: str | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        self.steps: list[Step] = []
+        self.running = False
+        self._when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        self._start_url = start_url
+        self._token: contextvars.Token[Recording | None] | None = None
+        # The page and main document of the latest action: did that action load a page?
+        self._last: tuple[Step, Page, str | None] | None = None
+        self._tab: str | None = None  # the target id the script's `page` is
+        self._next_dialog: tuple[bool, str | None] | None = None
+        self._in_flight: list[_Pending] = []  # actions started, not ended
+        # When an action first failed to find its element, by action and locator.
+        self._misses: dict[tuple[Any, ...], float] = {}
+        self._secrets = 0  # password fields typed into so far
+
+    # -- life ---------------------------------------------------------------------------
+
+    def start(self, *, activate: bool = True) -> Recording:
+        """Start recording the actions of this context (the current task and the tasks it
+        starts); the file is written at once (a program with no step yet, or with the
+        navigation to the page the recording started on).
+
+        Args:
+            activate: Record the calls of this context from now on; ``False`` records
+                only the calls made in :meth:`activated` blocks.
+
+        Raises:
+            RuntimeError: It was started already.
+            OSError: The file could not be written.
+        """
+        if self.running or self._token is not None or self.steps:
+            raise RuntimeError("This recording was started already")
+        if self._start_url and self._start_url != "about:blank":
+            self.steps.append(
+                Step(
+                    render_call("navigate", "page", [self._start_url]),
+                    comments=["Open the page the recording started on."],
+                    action="navigate",
+                )
+            )
+        try:
+            self._write(starting=True)
+        except OSError:
+            self.steps.clear()
+            raise
+        self.running = True
+        if activate:
+            self._token = _ACTIVE.set(self)
+        return self
+
+    async def stop(self) -> str:
+        """Stop recording; the last step's load (if it loaded a page) is waited for in
+        the script too. Idempotent.
+
+        Returns:
+            The script.
+        """
+        if self.running:
+            await self._settle_last()
+            self.running = False
+            self._write()
+        token, self._token = self._token, None
+        if token is not None:
+            with contextlib.suppress(ValueError):  # stopped from another context
+                _ACTIVE.reset(token)
+        return self.script
+
+    async def __aenter__(self) -> Recording:
+        return self.start()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    @contextlib.contextmanager
+    def activated(self) -> Iterator[Recording]:
+        """Record the calls made in the block (for surfaces whose calls run in tasks of
+        their own: the MCP server, the REPL)."""
+        token = _ACTIVE.set(self)
+        try:
+            yield self
+        finally:
+            _ACTIVE.reset(token)
+
+    def context(self) -> contextvars.Context:
+        """A copy of the current context with this recording active: a task run in it
+        (``loop.create_task(coroutine, context=recording.context())``) is recorded."""
+        context = contextvars.copy_context()
+        context.run(_ACTIVE.set, self)
+        return context
+
+    @property
+    def script(self) -> str:
+        """The script so far: a complete program."""
+        name = self.path.name if self.path is not None else "recording.py"
+        return render_script(self.steps, when=self._when, name=name)
+
+    def answer_next_dialog(self, accept: bool, prompt_text: str | None) -> None:
+        """Note that the next action's JavaScript dialog is to be answered so (the MCP
+        server's ``browser_handle_dialog`` before the action that opens it)."""
+        self._next_dialog = (accept, prompt_text)
+
+    def _write(self, *, starting: bool = False) -> None:
+        if self.path is None:
+            return
+        try:
+            # Whole and atomic: a crash leaves the program before or after a step.
+            write_private(self.path, self.script)
+        except OSError:
+            if starting:
+                raise  # the caller learns at once that the file cannot be written
+            # The action itself succeeded: it must not look failed. The script stays in
+            # memory (script, stop()) and the next step tries the file again.
+            log.warning("Could not write the recording to %s", self.path, exc_info=True)
+
+    # -- steps --------------------------------------------------------------------------
+
+    async def _settle_last(self) -> None:
+        """Did the latest action load a new document (a submit, a link)? Then the script
+        waits for that load, as the session did before its next step."""
+        last, self._last = self._last, None
+        if last is None:
+            return
+        step, page, document = last
+        if document is None or step.action in _NAVIGATIONS or page.closed:
+            return
+        now = await main_document(page)
+        if now is not None and now != document:
+            step.wait_for_load = True
+            self._write()
+
+    async def _before(
+        self, function: Callable[..., Awaitable[Any]], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> _Pending:
+        await self._settle_last()
+        action = function.__name__
+        bound = inspect.signature(function).bind(*args, **kwargs)
+        first_name, first = next(iter(bound.arguments.items()))
+        page = first if isinstance(first, Page) else None
+        document = await main_document(page) if page is not None else None
+        try:
+            builder = await self._describe(action, function, bound, first_name, first)
+        except Exception as exc:  # the action still runs; the step says it was not recorded
+            # The replay stops there rather than go on without the step.
+            stop = f"raise RuntimeError({literal(f'This {action} could not be recorded: {exc}')})"
+            step = Step(None, comments=[f"{action}: not recorded"], after=[stop], action=action)
+            failed = _Pending(lambda result, waited: step, page, document)
+            self._in_flight.append(failed)
+            return failed
+        build, key = builder
+        pending = _Pending(build, page, document, key)
+        self._in_flight.append(pending)
+        return pending
+
+    def _missed(self, pending: _Pending) -> None:
+        """The action did not find its element: if it is tried again and succeeds, the
+        script waits for the element as long as the session did."""
+        if pending.key is not None:
+            self._misses.setdefault(pending.key, time.monotonic())
+
+    def _after(self, pending: _Pending, result: Any) -> None:
+        if not self.running:
+            return
+        missed = self._misses.pop(pending.key, None) if pending.key is not None else None
+        step = pending.build(result, None if missed is None else time.monotonic() - missed)
+        if step.action == "handle_dialog" and isinstance(result, Dialog):
+            # The action that opened it arms the answer in the script: the one running
+            # now (the answer was waiting for it), else the latest one.
+            answer = (bool(result.accepted), result.prompt_text)
+            running = [p for p in self._in_flight if p is not pending and p.page is not None]
+            if running:
+                running[-1].dialog = answer
+                return
+            opener = next((s for s in reversed(self.steps) if s.action != "handle_dialog"), None)
+            if opener is not None and opener.dialog is None:
+                opener.dialog = answer
+                self._write()
+                return
+        if pending.dialog is not None:
+            step.dialog = pending.dialog
+        if self._next_dialog is not None and step.action in _ELEMENT_TOOLS | {"press_key"}:
+            step.dialog, self._next_dialog = self._next_dialog, None
+        page = pending.page
+        if page is not None and self._tab is not None and page.target_id != self._tab:
+            # The session acts on another tab than the script's `page` (one the page
+            # opened): the script follows the active tab too.
+            self.steps.append(
+                Step(
+                    None,
+                    comments=["The page opened a new tab, which became the active one."],
+                    after=["page = current_tab(browser)"],
+                    uses=frozenset({"current_tab"}),
+                    action="follow_tab",
+                )
+            )
+        if page is not None:
+            self._tab = page.target_id
+        elif step.assign == "page" and isinstance(result, Page):
+            self._tab = result.target_id
+        elif step.action == "close_tab":
+            self._tab = None
+        self.steps.append(step)
+        if page is not None:
+            self._last = (step, page, pending.document)
+        self._write()
+
+    async def _describe(
+        self,
+        action: str,
+        function: Callable[..., Awaitable[Any]],
+        bound: inspect.BoundArguments,
+        first_name: str,
+        first: Any,
+    ) -> tuple[Callable[[Any, float | None], Step], tuple[Any, ...] | None]:
+        """How to write the step once the action succeeded (its result may matter, and
+        how long it took to find its element when it was tried before), with everything
+        about the element read now, before the action; and the action's key when it has
+        a locator."""
+        signature = bound.signature
+        first_source = "browser" if isinstance(first, Browser) else "page"
+        positional: list[Any] = []
+        keywords: dict[str, Any] = {}
+        targets: dict[str, Any] = {}
+        for name, value in bound.arguments.items():
+            if name == first_name or name in _NOT_REPLAYED:
+                continue
+            parameter = signature.parameters[name]
+            if parameter.kind is inspect.Parameter.KEYWORD_ONLY and name in _TARGETS and action in _ELEMENT_TOOLS:
+                targets[name] = value
+            elif parameter.kind is inspect.Parameter.KEYWORD_ONLY:
+                if value != parameter.default:
+                    keywords[name] = value
+            elif parameter.kind is inspect.Parameter.VAR_KEYWORD:
+                keywords.update(value)
+            else:
+                positional.append(value)
+        comments: list[str] = []
+        key = None
+        what = ""
+        uses: frozenset[str] = frozenset()
+        if action == "type_text" and positional and await _is_password_field(first, targets):
+            # Never written down: the replay reads it from the environment.
+            self._secrets += 1
+            variable = f"CDPKIT_SECRET_{self._secrets}"
+            positional[0] = Source(f"secret({literal(variable)})")
+            comments.append(f"Typed into a password field: set ${variable} to replay it.")
+            uses = frozenset({"secret"})
+        if targets:
+            locator, comment = await _locate(first, targets)
+            keywords = {**locator, **keywords}
+            comments += comment
+            key = (action, *sorted((name, repr(value)) for name, value in locator.items()))
+            what = _element_words(locator)
+        if action == "drag":
+            destination, comment = await _drop_point(first, keywords)
+            keywords = {**keywords, **destination}
+            comments += comment
+        if action in ("switch_tab", "close_tab"):
+            return await _tab_step(action, first, positional), None
+        # Checked now: a value the script cannot write fails the step, not the action.
+        render_call(action, first_source, positional, keywords)
+
+        timeout = signature.parameters.get("timeout")
+
+        def build(result: Any, waited: float | None) -> Step:
+            nonlocal keywords
+            notes = list(comments)
+            if waited is not None and timeout is not None:
+                # A wait made it succeed: the replay waits for the element as long.
+                given = keywords.get("timeout", timeout.default)
+                seconds = max(given if isinstance(given, int | float) else 0, math.ceil(waited * 2))
+                keywords = {**keywords, "timeout": seconds}
+                notes.append(
+                    f"Its element came late (found after {waited:.1f} s of trying): "
+                    f"waited for up to {seconds} s."
+                )
+            if action == "download" and "url" not in keywords:
+                # The link's URL at recording time: what the download fetched.
+                download: DownloadResult = result
+                keywords = {k: v for k, v in keywords.items() if k not in _TARGETS}
+                keywords = {"url": download.url, **keywords}
+                notes.append("The file at the URL the element linked to when recorded.")
+            return Step(
+                render_call(action, first_source, positional, keywords),
+                assign="page" if action == "new_tab" else None,
+                comments=[_summary(action, what), *notes],
+                uses=uses,
+                action=action,
+            )
+
+        return build, key
+
+
+def _summary(action: str, what: str) -> str:
+    words = action.replace("_", " ").capitalize()
+    return f"{words}: {what}." if what else f"{words}."
+
+
+def _element_words(locator: dict[str, Any]) -> str:
+    """The element a locator finds, in words, for the step's comment."""
+    if locator.get("role") is not None:
+        name = locator.get("name")
+        return f'the {locator["role"]} "{name}"' if name is not None else f'a {locator["role"]}'
+    if locator.get("label") is not None:
+        return f'the field labelled "{locator["label"]}"'
+    if locator.get("text") is not None:
+        return f'the element reading "{locator["text"]}"'
+    if locator.get("selector") is not None:
+        return f"the element {locator['selector']}"
+    return f"the point ({locator.get('x')}, {locator.get('y')})"
+
+
+_IS_PASSWORD = (
+    "function() { const field = this.control || this;"
+    " return field instanceof HTMLInputElement && field.type === 'password'; }"
+)
+
+
+async def _is_password_field(page: Page, targets: dict[str, Any]) -> bool:
+    """Whether the element a ``type_text`` targets (the focused one without a target) is
+    a password field."""
+    from ._locating import locator_from
+    from ._targeting import resolve_element
+
+    given = {name: value for name, value in targets.items() if value is not None}
+    try:
+        if not given:
+            focused = await page.send_json(
+                cdp.runtime.evaluate(
+                    "(document.activeElement instanceof HTMLInputElement"
+                    " && document.activeElement.type === 'password')",
+                    return_by_value=True,
+                )
+            )
+            return focused["result"].get("value") is True
+        locator = locator_from(
+            given.get("role"), given.get("name"), given.get("exact", True),
+            given.get("text"), given.get("label"),
+        )  # fmt: skip
+        element = await resolve_element(
+            page,
+            selector=given.get("selector"),
+            index=given.get("index"),
+            x=given.get("x"),
+            y=given.get("y"),
+            locator=locator,
+            timeout=0,
+        )
+    except (CDPError, ValueError):
+        return False  # not there yet: the tool waits for it and says what went wrong
+    try:
+        return bool(await element.call(_IS_PASSWORD))
+    except CDPError:
+        return False
+    finally:
+        await element.release()
+
+
+async def _locate(page: Page, targets: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The keyword arguments finding the targeted element in another run, and comments."""
+    from ._locator_for import locator_for  # it uses the tools this module wraps
+
+    given = {name: value for name, value in targets.items() if value is not None}
+    if any(name in given for name in ("role", "text", "label")):
+        return given, []  # already a locator a person chose: kept as written
+    if "x" in given or "y" in given:
+        return given, ["Coordinates, as targeted: nothing else identifies the element."]
+    if "index" in given:
+        locator = await locator_for(page, index=given["index"])
+    else:
+        locator = await locator_for(page, selector=given["selector"])
+    comments = [locator.comment] if locator.comment else []
+    return dict(locator.as_kwargs()), comments
+
+
+async def _drop_point(page: Page, keywords: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A drag's destination, written without a snapshot index."""
+    from ._locator_for import locator_for
+
+    if keywords.get("to_index") is None:
+        return {}, []
+    index = keywords.pop("to_index")
+    locator = await locator_for(page, index=index)
+    if locator.selector is not None:
+        return {"to_selector": locator.selector}, []
+    from .accessibility import SnapshotState
+
+    box = page.state(SnapshotState).node(index).box
+    if box is None:
+        raise ValueError(f"the drop target (index {index}) has no box on screen")
+    x, y = box.center
+    return (
+        {"to_x": round(x, 1), "to_y": round(y, 1)},
+        ["The drop point is coordinates: the drop target has no stable selector."],
+    )
+
+
+async def _tab_step(
+    action: str, browser: Browser, positional: list[Any]
+) -> Callable[[Any, float | None], Step]:
+    """A tab switch or close, by the tab's place in the list (its id is this run's)."""
+    tab_id = positional[0]
+    page = next((page for page in browser.pages if page.target_id == tab_id), None)
+    if page is None:
+        raise ValueError(f"no open tab has the id {tab_id!r}")
+    # Its place among its browser context's tabs (list_tabs' order): the replay's browser
+    # has those only.
+    tabs = page.context.pages if page.context is not None else browser.pages
+    place = [tab.target_id for tab in tabs if not tab.closed].index(tab_id)
+    which = f"(await tools.list_tabs(browser))[{place}].id"
+
+    def build(result: Any, waited: float | None) -> Step:
+        if action == "switch_tab":
+            return Step(
+                f"tools.switch_tab(browser, {which})",
+                assign="page",
+                comments=[f"Switch to tab {place} (in the order the tabs were opened)."],
+                action=action,
+            )
+        return Step(
+            f"tools.close_tab(browser, {which})",
+            comments=[f"Close tab {place}; the previously active one becomes active."],
+            after=["page = current_tab(browser)"],
+            uses=frozenset({"current_tab"}),
+            action=action,
+        )
+
+    return build
+
+
+def record(page: Page | None = None, path: str | os.PathLike[str] | None = None) -> Recording:
+    """Record what is done with :mod:`cdpkit.tools` as a replayable cdpkit script.
+
+    Every action tool that succeeds while the recording runs (navigate, click, type_text,
+    select_option, upload_file, press_key, drag, hover, wait, wait_for, handle_dialog,
+    download, new_tab, switch_tab, close_tab...) becomes a line of a complete Python
+    program, written to ``path`` after each step::
+
+        async with cdpkit.record(page, "signup.py") as recording:
+            await tools.navigate(page, "https://example.com/signup")
+            await tools.snapshot(page)
+            await tools.type_text(page, "Ada", index=4)    # written: label="Name"
+            await tools.click(page, index=9)               # written: role="button", name="Join"
+        print(recording.script)
+
+    ``python signup.py`` then replays it headless (``--headful`` to watch). Elements are
+    written as the most robust locator :func:`cdpkit.tools.locator_for` finds, read
+    before the action; a snapshot index never. An action that loaded a new page is
+    followed by a wait for that load.
+
+    Args:
+        page: The page the recording starts on: the script opens its URL first (unless
+            it is ``about:blank``).
+        path: The file to write (replaced atomically after each step, so a crash keeps
+            the steps done); ``None`` to keep the script in memory only.
+
+    Returns:
+        The recording: an async context manager, or call :meth:`Recording.start` and
+        :meth:`Recording.stop` (which returns the script). It records the calls made
+        in the context (task) that started it and in the tasks started from there.
+    """
+    start_url = page.url if page is not None else None
+    return Recording(path, start_url=start_url)

@@ -31,6 +31,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -633,11 +634,8 @@ async def start_chrome(
         viewport = DEFAULT_VIEWPORT
     executable = find_chrome(executable_path)
     temp_root = tempfile.gettempdir()
-    # Off the critical path: a thread removes what owners that died left behind.
-    asyncio.get_running_loop().run_in_executor(None, sweep_stale_profiles, temp_root)
     if user_data_dir is None:
         profile = Path(tempfile.mkdtemp(prefix=TEMP_PROFILE_PREFIX, dir=temp_root))  # mode 0700
-        _mark_owner(profile)
         temporary = True
     else:
         profile = check_user_data_dir(user_data_dir)
@@ -698,4 +696,22 @@ async def start_chrome(
             for fd in child_fds:
                 with contextlib.suppress(OSError):
                     os.close(fd)
+    # The bookkeeping waits until Chrome is on its way: it then costs nothing while Chrome
+    # starts (hundreds of ms), where before the spawn it delayed the whole launch. Until
+    # the owner record is written, a sweep elsewhere counts the profile as alive.
+    if temporary:
+        _mark_owner(profile)
+    _sweep_in_background(temp_root)
     return ChromeProcess(process, profile, temporary_profile=temporary, pipe_fds=our_fds)
+
+
+def _sweep_in_background(directory: str) -> None:
+    """Run :func:`sweep_stale_profiles` in a daemon thread of its own.
+
+    Not the event loop's executor: creating that pool (importing ``concurrent.futures.
+    thread`` and ``queue``) cost a launch 3 ms, and ``asyncio.run`` would wait for the
+    sweep of a large temp dir at exit; a daemon thread costs 0.1 ms and holds up nothing.
+    """
+    threading.Thread(
+        target=sweep_stale_profiles, args=(directory,), name="cdpkit-profile-sweep", daemon=True
+    ).start()

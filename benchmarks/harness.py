@@ -95,8 +95,11 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 ctx = Ctx(base_url=base_url, transport=transport, quick=args.quick,
                           chrome=chrome, chrome_flags=flags, deps=tuple(probe.get("deps", ())))
+                load_before = os.getloadavg()[0]
                 runs = _run_variant(case, ctx, sides, reps, probe)
-                rows += [_row(case, metric, transport, runs, sizes) for metric in case.metrics]
+                load = (load_before, os.getloadavg()[0])
+                rows += [{**_row(case, metric, transport, runs, sizes), "load": load}
+                         for metric in case.metrics]
 
     report = {
         "date": started,
@@ -287,7 +290,8 @@ def _ratios(side: dict[str, Any] | None, raw: dict[str, Any] | None) -> list[flo
 def render_markdown(report: dict[str, Any]) -> str:
     machine = report["machine"]
     playwright = "playwright" in report["sides"]
-    header = ["Figure", "Transport", "raw", "cdpkit", "cdpkit/raw", "Target", "Result"]
+    header = ["Figure", "Transport", "n", "raw", "cdpkit", "cdpkit/raw", "spread", "load",
+              "Target", "Result"]
     if playwright:
         header += ["Playwright", "Playwright/raw"]
     lines = [
@@ -301,8 +305,11 @@ def render_markdown(report: dict[str, Any]) -> str:
         "",
         f"Median (min-max) of {report['repetitions']} run(s) per side, each in a fresh "
         "process (import times: 4x as many); "
-        "ratio = median (min-max) of each cdpkit run over the raw run just before it." + (" Quick mode: tiny sizes, not a measurement."
-                                                   if report["quick"] else ""),
+        "ratio = median (min-max) of each cdpkit run over the raw run just before it; "
+        "n = runs per side; spread = (max - min) / median of the ratios (of cdpkit's "
+        "figures on rows without a raw side); load = the machine's 1-minute load average "
+        "before and after the row's runs." + (" Quick mode: tiny sizes, not a measurement."
+                                              if report["quick"] else ""),
         "",
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),
@@ -312,8 +319,9 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines[4:4] = [f"**The machine was busy** (load average {load:.1f} on {machine['cpus']} "
                       "CPUs): other work competed for the CPU, so these figures are noisy.", ""]
     for row in report["rows"]:
-        cells = [row["label"], row["transport"] or "—", _cell(row["raw"]), _cell(row["cdpkit"]),
-                 _ratio_cell(row["ratios"]), row["target"] or "—",
+        cells = [row["label"], row["transport"] or "—", _n_cell(row), _cell(row["raw"]),
+                 _cell(row["cdpkit"]), _ratio_cell(row["ratios"]), _spread_cell(row),
+                 _load_cell(row.get("load")), row["target"] or "—",
                  "**FAIL**" if row["result"] == "FAIL" else row["result"]]
         if playwright:
             cells += [_cell(row["playwright"]), _ratio_cell(row["playwright_ratios"])]
@@ -334,6 +342,28 @@ def _cell(side: dict[str, Any] | None) -> str:
     if side["min"] == side["max"]:
         return _number(side["median"])
     return f"{_number(side['median'])} ({_number(side['min'])}-{_number(side['max'])})"
+
+
+def _n_cell(row: dict[str, Any]) -> str:
+    counts = {len(side.get("values") or ()) for side in (row["raw"], row["cdpkit"]) if side}
+    return "/".join(str(count) for count in sorted(counts)) or "—"
+
+
+def _spread_cell(row: dict[str, Any]) -> str:
+    """How far apart the repetitions were: (max - min) / median, in percent."""
+    values = row["ratios"] or ((row["cdpkit"] or {}).get("values") if row["cdpkit"] else None)
+    if not values or len(values) < 2:
+        return "—"
+    median = statistics.median(values)
+    if not median:
+        return "—"
+    return f"{(max(values) - min(values)) / abs(median) * 100:.0f}%"
+
+
+def _load_cell(load: tuple[float, float] | list[float] | None) -> str:
+    if not load:
+        return "—"
+    return f"{load[0]:.1f}→{load[1]:.1f}"
 
 
 def _ratio_cell(ratios: list[float] | None) -> str:

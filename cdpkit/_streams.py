@@ -135,7 +135,8 @@ def _parse_event(method: str, params: dict[str, Any]) -> AnyEvent:
     if model is None:
         return RawEvent(method, params)
     try:
-        return model.model_validate(params)
+        # The validator itself: model_validate only forwards to it (0.4 µs an event).
+        return model.__pydantic_validator__.validate_python(params)  # type: ignore[no-any-return]
     except ValidationError as exc:
         # A newer Chrome changed this event's shape: deliver it rather than lose it.
         log.warning("Delivering %s raw: it does not match the pinned protocol (%s)", method, exc)

@@ -9,6 +9,7 @@ once with the reason, and later calls fail immediately. Nothing waits forever.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import json
 import math
@@ -104,6 +105,20 @@ def _event_key(spec: EventSpec) -> str:
     if not isinstance(method, str):
         raise TypeError(f"{spec!r} is not a CDP event type (e.g. cdp.page.LoadEventFired)")
     return method
+
+
+def _build_validator(model: type[Event]) -> None:
+    """Build ``model``'s validator now if it is not built yet.
+
+    Models build their validator on first use (importing a domain stays cheap). For an
+    event that first use would be the first event read from the stream, in the middle of
+    the burst the program subscribed for: in a fresh process that build (and pydantic's
+    one-time look-up of its plugins) took 20-90 ms, a tenth of a 10,000-message console
+    flood. Subscribing comes before the events, so the build is done here instead.
+    """
+    if not model.__pydantic_complete__:
+        with contextlib.suppress(Exception):  # reading the first event reports any problem
+            model.model_rebuild()
 
 
 class Session:
@@ -471,6 +486,10 @@ class Session:
         Note that a domain only emits events once enabled, e.g. ``cdp.network.enable()``.
         """
         keys = [_event_key(spec) for spec in events] or ["*"]
+        if not raw:
+            for spec in events:
+                if not isinstance(spec, str):
+                    _build_validator(spec)
         stream: EventStream[Any] = EventStream(self, keys, raw=raw)
         if self._closed_error is not None:
             stream._finish(self._closed_error)

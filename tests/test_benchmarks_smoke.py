@@ -28,7 +28,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Report:
     proc = subprocess.run(
         [sys.executable, "-m", "benchmarks", "--quick", "--no-playwright",
          "--only", ",".join(CASES), "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert (out / "latest.md").read_text() in proc.stdout
     return proc.stdout, json.loads((out / "latest.json").read_text())
@@ -36,13 +36,20 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Report:
 
 def test_table_has_a_row_per_figure_and_transport(report: Report) -> None:
     markdown, data = report
-    assert "| Figure | Transport | raw | cdpkit | cdpkit/raw | Target | Result |" in markdown
+    header = "| Figure | Transport | n | raw | cdpkit | cdpkit/raw | spread | load | Target | Result |"
+    assert header in markdown
     rows = {(row["case"], row["metric"], row["transport"]) for row in data["rows"]}
-    assert rows == {("import", "ms", ""), ("launch", "ms", "port"), ("launch", "ms", "pipe"),
+    launch = {("launch", metric, transport) for transport in ("port", "pipe")
+              for metric in ("ms", "spawn_ms", "endpoint_ms", "answer_ms", "cpu_ms")}
+    console = {("console", metric, transport) for transport in ("port", "pipe")
+               for metric in ("ms", "received", "cpu_ms")}
+    assert rows == {("import", "ms", ""), *launch, *console,
                     ("roundtrip", "us", "port"), ("roundtrip", "us", "pipe"),
-                    ("roundtrip", "cpu_us", "port"), ("roundtrip", "cpu_us", "pipe"),
-                    ("console", "ms", "port"), ("console", "received", "port")}
+                    ("roundtrip", "cpu_us", "port"), ("roundtrip", "cpu_us", "pipe")}
     assert data["chrome"] and data["machine"]["cpus"] and data["python"]
+    # Each row says how many runs it has and the machine's load around them.
+    for row in data["rows"]:
+        assert len(row["load"]) == 2 and all(load >= 0 for load in row["load"]), row
 
 
 def test_raw_side_measures_every_case(report: Report) -> None:

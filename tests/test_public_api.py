@@ -43,6 +43,22 @@ def test_import_cdpkit_stays_light() -> None:
     assert flags == "False False False"
 
 
+def test_one_tool_loads_only_its_own_module() -> None:
+    # A one-shot `cdpkit screenshot` imports the screenshot tool, not the HAR recorder,
+    # the network log or the snapshot engines; every tool is still there when asked for.
+    others = ["cdpkit.tools.har", "cdpkit.tools.network", "cdpkit.tools.accessibility"]
+    code = (
+        "import sys; from cdpkit.tools import screenshot; "
+        f"print([m for m in {others!r} if m in sys.modules]); "
+        "from cdpkit import tools; "
+        "print(all(callable(getattr(tools, name)) for name in tools.__all__), tools.har.__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded, everything = out.stdout.splitlines()
+    assert loaded == "[]", f"importing tools.screenshot loaded {loaded}"
+    assert everything == "True cdpkit.tools.har"
+
+
 def test_import_cdpkit_loads_the_browse_engine_only_when_used() -> None:
     heavy = ["httpx", "selectolax", "trafilatura", "pypdf", "PIL", "cdpkit._browse"]
     code = (

@@ -32,57 +32,151 @@ performance        performance_trace (a DevTools trace file and the Web Vitals)
 =================  ==========================================================================
 """
 
-from ._locating import Locator
-from ._locator_for import locator_for
-from ._recording import Recording, record
-from ._targeting import Box
-from .accessibility import Snapshot, SnapshotCut, SnapshotNode, SnapshotState, snapshot
-from .dom import (
-    DomElement,
-    ElementState,
-    FormField,
-    PageMetadata,
-    TextMatch,
-    Visibility,
-    check_visibility,
-    computed_styles,
-    count_elements,
-    dom_tree,
-    element_state,
-    find_by_text,
-    form_values,
-    get_attributes,
-    page_metadata,
-    query_dom,
-    visible_text,
-)
-from .emulation import Device, NetworkConditions, emulate
-from .files import DownloadResult, PendingDownload, download, expect_download, resource_url
-from .forms import handle_dialog, select_option, upload_file
-from .har import record_har
-from .information import ConsoleMessage, console_logs, evaluate, pdf, screenshot
-from .keyboard import key_down, key_up, press_key, type_text
-from .navigation import (
-    NavigationResult,
-    go_back,
-    go_forward,
-    navigate,
-    reload,
-    wait,
-    wait_for,
-)
-from .network import (
-    NetworkRequest,
-    NetworkRequestDetails,
-    network_request,
-    network_requests,
-    start_network_log,
-)
-from .performance import LongTask, PerformanceReport, performance_trace
-from .pointer import click, drag, hover, mouse_down, mouse_move, mouse_up, mouse_wheel
-from .scraping import Link, ScrapeResult, SmartWait, scrape, wait_for_content
-from .storage import StorageState, load_storage_state, save_storage_state
-from .tabs import Tab, active_tab, close_tab, list_tabs, new_tab, switch_tab
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._locating import Locator
+    from ._locator_for import locator_for
+    from ._recording import Recording, record
+    from ._targeting import Box
+    from .accessibility import Snapshot, SnapshotCut, SnapshotNode, SnapshotState, snapshot
+    from .dom import (
+        DomElement,
+        ElementState,
+        FormField,
+        PageMetadata,
+        TextMatch,
+        Visibility,
+        check_visibility,
+        computed_styles,
+        count_elements,
+        dom_tree,
+        element_state,
+        find_by_text,
+        form_values,
+        get_attributes,
+        page_metadata,
+        query_dom,
+        visible_text,
+    )
+    from .emulation import Device, NetworkConditions, emulate
+    from .files import DownloadResult, PendingDownload, download, expect_download, resource_url
+    from .forms import handle_dialog, select_option, upload_file
+    from .har import record_har
+    from .information import ConsoleMessage, console_logs, evaluate, pdf, screenshot
+    from .keyboard import key_down, key_up, press_key, type_text
+    from .navigation import (
+        NavigationResult,
+        go_back,
+        go_forward,
+        navigate,
+        reload,
+        wait,
+        wait_for,
+    )
+    from .network import (
+        NetworkRequest,
+        NetworkRequestDetails,
+        network_request,
+        network_requests,
+        start_network_log,
+    )
+    from .performance import LongTask, PerformanceReport, performance_trace
+    from .pointer import click, drag, hover, mouse_down, mouse_move, mouse_up, mouse_wheel
+    from .scraping import Link, ScrapeResult, SmartWait, scrape, wait_for_content
+    from .storage import StorageState, load_storage_state, save_storage_state
+    from .tabs import Tab, active_tab, close_tab, list_tabs, new_tab, switch_tab
+
+# Each name and the module that defines it, loaded on first access: a program (or the
+# `cdpkit screenshot` command) that uses one tool does not import all of them (the HAR
+# recorder, the network log, the snapshot engines...: 0.1-0.4 s of a fresh process).
+_EXPORTS = {
+    "Box": "_targeting",
+    "ConsoleMessage": "information",
+    "Device": "emulation",
+    "DomElement": "dom",
+    "DownloadResult": "files",
+    "ElementState": "dom",
+    "FormField": "dom",
+    "Link": "scraping",
+    "Locator": "_locating",
+    "LongTask": "performance",
+    "NavigationResult": "navigation",
+    "NetworkConditions": "emulation",
+    "NetworkRequest": "network",
+    "NetworkRequestDetails": "network",
+    "PageMetadata": "dom",
+    "PendingDownload": "files",
+    "PerformanceReport": "performance",
+    "Recording": "_recording",
+    "ScrapeResult": "scraping",
+    "SmartWait": "scraping",
+    "Snapshot": "accessibility",
+    "SnapshotCut": "accessibility",
+    "SnapshotNode": "accessibility",
+    "SnapshotState": "accessibility",
+    "StorageState": "storage",
+    "Tab": "tabs",
+    "TextMatch": "dom",
+    "Visibility": "dom",
+    "active_tab": "tabs",
+    "check_visibility": "dom",
+    "click": "pointer",
+    "close_tab": "tabs",
+    "computed_styles": "dom",
+    "console_logs": "information",
+    "count_elements": "dom",
+    "dom_tree": "dom",
+    "download": "files",
+    "drag": "pointer",
+    "element_state": "dom",
+    "emulate": "emulation",
+    "evaluate": "information",
+    "expect_download": "files",
+    "find_by_text": "dom",
+    "form_values": "dom",
+    "get_attributes": "dom",
+    "go_back": "navigation",
+    "go_forward": "navigation",
+    "handle_dialog": "forms",
+    "hover": "pointer",
+    "key_down": "keyboard",
+    "key_up": "keyboard",
+    "list_tabs": "tabs",
+    "load_storage_state": "storage",
+    "locator_for": "_locator_for",
+    "mouse_down": "pointer",
+    "mouse_move": "pointer",
+    "mouse_up": "pointer",
+    "mouse_wheel": "pointer",
+    "navigate": "navigation",
+    "network_request": "network",
+    "network_requests": "network",
+    "new_tab": "tabs",
+    "page_metadata": "dom",
+    "pdf": "information",
+    "performance_trace": "performance",
+    "press_key": "keyboard",
+    "query_dom": "dom",
+    "record": "_recording",
+    "record_har": "har",
+    "reload": "navigation",
+    "resource_url": "files",
+    "save_storage_state": "storage",
+    "scrape": "scraping",
+    "screenshot": "information",
+    "select_option": "forms",
+    "snapshot": "accessibility",
+    "start_network_log": "network",
+    "switch_tab": "tabs",
+    "type_text": "keyboard",
+    "upload_file": "forms",
+    "visible_text": "dom",
+    "wait": "navigation",
+    "wait_for": "navigation",
+    "wait_for_content": "scraping",
+}
 
 __all__ = [
     "Box",
@@ -170,3 +264,22 @@ __all__ = [
     "wait_for",
     "wait_for_content",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        # A submodule (``tools.har``): imported as ``import cdpkit.tools.har`` would.
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f"{__name__}.{module_name}"), name)
+    globals()[name] = value  # the next access is a plain lookup
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -15,7 +15,6 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from .. import cdp
 from .._model import RawEvent
 from .._secrets import get_logger
 from ..errors import ConnectionClosedError
@@ -38,18 +37,19 @@ _logger = get_logger("cdpkit")
 
 MAX_ENTRIES = 5_000
 
-# The events an entry is built from, and the page events that mark loads.
+# The events an entry is built from, and the page events that mark loads. By wire name:
+# the event classes would load the network domain's events when this module is imported.
 EVENTS = (
-    cdp.network.RequestWillBeSent,
-    cdp.network.RequestWillBeSentExtraInfo,
-    cdp.network.ResponseReceived,
-    cdp.network.ResponseReceivedExtraInfo,
-    cdp.network.LoadingFinished,
-    cdp.network.LoadingFailed,
-    cdp.network.RequestServedFromCache,
-    cdp.page.FrameNavigated,
-    cdp.page.DomContentEventFired,
-    cdp.page.LoadEventFired,
+    "Network.requestWillBeSent",
+    "Network.requestWillBeSentExtraInfo",
+    "Network.responseReceived",
+    "Network.responseReceivedExtraInfo",
+    "Network.loadingFinished",
+    "Network.loadingFailed",
+    "Network.requestServedFromCache",
+    "Page.frameNavigated",
+    "Page.domContentEventFired",
+    "Page.loadEventFired",
 )
 
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import os
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import anyio
 import pytest
@@ -157,6 +161,34 @@ async def test_listen_delivers_ten_thousand_console_messages_in_order(page: cdpk
                 if len(received) == count:
                     break
     assert received == list(range(count))
+
+
+_LISTEN_IN_A_FRESH_PROCESS = """
+import cdpkit
+from cdpkit import cdp
+from cdpkit.connection import Connection
+from cdpkit.session import Session
+
+class Unused:  # listen() sends nothing: no browser needed
+    max_command_size = 1
+
+session = Session(Connection(Unused()), "session", command_timeout=1)
+model = cdp.runtime.ConsoleAPICalled
+before = model.__pydantic_complete__
+session.listen(model)
+print(before, model.__pydantic_complete__)
+"""
+
+
+def test_listen_builds_the_event_model_before_the_first_event() -> None:
+    # Generated models build their validator on first use: in a fresh process that was
+    # the first event read, in the middle of the burst the program listened for.
+    out = subprocess.run(
+        [sys.executable, "-c", _LISTEN_IN_A_FRESH_PROCESS],
+        capture_output=True, text=True, check=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(Path(cdpkit.__file__).parent.parent)},
+    ).stdout.split()
+    assert out == ["False", "True"]
 
 
 async def test_wait_for_with_predicate(page: cdpkit.Page) -> None:

@@ -214,7 +214,9 @@ async def test_the_script_survives_a_relaid_page(recorded: Recorded, site: FormS
 
 async def test_the_script_passes_mypy_strict(recorded: Recorded, request: pytest.FixtureRequest) -> None:
     # The cache outlives the run: only the first run checks cdpkit itself.
-    cache = request.config.cache.mkdir("recorded-script-mypy") if request.config.cache else None
+    # (without the cache plugin, -p no:cacheprovider, mypy uses its default folder)
+    config_cache = getattr(request.config, "cache", None)
+    cache = config_cache.mkdir("recorded-script-mypy") if config_cache is not None else None
     process = await asyncio.create_subprocess_exec(
         # cdpkit checked as an installed package is: its own errors are not the script's.
         sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-error-summary",

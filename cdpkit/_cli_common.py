@@ -34,11 +34,6 @@ from ._browser_options import parse_viewport as parse_viewport
 from ._browser_options import report_error as report_error
 from ._browser_options import start_browser as start_browser
 
-# The names the cli package has imported from here since before the move.
-_options = browser_options
-_debug_wanted = debug_wanted
-_has_display = has_display
-
 if TYPE_CHECKING:
     from .page import Page
     from .tools import SmartWait
@@ -210,7 +205,7 @@ def run(work: Callable[[], Coroutine[Any, Any, T]], *, debug: bool = False) -> T
         raise typer.Exit(exc.code) from None
 
 
-def _human_size(size: float) -> str:
+def human_size(size: float) -> str:
     """``301 bytes``, ``12.3 kB``, ``25.2 MB`` (decimal units, as the progress bar)."""
     if size < 1000:
         return f"{size:.0f} bytes"
@@ -221,7 +216,7 @@ def _human_size(size: float) -> str:
     return f"{size:.1f} {unit}"
 
 
-def _note_status(status: int | None) -> None:
+def note_status(status: int | None) -> None:
     if status is not None and status >= 400:
         print(f"note: the page answered HTTP {status}", file=sys.stderr)
 
@@ -248,9 +243,9 @@ async def settle(page: Page, wait_ms: int | None, timeout: float) -> None:
         await wait(page, wait_ms)
 
 
-async def _load(page: Page, url: str, timeout: float, wait_ms: int | None = 0) -> None:
+async def load_page(page: Page, url: str, timeout: float, wait_ms: int | None = 0) -> None:
     from .tools import navigate
 
     result = await navigate(page, url, timeout=timeout)
-    _note_status(result.status)
+    note_status(result.status)
     await settle(page, wait_ms, timeout)

@@ -1,7 +1,7 @@
 """Out-of-process iframes of a page: which session holds each one, and where it lies.
 
 A frame from another site runs in its own renderer process, so its document is reached
-through its own flattened session, not through the page's. :class:`_Frames` asks Chrome
+through its own flattened session, not through the page's. :class:`FrameTracker` asks Chrome
 (``Target.setAutoAttach``) to attach such frames of a session as sessions, remembers which
 frame each child session holds and who its parent is, and measures where a child
 session's viewport lies in the page's viewport. :class:`~cdpkit.Page` owns one and offers
@@ -51,7 +51,7 @@ def _retrieve(future: asyncio.Future[None]) -> None:
         future.exception()  # retrieved: the caller that awaited it saw it
 
 
-class _Frames:
+class FrameTracker:
     """The out-of-process frames of one page, tracked per session on first use."""
 
     __slots__ = ("_attaching", "_children", "_connection", "_page", "_parents")

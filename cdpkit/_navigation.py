@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit", "usable"]
 
 # Page.lifecycleEvent names for each wait_until; "commit" waits for nothing more.
-_LIFECYCLE = {"load": "load", "domcontentloaded": "DOMContentLoaded", "networkidle": "networkIdle"}
+LIFECYCLE_EVENTS = {"load": "load", "domcontentloaded": "DOMContentLoaded", "networkidle": "networkIdle"}
 
 _STATUS_JS = "performance.getEntriesByType('navigation')[0]?.responseStatus ?? null"
 
@@ -51,8 +51,8 @@ class NavigationResult:
     pending: tuple[str, ...] = ()
 
 
-def _check_wait_until(wait_until: str) -> None:
-    if wait_until not in _STAGE:
+def check_wait_until(wait_until: str) -> None:
+    if wait_until not in STAGES:
         raise ValueError(
             f"wait_until must be one of load, domcontentloaded, networkidle, commit, usable; "
             f"got {wait_until!r}"
@@ -60,7 +60,7 @@ def _check_wait_until(wait_until: str) -> None:
 
 
 # What each wait_until waits for, in timeout messages.
-_STAGE = {
+STAGES = {
     "load": "its load event",
     "domcontentloaded": "DOMContentLoaded",
     "networkidle": "network idle",
@@ -88,7 +88,7 @@ _FRAME_NAVIGATED_WAIT = 0.5  # at most this for frameNavigated after a commit
 _STOP_TIMEOUT = 2.0  # for Page.stopLoading after a timeout
 
 
-def _timed_out(what: str, timeout: float, function: str) -> WaitTimeoutError:
+def timed_out(what: str, timeout: float, function: str) -> WaitTimeoutError:
     return WaitTimeoutError(
         f"{what}; pass a larger timeout= to {function}() if the page is just slow", timeout
     )
@@ -111,7 +111,7 @@ async def page_set_up(page: Page) -> None:
 async def load(page: Page, url: str, *, wait_until: str = "load", timeout: float = 30) -> NavigationResult:
     """Load ``url`` in ``page`` and wait for ``wait_until``: what ``tools.navigate`` does
     (see it for the arguments and errors), for the core's own use."""
-    _check_wait_until(wait_until)
+    check_wait_until(wait_until)
     return await _navigate(page, url, {"url": url}, wait_until, timeout)
 
 
@@ -122,9 +122,9 @@ async def _navigate(
     wait_until: str,
     timeout: float,
 ) -> NavigationResult:
-    lifecycle = _LIFECYCLE.get(wait_until)
+    lifecycle = LIFECYCLE_EVENTS.get(wait_until)
     answered = False
-    requests = _InFlight()
+    requests = InFlight()
     try:
         async with asyncio.timeout(timeout), page.listen(
             "Page.lifecycleEvent",
@@ -147,26 +147,26 @@ async def _navigate(
             loader_id = result.get("loaderId")
             if loader_id is None:  # a same-document move: #fragment
                 landed = await _wait_same_document(events, frame_id)
-                return await _current(page, url=landed)
+                return await current_result(page, url=landed)
             if wait_until == "usable":
                 await _wait_lifecycle(events, frame_id, loader_id, "DOMContentLoaded")
-                loaded = await _wait_load_or_quiet(events, frame_id, loader_id, requests)
-                landed_at = await _current(page)
+                loaded = await wait_load_or_quiet(events, frame_id, loader_id, requests)
+                landed_at = await current_result(page)
                 return dataclasses.replace(landed_at, pending=() if loaded else requests.urls())
             if lifecycle is None:
                 committed = await _wait_commit(events, frame_id, loader_id)
-                return await _current(page, url=committed)
+                return await current_result(page, url=committed)
             # By the lifecycle event the history has the new entry: it gives the URL.
             await _wait_lifecycle(events, frame_id, loader_id, lifecycle)
-            return await _current(page)
+            return await current_result(page)
     except TimeoutError:
         if not answered:
             # No response yet: stop it, or it would abort the next navigation to the
             # same URL (net::ERR_ABORTED at once) and could still replace the page later.
             with contextlib.suppress(CDPError):
                 await page.call("Page.stopLoading", timeout=_STOP_TIMEOUT)
-        raise _timed_out(
-            f"the navigation to {url} to reach {_STAGE[wait_until]}", timeout, "navigate"
+        raise timed_out(
+            f"the navigation to {url} to reach {STAGES[wait_until]}", timeout, "navigate"
         ) from None
 
 
@@ -240,7 +240,7 @@ async def _wait_lifecycle(
     raise TargetClosedError("The page closed during the navigation")
 
 
-class _InFlight:
+class InFlight:
     """The page's requests in flight (id -> URL) and when one last started or ended."""
 
     def __init__(self) -> None:
@@ -282,8 +282,8 @@ class _InFlight:
         return tuple(self.requests.values())
 
 
-async def _wait_load_or_quiet(
-    events: EventStream[RawEvent], frame_id: str, loader_id: str, requests: _InFlight
+async def wait_load_or_quiet(
+    events: EventStream[RawEvent], frame_id: str, loader_id: str, requests: InFlight
 ) -> bool:
     """Wait for the document's load event (``True``), or until no request has started or
     ended for :data:`_USABLE_QUIET` seconds (``False``: what is left is then reported as
@@ -309,7 +309,7 @@ def _is_swapping(error: ProtocolError) -> bool:
     return any(text in error.message for text in _SWAPPING)
 
 
-async def _retrying(page: Page, method: str, params: dict[str, Any] | None = None) -> Any:
+async def send_retrying(page: Page, method: str, params: dict[str, Any] | None = None) -> Any:
     """``page.call`` that asks again while the page is between renderer processes (the
     caller's deadline bounds it)."""
     while True:
@@ -321,12 +321,12 @@ async def _retrying(page: Page, method: str, params: dict[str, Any] | None = Non
         await asyncio.sleep(_SWAP_RETRY)
 
 
-async def _current(page: Page, *, url: str | None = None) -> NavigationResult:
+async def current_result(page: Page, *, url: str | None = None) -> NavigationResult:
     """Where the page is now; ``url``: the URL already known from the navigation's own
     events (the history may lag a moment behind them)."""
     history, status = await asyncio.gather(
-        _retrying(page, "Page.getNavigationHistory"),
-        _retrying(page, "Runtime.evaluate", {"expression": _STATUS_JS, "returnByValue": True}),
+        send_retrying(page, "Page.getNavigationHistory"),
+        send_retrying(page, "Runtime.evaluate", {"expression": _STATUS_JS, "returnByValue": True}),
     )
     entry = history["entries"][history["currentIndex"]]
     value = status.get("result", {}).get("value")

@@ -31,7 +31,7 @@ AnyEvent = Event | RawEvent
 EventSpec = type[Event] | str
 
 
-def _fresh(error: ConnectionClosedError) -> ConnectionClosedError:
+def fresh_error(error: ConnectionClosedError) -> ConnectionClosedError:
     """A new instance of a close error, so each raise gets its own traceback."""
     return type(error)(error.reason)
 
@@ -103,7 +103,7 @@ class EventStream(Generic[T]):
         while not queue:
             if self._done:
                 if self._error is not None:
-                    raise _fresh(self._error)
+                    raise fresh_error(self._error)
                 raise StopAsyncIteration
             self._waiter = asyncio.get_running_loop().create_future()
             try:

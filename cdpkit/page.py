@@ -22,7 +22,7 @@ from .errors import CDPError, ConnectionClosedError, PageCrashedError, TargetClo
 from .session import Session
 
 if TYPE_CHECKING:
-    from ._frames import _Frames
+    from ._frames import FrameTracker
     from ._model import Command
     from ._settings import PageSetup
     from .browser import Browser, BrowserContext
@@ -130,7 +130,7 @@ class Page(Session):
         self._open_dialog: Dialog | None = None
         self._dialog_opened = asyncio.Event()
         self._closed_event = asyncio.Event()
-        self._frame_tracker: _Frames | None = None  # created on first use (see _frames)
+        self._frame_tracker: FrameTracker | None = None  # created on first use (see _frames)
         self._domain_users: dict[str, int] = {}
         # What BrowserSettings give this page (see cdpkit._settings), applied while paused.
         self._setup: PageSetup | None = browser._page_setup(self, context)
@@ -377,11 +377,11 @@ class Page(Session):
         """
         return await self._frames().sessions(self if session is None else session)
 
-    def _frames(self) -> _Frames:
+    def _frames(self) -> FrameTracker:
         if self._frame_tracker is None:
-            from ._frames import _Frames  # only pages with frames to track pay for it
+            from ._frames import FrameTracker  # only pages with frames to track pay for it
 
-            self._frame_tracker = _Frames(self, self._connection)
+            self._frame_tracker = FrameTracker(self, self._connection)
         return self._frame_tracker
 
     async def frame_origin(self, session: Session) -> tuple[float, float]:

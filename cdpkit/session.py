@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from ._model import CDPModel, Command, Event, RawEvent
 from ._secrets import get_logger
-from ._streams import AnyEvent, EventSpec, EventStream, Expectation, _fresh
+from ._streams import AnyEvent, EventSpec, EventStream, Expectation, fresh_error
 from ._wire import EventParams, decode_params
 from .errors import (
     CommandTimeoutError,
@@ -343,7 +343,7 @@ class Session:
         """
         error = self._closed_error
         if error is not None:
-            raise _fresh(error)
+            raise fresh_error(error)
         connection = self._connection
         message_id = connection.next_id()
         text = (
@@ -648,7 +648,7 @@ class Session:
         """
         error = self._closed_error
         if error is not None:
-            raise _fresh(error)
+            raise fresh_error(error)
 
     def _fail(self, error: ConnectionClosedError) -> None:
         """Close the session: fail pending calls and streams now, later calls at once."""
@@ -657,7 +657,7 @@ class Session:
         self._closed_error = error
         for call in list(self._pending.values()):
             if not call.future.done():
-                call.future.set_exception(_fresh(error))
+                call.future.set_exception(fresh_error(error))
         if self._deadline_timer is not None:
             self._deadline_timer.cancel()
             self._deadline_timer = None

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .._cli_common import CLIError, _options, normalize_url, run, start_browser
+from .._cli_common import CLIError, browser_options, normalize_url, run, start_browser
 from .._options import OPTIONS
 from .._settings import BrowserSettings
 from ._browse_batch import BatchOption, ConcurrencyOption, check_batch, run_batch
@@ -248,7 +248,7 @@ def browse(
     --proxy, --extra-header...) hold for every tier: the HTTP fetch and the browser."""
     if timeout is not None and not timeout > 0:
         raise CLIError(f"Invalid --timeout {timeout:g}: give a positive number of seconds", 2)
-    options = _options(
+    options = browser_options(
         connect, headful, profile, chrome_arg, timeout or 30.0, viewport=viewport, grid=grid, header=header,
         settings=settings,
     )

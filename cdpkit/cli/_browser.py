@@ -14,9 +14,9 @@ import typer
 from .._cli_common import (
     TERMINATING_SIGNALS,
     CLIError,
-    _has_display,
-    _options,
+    browser_options,
     error_line,
+    has_display,
     normalize_url,
     open_browser,
     report_error,
@@ -128,7 +128,7 @@ def launch(
 ) -> None:
     """Start a browser, print its endpoint (http://127.0.0.1:PORT) on stdout, and keep it
     running until Ctrl-C. Other commands attach to it with --connect ENDPOINT."""
-    options = _options(
+    options = browser_options(
         None, headful, profile, chrome_arg, timeout, viewport=viewport, settings=settings
     )
 
@@ -197,7 +197,7 @@ def open_browser_command(
     from .._profiles import profile_dir
 
     options = dataclasses.replace(
-        _options(None, True, profile, chrome_arg, timeout, viewport=viewport, settings=settings),
+        browser_options(None, True, profile, chrome_arg, timeout, viewport=viewport, settings=settings),
         lock_timeout=lock_timeout,
     )
     try:
@@ -206,7 +206,7 @@ def open_browser_command(
         report_error(CLIError(str(exc), 2), debug=debug)
         raise typer.Exit(2) from None
     target = normalize_url(url) if url is not None else None
-    if not _has_display(options.chrome_args):
+    if not has_display(options.chrome_args):
         report_error(
             CLIError(
                 "open-browser needs a display to show a window, and neither $DISPLAY nor "

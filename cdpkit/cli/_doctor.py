@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from .._cli_common import (
-    _options,
+    browser_options,
     open_browser,
     run,
 )
@@ -134,7 +134,7 @@ def doctor(
     from .._profiles import profiles_root
     from ..cdp import _registry
 
-    options = _options(
+    options = browser_options(
         connect, False, None, chrome_arg, timeout, grid=grid, header=header
     )
 

@@ -15,9 +15,9 @@ import typer
 
 from .._cli_common import (
     CLIError,
-    _human_size,
-    _load,
-    _options,
+    browser_options,
+    human_size,
+    load_page,
     normalize_url,
     open_page,
     run,
@@ -177,7 +177,7 @@ def download(
     the URL's last path segment, sanitized; an existing file is never overwritten: the
     new one becomes name-1.ext, name-2.ext... It is saved only when complete (a body
     cut short is an error and leaves no file)."""
-    options = _options(
+    options = browser_options(
         connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
         settings=settings,
     )
@@ -195,9 +195,9 @@ def download(
 
         async with open_page(options) as page:
             if selector is not None:
-                await _load(page, target, timeout)
+                await load_page(page, target, timeout)
             elif page_url is not None:
-                await _load(page, page_url, timeout)
+                await load_page(page, page_url, timeout)
             stop = asyncio.Event()
             watcher = (
                 asyncio.create_task(
@@ -227,7 +227,7 @@ def download(
                 stop.set()
                 if watcher is not None:
                     await asyncio.gather(watcher, return_exceptions=True)
-        print(f"Saved {_shown(result.path)} ({_human_size(result.size)}, {result.mime_type or 'unknown type'})")
+        print(f"Saved {_shown(result.path)} ({human_size(result.size)}, {result.mime_type or 'unknown type'})")
 
     run(work, debug=debug)
 

@@ -13,13 +13,13 @@ import typer
 
 from .._cli_common import (
     CLIError,
-    _debug_wanted,
-    _human_size,
-    _load,
-    _note_status,
-    _options,
+    browser_options,
     content_wait,
+    debug_wanted,
+    human_size,
+    load_page,
     normalize_url,
+    note_status,
     open_page,
     run,
 )
@@ -37,8 +37,8 @@ from ._params import (
     UrlArgument,
     ViewportOption,
     WaitOption,
-    _write_output,
     check_output_file,
+    write_output,
 )
 
 
@@ -68,13 +68,13 @@ def repl(
     first, and by `:tab new URL` or `:goto URL`, is waited on as --wait says."""
     from .. import repl as repl_module
 
-    options = _options(
+    options = browser_options(
         connect, headful, profile, chrome_arg, timeout, pipe, viewport=viewport, grid=grid, header=header,
         settings=settings,
     )
     start_url = normalize_url(url) if url is not None else None
     raise typer.Exit(
-        repl_module.run(options, start_url, wait_ms=wait_ms, debug=_debug_wanted(debug))
+        repl_module.run(options, start_url, wait_ms=wait_ms, debug=debug_wanted(debug))
     )
 
 
@@ -164,7 +164,7 @@ def screenshot(
     settings: BrowserSettings | None = None,
 ) -> None:
     """Save a screenshot of a page, once its content has settled."""
-    options = _options(
+    options = browser_options(
         connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
         settings=settings,
     )
@@ -183,13 +183,13 @@ def screenshot(
         from ..tools import screenshot as take_screenshot
 
         async with open_page(options, har=har) as page:
-            await _load(page, address, timeout, wait_ms)
+            await load_page(page, address, timeout, wait_ms)
             data = await take_screenshot(
                 page, full_page=full_page, format=fmt, quality=quality, **target  # type: ignore[arg-type]
             )
-        where = _write_output(data, destination)
+        where = write_output(data, destination)
         if where != "stdout":
-            print(f"Saved {where} ({fmt}, {_human_size(len(data))})")
+            print(f"Saved {where} ({fmt}, {human_size(len(data))})")
 
     run(work, debug=debug)
 
@@ -214,7 +214,7 @@ def pdf(
 ) -> None:
     """Save a page as PDF (as printed, with its print styles), once its content has
     settled. Headless only: Chrome prints to PDF without a window."""
-    options = _options(
+    options = browser_options(
         connect, False, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
         settings=settings,
     )
@@ -227,11 +227,11 @@ def pdf(
         from ..tools import pdf as print_pdf
 
         async with open_page(options, har=har) as page:
-            await _load(page, target, timeout, wait_ms)
+            await load_page(page, target, timeout, wait_ms)
             data = await print_pdf(page)
-        where = _write_output(data, output)
+        where = write_output(data, output)
         if where != "stdout":
-            print(f"Saved {where} (pdf, {_human_size(len(data))})")
+            print(f"Saved {where} (pdf, {human_size(len(data))})")
 
     run(work, debug=debug)
 
@@ -290,7 +290,7 @@ def snapshot(
 ) -> None:
     """Print a page's accessibility snapshot once its content has settled: one line per
     node, `[index] role "name" @(x,y,w,h)`."""
-    options = _options(
+    options = browser_options(
         connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
         settings=settings,
     )
@@ -302,7 +302,7 @@ def snapshot(
         from ..tools import snapshot as take_snapshot
 
         async with open_page(options, har=har) as page:
-            await _load(page, target, timeout, wait_ms)
+            await load_page(page, target, timeout, wait_ms)
             result = await take_snapshot(
                 page,
                 interactive_only=interactive_only,
@@ -358,7 +358,7 @@ def scrape(
     """Print a page's content as markdown, its links, or its text, once it has settled. A
     URL that is a media file (image, video, audio, PDF) is saved with -o instead; other
     files (CSV, ZIP...) are for `cdpkit download`."""
-    options = _options(
+    options = browser_options(
         connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
         settings=settings,
     )
@@ -389,17 +389,17 @@ def scrape(
                     f"{target} is a file ({exc.mime_type}), not a page: save it with "
                     f"`cdpkit download {url}`"
                 ) from None
-        _note_status(result.status)
+        note_status(result.status)
         if result.format == "media":
             assert result.data is not None
             if output is None:
                 raise CLIError(
-                    f"{target} is a media file ({result.mime_type}, {_human_size(len(result.data))}): "
+                    f"{target} is a media file ({result.mime_type}, {human_size(len(result.data))}): "
                     "save it with -o FILE or `cdpkit download`"
                 )
-            where = _write_output(result.data, output)
+            where = write_output(result.data, output)
             if where != "stdout":
-                print(f"Saved {where} ({result.mime_type}, {_human_size(len(result.data))})")
+                print(f"Saved {where} ({result.mime_type}, {human_size(len(result.data))})")
             return
         if result.format == "links":
             text = "".join(f"{link.url}\t{link.text}\n" for link in result.links)
@@ -410,7 +410,7 @@ def scrape(
         if output is None:
             sys.stdout.write(text)
         else:
-            _write_output(text.encode(), output)
+            write_output(text.encode(), output)
 
     run(work, debug=debug)
 
@@ -440,7 +440,7 @@ def eval_(
 ) -> None:
     """Evaluate JavaScript in a page once its content has settled and print the result
     (strings as they are, anything else as JSON)."""
-    options = _options(
+    options = browser_options(
         connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
         settings=settings,
     )
@@ -452,7 +452,7 @@ def eval_(
         from ..tools import evaluate
 
         async with open_page(options, har=har) as page:
-            await _load(page, target, timeout, wait_ms)
+            await load_page(page, target, timeout, wait_ms)
             value = await evaluate(page, expression)
         if isinstance(value, str):
             print(value)

@@ -204,7 +204,7 @@ def check_output_dir(directory: Path) -> None:
         raise CLIError(f"Cannot save into {directory}: permission denied on {existing}", 2)
 
 
-def _write_output(data: bytes, output: str) -> str:
+def write_output(data: bytes, output: str) -> str:
     """Write ``data`` to a file, or to stdout for ``-``; what to call it in messages."""
     if output == "-":
         sys.stdout.buffer.write(data)

@@ -11,15 +11,15 @@ from .. import cdp
 from .._model import Command
 from ..errors import CDPError
 from ..page import Page
-from ._input_state import _input_state
-from ._keys import _Key, _key_event
+from ._input_state import input_state
+from ._keys import KeyDefinition, key_event
 from ._targeting import Point
 
 _MouseEventType = Literal["mousePressed", "mouseReleased", "mouseMoved", "mouseWheel"]
 _Button = Literal["none", "left", "middle", "right", "back", "forward"]
 
 
-def _check_no_dialog(page: Page) -> None:
+def check_no_dialog(page: Page) -> None:
     page.raise_if_closed()
     dialog = page.open_dialog
     if dialog is not None:
@@ -37,7 +37,7 @@ def _forget(task: asyncio.Future[Any]) -> None:
         task.exception()  # retrieved: never logged as unhandled
 
 
-async def _dispatch(page: Page, command: Command[None]) -> None:
+async def dispatch_input(page: Page, command: Command[None]) -> None:
     """Send an ``Input.*`` command; stop waiting for it if it opens a dialog left open, and
     bring the page to the front if it waits because the page is a background tab.
 
@@ -47,7 +47,7 @@ async def _dispatch(page: Page, command: Command[None]) -> None:
     only after about 5 seconds; brought to the front, it handles the waiting event at once
     (Playwright brings a page to the front before input for the same reason).
     """
-    _check_no_dialog(page)
+    check_no_dialog(page)
     call = asyncio.ensure_future(page.send(command))
     # Looked at beside the polling: a page stopped at a dialog would not answer it.
     looking: asyncio.Future[None] | None = None
@@ -83,7 +83,7 @@ async def _bring_to_front_if_hidden(page: Page) -> None:
         pass  # the page is navigating or closing: the waiting event says what happened
 
 
-async def _mouse(
+async def mouse_event(
     page: Page,
     kind: _MouseEventType,
     point: Point,
@@ -97,11 +97,11 @@ async def _mouse(
 ) -> None:
     """Send one mouse event; the modifiers and buttons held with the low-level tools are
     added, and the mouse position is remembered."""
-    state = _input_state(page)
+    state = input_state(page)
     if kind == "mouseMoved":
         buttons |= state.buttons  # moving with a button held down is dragging
     state.mouse = point
-    await _dispatch(
+    await dispatch_input(
         page,
         cdp.input_.dispatch_mouse_event(
             kind,
@@ -117,9 +117,9 @@ async def _mouse(
     )
 
 
-async def _key_down(page: Page, key: _Key, shifted: bool, mask: int) -> None:
-    await _dispatch(page, _key_event(key, shifted, mask))
+async def send_key_down(page: Page, key: KeyDefinition, shifted: bool, mask: int) -> None:
+    await dispatch_input(page, key_event(key, shifted, mask))
 
 
-async def _key_up(page: Page, key: _Key, shifted: bool, mask: int) -> None:
-    await _dispatch(page, _key_event(key, shifted, mask, up=True))
+async def send_key_up(page: Page, key: KeyDefinition, shifted: bool, mask: int) -> None:
+    await dispatch_input(page, key_event(key, shifted, mask, up=True))

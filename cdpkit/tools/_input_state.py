@@ -9,19 +9,19 @@ from ..page import Page
 from ._targeting import Point
 
 # Bits of the ``buttons`` field of mouse events, and of the ``modifiers`` field.
-_BUTTON_BITS = {"left": 1, "right": 2, "middle": 4, "back": 8, "forward": 16}
-_MODIFIER_BITS = {"Alt": 1, "Control": 2, "Meta": 4, "Shift": 8}
+BUTTON_BITS = {"left": 1, "right": 2, "middle": 4, "back": 8, "forward": 16}
+MODIFIER_BITS = {"Alt": 1, "Control": 2, "Meta": 4, "Shift": 8}
 
 
 @dataclass(slots=True)
-class _InputState:
+class InputState:
     """What the low-level tools (``key_down``, ``mouse_down``...) hold on a page between
     calls; every later mouse and key event of the page carries it.
 
     Attributes:
-        modifiers: Bits (``_MODIFIER_BITS``) of the modifier keys held down.
+        modifiers: Bits (``MODIFIER_BITS``) of the modifier keys held down.
         keys: Names of every key held down, for ``autoRepeat`` and ``key_up``.
-        buttons: Bits (``_BUTTON_BITS``) of the mouse buttons held down.
+        buttons: Bits (``BUTTON_BITS``) of the mouse buttons held down.
         mouse: Where the mouse is, in viewport CSS pixels.
     """
 
@@ -31,6 +31,6 @@ class _InputState:
     mouse: Point = field(default_factory=lambda: Point(0, 0))
 
 
-def _input_state(page: Page) -> _InputState:
+def input_state(page: Page) -> InputState:
     """The page's held keys and buttons (created empty on first use)."""
-    return page.state(_InputState)
+    return page.state(InputState)

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from .._model import Command
 from ..cdp.input_ import dispatch_key_event as _dispatch_key_event
-from ._input_state import _MODIFIER_BITS
+from ._input_state import MODIFIER_BITS
 
-_MODIFIER_ALIASES = {
+MODIFIER_ALIASES = {
     "alt": "Alt",
     "option": "Alt",
     "opt": "Alt",
@@ -27,7 +27,7 @@ _MODIFIER_ALIASES = {
 
 
 @dataclass(frozen=True, slots=True)
-class _Key:
+class KeyDefinition:
     """One key of a US keyboard: what ``KeyboardEvent`` reports for it."""
 
     key: str  # KeyboardEvent.key
@@ -38,13 +38,13 @@ class _Key:
     location: int = 0  # 1 left, 2 right, 3 numpad
 
 
-def _build_keys() -> dict[str, _Key]:
-    keys: list[_Key] = []
+def _build_keys() -> dict[str, KeyDefinition]:
+    keys: list[KeyDefinition] = []
     for letter in "abcdefghijklmnopqrstuvwxyz":
         upper = letter.upper()
-        keys.append(_Key(letter, f"Key{upper}", ord(upper), letter, upper))
+        keys.append(KeyDefinition(letter, f"Key{upper}", ord(upper), letter, upper))
     for digit, shifted in zip("0123456789", ")!@#$%^&*(", strict=True):
-        keys.append(_Key(digit, f"Digit{digit}", 48 + int(digit), digit, shifted))
+        keys.append(KeyDefinition(digit, f"Digit{digit}", 48 + int(digit), digit, shifted))
     for plain, shifted, code, key_code in [
         ("`", "~", "Backquote", 192),
         ("-", "_", "Minus", 189),
@@ -58,68 +58,68 @@ def _build_keys() -> dict[str, _Key]:
         (".", ">", "Period", 190),
         ("/", "?", "Slash", 191),
     ]:
-        keys.append(_Key(plain, code, key_code, plain, shifted))
+        keys.append(KeyDefinition(plain, code, key_code, plain, shifted))
     keys += [
-        _Key(" ", "Space", 32, " "),
-        _Key("Enter", "Enter", 13, "\r"),
-        _Key("Tab", "Tab", 9),
-        _Key("Backspace", "Backspace", 8),
-        _Key("Escape", "Escape", 27),
-        _Key("Delete", "Delete", 46),
-        _Key("Insert", "Insert", 45),
-        _Key("Home", "Home", 36),
-        _Key("End", "End", 35),
-        _Key("PageUp", "PageUp", 33),
-        _Key("PageDown", "PageDown", 34),
-        _Key("ArrowLeft", "ArrowLeft", 37),
-        _Key("ArrowUp", "ArrowUp", 38),
-        _Key("ArrowRight", "ArrowRight", 39),
-        _Key("ArrowDown", "ArrowDown", 40),
-        _Key("Shift", "ShiftLeft", 16, location=1),
-        _Key("Control", "ControlLeft", 17, location=1),
-        _Key("Alt", "AltLeft", 18, location=1),
-        _Key("Meta", "MetaLeft", 91, location=1),
-        _Key("CapsLock", "CapsLock", 20),
-        _Key("NumLock", "NumLock", 144),
-        _Key("ScrollLock", "ScrollLock", 145),
-        _Key("Pause", "Pause", 19),
-        _Key("PrintScreen", "PrintScreen", 44),
-        _Key("ContextMenu", "ContextMenu", 93),
-        _Key("AudioVolumeMute", "AudioVolumeMute", 173),
-        _Key("AudioVolumeDown", "AudioVolumeDown", 174),
-        _Key("AudioVolumeUp", "AudioVolumeUp", 175),
-        _Key("MediaTrackNext", "MediaTrackNext", 176),
-        _Key("MediaTrackPrevious", "MediaTrackPrevious", 177),
-        _Key("MediaStop", "MediaStop", 178),
-        _Key("MediaPlayPause", "MediaPlayPause", 179),
+        KeyDefinition(" ", "Space", 32, " "),
+        KeyDefinition("Enter", "Enter", 13, "\r"),
+        KeyDefinition("Tab", "Tab", 9),
+        KeyDefinition("Backspace", "Backspace", 8),
+        KeyDefinition("Escape", "Escape", 27),
+        KeyDefinition("Delete", "Delete", 46),
+        KeyDefinition("Insert", "Insert", 45),
+        KeyDefinition("Home", "Home", 36),
+        KeyDefinition("End", "End", 35),
+        KeyDefinition("PageUp", "PageUp", 33),
+        KeyDefinition("PageDown", "PageDown", 34),
+        KeyDefinition("ArrowLeft", "ArrowLeft", 37),
+        KeyDefinition("ArrowUp", "ArrowUp", 38),
+        KeyDefinition("ArrowRight", "ArrowRight", 39),
+        KeyDefinition("ArrowDown", "ArrowDown", 40),
+        KeyDefinition("Shift", "ShiftLeft", 16, location=1),
+        KeyDefinition("Control", "ControlLeft", 17, location=1),
+        KeyDefinition("Alt", "AltLeft", 18, location=1),
+        KeyDefinition("Meta", "MetaLeft", 91, location=1),
+        KeyDefinition("CapsLock", "CapsLock", 20),
+        KeyDefinition("NumLock", "NumLock", 144),
+        KeyDefinition("ScrollLock", "ScrollLock", 145),
+        KeyDefinition("Pause", "Pause", 19),
+        KeyDefinition("PrintScreen", "PrintScreen", 44),
+        KeyDefinition("ContextMenu", "ContextMenu", 93),
+        KeyDefinition("AudioVolumeMute", "AudioVolumeMute", 173),
+        KeyDefinition("AudioVolumeDown", "AudioVolumeDown", 174),
+        KeyDefinition("AudioVolumeUp", "AudioVolumeUp", 175),
+        KeyDefinition("MediaTrackNext", "MediaTrackNext", 176),
+        KeyDefinition("MediaTrackPrevious", "MediaTrackPrevious", 177),
+        KeyDefinition("MediaStop", "MediaStop", 178),
+        KeyDefinition("MediaPlayPause", "MediaPlayPause", 179),
     ]
-    keys += [_Key(f"F{n}", f"F{n}", 111 + n) for n in range(1, 25)]
-    table: dict[str, _Key] = {}
+    keys += [KeyDefinition(f"F{n}", f"F{n}", 111 + n) for n in range(1, 25)]
+    table: dict[str, KeyDefinition] = {}
     for key in keys:
         table.setdefault(key.key, key)
         if key.shift_key:
             table.setdefault(key.shift_key, key)
     # Right-hand modifiers and the numeric keypad, reachable by their code names.
     extra = [
-        _Key("Shift", "ShiftRight", 16, location=2),
-        _Key("Control", "ControlRight", 17, location=2),
-        _Key("Alt", "AltRight", 18, location=2),
-        _Key("Meta", "MetaRight", 92, location=2),
-        _Key("Enter", "NumpadEnter", 13, "\r", location=3),
-        _Key("+", "NumpadAdd", 107, "+", location=3),
-        _Key("-", "NumpadSubtract", 109, "-", location=3),
-        _Key("*", "NumpadMultiply", 106, "*", location=3),
-        _Key("/", "NumpadDivide", 111, "/", location=3),
-        _Key(".", "NumpadDecimal", 110, ".", location=3),
+        KeyDefinition("Shift", "ShiftRight", 16, location=2),
+        KeyDefinition("Control", "ControlRight", 17, location=2),
+        KeyDefinition("Alt", "AltRight", 18, location=2),
+        KeyDefinition("Meta", "MetaRight", 92, location=2),
+        KeyDefinition("Enter", "NumpadEnter", 13, "\r", location=3),
+        KeyDefinition("+", "NumpadAdd", 107, "+", location=3),
+        KeyDefinition("-", "NumpadSubtract", 109, "-", location=3),
+        KeyDefinition("*", "NumpadMultiply", 106, "*", location=3),
+        KeyDefinition("/", "NumpadDivide", 111, "/", location=3),
+        KeyDefinition(".", "NumpadDecimal", 110, ".", location=3),
     ]
-    extra += [_Key(str(n), f"Numpad{n}", 96 + n, str(n), location=3) for n in range(10)]
+    extra += [KeyDefinition(str(n), f"Numpad{n}", 96 + n, str(n), location=3) for n in range(10)]
     for key in [*keys, *extra]:
         table.setdefault(key.code, key)
     return table
 
 
-_KEYS = _build_keys()
-_KEYS_FOLDED = {name.lower(): key for name, key in _KEYS.items() if len(name) > 1}
+KEYS = _build_keys()
+_KEYS_FOLDED = {name.lower(): key for name, key in KEYS.items() if len(name) > 1}
 _KEY_ALIASES = {
     "esc": "Escape",
     "return": "Enter",
@@ -134,7 +134,7 @@ _KEY_ALIASES = {
     "space": " ",
     "spacebar": " ",
     "plus": "+",
-    **_MODIFIER_ALIASES,
+    **MODIFIER_ALIASES,
 }
 
 
@@ -165,22 +165,22 @@ def _is_one_character(text: str) -> bool:
     return True
 
 
-def _utf16_length(text: str) -> int:
+def utf16_length(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def _lookup_key(name: str) -> tuple[_Key, bool]:
+def lookup_key(name: str) -> tuple[KeyDefinition, bool]:
     """The key called ``name`` and whether ``name`` is its shifted variant ("A", "!")."""
     if name in ("\n", "\r", "\r\n"):
         name = "Enter"
-    key = _KEYS.get(name)
+    key = KEYS.get(name)
     if key is None and len(name) > 1:
         folded = name.lower()
         alias = _KEY_ALIASES.get(folded)
-        key = _KEYS.get(alias) if alias is not None else _KEYS_FOLDED.get(folded)
+        key = KEYS.get(alias) if alias is not None else _KEYS_FOLDED.get(folded)
     if key is None:
         if _is_one_character(name):  # any other character: typed as itself
-            return _Key(name, "", 0, name), False
+            return KeyDefinition(name, "", 0, name), False
         raise ValueError(
             f"Unknown key {name!r}: use a key name such as Enter, Tab, Escape, Backspace, "
             f"Delete, ArrowUp, Home, PageDown, F5, a single character, or a combination "
@@ -189,7 +189,7 @@ def _lookup_key(name: str) -> tuple[_Key, bool]:
     return key, bool(key.shift_key) and name == key.shift_key
 
 
-def _parse_combo(combo: str) -> tuple[list[str], str]:
+def parse_combo(combo: str) -> tuple[list[str], str]:
     """Split ``"Control+Shift+A"`` into modifiers and the main key (``"+"`` works too)."""
     if combo == "+":
         return [], "+"
@@ -198,7 +198,7 @@ def _parse_combo(combo: str) -> tuple[list[str], str]:
         raise ValueError(f"Invalid key combination {combo!r}; write it like Control+A")
     modifiers: list[str] = []
     for part in parts[:-1]:
-        modifier = _MODIFIER_ALIASES.get(part.lower())
+        modifier = MODIFIER_ALIASES.get(part.lower())
         if modifier is None:
             raise ValueError(
                 f"{part!r} in {combo!r} is not a modifier; use Shift, Control, Alt or Meta"
@@ -207,29 +207,29 @@ def _parse_combo(combo: str) -> tuple[list[str], str]:
     return modifiers, parts[-1]
 
 
-def _modifier_mask(modifiers: Iterable[str]) -> int:
+def modifier_mask(modifiers: Iterable[str]) -> int:
     mask = 0
     for name in modifiers:
-        canonical = _MODIFIER_ALIASES.get(name.lower())
+        canonical = MODIFIER_ALIASES.get(name.lower())
         if canonical is None:
             raise ValueError(f"Unknown modifier {name!r}; use Shift, Control, Alt or Meta")
-        mask |= _MODIFIER_BITS[canonical]
+        mask |= MODIFIER_BITS[canonical]
     return mask
 
 
-def _key_event(
-    key: _Key, shifted: bool, mask: int, *, up: bool = False, auto_repeat: bool = False
+def key_event(
+    key: KeyDefinition, shifted: bool, mask: int, *, up: bool = False, auto_repeat: bool = False
 ) -> Command[None]:
     """The ``Input.dispatchKeyEvent`` pressing (or with ``up``, releasing) ``key`` with the
     modifier bits ``mask`` held; ``shifted``: the key's Shift variant is meant."""
     name = (
-        key.shift_key if shifted or (mask & _MODIFIER_BITS["Shift"] and key.shift_key) else key.key
+        key.shift_key if shifted or (mask & MODIFIER_BITS["Shift"] and key.shift_key) else key.key
     )
     text = key.text
     if key.shift_key and name == key.shift_key:
         text = key.shift_key
     # With Control, Alt or Meta held a key types nothing (it is a shortcut).
-    if up or mask & ~_MODIFIER_BITS["Shift"]:
+    if up or mask & ~MODIFIER_BITS["Shift"]:
         text = ""
     location = key.location
     return _dispatch_key_event(

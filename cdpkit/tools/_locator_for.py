@@ -17,7 +17,7 @@ from ..page import Page
 from ._elements import Element
 from ._locating import Locator, Match, designated_numbers, matches_in
 from ._page_outline import OutlineEntry, outline_number, page_outline
-from ._pointing import _clickable_point
+from ._pointing import clickable_point
 from ._scripts import Script
 from ._targeting import resolve_element
 
@@ -161,7 +161,7 @@ async def _choose(page: Page, element: Element) -> Locator:
         for css in selectors:
             if await element.call(_ONLY_MATCH, css):
                 return Locator(selector=css)
-    point = await _clickable_point(page, element, check_hit=False)
+    point = await clickable_point(page, element, check_hit=False)
     return Locator(
         x=round(point.x, 1),
         y=round(point.y, 1),

@@ -2,7 +2,7 @@
 in its frame's viewport, across frames) and the hit test saying what covers it.
 
 Also the element handles the input tools share: resolving a target to an element and its
-point (``_target``, ``_point``) and releasing them (``_release``). The JavaScript is in
+point (``target_and_point``, ``target_point``) and releasing them (``release_elements``). The JavaScript is in
 ``_js/measure.js``, ``_js/top_hit.js`` and ``_js/hit.js``.
 """
 
@@ -16,7 +16,7 @@ from .._frames import content_origin, frame_tree
 from ..errors import ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
-from ._dispatch import _check_no_dialog
+from ._dispatch import check_no_dialog
 from ._locating import DEFAULT_LOCATOR_TIMEOUT, Locator
 from ._scripts import Script, evaluate
 from ._targeting import Element, Point, check_one_target, resolve_element
@@ -25,7 +25,7 @@ from ._targeting import Element, Point, check_one_target, resolve_element
 
 _MEASURE = Script("measure", uses=("hit",))
 _TOP_HIT = Script("top_hit", uses=("hit",))
-_DESCRIBE = Script("describe")
+DESCRIBE_SCRIPT = Script("describe")
 _DOCUMENT_ELEMENT = Script("document_element")
 _SCROLL_INTO_VIEW = Script("scroll_into_view")
 
@@ -55,7 +55,7 @@ async def frame_ids(page: Page, element: Element) -> tuple[str, str]:
     except ProtocolError:
         raise _frame_gone(element) from None
     finally:
-        await _release(document)
+        await release_elements(document)
     # A page's main frame id is its target id.
     root_id = page.target_id if session is page else str((await frame_tree(session))["frame"]["id"])
     return str(node.frame_id or root_id), root_id
@@ -81,7 +81,7 @@ async def _scroll_frame_into_view(page: Page, element: Element) -> None:
         try:
             await iframe.call(_SCROLL_INTO_VIEW)
         finally:
-            await _release(iframe)
+            await release_elements(iframe)
 
 
 async def _frame_origin(page: Page, element: Element) -> Point:
@@ -109,7 +109,7 @@ async def _frame_origin(page: Page, element: Element) -> Point:
     return Point(x, y)
 
 
-async def _clickable_point(page: Page, element: Element, *, check_hit: bool = True) -> Point:
+async def clickable_point(page: Page, element: Element, *, check_hit: bool = True) -> Point:
     """Scroll ``element`` into view and return where a click lands on it, in the page's
     viewport: the centre of the visible part of its first box (the first line of a
     wrapped link), once the box stays put across two animation frames.
@@ -193,14 +193,14 @@ async def _in_viewport(page: Page, point: Point) -> bool:
     return 0 <= point.x < viewport.client_width and 0 <= point.y < viewport.client_height
 
 
-async def _release(*elements: Element | None) -> None:
+async def release_elements(*elements: Element | None) -> None:
     """Free the page's handles on elements (best effort)."""
     for element in elements:
         if element is not None:
             await element.release()
 
 
-async def _point(
+async def target_point(
     page: Page,
     selector: str | None,
     index: int | None,
@@ -209,13 +209,13 @@ async def _point(
     locator: Locator | None = None,
     timeout: float = DEFAULT_LOCATOR_TIMEOUT,
 ) -> Point:
-    """Where to act on the target (see :func:`_target`); the handle is released."""
-    element, point = await _target(page, selector, index, x, y, locator, timeout)
-    await _release(element)
+    """Where to act on the target (see :func:`target_and_point`); the handle is released."""
+    element, point = await target_and_point(page, selector, index, x, y, locator, timeout)
+    await release_elements(element)
     return point
 
 
-async def _target(
+async def target_and_point(
     page: Page,
     selector: str | None,
     index: int | None,
@@ -233,14 +233,14 @@ async def _target(
     of its box.
     """
     check_one_target(selector, index, x, y, locator)
-    _check_no_dialog(page)
+    check_no_dialog(page)
     element = await resolve_element(
         page, selector=selector, index=index, x=x, y=y, locator=locator, timeout=timeout
     )
     if x is not None and y is not None:
         return element, Point(x, y)
     try:
-        return element, await _clickable_point(page, element, check_hit=check_hit)
+        return element, await clickable_point(page, element, check_hit=check_hit)
     except BaseException:
-        await _release(element)
+        await release_elements(element)
         raise

@@ -32,7 +32,7 @@ from ..errors import ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
 from ._chrome_outline import Collected, build_outline, collect_session
-from ._dispatch import _check_no_dialog
+from ._dispatch import check_no_dialog
 from ._outline_model import (
     INTERACTIVE_ROLES,
     MAX_TEXT,
@@ -257,7 +257,7 @@ async def snapshot(
     if selector is not None and index is not None:
         raise ValueError("Give selector or index to scope the snapshot, not both")
     # Neither engine gets an answer from a page stopped at a dialog.
-    _check_no_dialog(page)
+    check_no_dialog(page)
     root: SnapshotScope | None = None
     if selector is not None or index is not None:
         root = await _scope_root(page, selector, index, engine)

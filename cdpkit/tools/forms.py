@@ -13,9 +13,9 @@ from .. import cdp
 from ..errors import CDPError, ElementNotFoundError, TargetClosedError, WaitTimeoutError
 from ..page import Dialog, Page
 from ..session import Session
-from ._dispatch import _check_no_dialog
+from ._dispatch import check_no_dialog
 from ._locating import DEFAULT_LOCATOR_TIMEOUT, locator_from
-from ._pointing import _release
+from ._pointing import release_elements
 from ._recording import recorded
 from ._scripts import Script
 from ._targeting import Element, check_one_target, resolve_element
@@ -85,14 +85,14 @@ async def select_option(
     wanted = [values] if isinstance(values, str) else list(values)
     locator = locator_from(role, name, exact, text, label)
     check_one_target(selector, index, x, y, locator)
-    _check_no_dialog(page)
+    check_no_dialog(page)
     element = await resolve_element(
         page, selector=selector, index=index, x=x, y=y, locator=locator, timeout=timeout
     )
     try:
         result = await element.call(_SELECT_OPTIONS, wanted)
     finally:
-        await _release(element)
+        await release_elements(element)
     error = result.get("error")
     if error == "not-select":
         raise ElementNotFoundError(
@@ -189,14 +189,14 @@ async def upload_file(
             raise FileNotFoundError(f"File not found: {path}")
     locator = locator_from(role, name, exact, text, label)
     check_one_target(selector, index, x, y, locator)
-    _check_no_dialog(page)
+    check_no_dialog(page)
     element = await resolve_element(
         page, selector=selector, index=index, x=x, y=y, locator=locator, timeout=timeout
     )
     try:
         chooser = await _set_files(element, files)
     finally:
-        await _release(element)
+        await release_elements(element)
     if chooser is not None:
         # No file input there: a button that opens the file chooser from script.
         target = (
@@ -279,7 +279,7 @@ async def _set_files(element: Element, files: list[str]) -> str | None:
             )
         )
     finally:
-        await _release(field)
+        await release_elements(field)
     return None
 
 

@@ -13,11 +13,11 @@ from .. import cdp
 from .._model import Command
 from ..errors import ElementNotFoundError
 from ..page import Page
-from ._dispatch import _check_no_dialog, _dispatch, _key_down, _key_up, _mouse
-from ._input_state import _MODIFIER_BITS, _input_state
-from ._keys import _KEYS, _key_event, _lookup_key, _parse_combo, _utf16_length
+from ._dispatch import check_no_dialog, dispatch_input, mouse_event, send_key_down, send_key_up
+from ._input_state import MODIFIER_BITS, input_state
+from ._keys import KEYS, key_event, lookup_key, parse_combo, utf16_length
 from ._locating import DEFAULT_LOCATOR_TIMEOUT, locator_from
-from ._pointing import _DESCRIBE, _release, _target
+from ._pointing import DESCRIBE_SCRIPT, release_elements, target_and_point
 from ._recording import recorded
 from ._scripts import Script, evaluate_handle
 from ._targeting import Element
@@ -34,27 +34,27 @@ __all__ = [
 
 
 async def _press_combo(page: Page, combo: str) -> None:
-    modifier_names, main = _parse_combo(combo)
-    key, shifted = _lookup_key(main)
+    modifier_names, main = parse_combo(combo)
+    key, shifted = lookup_key(main)
     if modifier_names:  # "Control+A" is the A key, shifted only if Shift is held
         shifted = "Shift" in modifier_names and bool(key.shift_key)
-    modifiers = [_KEYS[name] for name in modifier_names]
-    mask = _input_state(page).modifiers  # keys held with key_down apply too
+    modifiers = [KEYS[name] for name in modifier_names]
+    mask = input_state(page).modifiers  # keys held with key_down apply too
     for modifier in modifiers:
-        mask |= _MODIFIER_BITS[modifier.key]
-        await _key_down(page, modifier, False, mask)
-    if key.key in _MODIFIER_BITS and not modifiers:
-        mask |= _MODIFIER_BITS[key.key]
-    if not key.code and _utf16_length(key.text) > 2 and not mask & ~_MODIFIER_BITS["Shift"]:
+        mask |= MODIFIER_BITS[modifier.key]
+        await send_key_down(page, modifier, False, mask)
+    if key.key in MODIFIER_BITS and not modifiers:
+        mask |= MODIFIER_BITS[key.key]
+    if not key.code and utf16_length(key.text) > 2 and not mask & ~MODIFIER_BITS["Shift"]:
         # Key events carry at most two UTF-16 units of text (one emoji); a longer
         # character (a flag, a skin tone, a family) arrives as text input.
-        await _dispatch(page, cdp.input_.insert_text(key.text))
+        await dispatch_input(page, cdp.input_.insert_text(key.text))
         return
-    await _key_down(page, key, shifted, mask)
-    await _key_up(page, key, shifted, mask)
+    await send_key_down(page, key, shifted, mask)
+    await send_key_up(page, key, shifted, mask)
     for modifier in reversed(modifiers):
-        mask &= ~_MODIFIER_BITS[modifier.key]
-        await _key_up(page, modifier, False, mask)
+        mask &= ~MODIFIER_BITS[modifier.key]
+        await send_key_up(page, modifier, False, mask)
 
 
 # -- holding keys down ------------------------------------------------------------------------
@@ -77,14 +77,14 @@ async def key_down(page: Page, key: str) -> None:
         ValueError: An unknown key name.
         TargetClosedError: The page is closed.
     """
-    found, shifted = _lookup_key(key)
-    _check_no_dialog(page)
-    state = _input_state(page)
-    if found.key in _MODIFIER_BITS:
-        state.modifiers |= _MODIFIER_BITS[found.key]
-    command = _key_event(found, shifted, state.modifiers, auto_repeat=found.key in state.keys)
+    found, shifted = lookup_key(key)
+    check_no_dialog(page)
+    state = input_state(page)
+    if found.key in MODIFIER_BITS:
+        state.modifiers |= MODIFIER_BITS[found.key]
+    command = key_event(found, shifted, state.modifiers, auto_repeat=found.key in state.keys)
     state.keys.add(found.key)
-    await _dispatch(page, command)
+    await dispatch_input(page, command)
 
 
 async def key_up(page: Page, key: str) -> None:
@@ -99,13 +99,13 @@ async def key_up(page: Page, key: str) -> None:
         ValueError: An unknown key name.
         TargetClosedError: The page is closed.
     """
-    found, shifted = _lookup_key(key)
-    _check_no_dialog(page)
-    state = _input_state(page)
-    if found.key in _MODIFIER_BITS:
-        state.modifiers &= ~_MODIFIER_BITS[found.key]
+    found, shifted = lookup_key(key)
+    check_no_dialog(page)
+    state = input_state(page)
+    if found.key in MODIFIER_BITS:
+        state.modifiers &= ~MODIFIER_BITS[found.key]
     state.keys.discard(found.key)
-    await _key_up(page, found, shifted, state.modifiers)
+    await send_key_up(page, found, shifted, state.modifiers)
 
 
 # -- typing -----------------------------------------------------------------------------------
@@ -129,22 +129,22 @@ async def _type_characters(page: Page, text: str) -> None:
             calls.append(cdp.input_.insert_text(pending_text))
             pending_text = ""
 
-    held = _input_state(page).modifiers  # Shift held with key_down types capitals
+    held = input_state(page).modifiers  # Shift held with key_down types capitals
     for char in text.replace("\r\n", "\n"):
         name = "Enter" if char in "\n\r" else char
-        key = _KEYS.get(name)
+        key = KEYS.get(name)
         if key is None or (len(name) == 1 and key.text != name and key.shift_key != name):
             pending_text += char
             continue
         flush_text()
         shifted = bool(key.shift_key) and name == key.shift_key
-        calls.append(_key_event(key, shifted, held))
-        calls.append(_key_event(key, shifted, held, up=True))
+        calls.append(key_event(key, shifted, held))
+        calls.append(key_event(key, shifted, held, up=True))
     flush_text()
     # Pipelined in batches: Chrome handles one session's commands in order.
     for start in range(0, len(calls), _TYPE_BATCH):
         batch = calls[start : start + _TYPE_BATCH]
-        await asyncio.gather(*(_dispatch(page, command) for command in batch))
+        await asyncio.gather(*(dispatch_input(page, command) for command in batch))
 
 
 async def _focused_element(page: Page) -> Element | None:
@@ -219,20 +219,20 @@ async def type_text(
     handles: list[Element | None] = []
     try:
         if targeted:
-            element, point = await _target(page, selector, index, x, y, locator, timeout)
+            element, point = await target_and_point(page, selector, index, x, y, locator, timeout)
             handles.append(element)
             field = await element.call_for_element(_EDITABLE_FIELD, True)
             if field is None:
-                tag = await element.call(_DESCRIBE)
+                tag = await element.call(DESCRIBE_SCRIPT)
                 raise ElementNotFoundError(
                     f"Element {element.description} ({tag}) is not editable: target an "
                     f"input, a textarea or a contenteditable element"
                 )
-            await _mouse(page, "mouseMoved", point)
-            await _mouse(page, "mousePressed", point, button="left", buttons=1, click_count=1)
-            await _mouse(page, "mouseReleased", point, button="left", click_count=1)
+            await mouse_event(page, "mouseMoved", point)
+            await mouse_event(page, "mousePressed", point, button="left", buttons=1, click_count=1)
+            await mouse_event(page, "mouseReleased", point, button="left", click_count=1)
         else:
-            _check_no_dialog(page)
+            check_no_dialog(page)
             focused = await _focused_element(page)
             handles.append(focused)
             field = (
@@ -253,7 +253,7 @@ async def type_text(
             if clear and not text and how != "set":
                 await _press_combo(page, "Delete")
     finally:
-        await _release(*handles)
+        await release_elements(*handles)
     if text:
         await _type_characters(page, text)
     if submit:
@@ -285,5 +285,5 @@ async def press_key(page: Page, key: str) -> None:
             message names it), or a malformed combination.
         TargetClosedError: The page is closed.
     """
-    _check_no_dialog(page)
+    check_no_dialog(page)
     await _press_combo(page, key)

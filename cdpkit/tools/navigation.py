@@ -9,18 +9,18 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .. import cdp
 from .._navigation import (
-    _LIFECYCLE,
-    _STAGE,
+    LIFECYCLE_EVENTS,
+    STAGES,
+    InFlight,
     NavigationResult,
     WaitUntil,
-    _check_wait_until,
-    _current,
-    _InFlight,
-    _retrying,
-    _timed_out,
-    _wait_load_or_quiet,
+    check_wait_until,
+    current_result,
     load,
     page_set_up,
+    send_retrying,
+    timed_out,
+    wait_load_or_quiet,
 )
 from ..errors import WaitTimeoutError
 from ..page import Page
@@ -98,10 +98,10 @@ async def _history_move(
     try:
         async with asyncio.timeout(timeout):
             command = cdp.page.get_navigation_history()
-            # Parsed here: _retrying is the raw call that survives a renderer swap.
-            history = command.parse(await _retrying(page, command.method, command.params))
+            # Parsed here: send_retrying is the raw call that survives a renderer swap.
+            history = command.parse(await send_retrying(page, command.method, command.params))
     except TimeoutError:
-        raise _timed_out("the page's history", timeout, function) from None
+        raise timed_out("the page's history", timeout, function) from None
     target = history.current_index + step
     if not 0 <= target < len(history.entries):
         return None
@@ -130,10 +130,10 @@ async def _wait_navigation(
     (pushState, #hash) and a restore from the back/forward cache (no load event at all).
     """
     usable = wait_until == "usable"
-    lifecycle = "DOMContentLoaded" if usable else _LIFECYCLE.get(wait_until)
+    lifecycle = "DOMContentLoaded" if usable else LIFECYCLE_EVENTS.get(wait_until)
     main_frame = page.target_id  # a page's main frame id is its target id
     landed: str | None = None
-    requests = _InFlight()
+    requests = InFlight()
     pending: tuple[str, ...] = ()
     try:
         # Raw events read through their generated JSON shapes: the fast path. Only a few
@@ -167,15 +167,15 @@ async def _wait_navigation(
                 elif method == _LIFECYCLE_EVENT and loader_id is not None:
                     stage = cast("LifecycleEventJSON", event.params)
                     if stage["loaderId"] == loader_id and stage["name"] == lifecycle:
-                        if usable and not await _wait_load_or_quiet(
+                        if usable and not await wait_load_or_quiet(
                             events, main_frame, loader_id, requests
                         ):
                             pending = requests.urls()
                         break
-            result = await _current(page, url=landed)
+            result = await current_result(page, url=landed)
             return dataclasses.replace(result, pending=pending)
     except TimeoutError:
-        raise _timed_out(f"{what} to reach {_STAGE[wait_until]}", timeout, function) from None
+        raise timed_out(f"{what} to reach {STAGES[wait_until]}", timeout, function) from None
 
 
 @recorded
@@ -187,7 +187,7 @@ async def go_back(
     Returns:
         Where it landed, or ``None`` if there is no earlier page (nothing happens).
     """
-    _check_wait_until(wait_until)
+    check_wait_until(wait_until)
     return await _history_move(page, -1, wait_until, timeout, "go_back")
 
 
@@ -196,7 +196,7 @@ async def go_forward(
     page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30
 ) -> NavigationResult | None:
     """Go one step forward in the page's history; ``None`` if there is no later page."""
-    _check_wait_until(wait_until)
+    check_wait_until(wait_until)
     return await _history_move(page, 1, wait_until, timeout, "go_forward")
 
 
@@ -205,7 +205,7 @@ async def reload(
     page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30
 ) -> NavigationResult:
     """Reload the page and wait as :func:`navigate` does."""
-    _check_wait_until(wait_until)
+    check_wait_until(wait_until)
     return await _wait_navigation(
         page,
         lambda: page.send(cdp.page.reload()),

@@ -17,11 +17,11 @@ from typing import Literal
 from .. import cdp
 from ..errors import CDPError
 from ..page import Page
-from ._dispatch import _check_no_dialog, _dispatch, _key_down, _key_up, _mouse
-from ._input_state import _BUTTON_BITS, _MODIFIER_BITS, _input_state
-from ._keys import _KEYS, _MODIFIER_ALIASES, _modifier_mask
+from ._dispatch import check_no_dialog, dispatch_input, mouse_event, send_key_down, send_key_up
+from ._input_state import BUTTON_BITS, MODIFIER_BITS, input_state
+from ._keys import KEYS, MODIFIER_ALIASES, modifier_mask
 from ._locating import DEFAULT_LOCATOR_TIMEOUT, locator_from
-from ._pointing import _clickable_point, _point, _release
+from ._pointing import clickable_point, release_elements, target_point
 from ._recording import recorded
 from ._targeting import Element, Point, check_one_target, resolve_element
 
@@ -97,29 +97,29 @@ async def click(
         AmbiguousLocatorError: The locator matched several elements (none was clicked).
         TargetClosedError: The page is closed.
     """
-    if button not in _BUTTON_BITS:
+    if button not in BUTTON_BITS:
         raise ValueError(
             f"button must be one of left, right, middle, back, forward; got {button!r}"
         )
     if click_count < 1:
         raise ValueError(f"click_count must be at least 1, got {click_count}")
-    mask = _modifier_mask(modifiers)
+    mask = modifier_mask(modifiers)
     locator = locator_from(role, name, exact, text, label)
-    point = await _point(page, selector, index, x, y, locator, timeout)
-    down = _input_state(page).modifiers
+    point = await target_point(page, selector, index, x, y, locator, timeout)
+    down = input_state(page).modifiers
     # Modifiers already held with key_down stay held: not pressed or released again.
     held = [
         key
-        for key in (_KEYS[_MODIFIER_ALIASES[name.lower()]] for name in modifiers)
-        if not down & _MODIFIER_BITS[key.key]
+        for key in (KEYS[MODIFIER_ALIASES[name.lower()]] for name in modifiers)
+        if not down & MODIFIER_BITS[key.key]
     ]
     for key in held:
-        down |= _MODIFIER_BITS[key.key]
-        await _key_down(page, key, False, down)
-    await _mouse(page, "mouseMoved", point, modifiers=mask)
-    bit = _BUTTON_BITS[button]
+        down |= MODIFIER_BITS[key.key]
+        await send_key_down(page, key, False, down)
+    await mouse_event(page, "mouseMoved", point, modifiers=mask)
+    bit = BUTTON_BITS[button]
     for count in range(1, click_count + 1):
-        await _mouse(
+        await mouse_event(
             page,
             "mousePressed",
             point,
@@ -128,7 +128,7 @@ async def click(
             click_count=count,
             modifiers=mask,
         )
-        await _mouse(
+        await mouse_event(
             page,
             "mouseReleased",
             point,
@@ -138,8 +138,8 @@ async def click(
             modifiers=mask,
         )
     for key in reversed(held):
-        down &= ~_MODIFIER_BITS[key.key]
-        await _key_up(page, key, False, down)
+        down &= ~MODIFIER_BITS[key.key]
+        await send_key_up(page, key, False, down)
 
 
 @recorded
@@ -184,15 +184,15 @@ async def hover(
         TargetClosedError: The page is closed.
     """
     locator = locator_from(role, name, exact, text, label)
-    point = await _point(page, selector, index, x, y, locator, timeout)
-    await _mouse(page, "mouseMoved", point)
+    point = await target_point(page, selector, index, x, y, locator, timeout)
+    await mouse_event(page, "mouseMoved", point)
 
 
 # -- low-level mouse ------------------------------------------------------------------------
 
 
 def _button_bit(button: str) -> int:
-    bit = _BUTTON_BITS.get(button)
+    bit = BUTTON_BITS.get(button)
     if bit is None:
         raise ValueError(
             f"button must be one of left, right, middle, back, forward; got {button!r}"
@@ -219,12 +219,12 @@ async def mouse_move(page: Page, x: float, y: float, *, steps: int = 1) -> None:
     """
     if steps < 1:
         raise ValueError(f"steps must be at least 1, got {steps}")
-    _check_no_dialog(page)
-    start = _input_state(page).mouse
+    check_no_dialog(page)
+    start = input_state(page).mouse
     for step in range(1, steps + 1):
         fraction = step / steps
         point = Point(start.x + (x - start.x) * fraction, start.y + (y - start.y) * fraction)
-        await _mouse(page, "mouseMoved", point)
+        await mouse_event(page, "mouseMoved", point)
 
 
 async def mouse_down(
@@ -275,16 +275,16 @@ async def _press_or_release(
     bit = _button_bit(button)
     if click_count < 1:
         raise ValueError(f"click_count must be at least 1, got {click_count}")
-    _check_no_dialog(page)
-    state = _input_state(page)
+    check_no_dialog(page)
+    state = input_state(page)
     point = Point(x, y)
     if state.mouse != point:
-        await _mouse(page, "mouseMoved", point)
+        await mouse_event(page, "mouseMoved", point)
     if pressed:
         state.buttons |= bit
     else:
         state.buttons &= ~bit
-    await _mouse(
+    await mouse_event(
         page,
         "mousePressed" if pressed else "mouseReleased",
         point,
@@ -312,8 +312,8 @@ async def mouse_wheel(
     Raises:
         TargetClosedError: The page is closed.
     """
-    _check_no_dialog(page)
-    await _mouse(page, "mouseWheel", Point(x, y), delta_x=delta_x, delta_y=delta_y)
+    check_no_dialog(page)
+    await mouse_event(page, "mouseWheel", Point(x, y), delta_x=delta_x, delta_y=delta_y)
 
 
 # -- drag and drop ----------------------------------------------------------------------------
@@ -407,24 +407,24 @@ async def drag(
         # with nothing pressed.
         destination = await resolve_element(page, locator=to_locator, timeout=timeout)
     try:
-        start = await _point(page, selector, index, x, y, locator, timeout)
+        start = await target_point(page, selector, index, x, y, locator, timeout)
         if to_x is None and destination is None:
             destination = await resolve_element(page, selector=to_selector, index=to_index)
     except BaseException:
-        await _release(destination)
+        await release_elements(destination)
         raise
     try:
         end, data = await _drag_moves(page, start, destination, to_x, to_y)
     finally:
-        await _release(destination)
+        await release_elements(destination)
     if data is not None:
         # An HTML5 drag started: play its end through the drag events Chrome intercepted.
         kinds: tuple[Literal["dragEnter", "dragOver", "drop"], ...] = (
             "dragEnter", "dragOver", "drop"
         )
         for kind in kinds:
-            await _dispatch(page, cdp.input_.dispatch_drag_event(kind, end.x, end.y, data))
-    await _mouse(page, "mouseReleased", end, button="left", click_count=1)
+            await dispatch_input(page, cdp.input_.dispatch_drag_event(kind, end.x, end.y, data))
+    await mouse_event(page, "mouseReleased", end, button="left", click_count=1)
 
 
 async def _drag_moves(
@@ -440,17 +440,17 @@ async def _drag_moves(
     await page.send(cdp.input_.set_intercept_drags(True))
     try:
         async with page.listen(cdp.input_.DragIntercepted) as intercepted:
-            await _mouse(page, "mouseMoved", start)
-            await _mouse(page, "mousePressed", start, button="left", buttons=1, click_count=1)
+            await mouse_event(page, "mouseMoved", start)
+            await mouse_event(page, "mousePressed", start, button="left", buttons=1, click_count=1)
             # Past Chrome's few-pixel threshold a drag starts; only then scroll to the
             # destination (the drag must start where the source was pressed).
             nudge = start
             try:
                 for shift in (3, 6, 10):
                     nudge = Point(start.x + shift, start.y + shift)
-                    await _mouse(page, "mouseMoved", nudge, button="left", buttons=1)
+                    await mouse_event(page, "mouseMoved", nudge, button="left", buttons=1)
                 if destination is not None:
-                    end = await _clickable_point(page, destination, check_hit=False)
+                    end = await clickable_point(page, destination, check_hit=False)
                 else:
                     assert to_x is not None and to_y is not None
                     end = Point(to_x, to_y)
@@ -463,7 +463,7 @@ async def _drag_moves(
                         cdp.input_.dispatch_drag_event("dragCancel", nudge.x, nudge.y, started)
                     )
                 with contextlib.suppress(CDPError):
-                    await _mouse(page, "mouseReleased", nudge, button="left", click_count=1)
+                    await mouse_event(page, "mouseReleased", nudge, button="left", click_count=1)
                 raise
             for step in range(1, _DRAG_STEPS + 1):
                 if len(intercepted):
@@ -472,7 +472,7 @@ async def _drag_moves(
                 point = Point(
                     nudge.x + (end.x - nudge.x) * fraction, nudge.y + (end.y - nudge.y) * fraction
                 )
-                await _mouse(page, "mouseMoved", point, button="left", buttons=1)
+                await mouse_event(page, "mouseMoved", point, button="left", buttons=1)
             event: cdp.input_.DragIntercepted | None = None
             if len(intercepted):
                 event = await anext(intercepted)

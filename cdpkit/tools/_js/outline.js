@@ -69,10 +69,11 @@ function(options, root) {
   // Shown only when named or focusable (the outline's noise).
   const NOISE = new Set(['generic', 'none', 'presentation', 'LabelText', 'MenuListPopup', 'Unknown',
     'Section', 'Canvas', 'EmbeddedObject']);
-  // Roles a title attribute does not name (naming prohibited, as Chrome has it).
-  const NO_TOOLTIP = new Set(['caption', 'code', 'deletion', 'emphasis', 'generic', 'insertion',
-    'mark',
-    'paragraph', 'presentation', 'none', 'strong', 'subscript', 'superscript', 'time']);
+  // Roles a title attribute does not name (naming prohibited, as Chrome has it; a term
+  // and a definition too, though an aria-label names them).
+  const NO_TOOLTIP = new Set(['caption', 'code', 'definition', 'deletion', 'emphasis', 'generic',
+    'insertion', 'mark', 'paragraph', 'presentation', 'none', 'strong', 'subscript',
+    'superscript', 'term', 'time']);
   // Their inner text is their value or their options: no text entries inside.
   // (An image's content is listed: Chrome lists the text inside a role="img".)
   const LEAF = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'progressbar', 'meter',
@@ -597,12 +598,44 @@ function(options, root) {
     return found;
   }
 
-  function controlValue(element, role) {
-    if (role === 'textbox' || role === 'searchbox') {
-      if (element.localName === 'input' || element.localName === 'textarea') {
-        return element.type === 'password' ? '•'.repeat(element.value.length) : element.value;
+  const SELECTED = '[aria-selected="true"]';
+
+  // The elements `element`'s aria-owns takes in (not its own ancestors).
+  function ownedBy(element) {
+    if (!element.hasAttribute('aria-owns')) return [];
+    return byIds(element, 'aria-owns').filter((owned) => !owned.contains(element));
+  }
+
+  let ownedElements = null;  // every element some aria-owns takes in
+
+  // Whether an element is taken into another's content by an aria-owns: then it is part of
+  // that one's name, not of its parent's (Chrome moves it in its tree).
+  function ownedElsewhere(element) {
+    if (ownedElements === null) {
+      ownedElements = new Set();
+      for (const owner of document.querySelectorAll('[aria-owns]')) {
+        for (const owned of ownedBy(owner)) ownedElements.add(owned);
       }
-      return element.textContent;
+    }
+    return ownedElements.size !== 0 && ownedElements.has(element);
+  }
+
+  // A native field one types text into (whatever role it is given).
+  function nativeTextField(element) {
+    if (element.localName === 'textarea') return true;
+    if (element.localName !== 'input') return false;
+    const type = (element.getAttribute('type') || '').toLowerCase();
+    return TEXT_INPUTS.has(type) || type === 'search' || !INPUT_TYPES.has(type);
+  }
+
+  function controlValue(element, role) {
+    // A native text field gives its text whatever its role (as in Chrome); another input
+    // given a text role, none.
+    if (nativeTextField(element)) {
+      return element.type === 'password' ? '•'.repeat(element.value.length) : element.value;
+    }
+    if (role === 'textbox' || role === 'searchbox') {
+      return element.localName === 'input' ? '' : element.textContent;
     }
     if (role === 'combobox' || role === 'listbox') {
       if (element.localName === 'select') {
@@ -612,8 +645,15 @@ function(options, root) {
         return chosen.map((option) => squash(option.label || option.textContent)).join(' ');
       }
       if (element.localName === 'input') return element.value;
-      const selected = element.querySelector('[aria-selected="true"]');
-      return selected ? textOf(selected, {visited: new Set(), labelledby: false}) : '';
+      // An ARIA one: its selected option (in what it owns too); a combobox with none, the
+      // text it shows.
+      let selected = element.querySelector(SELECTED);
+      for (const owned of selected ? [] : ownedBy(element)) {
+        selected = owned.matches(SELECTED) ? owned : owned.querySelector(SELECTED);
+        if (selected) break;
+      }
+      if (selected) return textOf(selected, {visited: new Set(), labelledby: false});
+      return role === 'combobox' ? textOf(element, {visited: new Set(), labelledby: false}) : '';
     }
     if (role === 'slider' || role === 'spinbutton' || role === 'progressbar' || role === 'meter') {
       const text = element.getAttribute('aria-valuetext');
@@ -655,7 +695,10 @@ function(options, root) {
 
   function computeName(element, role, context, isRoot) {
     // A node is read once; a target of aria-labelledby is read each time it is named.
-    if (context.visited.has(element) && element !== context.target) return '';
+    if (context.visited.has(element) && element !== context.target) {
+      context.visited.skips = (context.visited.skips || 0) + 1;
+      return '';
+    }
     context.visited.add(element);
     // Hidden content is no part of a name, unless an aria-labelledby traversal reached it
     // through a hidden target (the target itself always counts).
@@ -713,20 +756,45 @@ function(options, root) {
     if (!labelledby.length) return '';
     // Each reference is named on its own (one may hold another); an element may name
     // itself: by its aria-label, else its content.
-    // The references share what they went through: content read for one is not read again
-    // for the next (as in Chrome), though a target named twice is read twice.
-    const visited = new Set([element]);
+    // The references share what they went through with each other and with the name being
+    // computed: content read for one is not read again for the next, nor later in the
+    // content of the element being named (as in Chrome), though a target named twice is
+    // read twice.
+    const visited = context.visited;
+    visited.add(element);
     const text = labelledby.map((target) => {
       const hidden = hiddenTarget(target);
-      const inner = {visited, labelledby: true, root: context.root,
+      const inner = {visited, labelledby: true, root: context.root, self: element,
         target, hidden: hidden !== 0, unrendered: hidden === 2};
-      const own = element.getAttribute('aria-label');
-      return squash(target === element ?
-        (own?.trim() ? own : contentText(element, inner)) :
+      return squash(target === element ? selfText(element, inner, true) :
         computeName(target, roleOf(target), inner, false));
     }).join(' ');
     return squash(text) ? text : '';
   }
+
+  // What an element gives its own aria-labelledby when a reference reaches it (`direct`:
+  // it references itself; else it is inside a referenced element), as Chrome reads it:
+  // its aria-label, else its native name or its content. A control is not named by its
+  // own value, except a text field referencing itself.
+  function selfText(element, context, direct) {
+    const own = element.getAttribute('aria-label');
+    if (own?.trim()) return fromElsewhere(own);
+    const tag = element.localName;
+    if (nativeTextField(element)) return fromElsewhere(direct ? controlValue(element, 'textbox') : '');
+    if (tag === 'select' || tag === 'progress' || tag === 'meter' || tag === 'input' ||
+        !direct && VALUE_ROLES.has(roleOf(element))) {
+      return fromElsewhere(nativeName(element, context, false));
+    }
+    const native = nativeName(element, context, false);
+    if (native) return fromElsewhere(native);
+    const text = contentText(element, context);
+    namedFromContent = true;
+    return text;
+  }
+
+  // Roles whose value is what they show.
+  const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'listbox', 'slider',
+    'spinbutton', 'progressbar', 'meter']);
 
   function tooltip(element, role, strict) {
     // A title names what can take focus, a custom element, and, in an aria-labelledby
@@ -754,23 +822,25 @@ function(options, root) {
       !INPUT_TYPES.has(type);
   }
 
-  function nativeName(element, context) {
+  function nativeName(element, context, withLabels = true) {
     const tag = element.localName;
     if (tag === 'input') {
       const type = (element.getAttribute('type') || '').toLowerCase();
       if (type === 'button' || type === 'submit' || type === 'reset') {
         // A label, even an empty one, names it before its value (as Chrome does).
-        if (hasLabels(element)) return labelsText(element, context);
+        if (withLabels && hasLabels(element)) return labelsText(element, context);
         if (element.hasAttribute('value')) return element.getAttribute('value');
         return type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '';
       }
       if (type === 'image') {
-        if (hasLabels(element)) return labelsText(element, context);
-        // An explicit value, even an empty one, before the default word.
+        if (withLabels && hasLabels(element)) return labelsText(element, context);
+        // An explicit value, even an empty one, then its title, before the default word.
         if (element.getAttribute('alt')) return element.getAttribute('alt');
-        return element.hasAttribute('value') ? element.getAttribute('value') : 'Submit';
+        if (element.hasAttribute('value')) return element.getAttribute('value');
+        const title = element.getAttribute('title');
+        return title?.trim() ? title : 'Submit';
       }
-      const labelled = labelsText(element, context);
+      const labelled = withLabels ? labelsText(element, context) : '';
       if (labelled) return labelled;
       if (type === 'file') return fileButtonText(element);
       if (takesPlaceholder(element) && !element.hasAttribute('title') && !hasLabels(element) &&
@@ -779,7 +849,7 @@ function(options, root) {
     }
     if (tag === 'textarea' || tag === 'select' || tag === 'button' || tag === 'meter' ||
         tag === 'progress' || tag === 'output') {
-      const labelled = labelsText(element, context);
+      const labelled = withLabels ? labelsText(element, context) : '';
       if (labelled) return labelled;
       if (tag === 'textarea' && !element.hasAttribute('title') && !hasLabels(element) &&
           element.getAttribute('placeholder')) return element.getAttribute('placeholder');
@@ -815,7 +885,8 @@ function(options, root) {
     if (tag === 'img') return element.getAttribute('alt') === '';
     if (tag !== 'input' || element.getAttribute('value') !== '') return false;
     const type = (element.getAttribute('type') || '').toLowerCase();
-    return type === 'submit' || type === 'reset' || type === 'button';
+    return type === 'submit' || type === 'reset' || type === 'button' ||
+      type === 'image' && !element.getAttribute('alt');
   }
 
   // A field with a label, even an empty one, is not named by its placeholder (as Chrome).
@@ -833,7 +904,19 @@ function(options, root) {
     if (!labels || !labels.length) return '';
     const inner = {visited: context.visited, labelledby: context.labelledby, root: context.root,
       hidden: context.hidden};
-    return [...labels].map((label) => squash(contentText(label, inner))).join(' ');
+    return [...labels].map((label) => squash(labelText(label, inner))).join(' ');
+  }
+
+  // What a label gives the control it names: its own text alternative (its
+  // aria-labelledby, its aria-label, its content, its title), as Chrome reads it.
+  function labelText(label, context) {
+    const labelled = labelledbyText(label, context);
+    if (labelled) return labelled;
+    const own = label.getAttribute('aria-label');
+    if (own?.trim()) return own;
+    const text = contentText(label, context);
+    if (squash(text)) return text;
+    return label.getAttribute('title') || '';
   }
 
   const contributions = new Map();  // element -> [its part of its ancestors' names, spaced?]
@@ -858,7 +941,10 @@ function(options, root) {
     const unrendered = context.unrendered;
     const before = unrendered ? null : generatedContent(element, '::before', context);
     if (before) join(joined, before[0], before[1], before[3], true);
-    for (const child of childrenOf(element)) {
+    const owns = element.nodeType === 1 ? ownedBy(element) : [];
+    const children = childrenOf(element);
+    for (const child of owns.length ? children.concat(owns) : children) {
+      if (child.nodeType === 1 && ownedElsewhere(child) && !owns.includes(child)) continue;
       if (unrendered && child.nodeType === 3 && child.parentNode.nodeType === 11) continue;
       // Chrome stops a name past 100 nodes (kMaxDescendantsForTextAlternativeComputation):
       // the rest of a long cell or link is not in its name (and is listed as text).
@@ -882,8 +968,18 @@ function(options, root) {
         context.visited.texts = (context.visited.texts || 0) + 1;
         continue;
       }
-      if (child.nodeType !== 1 || child === context.root) continue;
+      if (child.nodeType !== 1) continue;
       const tag = child.localName;
+      if (child === context.root || child === context.self) {
+        // The element being named, met in its own label or in what its aria-labelledby
+        // references: in a label, no part (a box still between its neighbours); under a
+        // reference, itself as the reference reads it.
+        const text = child === context.self ? selfText(child, context, false) : '';
+        const box = style(child)[0] !== 'inline' || REPLACED.has(tag) ||
+          CONTROLS.has(roleOf(child));
+        join(joined, text, box, text !== '' && !namedFromContent, true);
+        continue;
+      }
       if (tag === 'script' || tag === 'style' || tag === 'noscript' || tag === 'template' ||
           tag === 'rt' || tag === 'rp' || tag === 'title' ||
           (child.namespaceURI === SVG && child.matches(SVG_UNRENDERED))) continue;
@@ -923,11 +1019,14 @@ function(options, root) {
         continue;
       }
       // An empty inline element is not in Chrome's tree: its title names nothing (unless
-      // it can take focus, or an aria-labelledby traversal reads it).
+      // it can take focus, or an aria-labelledby traversal reads it). CSS content is not
+      // nothing.
       if (!context.labelledby && display === 'inline' && !child.firstChild && !control &&
           child.namespaceURI === HTML &&
           !REPLACED.has(tag) && !child.hasAttribute('aria-label') &&
-          !child.hasAttribute('aria-labelledby') && !focusable(child)) continue;
+          !child.hasAttribute('aria-labelledby') && !focusable(child) &&
+          !generatedContent(child, '::before', context) &&
+          !generatedContent(child, '::after', context)) continue;
       // The part a descendant gives its ancestor's name is the same for every ancestor
       // named from its content: computed once (a cell inside a cell inside a cell...).
       // Reused only where it fits the ancestor's count of nodes whole, as computed.
@@ -936,10 +1035,14 @@ function(options, root) {
       if (part !== undefined && before + part[2] <= MAX_NAME_NODES) {
         context.visited.texts = (context.visited.texts || 0) + part[2];
       } else {
+        const skips = context.visited.skips;
         const text = computeName(child, role, context, false);
         const after = nodesSeen(context);
         part = [text, text !== '' && !namedFromContent, after - before];
-        if (context.own && after <= MAX_NAME_NODES) contributions.set(child, part);
+        // A part that left out content this name had already read is its own.
+        if (context.own && after <= MAX_NAME_NODES && context.visited.skips === skips) {
+          contributions.set(child, part);
+        }
       }
       // Its own box: not inline, or inline but laid out on its own (atomic).
       const box = display !== 'inline' && display !== 'ruby' || control ||
@@ -955,10 +1058,10 @@ function(options, root) {
     if (after) join(joined, after[0], after[1], after[3], true);
   }
 
-  // Elements that have no ::before / ::after boxes (replaced or with their own drawing).
+  // Elements that have no ::before / ::after boxes (replaced or with their own drawing; a
+  // meter or progress bar is drawn by a shadow tree, and has them).
   const NO_GENERATED = new Set(['img', 'input', 'select', 'textarea', 'video', 'audio', 'iframe',
-    'canvas', 'object', 'embed', 'svg', 'br', 'wbr', 'hr', 'meter', 'progress', 'option',
-    'optgroup']);
+    'canvas', 'object', 'embed', 'svg', 'br', 'wbr', 'hr', 'option', 'optgroup']);
   const generated = new Map();  // element -> [[before text, block?] | null, [after...] | null]
 
   // The text CSS generated content (::before, ::after) adds to an element's content, with

@@ -61,7 +61,7 @@ function(options, root) {
     'listitem mark paragraph Section strong subscript superscript time list ' +
     'DescriptionList row generic region LabelText Ruby').split(' '));
   // Containers whose content is not part of an ancestor's name (Chrome).
-  const NO_CONTRIBUTION = new Set(('alert alertdialog application article Audio banner ' +
+  const NO_CONTRIBUTION = new Set(('alert alertdialog application article Audio banner row ' +
     'comment complementary rowgroup scrollbar sectionfooter sectionheader tabpanel ' +
     'contentinfo dialog document EmbeddedObject figure form graphics-symbol grid Iframe image ' +
     'listbox log main marquee menu menubar navigation note PluginObject radiogroup region ' +
@@ -548,10 +548,13 @@ function(options, root) {
   };
 
   // Whether the nearest ancestor that is more than a plain container has one of `roles`.
+  // (A group is a context only inside the container it groups for: a listbox's options,
+  // a tree's items.)
   function inContext(element, roles) {
     for (let up = parentOf(element); up && up.nodeType === 1; up = parentOf(up)) {
       const role = roleOf(up);
       if (role === 'generic' || role === 'none' || role === 'presentation') continue;
+      if (role === 'group' && roles.includes('group')) return inContext(up, roles);
       return roles.includes(role) || (up.localName === 'select' || up.localName === 'datalist') &&
         roles.includes('listbox');
     }
@@ -653,7 +656,8 @@ function(options, root) {
         if (selected) break;
       }
       if (selected) return textOf(selected, {visited: new Set(), labelledby: false});
-      return role === 'combobox' ? textOf(element, {visited: new Set(), labelledby: false}) : '';
+      if (role !== 'combobox') return '';
+      return contentText(element, {visited: new Set([element]), labelledby: false, root: element});
     }
     if (role === 'slider' || role === 'spinbutton' || role === 'progressbar' || role === 'meter') {
       const text = element.getAttribute('aria-valuetext');
@@ -716,7 +720,8 @@ function(options, root) {
         (own?.trim() ? own : labelsText(element, context) || fileButtonText(element));
       return fromElsewhere(label + ': ' + chosenFiles(element));
     }
-    if (!isRoot) {
+    // (A progress bar that is not rendered has no value, as Chrome reads it.)
+    if (!isRoot && !(context.unrendered && element.localName === 'progress')) {
       const value = controlValue(element, role);
       // An empty one gives way to the rest (its label, its placeholder), as in Chrome.
       if (value) return fromElsewhere(value);
@@ -780,7 +785,12 @@ function(options, root) {
     const own = element.getAttribute('aria-label');
     if (own?.trim()) return fromElsewhere(own);
     const tag = element.localName;
-    if (nativeTextField(element)) return fromElsewhere(direct ? controlValue(element, 'textbox') : '');
+    if (nativeTextField(element)) {
+      // Its value when it references itself; else (or empty) what it shows in its place.
+      const value = direct ? controlValue(element, 'textbox') : '';
+      return fromElsewhere(value || element.getAttribute('placeholder') ||
+        element.getAttribute('title') || '');
+    }
     if (tag === 'select' || tag === 'progress' || tag === 'meter' || tag === 'input' ||
         !direct && VALUE_ROLES.has(roleOf(element))) {
       return fromElsewhere(nativeName(element, context, false));
@@ -900,11 +910,14 @@ function(options, root) {
   }
 
   function labelsText(element, context) {
-    const labels = element.labels;
-    if (!labels || !labels.length) return '';
+    if (!element.labels?.length) return '';
+    // A label already read in this name (the one being named, or met through a reference)
+    // is not read again.
+    const labels = [...element.labels].filter((label) => !context.visited.has(label));
+    for (const label of labels) context.visited.add(label);
     const inner = {visited: context.visited, labelledby: context.labelledby, root: context.root,
       hidden: context.hidden};
-    return [...labels].map((label) => squash(labelText(label, inner))).join(' ');
+    return labels.map((label) => squash(labelText(label, inner))).join(' ');
   }
 
   // What a label gives the control it names: its own text alternative (its
@@ -942,7 +955,8 @@ function(options, root) {
     const before = unrendered ? null : generatedContent(element, '::before', context);
     if (before) join(joined, before[0], before[1], before[3], true);
     const owns = element.nodeType === 1 ? ownedBy(element) : [];
-    const children = childrenOf(element);
+    // A text area's text is its value, not content.
+    const children = element.localName === 'textarea' ? [] : childrenOf(element);
     for (const child of owns.length ? children.concat(owns) : children) {
       if (child.nodeType === 1 && ownedElsewhere(child) && !owns.includes(child)) continue;
       if (unrendered && child.nodeType === 3 && child.parentNode.nodeType === 11) continue;
@@ -1015,7 +1029,8 @@ function(options, root) {
       }
       if ((hidden || (display === 'inline' || display === 'ruby') && !control &&
            !REPLACED.has(tag) && (role === 'generic' || role === 'none') && !named(child))) {
-        joinChildren(child, context, joined);
+        // (Not when this name already read it, through a reference.)
+        if (!context.visited.has(child)) joinChildren(child, context, joined);
         continue;
       }
       // An empty inline element is not in Chrome's tree: its title names nothing (unless

@@ -1421,6 +1421,10 @@ function(options, root) {
       const option = element.selectedOptions[0];
       return option ? squash(option.label || option.textContent) : null;
     }
+    if (role === 'combobox' && tag !== 'input') {
+      // An ARIA one: its selected option, or the text it shows.
+      return squash(controlValue(element, role) || '') || null;
+    }
     if (role === 'slider' || role === 'spinbutton' || role === 'progressbar' || role === 'meter') {
       const value = controlValue(element, role);
       return value === '' ? null : value;

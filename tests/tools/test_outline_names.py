@@ -194,4 +194,4 @@ async def test_generated_documents_agree_with_chromes_tree(page: cdpkit.Page) ->
     is the ``outline_agreement`` benchmark case)."""
     total = await agreement(page, examples=12, seed=2026)
     assert total.nodes > 150
-    assert total.share >= 98.5, report(total, 10)
+    assert total.share >= 99.5, report(total, 10)

@@ -698,8 +698,11 @@ function(options, root) {
   }
 
   function computeName(element, role, context, isRoot) {
-    // A node is read once; a target of aria-labelledby is read each time it is named.
-    if (context.visited.has(element) && element !== context.target) {
+    // A node is read once, except under an aria-labelledby reference (Chrome checks
+    // nothing there: a target is read each time it is named); a control read before gives
+    // no value again.
+    const seen = context.visited.has(element);
+    if (seen && !context.labelledby) {
       context.visited.skips = (context.visited.skips || 0) + 1;
       return '';
     }
@@ -721,7 +724,7 @@ function(options, root) {
       return fromElsewhere(label + ': ' + chosenFiles(element));
     }
     // (A progress bar that is not rendered has no value, as Chrome reads it.)
-    if (!isRoot && !(context.unrendered && element.localName === 'progress')) {
+    if (!isRoot && !seen && !(context.unrendered && element.localName === 'progress')) {
       const value = controlValue(element, role);
       // An empty one gives way to the rest (its label, its placeholder), as in Chrome.
       if (value) return fromElsewhere(value);
@@ -964,6 +967,8 @@ function(options, root) {
       // the rest of a long cell or link is not in its name (and is listed as text).
       if (nodesSeen(context) > MAX_NAME_NODES) break;
       if (child.nodeType === 3) {
+        // Text this name already read is not read again (but under a reference).
+        if (!context.labelledby && context.visited.has(child)) continue;
         // The text of a visibility:hidden element is not shown, unless referenced.
         const parent = child.parentElement;
         if (!context.hidden && parent && style(parent)[1] !== 'visible') continue;
@@ -979,7 +984,7 @@ function(options, root) {
           text = text.replace(LEADING_SPACE, '');
         }
         join(joined, text, false, false, true);
-        context.visited.texts = (context.visited.texts || 0) + 1;
+        context.visited.add(child);
         continue;
       }
       if (child.nodeType !== 1) continue;
@@ -1030,7 +1035,7 @@ function(options, root) {
       if ((hidden || (display === 'inline' || display === 'ruby') && !control &&
            !REPLACED.has(tag) && (role === 'generic' || role === 'none') && !named(child))) {
         // (Not when this name already read it, through a reference.)
-        if (!context.visited.has(child)) joinChildren(child, context, joined);
+        if (context.labelledby || !context.visited.has(child)) joinChildren(child, context, joined);
         continue;
       }
       // An empty inline element is not in Chrome's tree: its title names nothing (unless

@@ -187,6 +187,20 @@ async def test_values_owned_content_and_css_content_in_names(
     assert ("option", "") not in lines  # the select keeps its own role
 
 
+async def test_spacing_follows_chromes_boxes_and_text_is_read_once(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """A block inside an inline element spaces what follows that element; CSS alternative
+    text is spaced within its own element only; text a reference read is not read again in
+    the same name."""
+    chrome, engine = await _both(page, server, "spacing")
+    assert engine == chrome
+    lines = _lines(engine)
+    for expected in (("LayoutTableCell", "Typed After"), ("LayoutTableCell", "NextArrow"),
+                     ("button", "Secret word"), ("textbox", "Secret word")):
+        assert expected in lines, expected
+
+
 async def test_generated_documents_agree_with_chromes_tree(page: cdpkit.Page) -> None:
     """A fixed-seed, bounded run of the differential generator: the nodes of the generated
     documents have Chrome's role and name (89% of these did before the generated-content,

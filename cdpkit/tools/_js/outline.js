@@ -694,6 +694,7 @@ function(options, root) {
 
   function fromElsewhere(name) {
     namedFromContent = false;
+    blockInsideLast = false;
     return name;
   }
 
@@ -946,17 +947,25 @@ function(options, root) {
   // with its neighbours', as Chrome leaves it out of the tree.
   function contentText(element, context) {
     const joined = {text: '', previous: false, previousBreaks: false, lastSpaced: false,
-      collapse: false};
+      collapse: false, blockInside: false};
     joinChildren(element, context, joined);
+    blockInsideLast = joined.blockInside;
     return joined.text;
   }
+
+  // Whether the content contentText read last holds a block (a block inside an inline
+  // element breaks the line after it: Chrome spaces what follows that element).
+  let blockInsideLast = false;
 
   function joinChildren(element, context, joined) {
     // Content not rendered at all (a display: none target of aria-labelledby) has no
     // generated content, and no text straight inside a shadow root (as Chrome reads it).
     const unrendered = context.unrendered;
     const before = unrendered ? null : generatedContent(element, '::before', context);
-    if (before) join(joined, before[0], before[1], before[3], true);
+    if (before) {
+      join(joined, before[0], before[1], before[3], true);
+      if (before[1]) joined.blockInside = true;
+    }
     const owns = element.nodeType === 1 ? ownedBy(element) : [];
     // A text area's text is its value, not content.
     const children = element.localName === 'textarea' ? [] : childrenOf(element);
@@ -1032,8 +1041,12 @@ function(options, root) {
         }
         continue;
       }
+      // (One with CSS content stays a level of its own, as in Chrome's tree: the content's
+      // alternative text is spaced only within it.)
       if ((hidden || (display === 'inline' || display === 'ruby') && !control &&
-           !REPLACED.has(tag) && (role === 'generic' || role === 'none') && !named(child))) {
+           !REPLACED.has(tag) && (role === 'generic' || role === 'none') && !named(child) &&
+           !generatedContent(child, '::before', context) &&
+           !generatedContent(child, '::after', context))) {
         // (Not when this name already read it, through a reference.)
         if (context.labelledby || !context.visited.has(child)) joinChildren(child, context, joined);
         continue;
@@ -1058,7 +1071,8 @@ function(options, root) {
         const skips = context.visited.skips;
         const text = computeName(child, role, context, false);
         const after = nodesSeen(context);
-        part = [text, text !== '' && !namedFromContent, after - before];
+        part = [text, text !== '' && !namedFromContent, after - before,
+          text !== '' && namedFromContent && blockInsideLast];
         // A part that left out content this name had already read is its own.
         if (context.own && after <= MAX_NAME_NODES && context.visited.skips === skips) {
           contributions.set(child, part);
@@ -1072,10 +1086,15 @@ function(options, root) {
       // (An inline-block holding only white space is.)
       const counted = part[0] !== '' || control || (box && (REPLACED.has(tag) ||
         !display.startsWith('inline') || child.firstChild !== null));
-      join(joined, part[0], box, part[1], counted);
+      if (box && !display.startsWith('inline') && display !== 'contents' ||
+          part[0] !== '' && part[3]) joined.blockInside = true;
+      join(joined, part[0], box, part[1], counted, box || part[3]);
     }
     const after = unrendered ? null : generatedContent(element, '::after', context);
-    if (after) join(joined, after[0], after[1], after[3], true);
+    if (after) {
+      join(joined, after[0], after[1], after[3], true);
+      if (after[1]) joined.blockInside = true;
+    }
   }
 
   // Elements that have no ::before / ::after boxes (replaced or with their own drawing; a
@@ -1237,7 +1256,7 @@ function(options, root) {
     return code === 32 || code === 9 || code === 10 || code === 12 || code === 13;
   }
 
-  function join(joined, text, breaks, spaced, counted) {
+  function join(joined, text, breaks, spaced, counted, breaksAfter = breaks) {
     if (text !== '') {
       if (joined.previous && joined.text !== '' &&
           (breaks || spaced || joined.previousBreaks || joined.lastSpaced) &&
@@ -1249,7 +1268,7 @@ function(options, root) {
     }
     if (counted) {
       joined.previous = true;
-      joined.previousBreaks = breaks;
+      joined.previousBreaks = breaksAfter;
     }
   }
 

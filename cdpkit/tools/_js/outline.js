@@ -649,14 +649,14 @@ function(options, root) {
       }
       if (element.localName === 'input') return element.value;
       // An ARIA one: its selected option (in what it owns too); a combobox with none, the
-      // text it shows.
+      // text it shows if it can take focus (as Chrome reads it).
       let selected = element.querySelector(SELECTED);
       for (const owned of selected ? [] : ownedBy(element)) {
         selected = owned.matches(SELECTED) ? owned : owned.querySelector(SELECTED);
         if (selected) break;
       }
       if (selected) return textOf(selected, {visited: new Set(), labelledby: false});
-      if (role !== 'combobox') return '';
+      if (role !== 'combobox' || !focusable(element)) return '';
       return contentText(element, {visited: new Set([element]), labelledby: false, root: element});
     }
     if (role === 'slider' || role === 'spinbutton' || role === 'progressbar' || role === 'meter') {
@@ -727,8 +727,10 @@ function(options, root) {
     // (A progress bar that is not rendered has no value, as Chrome reads it.)
     if (!isRoot && !seen && !(context.unrendered && element.localName === 'progress')) {
       const value = controlValue(element, role);
-      // An empty one gives way to the rest (its label, its placeholder), as in Chrome.
-      if (value) return fromElsewhere(value);
+      // An empty one gives way to the rest (its label, its placeholder), as in Chrome;
+      // but an ARIA combobox is its value, even none.
+      if (value || value === '' && role === 'combobox' && element.localName !== 'select' &&
+          element.localName !== 'input') return fromElsewhere(value);
     }
     const labelled = labelledbyText(element, context);
     if (labelled) return fromElsewhere(labelled);

@@ -203,6 +203,16 @@ async def test_spacing_follows_chromes_boxes_and_text_is_read_once(
         assert expected in lines, expected
 
 
+async def test_empty_addresses_and_hidden_lists_are_not_listed(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    chrome, engine = await _both(page, server, "empty")
+    assert engine == chrome
+    lines = _lines(engine)
+    assert [line for line in lines if line[0] == "group"] == [("group", "Postal")]
+    assert not any(role == "option" for role, _ in lines)
+
+
 async def test_generated_documents_agree_with_chromes_tree(page: cdpkit.Page) -> None:
     """A fixed-seed, bounded run of the differential generator: the nodes of the generated
     documents have Chrome's role and name (89% of these did before the generated-content,

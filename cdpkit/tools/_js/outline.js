@@ -1472,8 +1472,9 @@ function(options, root) {
     return display !== 'none' && visibility === 'visible';
   }
 
-  // A <p> with nothing laid out inside (no element, only white space or comments): Chrome
-  // leaves it out, unless an id, an ARIA attribute or focus may make it matter.
+  // A <p> (or an unnamed <address>) with nothing laid out inside (no element, only white
+  // space or comments): Chrome leaves it out, unless an id, an ARIA attribute or focus may
+  // make it matter.
   function emptyParagraph(element) {
     if (element.firstElementChild || /[^ \t\n\r\f]/.test(element.textContent) || element.id ||
         focusable(element)) return false;
@@ -1556,7 +1557,7 @@ function(options, root) {
     if (visible && role !== 'LineBreak') {
       name = nameOf(element, role);
       shown = (!NOISE.has(role) || name !== '' || focusable(element)) &&
-        !(tag === 'p' && emptyParagraph(element));
+        !((tag === 'p' || tag === 'address' && name === '') && emptyParagraph(element));
     }
     if (role === 'Iframe') {
       if (!visible) return;
@@ -1593,7 +1594,9 @@ function(options, root) {
       return;
     }
     if (tag === 'select' && role === 'combobox') {
-      // The closed list's options: Chrome lists them under a popup, without boxes.
+      // The closed list's options: Chrome lists them under a popup, without boxes (none
+      // for a hidden list).
+      if (!visible) return;
       for (const option of element.options) {
         if (excluded(option)) continue;
         const optionName = nameOf(option, 'option');

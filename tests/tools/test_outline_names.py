@@ -144,6 +144,7 @@ async def test_an_element_met_again_through_its_own_references_is_read_as_itself
         ("textbox", "Find a word here"), ("textbox", "Code •••"),
         ("heading", "image second third"), ("link", "second image third"),
         ("heading", "Field label middle"), ("button", "Go"), ("LabelText", "Go"),
+        ("link", "Start Typed words"), ("LayoutTableCell", "Start Typed words"),
     ):
         assert expected in lines, expected
 

@@ -773,6 +773,7 @@ function(options, root) {
     // read twice.
     const visited = context.visited;
     visited.add(element);
+    visited.references = (visited.references || 0) + 1;
     const text = labelledby.map((target) => {
       const hidden = hiddenTarget(target);
       const inner = {visited, labelledby: true, root: context.root, self: element,
@@ -1071,12 +1072,15 @@ function(options, root) {
         context.visited.texts = (context.visited.texts || 0) + part[2];
       } else {
         const skips = context.visited.skips;
+        const references = context.visited.references;
         const text = computeName(child, role, context, false);
         const after = nodesSeen(context);
         part = [text, text !== '' && !namedFromContent, after - before,
           text !== '' && namedFromContent && blockInsideLast];
-        // A part that left out content this name had already read is its own.
-        if (context.own && after <= MAX_NAME_NODES && context.visited.skips === skips) {
+        // A part that left out content this name had already read, or read content
+        // through a reference (which later parts of this name then leave out), is its own.
+        if (context.own && after <= MAX_NAME_NODES && context.visited.skips === skips &&
+            context.visited.references === references) {
           contributions.set(child, part);
         }
       }

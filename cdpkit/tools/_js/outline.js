@@ -757,7 +757,11 @@ function(options, root) {
         return text;
       }
     }
-    return fromElsewhere(tooltip(element, role, isRoot || !context.labelledby));
+    const tip = tooltip(element, role, isRoot || !context.labelledby);
+    // A title that only repeats the text the element shows names nothing (Chrome).
+    if (isRoot && tip !== '' && tip === element.getAttribute('title') &&
+        squash(tip) === squash(element.innerText || '')) return fromElsewhere('');
+    return fromElsewhere(tip);
   }
 
   // The name aria-labelledby gives (not followed inside another such traversal).

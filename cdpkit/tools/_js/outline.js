@@ -736,7 +736,10 @@ function(options, root) {
     if (labelled) return fromElsewhere(labelled);
     const label = element.getAttribute('aria-label');
     if (label?.trim()) return fromElsewhere(label);
-    const native = nativeName(element, context);
+    // An element given a text-field role has none of its native names (an image's alt, a
+    // table's caption, a fieldset's legend), as Chrome reads it.
+    const native = (role === 'textbox' || role === 'searchbox') && !nativeTextField(element) ?
+      '' : nativeName(element, context);
     if (native) return fromElsewhere(native);
     // An explicitly empty value or alt: no name, not even a title (as Chrome has it).
     if (explicitlyEmpty(element)) return fromElsewhere('');

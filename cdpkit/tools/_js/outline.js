@@ -63,7 +63,7 @@ function(options, root) {
     'listitem mark paragraph Section strong subscript superscript time list ' +
     'DescriptionList row generic region LabelText Ruby').split(' '));
   // Containers whose content is not part of an ancestor's name (Chrome).
-  const NO_CONTRIBUTION = new Set(('alert alertdialog application article Audio banner ' +
+  const NO_CONTRIBUTION = new Set(('alert alertdialog application article Audio banner row ' +
     'comment complementary rowgroup scrollbar sectionfooter sectionheader tabpanel ' +
     'contentinfo dialog document EmbeddedObject figure form graphics-symbol grid Iframe image ' +
     'listbox log main marquee menu menubar navigation note PluginObject radiogroup region ' +
@@ -71,10 +71,11 @@ function(options, root) {
   // Shown only when named or focusable (the outline's noise).
   const NOISE = new Set(['generic', 'none', 'presentation', 'LabelText', 'MenuListPopup', 'Unknown',
     'Section', 'Canvas', 'EmbeddedObject']);
-  // Roles a title attribute does not name (naming prohibited, as Chrome has it).
-  const NO_TOOLTIP = new Set(['caption', 'code', 'deletion', 'emphasis', 'generic', 'insertion',
-    'mark',
-    'paragraph', 'presentation', 'none', 'strong', 'subscript', 'superscript', 'time']);
+  // Roles a title attribute does not name (naming prohibited, as Chrome has it; a term
+  // and a definition too, though an aria-label names them).
+  const NO_TOOLTIP = new Set(['caption', 'code', 'definition', 'deletion', 'emphasis', 'generic',
+    'insertion', 'mark', 'paragraph', 'presentation', 'none', 'strong', 'subscript',
+    'superscript', 'term', 'time']);
   // Their inner text is their value or their options: no text entries inside.
   // (An image's content is listed: Chrome lists the text inside a role="img".)
   const LEAF = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'progressbar', 'meter',
@@ -549,10 +550,13 @@ function(options, root) {
   };
 
   // Whether the nearest ancestor that is more than a plain container has one of `roles`.
+  // (A group is a context only inside the container it groups for: a listbox's options,
+  // a tree's items.)
   function inContext(element, roles) {
     for (let up = parentOf(element); up && up.nodeType === 1; up = parentOf(up)) {
       const role = roleOf(up);
       if (role === 'generic' || role === 'none' || role === 'presentation') continue;
+      if (role === 'group' && roles.includes('group')) return inContext(up, roles);
       return roles.includes(role) || (up.localName === 'select' || up.localName === 'datalist') &&
         roles.includes('listbox');
     }
@@ -599,12 +603,44 @@ function(options, root) {
     return found;
   }
 
-  function controlValue(element, role) {
-    if (role === 'textbox' || role === 'searchbox') {
-      if (element.localName === 'input' || element.localName === 'textarea') {
-        return element.type === 'password' ? '•'.repeat(element.value.length) : element.value;
+  const SELECTED = '[aria-selected="true"]';
+
+  // The elements `element`'s aria-owns takes in (not its own ancestors).
+  function ownedBy(element) {
+    if (!element.hasAttribute('aria-owns')) return [];
+    return byIds(element, 'aria-owns').filter((owned) => !owned.contains(element));
+  }
+
+  let ownedElements = null;  // every element some aria-owns takes in
+
+  // Whether an element is taken into another's content by an aria-owns: then it is part of
+  // that one's name, not of its parent's (Chrome moves it in its tree).
+  function ownedElsewhere(element) {
+    if (ownedElements === null) {
+      ownedElements = new Set();
+      for (const owner of document.querySelectorAll('[aria-owns]')) {
+        for (const owned of ownedBy(owner)) ownedElements.add(owned);
       }
-      return element.textContent;
+    }
+    return ownedElements.size !== 0 && ownedElements.has(element);
+  }
+
+  // A native field one types text into (whatever role it is given).
+  function nativeTextField(element) {
+    if (element.localName === 'textarea') return true;
+    if (element.localName !== 'input') return false;
+    const type = (element.getAttribute('type') || '').toLowerCase();
+    return TEXT_INPUTS.has(type) || type === 'search' || !INPUT_TYPES.has(type);
+  }
+
+  function controlValue(element, role) {
+    // A native text field gives its text whatever its role (as in Chrome); another input
+    // given a text role, none.
+    if (nativeTextField(element)) {
+      return element.type === 'password' ? '•'.repeat(element.value.length) : element.value;
+    }
+    if (role === 'textbox' || role === 'searchbox') {
+      return element.localName === 'input' ? '' : element.textContent;
     }
     if (role === 'combobox' || role === 'listbox') {
       if (element.localName === 'select') {
@@ -614,8 +650,16 @@ function(options, root) {
         return chosen.map((option) => squash(option.label || option.textContent)).join(' ');
       }
       if (element.localName === 'input') return element.value;
-      const selected = element.querySelector('[aria-selected="true"]');
-      return selected ? textOf(selected, {visited: new Set(), labelledby: false}) : '';
+      // An ARIA one: its selected option (in what it owns too); a combobox with none, the
+      // text it shows if it can take focus (as Chrome reads it).
+      let selected = element.querySelector(SELECTED);
+      for (const owned of selected ? [] : ownedBy(element)) {
+        selected = owned.matches(SELECTED) ? owned : owned.querySelector(SELECTED);
+        if (selected) break;
+      }
+      if (selected) return textOf(selected, {visited: new Set(), labelledby: false});
+      if (role !== 'combobox' || !focusable(element)) return '';
+      return contentText(element, {visited: new Set([element]), labelledby: false, root: element});
     }
     if (role === 'slider' || role === 'spinbutton' || role === 'progressbar' || role === 'meter') {
       const text = element.getAttribute('aria-valuetext');
@@ -652,12 +696,19 @@ function(options, root) {
 
   function fromElsewhere(name) {
     namedFromContent = false;
+    blockInsideLast = false;
     return name;
   }
 
   function computeName(element, role, context, isRoot) {
-    // A node is read once; a target of aria-labelledby is read each time it is named.
-    if (context.visited.has(element) && element !== context.target) return '';
+    // A node is read once, except under an aria-labelledby reference (Chrome checks
+    // nothing there: a target is read each time it is named); a control read before gives
+    // no value again.
+    const seen = context.visited.has(element);
+    if (seen && !context.labelledby) {
+      context.visited.skips = (context.visited.skips || 0) + 1;
+      return '';
+    }
     context.visited.add(element);
     // Hidden content is no part of a name, unless an aria-labelledby traversal reached it
     // through a hidden target (the target itself always counts).
@@ -675,16 +726,22 @@ function(options, root) {
         (own?.trim() ? own : labelsText(element, context) || fileButtonText(element));
       return fromElsewhere(label + ': ' + chosenFiles(element));
     }
-    if (!isRoot) {
+    // (A progress bar that is not rendered has no value, as Chrome reads it.)
+    if (!isRoot && !seen && !(context.unrendered && element.localName === 'progress')) {
       const value = controlValue(element, role);
-      // An empty one gives way to the rest (its label, its placeholder), as in Chrome.
-      if (value) return fromElsewhere(value);
+      // An empty one gives way to the rest (its label, its placeholder), as in Chrome;
+      // but an ARIA combobox is its value, even none.
+      if (value || value === '' && role === 'combobox' && element.localName !== 'select' &&
+          element.localName !== 'input') return fromElsewhere(value);
     }
     const labelled = labelledbyText(element, context);
     if (labelled) return fromElsewhere(labelled);
     const label = element.getAttribute('aria-label');
     if (label?.trim()) return fromElsewhere(label);
-    const native = nativeName(element, context);
+    // An element given a text-field role has none of its native names (an image's alt, a
+    // table's caption, a fieldset's legend), as Chrome reads it.
+    const native = (role === 'textbox' || role === 'searchbox') && !nativeTextField(element) ?
+      '' : nativeName(element, context);
     if (native) return fromElsewhere(native);
     // An explicitly empty value or alt: no name, not even a title (as Chrome has it).
     if (explicitlyEmpty(element)) return fromElsewhere('');
@@ -705,7 +762,11 @@ function(options, root) {
         return text;
       }
     }
-    return fromElsewhere(tooltip(element, role, isRoot || !context.labelledby));
+    const tip = tooltip(element, role, isRoot || !context.labelledby);
+    // A title that only repeats the text the element shows names nothing (Chrome).
+    if (isRoot && tip !== '' && tip === element.getAttribute('title') &&
+        squash(tip) === squash(element.innerText || '')) return fromElsewhere('');
+    return fromElsewhere(tip);
   }
 
   // The name aria-labelledby gives (not followed inside another such traversal).
@@ -715,20 +776,51 @@ function(options, root) {
     if (!labelledby.length) return '';
     // Each reference is named on its own (one may hold another); an element may name
     // itself: by its aria-label, else its content.
-    // The references share what they went through: content read for one is not read again
-    // for the next (as in Chrome), though a target named twice is read twice.
-    const visited = new Set([element]);
+    // The references share what they went through with each other and with the name being
+    // computed: content read for one is not read again for the next, nor later in the
+    // content of the element being named (as in Chrome), though a target named twice is
+    // read twice.
+    const visited = context.visited;
+    visited.add(element);
+    visited.references = (visited.references || 0) + 1;
     const text = labelledby.map((target) => {
       const hidden = hiddenTarget(target);
-      const inner = {visited, labelledby: true, root: context.root,
+      const inner = {visited, labelledby: true, root: context.root, self: element,
         target, hidden: hidden !== 0, unrendered: hidden === 2};
-      const own = element.getAttribute('aria-label');
-      return squash(target === element ?
-        (own?.trim() ? own : contentText(element, inner)) :
+      return squash(target === element ? selfText(element, inner, true) :
         computeName(target, roleOf(target), inner, false));
     }).join(' ');
     return squash(text) ? text : '';
   }
+
+  // What an element gives its own aria-labelledby when a reference reaches it (`direct`:
+  // it references itself; else it is inside a referenced element), as Chrome reads it:
+  // its aria-label, else its native name or its content. A control is not named by its
+  // own value, except a text field referencing itself.
+  function selfText(element, context, direct) {
+    const own = element.getAttribute('aria-label');
+    if (own?.trim()) return fromElsewhere(own);
+    const tag = element.localName;
+    if (nativeTextField(element)) {
+      // Its value when it references itself; else (or empty) what it shows in its place.
+      const value = direct ? controlValue(element, 'textbox') : '';
+      return fromElsewhere(value || element.getAttribute('placeholder') ||
+        element.getAttribute('title') || '');
+    }
+    if (tag === 'select' || tag === 'progress' || tag === 'meter' || tag === 'input' ||
+        !direct && VALUE_ROLES.has(roleOf(element))) {
+      return fromElsewhere(nativeName(element, context, false));
+    }
+    const native = nativeName(element, context, false);
+    if (native) return fromElsewhere(native);
+    const text = contentText(element, context);
+    namedFromContent = true;
+    return text;
+  }
+
+  // Roles whose value is what they show.
+  const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'listbox', 'slider',
+    'spinbutton', 'progressbar', 'meter']);
 
   function tooltip(element, role, strict) {
     // A title names what can take focus, a custom element, and, in an aria-labelledby
@@ -756,23 +848,25 @@ function(options, root) {
       !INPUT_TYPES.has(type);
   }
 
-  function nativeName(element, context) {
+  function nativeName(element, context, withLabels = true) {
     const tag = element.localName;
     if (tag === 'input') {
       const type = (element.getAttribute('type') || '').toLowerCase();
       if (type === 'button' || type === 'submit' || type === 'reset') {
         // A label, even an empty one, names it before its value (as Chrome does).
-        if (hasLabels(element)) return labelsText(element, context);
+        if (withLabels && hasLabels(element)) return labelsText(element, context);
         if (element.hasAttribute('value')) return element.getAttribute('value');
         return type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '';
       }
       if (type === 'image') {
-        if (hasLabels(element)) return labelsText(element, context);
-        // An explicit value, even an empty one, before the default word.
+        if (withLabels && hasLabels(element)) return labelsText(element, context);
+        // An explicit value, even an empty one, then its title, before the default word.
         if (element.getAttribute('alt')) return element.getAttribute('alt');
-        return element.hasAttribute('value') ? element.getAttribute('value') : 'Submit';
+        if (element.hasAttribute('value')) return element.getAttribute('value');
+        const title = element.getAttribute('title');
+        return title?.trim() ? title : 'Submit';
       }
-      const labelled = labelsText(element, context);
+      const labelled = withLabels ? labelsText(element, context) : '';
       if (labelled) return labelled;
       if (type === 'file') return fileButtonText(element);
       if (takesPlaceholder(element) && !element.hasAttribute('title') && !hasLabels(element) &&
@@ -781,7 +875,7 @@ function(options, root) {
     }
     if (tag === 'textarea' || tag === 'select' || tag === 'button' || tag === 'meter' ||
         tag === 'progress' || tag === 'output') {
-      const labelled = labelsText(element, context);
+      const labelled = withLabels ? labelsText(element, context) : '';
       if (labelled) return labelled;
       if (tag === 'textarea' && !element.hasAttribute('title') && !hasLabels(element) &&
           element.getAttribute('placeholder')) return element.getAttribute('placeholder');
@@ -817,7 +911,8 @@ function(options, root) {
     if (tag === 'img') return element.getAttribute('alt') === '';
     if (tag !== 'input' || element.getAttribute('value') !== '') return false;
     const type = (element.getAttribute('type') || '').toLowerCase();
-    return type === 'submit' || type === 'reset' || type === 'button';
+    return type === 'submit' || type === 'reset' || type === 'button' ||
+      type === 'image' && !element.getAttribute('alt');
   }
 
   // A field with a label, even an empty one, is not named by its placeholder (as Chrome).
@@ -831,11 +926,26 @@ function(options, root) {
   }
 
   function labelsText(element, context) {
-    const labels = element.labels;
-    if (!labels || !labels.length) return '';
+    if (!element.labels?.length) return '';
+    // A label already read in this name (the one being named, or met through a reference)
+    // is not read again.
+    const labels = [...element.labels].filter((label) => !context.visited.has(label));
+    for (const label of labels) context.visited.add(label);
     const inner = {visited: context.visited, labelledby: context.labelledby, root: context.root,
       hidden: context.hidden};
-    return [...labels].map((label) => squash(contentText(label, inner))).join(' ');
+    return labels.map((label) => squash(labelText(label, inner))).join(' ');
+  }
+
+  // What a label gives the control it names: its own text alternative (its
+  // aria-labelledby, its aria-label, its content, its title), as Chrome reads it.
+  function labelText(label, context) {
+    const labelled = labelledbyText(label, context);
+    if (labelled) return labelled;
+    const own = label.getAttribute('aria-label');
+    if (own?.trim()) return own;
+    const text = contentText(label, context);
+    if (squash(text)) return text;
+    return label.getAttribute('title') || '';
   }
 
   const contributions = new Map();  // element -> [its part of its ancestors' names, spaced?]
@@ -849,23 +959,37 @@ function(options, root) {
   // with its neighbours', as Chrome leaves it out of the tree.
   function contentText(element, context) {
     const joined = {text: '', previous: false, previousBreaks: false, lastSpaced: false,
-      collapse: false};
+      collapse: false, blockInside: false};
     joinChildren(element, context, joined);
+    blockInsideLast = joined.blockInside;
     return joined.text;
   }
+
+  // Whether the content contentText read last holds a block (a block inside an inline
+  // element breaks the line after it: Chrome spaces what follows that element).
+  let blockInsideLast = false;
 
   function joinChildren(element, context, joined) {
     // Content not rendered at all (a display: none target of aria-labelledby) has no
     // generated content, and no text straight inside a shadow root (as Chrome reads it).
     const unrendered = context.unrendered;
     const before = unrendered ? null : generatedContent(element, '::before', context);
-    if (before) join(joined, before[0], before[1], before[3], true);
-    for (const child of childrenOf(element)) {
+    if (before) {
+      join(joined, before[0], before[1], before[3], true);
+      if (before[1]) joined.blockInside = true;
+    }
+    const owns = element.nodeType === 1 ? ownedBy(element) : [];
+    // A text area's text is its value, not content.
+    const children = element.localName === 'textarea' ? [] : childrenOf(element);
+    for (const child of owns.length ? children.concat(owns) : children) {
+      if (child.nodeType === 1 && ownedElsewhere(child) && !owns.includes(child)) continue;
       if (unrendered && child.nodeType === 3 && child.parentNode.nodeType === 11) continue;
       // Chrome stops a name past 100 nodes (kMaxDescendantsForTextAlternativeComputation):
       // the rest of a long cell or link is not in its name (and is listed as text).
       if (nodesSeen(context) > MAX_NAME_NODES) break;
       if (child.nodeType === 3) {
+        // Text this name already read is not read again (but under a reference).
+        if (!context.labelledby && context.visited.has(child)) continue;
         // The text of a visibility:hidden element is not shown, unless referenced.
         const parent = child.parentElement;
         if (!context.hidden && parent && style(parent)[1] !== 'visible') continue;
@@ -881,11 +1005,21 @@ function(options, root) {
           text = text.replace(LEADING_SPACE, '');
         }
         join(joined, text, false, false, true);
-        context.visited.texts = (context.visited.texts || 0) + 1;
+        context.visited.add(child);
         continue;
       }
-      if (child.nodeType !== 1 || child === context.root) continue;
+      if (child.nodeType !== 1) continue;
       const tag = child.localName;
+      if (child === context.root || child === context.self) {
+        // The element being named, met in its own label or in what its aria-labelledby
+        // references: in a label, no part (a box still between its neighbours); under a
+        // reference, itself as the reference reads it.
+        const text = child === context.self ? selfText(child, context, false) : '';
+        const box = style(child)[0] !== 'inline' || REPLACED.has(tag) ||
+          CONTROLS.has(roleOf(child));
+        join(joined, text, box, text !== '' && !namedFromContent, true);
+        continue;
+      }
       if (tag === 'script' || tag === 'style' || tag === 'noscript' || tag === 'template' ||
           tag === 'rt' || tag === 'rp' || tag === 'title' ||
           (child.namespaceURI === SVG && child.matches(SVG_UNRENDERED))) continue;
@@ -919,17 +1053,25 @@ function(options, root) {
         }
         continue;
       }
+      // (One with CSS content stays a level of its own, as in Chrome's tree: the content's
+      // alternative text is spaced only within it.)
       if ((hidden || (display === 'inline' || display === 'ruby') && !control &&
-           !REPLACED.has(tag) && (role === 'generic' || role === 'none') && !named(child))) {
-        joinChildren(child, context, joined);
+           !REPLACED.has(tag) && (role === 'generic' || role === 'none') && !named(child) &&
+           !generatedContent(child, '::before', context) &&
+           !generatedContent(child, '::after', context))) {
+        // (Not when this name already read it, through a reference.)
+        if (context.labelledby || !context.visited.has(child)) joinChildren(child, context, joined);
         continue;
       }
       // An empty inline element is not in Chrome's tree: its title names nothing (unless
-      // it can take focus, or an aria-labelledby traversal reads it).
+      // it can take focus, or an aria-labelledby traversal reads it). CSS content is not
+      // nothing.
       if (!context.labelledby && display === 'inline' && !child.firstChild && !control &&
           child.namespaceURI === HTML &&
           !REPLACED.has(tag) && !child.hasAttribute('aria-label') &&
-          !child.hasAttribute('aria-labelledby') && !focusable(child)) continue;
+          !child.hasAttribute('aria-labelledby') && !focusable(child) &&
+          !generatedContent(child, '::before', context) &&
+          !generatedContent(child, '::after', context)) continue;
       // The part a descendant gives its ancestor's name is the same for every ancestor
       // named from its content: computed once (a cell inside a cell inside a cell...).
       // Reused only where it fits the ancestor's count of nodes whole, as computed.
@@ -938,10 +1080,18 @@ function(options, root) {
       if (part !== undefined && before + part[2] <= MAX_NAME_NODES) {
         context.visited.texts = (context.visited.texts || 0) + part[2];
       } else {
+        const skips = context.visited.skips;
+        const references = context.visited.references;
         const text = computeName(child, role, context, false);
         const after = nodesSeen(context);
-        part = [text, text !== '' && !namedFromContent, after - before];
-        if (context.own && after <= MAX_NAME_NODES) contributions.set(child, part);
+        part = [text, text !== '' && !namedFromContent, after - before,
+          text !== '' && namedFromContent && blockInsideLast];
+        // A part that left out content this name had already read, or read content
+        // through a reference (which later parts of this name then leave out), is its own.
+        if (context.own && after <= MAX_NAME_NODES && context.visited.skips === skips &&
+            context.visited.references === references) {
+          contributions.set(child, part);
+        }
       }
       // Its own box: not inline, or inline but laid out on its own (atomic).
       const box = display !== 'inline' && display !== 'ruby' || control ||
@@ -951,16 +1101,21 @@ function(options, root) {
       // (An inline-block holding only white space is.)
       const counted = part[0] !== '' || control || (box && (REPLACED.has(tag) ||
         !display.startsWith('inline') || child.firstChild !== null));
-      join(joined, part[0], box, part[1], counted);
+      if (box && !display.startsWith('inline') && display !== 'contents' ||
+          part[0] !== '' && part[3]) joined.blockInside = true;
+      join(joined, part[0], box, part[1], counted, box || part[3]);
     }
     const after = unrendered ? null : generatedContent(element, '::after', context);
-    if (after) join(joined, after[0], after[1], after[3], true);
+    if (after) {
+      join(joined, after[0], after[1], after[3], true);
+      if (after[1]) joined.blockInside = true;
+    }
   }
 
-  // Elements that have no ::before / ::after boxes (replaced or with their own drawing).
+  // Elements that have no ::before / ::after boxes (replaced or with their own drawing; a
+  // meter or progress bar is drawn by a shadow tree, and has them).
   const NO_GENERATED = new Set(['img', 'input', 'select', 'textarea', 'video', 'audio', 'iframe',
-    'canvas', 'object', 'embed', 'svg', 'br', 'wbr', 'hr', 'meter', 'progress', 'option',
-    'optgroup']);
+    'canvas', 'object', 'embed', 'svg', 'br', 'wbr', 'hr', 'option', 'optgroup']);
   const generated = new Map();  // element -> [[before text, block?] | null, [after...] | null]
 
   // The text CSS generated content (::before, ::after) adds to an element's content, with
@@ -1116,7 +1271,7 @@ function(options, root) {
     return code === 32 || code === 9 || code === 10 || code === 12 || code === 13;
   }
 
-  function join(joined, text, breaks, spaced, counted) {
+  function join(joined, text, breaks, spaced, counted, breaksAfter = breaks) {
     if (text !== '') {
       if (joined.previous && joined.text !== '' &&
           (breaks || spaced || joined.previousBreaks || joined.lastSpaced) &&
@@ -1128,7 +1283,7 @@ function(options, root) {
     }
     if (counted) {
       joined.previous = true;
-      joined.previousBreaks = breaks;
+      joined.previousBreaks = breaksAfter;
     }
   }
 
@@ -1305,6 +1460,10 @@ function(options, root) {
       const option = element.selectedOptions[0];
       return option ? squash(option.label || option.textContent) : null;
     }
+    if (role === 'combobox' && tag !== 'input') {
+      // An ARIA one: its selected option, or the text it shows.
+      return squash(controlValue(element, role) || '') || null;
+    }
     if (role === 'slider' || role === 'spinbutton' || role === 'progressbar' || role === 'meter') {
       const value = controlValue(element, role);
       return value === '' ? null : value;
@@ -1326,8 +1485,9 @@ function(options, root) {
     return display !== 'none' && visibility === 'visible';
   }
 
-  // A <p> with nothing laid out inside (no element, only white space or comments): Chrome
-  // leaves it out, unless an id, an ARIA attribute or focus may make it matter.
+  // A <p> (or an unnamed <address>) with nothing laid out inside (no element, only white
+  // space or comments): Chrome leaves it out, unless an id, an ARIA attribute or focus may
+  // make it matter.
   function emptyParagraph(element) {
     if (element.firstElementChild || /[^ \t\n\r\f]/.test(element.textContent) || element.id ||
         focusable(element)) return false;
@@ -1410,7 +1570,7 @@ function(options, root) {
     if (visible && role !== 'LineBreak') {
       name = nameOf(element, role);
       shown = (!NOISE.has(role) || name !== '' || focusable(element)) &&
-        !(tag === 'p' && emptyParagraph(element));
+        !((tag === 'p' || tag === 'address' && name === '') && emptyParagraph(element));
     }
     if (role === 'Iframe') {
       if (!visible) return;
@@ -1451,7 +1611,9 @@ function(options, root) {
       return;
     }
     if (tag === 'select' && role === 'combobox') {
-      // The closed list's options: Chrome lists them under a popup, without boxes.
+      // The closed list's options: Chrome lists them under a popup, without boxes (none
+      // for a hidden list).
+      if (!visible) return;
       for (const option of element.options) {
         if (excluded(option)) continue;
         const optionName = nameOf(option, 'option');

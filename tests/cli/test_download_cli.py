@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cdpkit.cli import _human_size
+from cdpkit._cli_common import human_size
 from tests.cli.conftest import CLI
 from tests.cli.test_oneshot import assert_one_line_error
 from tests.server import DOWNLOADS, FixtureServer
@@ -23,7 +23,7 @@ def test_download_from_a_blank_page_saves_the_whole_file_under_its_url_name(
     name = Path(path).name
     result = cli.run("download", server.url(path), "--dir", "d", "--connect", endpoint)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == f"Saved d/{name} ({_human_size(len(body))}, {content_type})\n"
+    assert result.stdout == f"Saved d/{name} ({human_size(len(body))}, {content_type})\n"
     assert (cli.cwd / "d" / name).read_bytes() == body
 
 

@@ -21,7 +21,7 @@ from cdpkit.mcp import _front, _listing
 from cdpkit.mcp_server import server_options
 from tests.server import FixtureServer
 
-from .conftest import ROOT, McpSession, server_env, text_of, wait_until_gone
+from .conftest import EXPECTED_TOOLS, ROOT, McpSession, server_env, text_of, wait_until_gone
 
 _INFO = {"name": "test", "version": "1"}
 _ENVELOPE = {
@@ -119,7 +119,7 @@ async def test_the_official_client_works_through_the_front(
         cwd=str(ROOT),
     )  # fmt: skip
     async with Client(params, mode=mode, read_timeout_seconds=120) as client:
-        assert len((await client.list_tools()).tools) == 44
+        assert len((await client.list_tools()).tools) == len(EXPECTED_TOOLS)
         await client.session.send_ping() if mode == "legacy" else None
         navigated = await client.call_tool(
             "browser_navigate", {"url": server.url("/status?code=200")}
@@ -163,4 +163,4 @@ def test_a_first_line_the_front_cannot_read_goes_to_the_sdk_server() -> None:
             process.kill()
             process.wait()
     assert [answer.get("id") for answer in answers] == [1, 2, 3]
-    assert len(answers[1]["result"]["tools"]) == 44
+    assert len(answers[1]["result"]["tools"]) == len(EXPECTED_TOOLS)

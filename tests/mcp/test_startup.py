@@ -11,7 +11,7 @@ from typing import Any
 
 from tests.server import FixtureServer
 
-from .conftest import ROOT, McpSession, server_env, text_of, wait_until_gone
+from .conftest import EXPECTED_TOOLS, ROOT, McpSession, server_env, text_of, wait_until_gone
 from .test_front import _front_answers, _legacy
 
 # Runs `cdpkit mcp` as the console script does, and prints on stderr, as its last line, the
@@ -40,7 +40,7 @@ def test_cdpkit_mcp_answers_tools_list_without_loading_what_it_does_not_need() -
     )  # fmt: skip
     answers = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
     listed = next(answer for answer in answers if answer.get("id") == 2)
-    assert len(listed["result"]["tools"]) == 44, out.stderr
+    assert len(listed["result"]["tools"]) == len(EXPECTED_TOOLS), out.stderr
     loaded = set(json.loads(out.stderr.strip().splitlines()[-1]))
     # Not the typer app and the other commands, not the light path's HTTP engine (it
     # loads on the first browse call). (The SDK loads after tools/list is answered, so
@@ -60,7 +60,7 @@ def test_tools_list_is_answered_before_the_sdk_pydantic_or_the_bindings_load() -
     the tools is loaded."""
     answers, stderr = _front_answers(_legacy("2025-06-18"))
     assert [answer["id"] for answer in answers] == [1, 2, 3]
-    assert len(answers[1]["result"]["tools"]) == 44
+    assert len(answers[1]["result"]["tools"]) == len(EXPECTED_TOOLS)
     loaded = set(json.loads(stderr.strip().splitlines()[-1]))
     heavy = {"mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "asyncio", "cdpkit.cdp",
              "cdpkit.tools", "cdpkit.browser", "cdpkit.mcp._app", "typer"}  # fmt: skip
@@ -90,7 +90,7 @@ async def test_every_listed_tool_takes_the_arguments_its_schema_describes(
     session = await McpSession(["--allow-js"], entry=("-m", "cdpkit", "mcp")).start()
     try:
         tools = (await session.client.list_tools()).tools
-        assert len(tools) == 45  # with browser_execute_js
+        assert len(tools) == len(EXPECTED_TOOLS) + 1  # with browser_execute_js
         await session.call("browser_navigate", {"url": server.url("/status?code=200")})
         for tool in tools:
             schema = tool.input_schema

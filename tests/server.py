@@ -44,6 +44,16 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         else:
             super().do_GET()
 
+    def do_POST(self) -> None:
+        """A route answers a POST as it answers a GET (it reads the body itself)."""
+        path = urllib.parse.urlsplit(self.path).path
+        self.server.requests.append(self.path)
+        route = self.server.routes.get(path)
+        if route is not None:
+            route(self)
+        else:
+            self.send_error(405)
+
     def reply(self, status: int, body: bytes | str, content_type: str = "text/html",
               headers: dict[str, str] | None = None) -> None:
         data = body.encode() if isinstance(body, str) else body

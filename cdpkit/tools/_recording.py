@@ -20,6 +20,7 @@ program holding the steps done so far.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
 import dataclasses
@@ -65,6 +66,9 @@ _TARGETS = ("selector", "index", "x", "y", "role", "name", "exact", "text", "lab
 _ELEMENT_TOOLS = frozenset(
     {"click", "hover", "type_text", "select_option", "upload_file", "drag", "check", "uncheck"}
 )
+# How long stop() waits for a load the last action asked for (it is waited for in the
+# script either way).
+_PENDING_LOAD_WAIT = 10.0
 # Tools that wait for their own load: no wait is added after them.
 _NAVIGATIONS = frozenset({"navigate", "go_back", "go_forward", "reload", "new_tab", "switch_tab"})
 # Arguments that belong to the recording process, not to a replay (an object of this
@@ -116,6 +120,7 @@ class _Pending:
     document: str | None
     key: tuple[Any, ...] | None = None  # the action and its locator
     dialog: tuple[bool, str | None] | None = None  # answered while the action ran
+    requested: int = 0  # navigations of the page's main frame asked for before it ran
 
 
 class Recording:
@@ -135,7 +140,10 @@ class Recording:
         self._start_url = start_url
         self._token: contextvars.Token[Recording | None] | None = None
         # The page and main document of the latest action: did that action load a page?
-        self._last: tuple[Step, Page, str | None] | None = None
+        self._last: tuple[Step, Page, str | None, int] | None = None
+        # Navigations each page's main frame was asked for (a submit, a link), by target
+        # id: one an action started but that has not loaded yet is still its load.
+        self._requested: dict[str, int] = {}
         self._tab: str | None = None  # the target id the script's `page` is
         self._next_dialog: tuple[bool, str | None] | None = None
         self._in_flight: list[_Pending] = []  # actions started, not ended
@@ -250,13 +258,37 @@ class Recording:
         last, self._last = self._last, None
         if last is None:
             return
-        step, page, document = last
+        step, page, document, requested = last
         if document is None or step.action in _NAVIGATIONS or page.closed:
             return
         now = await main_document(page)
+        if now == document and self._requested.get(page.target_id, 0) > requested:
+            # Asked for, not committed yet (a form's POST still on its way): its document
+            # comes; the replay must wait for it too, or end before the server sees it.
+            deadline = time.monotonic() + _PENDING_LOAD_WAIT
+            while now == document and time.monotonic() < deadline and not page.closed:
+                await asyncio.sleep(0.05)
+                now = await main_document(page)
+            step.wait_for_load = True
+            self._write()
+            return
         if now is not None and now != document:
             step.wait_for_load = True
             self._write()
+
+    def _watch(self, page: Page) -> int:
+        """Count the navigations ``page``'s main frame is asked for from now on; the count
+        so far."""
+        target = page.target_id
+        if target not in self._requested:
+            self._requested[target] = 0
+
+            def requested(params: dict[str, Any]) -> None:
+                if params.get("frameId") == target:
+                    self._requested[target] += 1
+
+            page.on_event("Page.frameRequestedNavigation", requested)
+        return self._requested[target]
 
     async def _before(
         self, function: Callable[..., Awaitable[Any]], args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -277,7 +309,7 @@ class Recording:
             self._in_flight.append(failed)
             return failed
         build, key = builder
-        pending = _Pending(build, page, document, key)
+        pending = _Pending(build, page, document, key, requested=self._watch(page) if page is not None else 0)
         self._in_flight.append(pending)
         return pending
 
@@ -330,7 +362,7 @@ class Recording:
             self._tab = None
         self.steps.append(step)
         if page is not None:
-            self._last = (step, page, pending.document)
+            self._last = (step, page, pending.document, pending.requested)
         self._write()
 
     async def _describe(

@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -208,3 +210,41 @@ async def test_a_password_is_never_written_and_replays_from_the_environment(
     )  # fmt: skip
     output, _ = await asyncio.wait_for(process.communicate(), timeout=120)
     assert process.returncode == 0, output.decode()  # it typed the 9 characters again
+
+
+SLOW_FORM = """<!doctype html><title>Form</title>
+<form method="post" action="/rec/slow-thanks"><label>Name <input name="n"></label>
+<button>Send</button></form>"""
+
+
+async def test_a_submit_that_ends_the_recording_is_waited_for_in_the_script(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    """The recording stops right after the click that posts the form, before the answer
+    came: the script still waits for that load, or a replay would close its browser with
+    the submission on its way."""
+    received: list[bytes] = []
+
+    def thanks(handler: Any) -> None:
+        received.append(handler.rfile.read(int(handler.headers.get("Content-Length") or 0)))
+        time.sleep(0.5)  # answered after the recording stopped
+        handler.reply(200, "<!doctype html><title>Thanks</title><p>Thanks")
+
+    server.route("/rec/slow-form", lambda h: h.reply(200, SLOW_FORM))
+    server.route("/rec/slow-thanks", thanks)
+    path = tmp_path / "submit.py"
+    await tools.navigate(page, server.url("/rec/slow-form"))
+    async with cdpkit.record(page, path):
+        await tools.type_text(page, "Ada", label="Name")
+        await tools.click(page, role="button", name="Send")
+    script = path.read_text()
+    send = script.index('name="Send"')
+    assert "async with page.expect(cdp.page.LoadEventFired):" in script[script.rindex("#", 0, send) - 200 : send]
+    received.clear()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, str(path), env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    output, _ = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode == 0, output.decode()
+    assert received == [b"n=Ada"]  # the replay's browser stayed until the server answered

@@ -269,9 +269,6 @@ class Recording:
             while now == document and time.monotonic() < deadline and not page.closed:
                 await asyncio.sleep(0.05)
                 now = await main_document(page)
-            step.wait_for_load = True
-            self._write()
-            return
         if now is not None and now != document:
             step.wait_for_load = True
             self._write()
@@ -284,7 +281,8 @@ class Recording:
             self._requested[target] = 0
 
             def requested(params: dict[str, Any]) -> None:
-                if params.get("frameId") == target:
+                # Not a link opening a tab, nor a download: a new document in this frame.
+                if params.get("frameId") == target and params.get("disposition") == "currentTab":
                     self._requested[target] += 1
 
             page.on_event("Page.frameRequestedNavigation", requested)

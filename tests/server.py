@@ -51,8 +51,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         route = self.server.routes.get(path)
         if route is not None:
             route(self)
-        else:
-            self.send_error(405)
+        else:  # as with no do_POST at all: pages are not posted to
+            self.send_error(501, f"Unsupported method ({self.command!r})")
 
     def reply(self, status: int, body: bytes | str, content_type: str = "text/html",
               headers: dict[str, str] | None = None) -> None:

@@ -121,9 +121,7 @@ async def _choose(page: Page, element: Element) -> Locator:
             None,
         )
     attributes = await element.call(_STABLE_ATTRIBUTES)
-    editable = bool(await element.call("function() { return this.isContentEditable; }")) or (
-        attributes["tag"] in ("input", "textarea", "select")
-    )
+    editable = bool(attributes["editable"])
     if own is not None and own.name and own.role not in _NO_ROLE_LOCATOR:
         locator = Locator(role=own.role, name=own.name)
         if is_it(await matches_in(entries, locator)):

@@ -6,11 +6,23 @@ from __future__ import annotations
 
 import base64
 import io
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 from tests.server import FixtureServer, Handler
+
+
+def require_ffmpeg() -> str:
+    """ffmpeg's path; a missing ffmpeg fails the test with what to run (the set-up
+    installs it, as it installs the Selenium jar: its absence is not a reason to skip)."""
+    found = shutil.which("ffmpeg")
+    if found is None or shutil.which("ffprobe") is None:
+        import pytest
+
+        pytest.fail("ffmpeg and ffprobe are not on PATH: run `bash scripts/setup.sh --tests`")
+    return found
 
 
 def noise_png(width: int, height: int, seed: int) -> bytes:

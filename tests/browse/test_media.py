@@ -15,11 +15,15 @@ from pathlib import Path
 import pytest
 
 import cdpkit
-from tests.media_pages import add_media_routes
+from tests.media_pages import add_media_routes, require_ffmpeg
 from tests.server import FixtureServer
 
 FFMPEG = shutil.which("ffmpeg")
-pytestmark = pytest.mark.skipif(FFMPEG is None, reason="ffmpeg is installed by scripts/setup.sh")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _ffmpeg() -> None:
+    require_ffmpeg()
 
 
 @pytest.fixture(scope="module")

@@ -7,18 +7,20 @@ from __future__ import annotations
 
 import base64
 import io
-import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
-from tests.media_pages import add_media_routes
+from tests.media_pages import add_media_routes, require_ffmpeg
 from tests.server import FixtureServer, Handler
 
 from .conftest import McpSession, text_of
 
-pytestmark = pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is installed by scripts/setup.sh")
+
+@pytest.fixture(autouse=True, scope="module")
+def _ffmpeg() -> None:
+    require_ffmpeg()
 
 
 @pytest.fixture(scope="module")

@@ -43,6 +43,9 @@ T = TypeVar("T")  # what a stream yields: an event model, or Event | RawEvent
 S = TypeVar("S")  # a kind of per-session state (see Session.state)
 
 DEFAULT_TIMEOUT = 30.0
+# Timers for call deadlines fire at most this often: a burst of calls shares one (at most
+# this late) instead of one each.
+_EXPIRY_GRANULARITY = 0.01
 
 
 def _encode_default(obj: object) -> Any:
@@ -428,7 +431,9 @@ class Session:
             if call is not None:
                 call.expire()
         if deadlines:
-            next_deadline = deadlines[0][0]
+            # A burst of calls has deadlines microseconds apart: firing at most every
+            # _EXPIRY_GRANULARITY s lets one timer expire them together (at most that late).
+            next_deadline = max(deadlines[0][0], now + _EXPIRY_GRANULARITY)
             self._deadline_timer = loop.call_at(next_deadline, self._expire_due, next_deadline)
 
     def _resolve(self, message_id: int, message: dict[str, Any]) -> None:

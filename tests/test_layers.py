@@ -382,3 +382,41 @@ async def test_new_page_url_raises_navigation_error_naming_the_url(
     assert caught.value.url == url
     assert caught.value.error_text == "net::ERR_CONNECTION_REFUSED"
     assert url in str(caught.value)
+
+
+def _underscored_imports(tree: ast.AST) -> list[tuple[str, int]]:
+    """``(name, line)`` of every ``from X import _name`` (a module or a name)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module is not None:
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append((alias.name, node.lineno))
+    return found
+
+
+def test_no_module_imports_a_name_another_module_keeps_private() -> None:
+    # A private module (`from . import _grid`) is fine: the package shares it.
+    private_modules = {path.stem for path in PACKAGE.rglob("_*.py")} | {
+        path.parent.name for path in PACKAGE.rglob("__init__.py")
+    }
+    offenders = []
+    for module, path in _hand_written().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for name, line in _underscored_imports(tree):
+            if name not in private_modules:
+                offenders.append(f"{_where(module, line)}: {_label(module)} imports {name}")
+    assert not offenders, (
+        "names kept private by their module, imported by another (drop the underscore, or "
+        "move the code to where it is used):\n" + "\n".join(offenders)
+    )
+
+
+def test_the_underscored_import_walk_finds_names_not_modules_nor_aliases() -> None:
+    source = (
+        "from .files import _extension, download\n"
+        "from ..cdp.input_ import dispatch_key_event as _dispatch\n"
+        "def f():\n"
+        "    from .information import _message\n"
+    )
+    assert _underscored_imports(ast.parse(source)) == [("_extension", 1), ("_message", 4)]

@@ -23,7 +23,7 @@ from .._secrets import get_logger
 from ..errors import CDPError
 from ..page import ConsoleEntry, Page
 from ..tools.accessibility import peek_changes
-from ..tools.information import ConsoleMessage, _message
+from ..tools.information import ConsoleMessage, console_message_from
 from ._schema import Part, Text
 
 __all__ = ["LOADED_SETTLE", "NAVIGATION_WAIT", "PageChanges", "summarize", "watch_changes"]
@@ -139,7 +139,7 @@ async def watch_changes(page: Page, settle: float = SETTLE) -> AsyncIterator[Pag
     changes.errors = [
         message
         for kind, params in _new_entries(console_before, page.console_entries())
-        if (message := _message(kind, params)) is not None
+        if (message := console_message_from(kind, params)) is not None
         and message.level == "error"
         and not _is_favicon_miss(message)
     ]

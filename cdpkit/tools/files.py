@@ -216,7 +216,9 @@ def claim_free_name(directory: Path, filename: str, *, mode: int = 0o666) -> Pat
     raise DownloadError(f"No free file name left in {directory}")
 
 
-def _extension(url: str, mime_type: str | None) -> str:
+def extension_for(url: str, mime_type: str | None) -> str:
+    """The extension a file fetched from ``url`` as ``mime_type`` is saved with (".bin" if
+    neither says; never one the system would run as a script)."""
     suffix = PurePosixPath(urllib.parse.urlsplit(url).path).suffix.lower()
     known = suffix in mimetypes.types_map or mime_type is None
     if re.fullmatch(r"\.[a-z0-9]{1,8}", suffix) and suffix not in _SCRIPT_EXTENSIONS and known:
@@ -391,7 +393,7 @@ async def download(
     mime_type = fetched.headers.get("content-type") or None
     try:
         final = _publish(
-            fetched.part.path, directory, saved_name or None, _extension(fetched.url, mime_type)
+            fetched.part.path, directory, saved_name or None, extension_for(fetched.url, mime_type)
         )
     except BaseException:
         fetched.part.discard()
@@ -435,7 +437,7 @@ async def _save_data_url(url: str, directory: Path, filename: str | None) -> Dow
         part.discard()
         raise
     safe = sanitize_filename(filename) if filename else None
-    final = _publish(part.path, directory, safe, _extension("", mime_type))
+    final = _publish(part.path, directory, safe, extension_for("", mime_type))
     return DownloadResult(True, final.name, str(final), part.size, mime_type, url[:100])
 
 
@@ -664,7 +666,7 @@ async def _await_download(
         mime_type = await _response_type(responses, began["url"]) or mimetypes.guess_type(
             suggested or began["url"]
         )[0]
-    final = _publish(source, directory, name, _extension(began['url'], mime_type))
+    final = _publish(source, directory, name, extension_for(began['url'], mime_type))
     return DownloadResult(
         True, final.name, str(final), final.stat().st_size, mime_type, began['url'], suggested
     )

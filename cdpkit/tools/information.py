@@ -245,13 +245,16 @@ async def console_logs(
             await page.send(cdp.runtime.discard_console_entries())
     messages: list[ConsoleMessage] = []
     for kind, params in entries:
-        message = _message(kind, params)
+        message = console_message_from(kind, params)
         if message is not None and _SEVERITY[message.level] >= minimum:
             messages.append(message)
     return messages
 
 
-def _message(kind: str, params: dict[str, Any]) -> ConsoleMessage | None:
+def console_message_from(kind: str, params: dict[str, Any]) -> ConsoleMessage | None:
+    """The :class:`ConsoleMessage` an event's ``params`` say, or None for what prints
+    nothing; ``kind`` is "console" (``Runtime.consoleAPICalled``), "exception"
+    (``Runtime.exceptionThrown``) or "log" (``Log.entryAdded``)."""
     if kind == "console":
         call_type = str(params.get("type", "log"))
         if call_type == "endGroup":

@@ -27,7 +27,7 @@ from ..errors import CDPError, ProtocolError
 from ..page import Page
 from ..session import EventStream
 from ._network_log import EVENTS, MAX_ENTRIES, Entry, NetworkLog, drain, follow
-from .files import _extension, claim_free_name, sanitize_filename
+from .files import claim_free_name, extension_for, sanitize_filename
 
 if TYPE_CHECKING:
     from ..cdp.network import ResourceTimingJSON
@@ -314,7 +314,7 @@ async def network_request(
     directory.mkdir(parents=True, exist_ok=True)
     stem = sanitize_filename(Path(record.url.split("?")[0]).stem) or "body"
     # Never over a file already there (the folder may be the user's downloads).
-    path = claim_free_name(directory, f"{stem}-{entry.id}{_extension(record.url, record.mime_type)}")
+    path = claim_free_name(directory, f"{stem}-{entry.id}{extension_for(record.url, record.mime_type)}")
     path.write_bytes(data)
     return dataclasses.replace(details, body_path=str(path.resolve()))
 

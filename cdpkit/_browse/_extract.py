@@ -69,7 +69,7 @@ _LINK_MARK = re.compile(r"\x01(\d+)\x02")
 _MATHJAX_OUTPUT = re.compile(r"^mjx-|\b(?:MathJax|MJX)", re.IGNORECASE)
 _TEX_MARK = "data-cdpkit-tex"
 _TITLE_WORD = re.compile(r"\w+")
-_TITLE_LIKENESS = 0.75  # Readability's: a heading this much made of the title's words is it
+_TITLE_LIKENESS = 0.75  # Readability's: a heading this much made of the title's words says it
 
 
 def extract_html(
@@ -274,17 +274,9 @@ def _select(tree: LexborHTMLParser, selectors: Sequence[str]) -> list[LexborNode
 
 def _without_title_heading(blocks: list[Block], title: str) -> list[Block]:
     """``blocks`` without the first level-1 or level-2 heading that says the page's
-    ``title`` (Readability's rule: most of the heading's words are the title's), which
-    the result carries on its own."""
-    title_words = set(_TITLE_WORD.findall(title.casefold()))
+    ``title`` (:func:`says_title`), which the result carries on its own."""
     for index, block in enumerate(blocks):
-        if block.kind != "heading" or block.level > 2:
-            continue
-        words = _TITLE_WORD.findall(block.text.casefold())
-        if not words:
-            continue
-        apart = " ".join(word for word in words if word not in title_words)
-        if 1 - len(apart) / len(" ".join(words)) > _TITLE_LIKENESS:
+        if block.kind == "heading" and block.level <= 2 and says_title(title, block.text):
             return blocks[:index] + blocks[index + 1 :]
     return blocks
 
@@ -603,29 +595,41 @@ _TITLE_SEPARATOR = re.compile(r"\s+[-|\u2013\u2014\u00b7\u2022/\u00bb:]{1,2}\s+"
 
 
 def says_title(title: str, heading: str) -> bool:
-    """Whether ``heading`` says the same as the page's ``title``, so that the title need not
-    be shown above it.
+    """Whether ``heading`` says the same as the page's ``title``: the rule both for the
+    title line on top of markdown (not shown above a heading that says it) and for the
+    main content (``readability``), which leaves that heading to the title.
 
-    The rule: both compared with their whitespace collapsed and case folded, the heading
-    is the whole title, or the title with a site name taken off one end, that is what
-    precedes or follows a separator between spaces (a hyphen, en or em dash, ``|``,
-    ``/``, ``::``, a middle dot, bullet or ``»``): "Install - Docs" and "Docs | Install"
-    are said by a heading "Install". A heading that only holds the title among more words
-    ("Apple pie" for a title "Apple") does not say it.
+    The rule: the heading says the whole title, or the title with a site name taken off
+    one end, that is what precedes or follows a separator between spaces (a hyphen, en or
+    em dash, ``|``, ``/``, ``::``, a middle dot, bullet or ``»``): "Install - Docs" and
+    "Docs | Install" are said by a heading "Install". Two texts say the same when each is
+    more than 75% made of the other's words (Mozilla Readability's likeness of a heading
+    to the title, measured both ways), case and punctuation aside. A heading that only
+    holds the title among more words ("Apple pie" for a title "Apple"), or only part of
+    it ("Python" for "Python: a guide"), does not say it.
     """
-    wanted = _folded(heading)
-    if not wanted:
+    heading_words = _TITLE_WORD.findall(heading.casefold())
+    if not heading_words:
         return False
-    if _folded(title) == wanted:
-        return True
+    parts = [title]
     for separator in _TITLE_SEPARATOR.finditer(title):
-        if wanted in (_folded(title[: separator.start()]), _folded(title[separator.end() :])):
+        parts += [title[: separator.start()], title[separator.end() :]]
+    for part in parts:
+        part_words = _TITLE_WORD.findall(part.casefold())
+        alike = min(_likeness(heading_words, part_words), _likeness(part_words, heading_words))
+        if alike > _TITLE_LIKENESS:
             return True
     return False
 
 
-def _folded(text: str) -> str:
-    return _SPACES.sub(" ", text).strip().casefold()
+def _likeness(words: Sequence[str], others: Sequence[str]) -> float:
+    """How much of ``words`` (by characters) is made of ``others``' words: Readability's
+    ``textSimilarity``."""
+    if not words:
+        return 0.0
+    known = set(others)
+    apart = " ".join(word for word in words if word not in known)
+    return 1 - len(apart) / len(" ".join(words))
 
 
 def _fit_text(

@@ -168,3 +168,24 @@ def test_a_katex_formula_is_read_once() -> None:
     )
     for content in (_in_article(body), extract_html(body, "https://h.example/", BrowseOptions()).content):
         assert "The range is\n\nR=2a\n\nwhere a is the amplitude." in content
+
+
+def test_the_title_line_and_the_main_content_agree_on_which_heading_says_the_title() -> None:
+    # One rule (says_title) for both: a heading with the title's words (punctuation aside)
+    # says it, once in the markdown and left to the title in the main content; a heading
+    # holding only part of the title ("Deeper channel") is the article's own.
+    for title, heading, said in (
+        ("Deeper channel, faster tides!", "Deeper channel: faster tides", True),
+        ("Deeper channel: faster tides", "Deeper channel", False),
+    ):
+        html = (
+            f"<html><head><title>{title}</title></head><body>"
+            f"<article><h1>{heading}</h1><p>First: {_TIDE} {_TIDE}</p>"
+            f"<h2>What the pilots say</h2><p>Second: {_TIDE} {_TIDE}</p></article></body></html>"
+        )
+        url = "https://harbour.example/news/1"
+        main = extract_html(html, url, BrowseOptions(readability=True)).content
+        whole_page = extract_html(html, url, BrowseOptions()).content
+        assert main.startswith("First: The harbour") is said, (title, heading)
+        assert whole_page.startswith(f"# {title}\n\n# {heading}\n\n") is not said, (title, heading)
+        assert whole_page.count(f"# {heading}\n") == 1

@@ -189,3 +189,15 @@ def test_the_title_line_and_the_main_content_agree_on_which_heading_says_the_tit
         assert main.startswith("First: The harbour") is said, (title, heading)
         assert whole_page.startswith(f"# {title}\n\n# {heading}\n\n") is not said, (title, heading)
         assert whole_page.count(f"# {heading}\n") == 1
+
+
+def test_a_section_heading_between_the_articles_paragraphs_stays() -> None:
+    # trafilatura drops the heading with its wrapper (a class it reads as a bar): the
+    # paragraph under it is the article's, so the heading over it is too.
+    content = _in_article(
+        f"<p>First: {_TIDE} {_TIDE}</p>"
+        "<div class='headline-bar'><h2>Where the pilots stand</h2></div>"
+        f"<p>Second: {_TIDE} {_TIDE}</p><p>Third: {_TIDE}</p>"
+    )
+
+    assert "decade ago.\n\n## Where the pilots stand\n\nSecond: The harbour" in content

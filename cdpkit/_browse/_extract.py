@@ -69,6 +69,12 @@ _LINK_MARK = re.compile(r"\x01(\d+)\x02")
 _MATHJAX_OUTPUT = re.compile(r"^mjx-|\b(?:MathJax|MJX)", re.IGNORECASE)
 _TEX_MARK = "data-cdpkit-tex"
 _TITLE_WORD = re.compile(r"\w+")
+# An alt text that only says there is an image, or is the image's file name.
+_UNTOLD_ALT = re.compile(
+    r"^\s*(?:(?:an?|the)\s+)?(?:image|img|picture|photo|photograph|graphic)?[\s#._-]*\d*\s*$"
+    r"|^\s*\S+\.(?:jpe?g|png|gif|webp|avif|svg|bmp|tiff?)\s*$",
+    re.IGNORECASE,
+)
 _TITLE_LIKENESS = 0.75  # Readability's: a heading this much made of the title's words says it
 
 
@@ -415,7 +421,10 @@ def _finish(
     if notes and options.format != "json":
         return extraction  # nothing selected, or no block matched the keywords
     renderer = Renderer(
-        options.format if options.format != "a11y" else "markdown", options.link_style, links, media
+        options.format if options.format != "a11y" else "markdown",
+        options.link_style,
+        links,
+        _described(media, title),
     )
     if options.format == "links":
         shown = _links_in(blocks, order) if options.keywords else range(len(links))
@@ -431,6 +440,22 @@ def _finish(
     if cut:
         notes = [*notes, *cut]
     return replace(extraction, content=content, truncated=bool(notes), truncation=notes)
+
+
+def _described(media: Sequence[MediaItem], title: str) -> list[MediaItem]:
+    """``media`` as the content shows it: an alt text that says nothing of its image is
+    left out (``![](url)``), as Readability's text has none; ``Extraction.media`` keeps it.
+
+    It says nothing when it only says there is an image ("Image 2", "An image", "photo"),
+    is the image's file name ("web18-1160x768.jpg", a CMS's default), or repeats the
+    page's ``title`` (:func:`says_title`: the same alt on every picture of an article).
+    """
+    return [
+        replace(item, alt="")
+        if item.alt and (_UNTOLD_ALT.match(item.alt) or says_title(title, item.alt))
+        else item
+        for item in media
+    ]
 
 
 def _keyword_filter(blocks: Sequence[Block], options: BrowseOptions) -> list[int]:

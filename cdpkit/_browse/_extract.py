@@ -69,7 +69,13 @@ _LINK_MARK = re.compile(r"\x01(\d+)\x02")
 _MATHJAX_OUTPUT = re.compile(r"^mjx-|\b(?:MathJax|MJX)", re.IGNORECASE)
 _TEX_MARK = "data-cdpkit-tex"
 _TITLE_WORD = re.compile(r"\w+")
-_TITLE_LIKENESS = 0.75  # Readability's: a heading this much made of the title's words is it
+# An alt text that only says there is an image, or is the image's file name.
+_UNTOLD_ALT = re.compile(
+    r"^\s*(?:(?:an?|the)\s+)?(?:image|img|picture|photo|photograph|graphic)?[\s#._-]*\d*\s*$"
+    r"|^\s*\S+\.(?:jpe?g|png|gif|webp|avif|svg|bmp|tiff?)\s*$",
+    re.IGNORECASE,
+)
+_TITLE_LIKENESS = 0.75  # Readability's: a heading this much made of the title's words says it
 
 
 def extract_html(
@@ -274,17 +280,9 @@ def _select(tree: LexborHTMLParser, selectors: Sequence[str]) -> list[LexborNode
 
 def _without_title_heading(blocks: list[Block], title: str) -> list[Block]:
     """``blocks`` without the first level-1 or level-2 heading that says the page's
-    ``title`` (Readability's rule: most of the heading's words are the title's), which
-    the result carries on its own."""
-    title_words = set(_TITLE_WORD.findall(title.casefold()))
+    ``title`` (:func:`says_title`), which the result carries on its own."""
     for index, block in enumerate(blocks):
-        if block.kind != "heading" or block.level > 2:
-            continue
-        words = _TITLE_WORD.findall(block.text.casefold())
-        if not words:
-            continue
-        apart = " ".join(word for word in words if word not in title_words)
-        if 1 - len(apart) / len(" ".join(words)) > _TITLE_LIKENESS:
+        if block.kind == "heading" and block.level <= 2 and says_title(title, block.text):
             return blocks[:index] + blocks[index + 1 :]
     return blocks
 
@@ -423,7 +421,10 @@ def _finish(
     if notes and options.format != "json":
         return extraction  # nothing selected, or no block matched the keywords
     renderer = Renderer(
-        options.format if options.format != "a11y" else "markdown", options.link_style, links, media
+        options.format if options.format != "a11y" else "markdown",
+        options.link_style,
+        links,
+        _described(media, title),
     )
     if options.format == "links":
         shown = _links_in(blocks, order) if options.keywords else range(len(links))
@@ -439,6 +440,22 @@ def _finish(
     if cut:
         notes = [*notes, *cut]
     return replace(extraction, content=content, truncated=bool(notes), truncation=notes)
+
+
+def _described(media: Sequence[MediaItem], title: str) -> list[MediaItem]:
+    """``media`` as the content shows it: an alt text that says nothing of its image is
+    left out (``![](url)``), as Readability's text has none; ``Extraction.media`` keeps it.
+
+    It says nothing when it only says there is an image ("Image 2", "An image", "photo"),
+    is the image's file name ("web18-1160x768.jpg", a CMS's default), or repeats the
+    page's ``title`` (:func:`says_title`: the same alt on every picture of an article).
+    """
+    return [
+        replace(item, alt="")
+        if item.alt and (_UNTOLD_ALT.match(item.alt) or says_title(title, item.alt))
+        else item
+        for item in media
+    ]
 
 
 def _keyword_filter(blocks: Sequence[Block], options: BrowseOptions) -> list[int]:
@@ -603,29 +620,41 @@ _TITLE_SEPARATOR = re.compile(r"\s+[-|\u2013\u2014\u00b7\u2022/\u00bb:]{1,2}\s+"
 
 
 def says_title(title: str, heading: str) -> bool:
-    """Whether ``heading`` says the same as the page's ``title``, so that the title need not
-    be shown above it.
+    """Whether ``heading`` says the same as the page's ``title``: the rule both for the
+    title line on top of markdown (not shown above a heading that says it) and for the
+    main content (``readability``), which leaves that heading to the title.
 
-    The rule: both compared with their whitespace collapsed and case folded, the heading
-    is the whole title, or the title with a site name taken off one end, that is what
-    precedes or follows a separator between spaces (a hyphen, en or em dash, ``|``,
-    ``/``, ``::``, a middle dot, bullet or ``»``): "Install - Docs" and "Docs | Install"
-    are said by a heading "Install". A heading that only holds the title among more words
-    ("Apple pie" for a title "Apple") does not say it.
+    The rule: the heading says the whole title, or the title with a site name taken off
+    one end, that is what precedes or follows a separator between spaces (a hyphen, en or
+    em dash, ``|``, ``/``, ``::``, a middle dot, bullet or ``»``): "Install - Docs" and
+    "Docs | Install" are said by a heading "Install". Two texts say the same when each is
+    more than 75% made of the other's words (Mozilla Readability's likeness of a heading
+    to the title, measured both ways), case and punctuation aside. A heading that only
+    holds the title among more words ("Apple pie" for a title "Apple"), or only part of
+    it ("Python" for "Python: a guide"), does not say it.
     """
-    wanted = _folded(heading)
-    if not wanted:
+    heading_words = _TITLE_WORD.findall(heading.casefold())
+    if not heading_words:
         return False
-    if _folded(title) == wanted:
-        return True
+    parts = [title]
     for separator in _TITLE_SEPARATOR.finditer(title):
-        if wanted in (_folded(title[: separator.start()]), _folded(title[separator.end() :])):
+        parts += [title[: separator.start()], title[separator.end() :]]
+    for part in parts:
+        part_words = _TITLE_WORD.findall(part.casefold())
+        alike = min(_likeness(heading_words, part_words), _likeness(part_words, heading_words))
+        if alike > _TITLE_LIKENESS:
             return True
     return False
 
 
-def _folded(text: str) -> str:
-    return _SPACES.sub(" ", text).strip().casefold()
+def _likeness(words: Sequence[str], others: Sequence[str]) -> float:
+    """How much of ``words`` (by characters) is made of ``others``' words: Readability's
+    ``textSimilarity``."""
+    if not words:
+        return 0.0
+    known = set(others)
+    apart = " ".join(word for word in words if word not in known)
+    return 1 - len(apart) / len(" ".join(words))
 
 
 def _fit_text(

@@ -165,7 +165,8 @@ def fill_main_content(
     page (headings, lists, tables read as one paragraph). Between the first and the last
     block it kept, the page's blocks are the article's, but for link lists (share bars,
     related stories), which stay out. A figure's caption and a formula shown on its own
-    line (their texts, spaces left out, in ``figures``) stay however short. Sentences
+    line (their texts, spaces left out, in ``figures``) stay however short, and so does a
+    heading right above a block of the article (a section's heading). Sentences
     trafilatura kept beyond a long run of links it left out (menus, lists of stories) are
     another module of the page, left out when they are a small part of the whole.
     ``None`` when no page block is in ``main`` (the caller keeps trafilatura's blocks).
@@ -218,12 +219,12 @@ def fill_main_content(
         ),
         None,
     )
-    chosen = []
+    taken = [False] * len(page)
     for index, block in enumerate(page):
         if index == heading and block.kind == "heading":
-            chosen.append(block)
+            taken[index] = True
         elif first <= index <= last:
-            if kept[index] or index < anchors[0] or (
+            taken[index] = kept[index] or index < anchors[0] or (
                 block.kind != "heading"
                 and (
                     block.kind in ("image", "video", "audio")
@@ -231,11 +232,15 @@ def fill_main_content(
                     or _SPACES.sub("", block.text) in figures
                 )
                 and link_density(block) <= _LINKS_AT_MOST
-            ):
-                chosen.append(block)
+            )
         elif low <= index <= high and kept[index] and _SPACES.sub("", block.text) in whole:
-            chosen.append(block)
-    return chosen
+            taken[index] = True
+    # A heading trafilatura left out inside the article heads a section of it when the
+    # block right below it is the article's (Readability keeps an article's headings).
+    for index in range(last - 1, first - 1, -1):
+        if page[index].kind == "heading" and taken[index + 1] and page[index + 1].kind != "heading":
+            taken[index] = True
+    return [block for block, take in zip(page, taken, strict=True) if take]
 
 
 def _article_part(

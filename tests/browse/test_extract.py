@@ -977,3 +977,23 @@ def test_says_title(title: str, heading: str, said: bool) -> None:
     assert says_title(title, heading) is said
     shown = _markdown(f"<title>{title}</title><h2>{heading}</h2><p>Text.</p>")
     assert shown.startswith(f"# {title}\n\n## ") is not said
+
+
+def test_an_alt_text_that_says_nothing_of_its_image_is_not_in_the_content() -> None:
+    # "Image 1", a file name, the page's title on every picture: none says what is shown
+    # (Readability's text has no alt at all); an alt that describes the image stays, and
+    # result.media keeps every alt as the page gave it.
+    html = (
+        "<title>How to read the tides - Harbour Gazette</title><h1>How to read the tides</h1>"
+        "<p>Tide tables are printed every week.</p>"
+        "<img src='/a.jpg' alt='Image 1'><img src='/b.jpg' alt='IMG_2041.JPG'>"
+        "<img src='/c.jpg' alt='How to Read the Tides'><img src='/d.jpg' alt='An image'>"
+        "<img src='/e.jpg' alt='The pilot boat at the northern breakwater'>"
+    )
+    for readability in (False, True):
+        result = extract_html(html, "https://h.example/t", BrowseOptions(readability=readability))
+        for name in "abcd":
+            assert f"![](https://h.example/{name}.jpg)" in result.content, (readability, name)
+        assert "![The pilot boat at the northern breakwater](https://h.example/e.jpg)" in result.content
+        assert "Image 1" not in result.content and "IMG_2041" not in result.content
+        assert [item.alt for item in result.media][:2] == ["Image 1", "IMG_2041.JPG"]

@@ -168,3 +168,81 @@ def test_a_katex_formula_is_read_once() -> None:
     )
     for content in (_in_article(body), extract_html(body, "https://h.example/", BrowseOptions()).content):
         assert "The range is\n\nR=2a\n\nwhere a is the amplitude." in content
+
+
+def test_the_title_line_and_the_main_content_agree_on_which_heading_says_the_title() -> None:
+    # One rule (says_title) for both: a heading with the title's words (punctuation aside)
+    # says it, once in the markdown and left to the title in the main content; a heading
+    # holding only part of the title ("Deeper channel") is the article's own.
+    for title, heading, said in (
+        ("Deeper channel, faster tides!", "Deeper channel: faster tides", True),
+        ("Deeper channel: faster tides", "Deeper channel", False),
+    ):
+        html = (
+            f"<html><head><title>{title}</title></head><body>"
+            f"<article><h1>{heading}</h1><p>First: {_TIDE} {_TIDE}</p>"
+            f"<h2>What the pilots say</h2><p>Second: {_TIDE} {_TIDE}</p></article></body></html>"
+        )
+        url = "https://harbour.example/news/1"
+        main = extract_html(html, url, BrowseOptions(readability=True)).content
+        whole_page = extract_html(html, url, BrowseOptions()).content
+        assert main.startswith("First: The harbour") is said, (title, heading)
+        assert whole_page.startswith(f"# {title}\n\n# {heading}\n\n") is not said, (title, heading)
+        assert whole_page.count(f"# {heading}\n") == 1
+
+
+def test_a_section_heading_between_the_articles_paragraphs_stays() -> None:
+    # trafilatura drops the heading with its wrapper (a class it reads as a bar): the
+    # paragraph under it is the article's, so the heading over it is too.
+    content = _in_article(
+        f"<p>First: {_TIDE} {_TIDE}</p>"
+        "<div class='headline-bar'><h2>Where the pilots stand</h2></div>"
+        f"<p>Second: {_TIDE} {_TIDE}</p><p>Third: {_TIDE}</p>"
+    )
+
+    assert "decade ago.\n\n## Where the pilots stand\n\nSecond: The harbour" in content
+
+
+_SHARE_BAR = (
+    "<div class='share-buttons'><ul>"
+    + "".join(
+        f"<li><a class='share-{n.lower()}' href='https://{n.lower()}.example/share?u=1'>{n}</a></li>"
+        for n in ("Facebook", "Twitter", "LinkedIn", "Reddit", "Email")
+    )
+    + "</ul></div>"
+)
+_SENTENCES = (
+    "Pilots bring the ferries in at dawn when the water is slack",
+    "The lock keepers open both gates for the spring tides",
+    "Dredgers work the outer bend through the winter months",
+    "Fishing boats wait in the basin until the bar is passed",
+    "A new beacon marks the sandbank off the northern breakwater",
+    "The old quay wall was rebuilt in stone after the great storm",
+)
+
+
+def test_share_bars_and_formula_markup_never_lose_the_article() -> None:
+    # The article in a wrapper whose class trafilatura discards ("share-"), a share bar
+    # after each paragraph, MathJax 2 and KaTeX formulas inside every sentence, reader
+    # comments below: every paragraph stays (formulas read once), no share button does.
+    paragraphs = "".join(
+        f"<p>{sentence}, and the range {_mathjax2('<mi>R</mi>', '<span>R</span>', n)} "
+        f"grows as {_katex('<mi>h</mi>', 'h')} does: {_TIDE}</p>{_SHARE_BAR}"
+        for n, sentence in enumerate(_SENTENCES)
+    )
+    html = (
+        "<!doctype html><html><head><title>Harbour news</title></head><body>"
+        "<div class='top'><a href='/'>Home</a> <a href='/news'>News</a></div>"
+        f"<div class='entry share-enabled'><h1>The channel is deeper now</h1>{paragraphs}</div>"
+        "<div id='comments'><p>Reader: I still remember when the old ferry ran twice a day"
+        " and nobody minded the wait at all.</p></div></body></html>"
+    )
+    content = extract_html(html, "https://harbour.example/news/1", BrowseOptions(readability=True)).content
+
+    for sentence in _SENTENCES:
+        assert f"{sentence}, and the range" in content, sentence
+    assert content.count("grows as h does") == len(_SENTENCES)
+    assert content.count("the range\n\nR\n\ngrows") == len(_SENTENCES)  # MathJax's glyphs not read
+    assert "old ferry" not in content
+    for button in ("Facebook", "Twitter", "LinkedIn", "Reddit", "Email"):
+        assert button not in content

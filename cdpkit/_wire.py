@@ -26,6 +26,7 @@ __all__ = [
     "decode_message",
     "decode_params",
     "release_freed_memory",
+    "validate_json",
 ]
 
 log = get_logger("cdpkit")
@@ -97,6 +98,24 @@ def decode_params(params: EventParams) -> dict[str, Any]:
         log.warning("Ignoring the params of an event nested too deeply to decode")
         return {}
     return value if type(value) is dict else {}
+
+
+def validate_json(validate: Callable[[bytes], Any], params: msgspec.Raw) -> Any:
+    """Parse and validate an event's params from their JSON text in one pass with
+    ``validate`` (a model validator's ``validate_json``), with the cyclic collector paused
+    for a large text (as :func:`decode_message` does).
+
+    Raises:
+        pydantic.ValidationError: The text is not JSON pydantic reads (e.g. a lone
+            surrogate), or not the model's shape.
+    """
+    if len(params) >= _LARGE_MESSAGE and gc.isenabled():
+        gc.disable()
+        try:
+            return validate(bytes(params))
+        finally:
+            gc.enable()
+    return validate(bytes(params))
 
 
 _trim: Callable[[int], int] | None = None

@@ -44,6 +44,7 @@ import platformdirs
 from .. import cdp
 from .._frames import frame_ids, frame_tree
 from .._model import RawEvent
+from .._tasks import run_in_background
 from ..errors import CDPError, DownloadError
 from ..page import Page
 from ..session import EventStream
@@ -535,14 +536,20 @@ async def expect_download(
                 await asyncio.gather(frames, return_exceptions=True)
                 # Put the download behaviour back while leaving the block disables the
                 # Network domain (if still on): one round trip for both instead of two.
-                restoring = asyncio.ensure_future(_restore_download_behavior(browser, context_id))
+                restoring = _start_restoring(browser, context_id)
     finally:
         if restoring is None:
-            restoring = asyncio.ensure_future(_restore_download_behavior(browser, context_id))
-        await restoring
+            restoring = _start_restoring(browser, context_id)
+        # Once the restoring command is written, whatever the program sends next reaches
+        # the browser after it; its answer is not waited for (it came 50 ms after a 100 MB
+        # download completed, a seventh of the whole download).
+        await asyncio.sleep(0)  # its first step writes the command (see Session.send)
         try:
             staging.rmdir()  # empty once the file is published: no thread needed
         except OSError:
+            # A failed download's part, or another download the page started meanwhile:
+            # removed once the browser no longer saves anything there.
+            await restoring
             await run_in_thread(lambda: shutil.rmtree(staging, ignore_errors=True))
 
 
@@ -566,6 +573,20 @@ async def _restore_download_behavior(
             await browser.send(
                 cdp.browser.set_download_behavior("default", browser_context_id=context_id)
             )
+
+
+# The restoring commands whose answer is still to come (kept so they are not collected).
+_restoring: set[asyncio.Task[None]] = set()
+
+
+def _start_restoring(
+    browser: Browser, context_id: cdp.browser.BrowserContextID | None
+) -> asyncio.Task[None]:
+    return run_in_background(
+        _restore_download_behavior(browser, context_id),
+        _restoring,
+        what="Restoring the download behaviour",
+    )
 
 
 class StandingDownloads:

@@ -132,6 +132,63 @@ async def test_unknown_enum_values_and_extra_fields_are_kept() -> None:
     assert event.model_dump(by_alias=True, exclude_unset=True)["futureField"] == {"x": 1}
 
 
+def _console_event(arg: str, **changes: Any) -> str:
+    params = {"type": "log", "args": [{"type": "string", "value": arg}],
+              "executionContextId": 1, "timestamp": 1.5, **changes}
+    return json.dumps({"method": "Runtime.consoleAPICalled", "params": params})
+
+
+async def test_typed_events_are_built_from_the_browsers_text_without_decoding_it_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Pydantic reads the JSON text itself: the params never become dicts on the way (a
+    # fifth of the work of every event of a console flood).
+    def decoded(params: object) -> dict[str, Any]:
+        raise AssertionError(f"params decoded before validation: {params!r}")
+
+    monkeypatch.setattr("cdpkit._streams.decode_params", decoded)
+
+    async def script(peer: FakePeer) -> None:
+        command = await peer.next_command("Runtime.evaluate")
+        await peer.send(_console_event("plain", stackTrace={"callFrames": [
+            {"functionName": "f", "scriptId": "3", "url": "u", "lineNumber": 0,
+             "columnNumber": 9}]}))
+        await peer.send({"id": command["id"], "result": {"result": {"type": "undefined"}}})
+
+    async with fake_browser(script) as browser, browser.listen(cdp.runtime.ConsoleAPICalled) as events:
+        await browser.send(cdp.runtime.evaluate("x"), timeout=5)
+        event = await asyncio.wait_for(anext(events), 5)
+    assert event.args[0].value == "plain"
+    assert event.stack_trace is not None
+    assert event.stack_trace.call_frames[0].column_number == 9
+
+
+async def test_typed_events_pydantic_cannot_read_or_that_changed_shape_still_arrive(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def script(peer: FakePeer) -> None:
+        command = await peer.next_command("Runtime.evaluate")
+        # A string cut between the halves of a surrogate pair: pydantic's parser refuses it.
+        await peer.send(_console_event("\ud83d cut"))
+        await peer.send(_console_event("nan", timestamp=float("nan")))
+        await peer.send(_console_event("reshaped", executionContextId="no longer a number"))
+        await peer.send({"id": command["id"], "result": {"result": {"type": "undefined"}}})
+
+    with caplog.at_level(logging.WARNING, logger="cdpkit"):
+        async with fake_browser(script) as browser, browser.listen(
+            cdp.runtime.ConsoleAPICalled
+        ) as events:
+            await browser.send(cdp.runtime.evaluate("x"), timeout=5)
+            cut, nan, reshaped = [await asyncio.wait_for(anext(events), 5) for _ in range(3)]
+    assert isinstance(cut, cdp.runtime.ConsoleAPICalled)
+    assert cut.args[0].value == "\ud83d cut"
+    assert isinstance(nan, cdp.runtime.ConsoleAPICalled) and math.isnan(nan.timestamp)
+    # A newer Chrome's shape: delivered raw, with a warning, rather than lost.
+    assert isinstance(reshaped, cdpkit.RawEvent)
+    assert reshaped.params["executionContextId"] == "no longer a number"
+    assert "Delivering Runtime.consoleAPICalled raw" in caplog.text
+
+
 async def test_close_with_code_and_reason_fails_pending_calls_with_the_reason() -> None:
     async def script(peer: FakePeer) -> None:
         await peer.next_command("Runtime.evaluate")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import os
 import re
 import subprocess
@@ -269,6 +270,64 @@ async def test_a_browser_download_from_a_blank_page_keeps_the_servers_type_and_n
     assert result.mime_type == "application/x-cdpkit-sample"
     assert Path(result.path).read_bytes() == body
     assert network_while_saving == [0]
+
+
+async def test_a_browser_download_is_handed_over_without_waiting_for_the_restored_behaviour(
+    page: cdpkit.Page, server: FixtureServer, tmp_path: Path
+) -> None:
+    # Leaving the block puts the browser's download behaviour back. Chrome answers that
+    # when it gets to it (50 ms after a 100 MB download): the block does not wait for the
+    # answer (held here until the end), and what the program sends next still reaches the
+    # browser after the command.
+    body = os.urandom(100_000)
+    server.route("/attachment", lambda h: h.reply(
+        200, body, "application/octet-stream", {"Content-Disposition": 'attachment; filename="a.bin"'}))
+    browser = page.browser
+    connection = browser._connection
+    sent: list[str] = []
+    restoring_ids: set[int] = set()
+    held: list[tuple[int, dict[str, object]]] = []
+
+    def record(text: str) -> None:
+        sent.append(text)
+        if '"Browser.setDownloadBehavior"' in text and '"behavior":"default"' in text:
+            restoring_ids.add(json.loads(text)["id"])
+
+    send_now, send_text, resolve = connection.send_now, connection.send_text, browser._resolve
+
+    def recording_send_now(text: str) -> bool:
+        written = send_now(text)
+        if written:  # else it goes through send_text
+            record(text)
+        return written
+
+    async def recording_send_text(text: str) -> None:
+        record(text)
+        await send_text(text)
+
+    def holding_resolve(message_id: int, message: dict[str, object]) -> None:
+        if message_id in restoring_ids:
+            held.append((message_id, message))
+        else:
+            resolve(message_id, message)
+
+    connection.send_now = recording_send_now  # type: ignore[method-assign]
+    connection.send_text = recording_send_text  # type: ignore[method-assign]
+    browser._resolve = holding_resolve  # type: ignore[method-assign]
+    try:
+        async with asyncio.timeout(10):  # the restoring call alone would wait 30 s
+            async with expect_download(page, dest_dir=tmp_path) as pending:
+                await page.send(cdpkit.cdp.page.navigate(server.url("/attachment")))
+        assert Path(pending.value.path).read_bytes() == body
+        assert [p.name for p in tmp_path.iterdir()] == ["a.bin"]  # no staging left
+        await browser.send(cdpkit.cdp.browser.get_version())
+        restoring_at = next(i for i, text in enumerate(sent) if json.loads(text)["id"] in restoring_ids)
+        assert '"Browser.getVersion"' in sent[-1] and restoring_at < len(sent) - 1
+        assert [message_id for message_id, _ in held] == sorted(restoring_ids)
+    finally:
+        del connection.send_now, connection.send_text, browser._resolve
+        for message_id, message in held:
+            resolve(message_id, message)
 
 
 async def test_expect_download_reports_when_nothing_downloads(

@@ -33,7 +33,9 @@ loading typer and the other commands (nor, until the handshake is answered, the 
 the browser code: see :mod:`cdpkit.mcp._front`): only ``cdpkit mcp --help`` goes through
 the app.
 ``cdpkit tui`` (a person waiting for the first page) has the same kind of fast path,
-:func:`cdpkit._tui._command.main`.
+:func:`cdpkit._tui._command.main`; so do screenshot, pdf, snapshot, scrape and eval
+while a ``cdpkit daemon`` runs: a plain command line is handed to the daemon's warm
+command runner before anything heavy is imported (:mod:`cdpkit._daemon._fast`).
 The app and its helpers (:mod:`cdpkit.cli._app`) are loaded on first access.
 """
 
@@ -64,6 +66,14 @@ def _runs_tui(args: Sequence[str]) -> bool:
 def main(argv: list[str] | None = None) -> None:
     """The ``cdpkit`` console script (also ``python -m cdpkit``)."""
     args = sys.argv[1:] if argv is None else argv
+    if argv is None:
+        # A one-shot command a running daemon's warm runner can take (only when run as
+        # the program: its output goes to the process's own descriptors).
+        from .._daemon._fast import run_by_daemon
+
+        status = run_by_daemon(args)
+        if status is not None:
+            sys.exit(status)
     if _serves_mcp(args):
         from ..mcp_server import main as serve_mcp
 

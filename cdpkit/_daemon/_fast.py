@@ -100,21 +100,23 @@ def run_by_daemon(args: Sequence[str]) -> int | None:
     stdio = stdio_settings()
     if stdio is None:
         return None
-    request = {
-        "argv": [sys.argv[0], *args], "cwd": os.getcwd(), "env": dict(os.environ),
-        "umask": _umask(), "stdio": stdio, "fingerprint": fingerprint(),
-    }  # fmt: skip
     try:
+        request = {
+            "argv": [sys.argv[0], *args], "cwd": os.getcwd(), "env": dict(os.environ),
+            "umask": _umask(), "stdio": stdio, "fingerprint": fingerprint(),
+        }  # fmt: skip
         runner = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     except OSError:
-        return None
+        return None  # e.g. a working directory that was removed: the full path says so
     with runner:
         try:
             runner.settimeout(within)
             runner.connect(str(paths.worker_socket))
             for stream in (sys.stdout, sys.stderr):
                 stream.flush()
-            socket.send_fds(runner, [json.dumps(request).encode() + b"\n"], [0, 1, 2])
+            data = json.dumps(request).encode() + b"\n"
+            sent = socket.send_fds(runner, [data], [0, 1, 2])  # the descriptors go with byte 1
+            runner.sendall(data[sent:])
             answer = _read_line(runner)
             pid = answer.get("pid")
             if not isinstance(pid, int):

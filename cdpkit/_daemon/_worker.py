@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import importlib
 import io
 import json
@@ -30,6 +31,7 @@ import signal
 import socket
 import struct
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Any
@@ -70,6 +72,10 @@ def _preload() -> None:
             importlib.import_module(name)
     with contextlib.suppress(Exception):
         _build_app_once()
+    # What is loaded now stays as it is: the children's garbage collections skip it, and
+    # so do not copy the pages they share with this process.
+    gc.collect()
+    gc.freeze()
 
 
 def _build_app_once() -> None:
@@ -190,7 +196,10 @@ def _child(connection: socket.socket, request: dict[str, Any], fds: list[int]) -
             signal.signal(signum, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         connection.settimeout(None)
-        if connection.recv(3) != b"go\n":
+        word = b""
+        while len(word) < 3 and (more := connection.recv(3 - len(word))):
+            word += more
+        if word != b"go\n":
             os._exit(0)  # the caller gave up: it runs the command itself
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
@@ -199,6 +208,7 @@ def _child(connection: socket.socket, request: dict[str, Any], fds: list[int]) -
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
+        time.tzset()  # the caller's TZ, if it has one
         os.umask(request["umask"])
         sys.argv = list(request["argv"])
         status = _run(sys.argv[1:])

@@ -52,6 +52,9 @@ if TYPE_CHECKING:
 
 __all__ = ["BrowserOptions", "CLIError", "app", "main", "normalize_url", "open_browser"]
 
+# The commands a running daemon's command runner may take (cdpkit._daemon._fast.OPTIONS).
+FAST_COMMANDS = frozenset({"screenshot", "pdf", "snapshot", "scrape", "eval"})
+
 
 def _serves_mcp(args: Sequence[str]) -> bool:
     """``cdpkit mcp ...`` asking to serve (not for its help)."""
@@ -66,7 +69,7 @@ def _runs_tui(args: Sequence[str]) -> bool:
 def main(argv: list[str] | None = None) -> None:
     """The ``cdpkit`` console script (also ``python -m cdpkit``)."""
     args = sys.argv[1:] if argv is None else argv
-    if argv is None:
+    if argv is None and args and args[0] in FAST_COMMANDS:
         # A one-shot command a running daemon's warm runner can take (only when run as
         # the program: its output goes to the process's own descriptors).
         from .._daemon._fast import run_by_daemon

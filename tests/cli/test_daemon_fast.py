@@ -17,6 +17,7 @@ import time
 import typer.main
 
 from cdpkit._daemon._fast import OPTIONS, servable
+from cdpkit.cli import FAST_COMMANDS
 from cdpkit.cli._app import app
 from tests.cli.conftest import CLI, Daemon, page
 from tests.server import FixtureServer
@@ -78,6 +79,7 @@ def warm(daemon: Daemon, server: FixtureServer) -> None:
 def test_the_option_lists_are_the_commands_own() -> None:
     """What the fast path lets through is an option of the command, with or without a
     value as the command takes it."""
+    assert set(OPTIONS) == FAST_COMMANDS
     group = typer.main.get_command(app)
     for name, options in OPTIONS.items():
         command = group.commands[name]  # type: ignore[attr-defined]

@@ -46,8 +46,9 @@ OPTIONS: dict[str, dict[str, bool]] = {
 }  # fmt: skip
 # How many arguments each command takes (URL; URL and EXPR).
 _ARGUMENTS = {"screenshot": 1, "pdf": 1, "snapshot": 1, "scrape": 1, "eval": 2}
-# The longest the daemon and its runner have to answer before the command runs here
-# instead (as its own --timeout's quarter, the bound the full path uses too).
+# The longest the daemon and its runner have to answer (a quarter of --timeout if less)
+# before the command runs here instead: both answer at once unless wedged, and the full
+# path then waits its own 2 s for the daemon and says what it found.
 ANSWER_WITHIN = 1.0
 
 

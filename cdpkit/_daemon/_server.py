@@ -51,6 +51,10 @@ class _Gone(Exception):
     """The Chrome stopped answering or exited."""
 
 
+class _Unanswered(_Gone):
+    """The Chrome did not answer a new connection's first call."""
+
+
 @dataclass(eq=False)
 class _Session:
     """A named session: a browser context kept across commands."""
@@ -223,10 +227,14 @@ class _Chrome:
         answers: within ``answer_within`` seconds.
 
         Raises:
-            _Gone: Chrome did not answer.
+            _Unanswered: Chrome did not answer that first call.
+            _Gone: Chrome did not answer a later one.
         """
         client = _Client(writer, self)
-        attached = await self.call("Target.attachToBrowserTarget", timeout=answer_within)
+        try:
+            attached = await self.call("Target.attachToBrowserTarget", timeout=answer_within)
+        except _Gone as exc:
+            raise _Unanswered(str(exc)) from None
         client.root = attached["sessionId"]
         self._owners[client.root] = client
         if session_name is not None:
@@ -585,7 +593,7 @@ class Daemon:
         try:
             within = min(HEALTH_TIMEOUT, timeout / 2)
             return chrome, await chrome.admit(writer, session_name, spare=spare, answer_within=within)
-        except _Gone:
+        except _Unanswered:
             async with self._lock:
                 if chrome in self.chromes:
                     await self._replace(chrome)

@@ -28,8 +28,9 @@ browser (``--connect``, ``--grid``) runs on its own browser, as without a daemon
 per-page identity options (``--user-agent``, ``--timezone``, ``--extra-header``) are
 applied to its pages in the daemon's browser.
 
-Health: each Chrome is asked ``Browser.getVersion`` every 2 s, and before a command gets
-it when it has not answered in the last second; one that has exited, or does not answer
+Health: each Chrome is asked ``Browser.getVersion`` every 2 s, and when it has not
+answered in the last second, the first call made for a command checks it; one that has
+exited, or does not answer
 within 2 s (e.g. SIGSTOPped) there or twice in a row in the background (a busy machine may
 delay one answer, and a replacement ends the commands working in it), is killed and
 replaced on the next need. A command never waits
@@ -39,6 +40,9 @@ The daemon ends after ``--idle-timeout`` seconds without a command.
 
 The parts: :mod:`._use` (what the command line decided; light, imported at start),
 :mod:`._paths` (the private folder), :mod:`._client` (a command's side), :mod:`._server`
-(the daemon process). This module imports none of them: a command that uses no browser
+(the daemon process), :mod:`._worker` (its warm command runner, which forks a child per
+one-shot command it is handed) and :mod:`._fast` (the commands' fast path to it: stdlib
+only, tried before typer and the rest load). This module imports none of them: a
+command that uses no browser
 loads none of it.
 """

@@ -1,20 +1,21 @@
-"""Where the daemon listens: a folder only this user can enter, and the files in it."""
+"""Where the daemon listens: a folder only this user can enter, and the files in it.
+Stdlib only, and no dataclasses (which load ``inspect``): the fast path of the commands
+(:mod:`._fast`) imports it at start."""
 
 from __future__ import annotations
 
 import os
 import stat
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 
 class DaemonPathError(Exception):
     """The daemon's folder cannot be trusted (someone else's, or open to others)."""
 
 
-@dataclass(frozen=True, slots=True)
-class DaemonPaths:
+class DaemonPaths(NamedTuple):
     """The daemon's folder and the files in it.
 
     Attributes:
@@ -22,6 +23,7 @@ class DaemonPaths:
         socket: The unix socket commands talk to the daemon over (mode 0600).
         pid_file: The daemon's process id, while it runs.
         log_file: What a daemon started in the background printed.
+        worker_socket: Where the daemon's warm command runner listens (see :mod:`._worker`).
     """
 
     folder: Path
@@ -29,6 +31,10 @@ class DaemonPaths:
     @property
     def socket(self) -> Path:
         return self.folder / "daemon.sock"
+
+    @property
+    def worker_socket(self) -> Path:
+        return self.folder / "worker.sock"
 
     @property
     def pid_file(self) -> Path:

@@ -51,6 +51,10 @@ class _Gone(Exception):
     """The Chrome stopped answering or exited."""
 
 
+class _Unanswered(_Gone):
+    """The Chrome did not answer a new connection's first call."""
+
+
 @dataclass(eq=False)
 class _Session:
     """A named session: a browser context kept across commands."""
@@ -211,18 +215,26 @@ class _Chrome:
     # -- relaying -------------------------------------------------------------------------
 
     async def admit(
-        self, writer: asyncio.StreamWriter, session_name: str | None, *, spare: bool = False
+        self, writer: asyncio.StreamWriter, session_name: str | None, *, spare: bool = False,
+        answer_within: float = 10.0,
     ) -> _Client:
         """A relayed connection in a browser context of its own, or in the named one; with
         ``spare``, the context made ahead with a blank tab open in it (the command's first
         page: a new tab costs a renderer's start), the next one made once it ends (off the
         next command's clock, and not competing with this one for the CPU).
 
+        Its first call, which Chrome answers itself, is also the check that it still
+        answers: within ``answer_within`` seconds.
+
         Raises:
-            _Gone: Chrome did not answer.
+            _Unanswered: Chrome did not answer that first call.
+            _Gone: Chrome did not answer a later one.
         """
         client = _Client(writer, self)
-        attached = await self.call("Target.attachToBrowserTarget")
+        try:
+            attached = await self.call("Target.attachToBrowserTarget", timeout=answer_within)
+        except _Gone as exc:
+            raise _Unanswered(str(exc)) from None
         client.root = attached["sessionId"]
         self._owners[client.root] = client
         if session_name is not None:
@@ -473,17 +485,39 @@ class Daemon:
         os.chmod(self.paths.socket, 0o600)
         self.paths.pid_file.write_text(f"{os.getpid()}\n")
         watch = asyncio.create_task(self._watch())
+        worker = await self._start_worker()
         try:
             await self._stop.wait()
         finally:
             watch.cancel()
             server.close()
+            if worker is not None and worker.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    worker.terminate()
             for chrome in list(self.chromes):
                 await chrome.stop()
             self.chromes.clear()
-            for path in (self.paths.socket, self.paths.pid_file):
+            for path in (self.paths.socket, self.paths.pid_file, self.paths.worker_socket):
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
+            if worker is not None:
+                with contextlib.suppress(TimeoutError, ProcessLookupError):
+                    await asyncio.wait_for(worker.wait(), 2.0)
+                if worker.returncode is None:
+                    worker.kill()
+                    await worker.wait()
+
+    async def _start_worker(self) -> asyncio.subprocess.Process | None:
+        """Start the warm command runner (:mod:`._worker`), which the commands' fast path
+        hands their command lines to; without it they run as without it, only slower."""
+        try:
+            return await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "cdpkit._daemon._worker", str(self.paths.worker_socket),
+                stdin=asyncio.subprocess.DEVNULL,
+            )
+        except OSError as exc:
+            print(f"cdpkit daemon: no command runner ({exc})", file=sys.stderr, flush=True)
+            return None
 
     def stop(self) -> None:
         self._stop.set()
@@ -523,10 +557,10 @@ class Daemon:
         chrome.retire("the browser stopped answering and was replaced")
         await chrome.stop()
 
-    async def _chrome_for(self, session_name: str | None, timeout: float) -> _Chrome:
+    async def _chrome_for(self, session_name: str | None, timeout: float) -> tuple[_Chrome, bool]:
         """The Chrome a new connection goes to: its named session's, else an unused one,
-        else a new one while fewer than ``browsers`` run, else the least busy; checked to
-        answer first, and replaced if it does not."""
+        else a new one while fewer than ``browsers`` run, else the least busy; and whether
+        it has not answered for a while (:data:`FRESH`): :meth:`_admit` then checks it."""
         async with self._lock:
             for chrome in list(self.chromes):
                 if chrome.dead is not None or (chrome.process is not None and chrome.process.exited):
@@ -538,16 +572,33 @@ class Daemon:
                 chosen = min(self.chromes, key=lambda c: len(c.clients))
                 if chosen.clients and len(self.chromes) < self.browsers:
                     chosen = None
-            stale = chosen is not None and time.monotonic() - chosen.last_answer > FRESH
-            if chosen is not None and stale and not await chosen.healthy(min(HEALTH_TIMEOUT, timeout / 2)):
-                await self._replace(chosen)
-                chosen = None
-            if chosen is None:
-                chosen = _Chrome(next(self._numbers))
-                await chosen.start(timeout)
-                self.launches += 1
-                self.chromes.append(chosen)
-            return chosen
+            if chosen is not None:
+                return chosen, time.monotonic() - chosen.last_answer > FRESH
+            chosen = _Chrome(next(self._numbers))
+            await chosen.start(timeout)
+            self.launches += 1
+            self.chromes.append(chosen)
+            return chosen, False
+
+    async def _admit(
+        self, writer: asyncio.StreamWriter, session_name: str | None, timeout: float, *, spare: bool
+    ) -> tuple[_Chrome, _Client]:
+        """A Chrome for a new connection, and the connection admitted to it. A Chrome that
+        has not answered for a while is checked by the admission's first call (no round
+        trip of its own on the command's clock): one that does not answer it within
+        :data:`HEALTH_TIMEOUT` (or half the command's timeout) is replaced."""
+        chrome, stale = await self._chrome_for(session_name, timeout)
+        if not stale:
+            return chrome, await chrome.admit(writer, session_name, spare=spare)
+        try:
+            within = min(HEALTH_TIMEOUT, timeout / 2)
+            return chrome, await chrome.admit(writer, session_name, spare=spare, answer_within=within)
+        except _Unanswered:
+            async with self._lock:
+                if chrome in self.chromes:
+                    await self._replace(chrome)
+        chrome, _ = await self._chrome_for(session_name, timeout)
+        return chrome, await chrome.admit(writer, session_name, spare=spare)
 
     # -- one connection -------------------------------------------------------------------
 
@@ -585,8 +636,7 @@ class Daemon:
         _reply(writer, {"ok": True, "state": "accepted"})  # it runs: the command may wait
         await writer.drain()
         try:
-            chrome = await self._chrome_for(session_name, timeout)
-            client = await chrome.admit(writer, session_name, spare=request.get("spare") is True)
+            chrome, client = await self._admit(writer, session_name, timeout, spare=request.get("spare") is True)
         except (LaunchError, _Gone, OSError) as exc:
             _reply(writer, {"ok": False, "error": str(exc)})
             return

@@ -1,6 +1,7 @@
 """Whether a command may use a running daemon (``--no-daemon``, ``--session NAME``,
 ``CDPKIT_NO_DAEMON``): what the command line sets before the command runs, and
-:func:`cdpkit._daemon._client.daemon_browser` reads. Light: the CLI imports it at start."""
+:func:`cdpkit._daemon._client.daemon_browser` reads. Light (no dataclasses, which load ``inspect``): the CLI imports it at start, the
+fast path (:mod:`._fast`) too."""
 
 from __future__ import annotations
 
@@ -8,11 +9,10 @@ import contextlib
 import contextvars
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class DaemonUse:
+class DaemonUse(NamedTuple):
     """Whether this command may use a running daemon, and in which named session."""
 
     enabled: bool = True

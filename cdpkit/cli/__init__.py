@@ -33,7 +33,9 @@ loading typer and the other commands (nor, until the handshake is answered, the 
 the browser code: see :mod:`cdpkit.mcp._front`): only ``cdpkit mcp --help`` goes through
 the app.
 ``cdpkit tui`` (a person waiting for the first page) has the same kind of fast path,
-:func:`cdpkit._tui._command.main`.
+:func:`cdpkit._tui._command.main`; so do screenshot, pdf, snapshot, scrape and eval
+while a ``cdpkit daemon`` runs: a plain command line is handed to the daemon's warm
+command runner before anything heavy is imported (:mod:`cdpkit._daemon._fast`).
 The app and its helpers (:mod:`cdpkit.cli._app`) are loaded on first access.
 """
 
@@ -50,6 +52,9 @@ if TYPE_CHECKING:
 
 __all__ = ["BrowserOptions", "CLIError", "app", "main", "normalize_url", "open_browser"]
 
+# The commands a running daemon's command runner may take (cdpkit._daemon._fast.OPTIONS).
+FAST_COMMANDS = frozenset({"screenshot", "pdf", "snapshot", "scrape", "eval"})
+
 
 def _serves_mcp(args: Sequence[str]) -> bool:
     """``cdpkit mcp ...`` asking to serve (not for its help)."""
@@ -64,6 +69,14 @@ def _runs_tui(args: Sequence[str]) -> bool:
 def main(argv: list[str] | None = None) -> None:
     """The ``cdpkit`` console script (also ``python -m cdpkit``)."""
     args = sys.argv[1:] if argv is None else argv
+    if argv is None and args and args[0] in FAST_COMMANDS:
+        # A one-shot command a running daemon's warm runner can take (only when run as
+        # the program: its output goes to the process's own descriptors).
+        from .._daemon._fast import run_by_daemon
+
+        status = run_by_daemon(args)
+        if status is not None:
+            sys.exit(status)
     if _serves_mcp(args):
         from ..mcp_server import main as serve_mcp
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.server import FixtureServer
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -178,3 +180,70 @@ def shared_browser(cli_home: Path) -> Iterator[LaunchedBrowser]:
 @pytest.fixture
 def endpoint(shared_browser: LaunchedBrowser) -> str:
     return shared_browser.endpoint
+
+
+# -- the daemon (tests/cli/test_daemon.py, test_daemon_fast.py) ------------------------------
+
+
+class Daemon:
+    """The daemon of one test: its folder, and what its status says."""
+
+    def __init__(self, cli: CLI, folder: Path) -> None:
+        self.cli = cli
+        self.folder = folder  # $XDG_RUNTIME_DIR/cdpkit
+
+    @property
+    def socket(self) -> Path:
+        return self.folder / "daemon.sock"
+
+    @property
+    def pid(self) -> int:
+        return int((self.folder / "daemon.pid").read_text())
+
+    def start(self, *args: str) -> None:
+        result = self.cli.run("daemon", "start", *args)
+        assert result.returncode == 0, result.stderr
+        assert "cdpkit daemon started" in result.stdout
+
+    def status(self) -> str:
+        result = self.cli.run("daemon", "status")
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    def chromes(self) -> list[int]:
+        """The Chrome processes the daemon started (their parent is the daemon)."""
+        found = []
+        for pid in children(self.pid):
+            try:
+                command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+            except OSError:
+                continue
+            if b"chrom" in Path(command.decode()).name.lower().encode():
+                found.append(pid)
+        return found
+
+
+@pytest.fixture
+def daemon(cli: CLI, tmp_path: Path) -> Iterator[Daemon]:
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    cli.env["XDG_RUNTIME_DIR"] = str(runtime)
+    started = Daemon(cli, runtime / "cdpkit")
+    yield started
+    pid_file = started.folder / "daemon.pid"
+    if not pid_file.exists():
+        return
+    pid = started.pid
+    chromes = started.chromes() if alive(pid) else []
+    if alive(pid):
+        os.kill(pid, signal.SIGCONT)  # a test may have stopped it
+        cli.run("daemon", "stop")
+    if alive(pid):
+        os.kill(pid, signal.SIGKILL)
+    for chrome in chromes:
+        if alive(chrome):
+            os.kill(chrome, signal.SIGKILL)
+
+
+def page(server: FixtureServer) -> str:
+    return server.url("/cli/index.html")

@@ -29,7 +29,7 @@ signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 __all__ = ["hub_and_two_nodes", "standalone_grid"]
 
 
-# Run in parallel (pytest-xdist, `-n N --dist loadgroup`, the README's command), each test
+# Run in parallel (pytest-xdist, `-n N --dist loadfile`, the README's command), each test
 # module stays on one worker, so that its module-scoped browser or server starts once; the
 # modules that use the Selenium grids share one worker, so that each grid starts once.
 _GRID_MODULES = {
@@ -41,12 +41,20 @@ _GRID_MODULES = {
 _HEAD_START_FOLDER = "cdpkit_head_start"  # the key of the workers' shared folder in workerinput
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            module = item.nodeid.split("::", 1)[0]
-            item.add_marker(pytest.mark.xdist_group("grid" if module in _GRID_MODULES else module))
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile``, but with the grid modules as one unit (xdist_group marks cannot
+    do it: ``--dist loadgroup`` renames node ids, which pytest 9.2 no longer lets it)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "grid" if module in _GRID_MODULES else module
+
+    return ModuleScheduling(config, log)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -60,8 +68,6 @@ def pytest_configure_node(node: Any) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # Known without xdist too (a serial run with the plain venv).
-    config.addinivalue_line("markers", "xdist_group(name): run these tests on one xdist worker")
     worker = getattr(config, "workerinput", None)
     if worker is not None and _HEAD_START_FOLDER in worker:
         _head_start.share_between_workers(

@@ -40,7 +40,7 @@ def test_ci_runs_the_readmes_test_command_exactly() -> None:
     setup, suite = test.split(" && ")
     assert setup == "bash scripts/setup.sh --tests"
     # The whole suite (no path or -k narrows it), in parallel with each module on one worker.
-    assert re.fullmatch(r"\.venv/bin/python -m pytest -n \d+ --dist loadgroup", suite), suite
+    assert re.fullmatch(r"\.venv/bin/python -m pytest -n \d+ --dist loadfile", suite), suite
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert test in ci, ci
 

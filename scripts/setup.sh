@@ -4,7 +4,8 @@
 #   bash scripts/setup.sh           what running needs: Chromium (only if no Chrome is found),
 #                                   ffmpeg (video frames of browse's media) and a virtualenv in
 #                                   .venv with cdpkit
-#   bash scripts/setup.sh --tests   that, plus what only the tests need: the dev dependencies,
+#   bash scripts/setup.sh --tests   that, plus what only the tests need: the dev dependencies (with
+#                                   pytest-xdist: the README runs the suite on 3 workers),
 #                                   tmux (the TUI's terminal test), Java, ChromeDriver and the
 #                                   Selenium Grid server jar (the grid tests)
 set -euo pipefail

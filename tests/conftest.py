@@ -3,8 +3,12 @@ page per test, and the fixture pages served on two 127.0.0.1 ports."""
 
 from __future__ import annotations
 
+import shutil
 import signal
+import tempfile
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,14 +29,67 @@ signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 __all__ = ["hub_and_two_nodes", "standalone_grid"]
 
 
+# Run in parallel (pytest-xdist, `-n N --dist loadfile`, the README's command), each test
+# module stays on one worker, so that its module-scoped browser or server starts once; the
+# modules that use the Selenium grids share one worker, so that each grid starts once.
+_GRID_MODULES = {
+    "tests/grid/test_browse_grid.py",
+    "tests/grid/test_grid.py",
+    "tests/grid/test_grid_programs.py",
+    "tests/runtime/test_pool_sizing.py",
+}
+_HEAD_START_FOLDER = "cdpkit_head_start"  # the key of the workers' shared folder in workerinput
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile``, but with the grid modules as one unit (xdist_group marks cannot
+    do it: ``--dist loadgroup`` renames node ids, which pytest 9.2 no longer lets it)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "grid" if module in _GRID_MODULES else module
+
+    return ModuleScheduling(config, log)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """The xdist controller, for each worker: the folder they share the head starts in."""
+    config = node.config
+    folder = getattr(config, "_cdpkit_head_start", None)
+    if folder is None:
+        folder = config._cdpkit_head_start = tempfile.mkdtemp(prefix="cdpkit-test-head-starts-")
+    node.workerinput[_HEAD_START_FOLDER] = folder
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    worker = getattr(config, "workerinput", None)
+    if worker is not None and _HEAD_START_FOLDER in worker:
+        _head_start.share_between_workers(
+            Path(worker[_HEAD_START_FOLDER]), leader=worker["workerid"] == "gw0"
+        )
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the slow, mostly waiting setups the selected tests need (tests/_head_start.py)."""
     if not session.config.option.collectonly:
         _head_start.start_wanted(session.items)
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    _head_start.stop_all()
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED or bool(session.shouldstop)
+    _head_start.stop_all(others_may_wait=not interrupted)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = getattr(config, "_cdpkit_head_start", None)
+    if folder is not None:  # the xdist controller, after every worker ended
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -3,6 +3,7 @@ install hints that name it."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -247,8 +248,11 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs(
     work = tmp_path / "elsewhere"
     work.mkdir()
 
+    # A user's environment: no PYTHONPATH to the checkout (how the suite may be run).
+    environ = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(args, cwd=work, capture_output=True, text=True, timeout=180)
+        return subprocess.run(args, cwd=work, capture_output=True, text=True, timeout=180, env=environ)
 
     version = run(str(command), "--version")
     assert version.returncode == 0 and cdpkit.__version__ in version.stdout, version

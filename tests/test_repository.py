@@ -37,7 +37,10 @@ def test_ci_runs_the_readmes_test_command_exactly() -> None:
     block = readme.split("```sh\n", 1)[1].split("```", 1)[0]
     run, test = (line.split("#", 1)[0].strip() for line in block.strip().splitlines())
     assert run == "bash scripts/setup.sh && .venv/bin/python examples/quickstart.py"
-    assert test.startswith("bash scripts/setup.sh --tests && ") and test.endswith(" -m pytest")
+    setup, suite = test.split(" && ")
+    assert setup == "bash scripts/setup.sh --tests"
+    # The whole suite (no path or -k narrows it), in parallel with each module on one worker.
+    assert re.fullmatch(r"\.venv/bin/python -m pytest -n \d+ --dist loadfile", suite), suite
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert test in ci, ci
 

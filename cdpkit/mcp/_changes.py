@@ -35,7 +35,8 @@ log = get_logger("cdpkit.mcp")
 SETTLE = 0.15
 # The same for a tool that itself waited for the page to load (browser_navigate, back,
 # forward, reload): only the events already on their way are read, as playwright-mcp
-# answers once the load is done.
+# answers once the load is done; its own navigation's start is among them, and is not
+# waited for again (a page usable before its load event would wait out NAVIGATION_WAIT).
 LOADED_SETTLE = 0.02
 NAVIGATION_WAIT = 10.0
 # The outline's change lines are listed up to this many; more are only counted.
@@ -103,10 +104,14 @@ def _new_entries(before: list[ConsoleEntry], after: list[ConsoleEntry]) -> list[
 
 
 @contextlib.asynccontextmanager
-async def watch_changes(page: Page, settle: float = SETTLE) -> AsyncIterator[PageChanges]:
+async def watch_changes(
+    page: Page, settle: float = SETTLE, *, loaded: bool = False
+) -> AsyncIterator[PageChanges]:
     """Watch one action on ``page``; the :class:`PageChanges` yielded is filled in when
     the block exits normally (after the action's consequences settled: ``settle``
-    seconds without a navigation starting, or after the one started stopped loading)."""
+    seconds without a navigation starting, or after the one started stopped loading).
+    ``loaded``: the action waited for its own navigation as far as it was asked to
+    (``wait_until``), so a navigation seen starting is not waited for."""
     changes = PageChanges()
     changes.url_before, changes.title_before = await _where(page)
     console_before = page.console_entries()
@@ -130,7 +135,7 @@ async def watch_changes(page: Page, settle: float = SETTLE) -> AsyncIterator[Pag
                             # A download answers a navigation right after its load stops.
                             loading = False
                             deadline.reschedule(loop.time() + settle)
-                    elif not loading:  # a navigation requested or started
+                    elif not loading and not loaded:  # a navigation requested or started
                         loading = True
                         deadline.reschedule(loop.time() + NAVIGATION_WAIT)
         except TimeoutError:

@@ -189,7 +189,7 @@ def _page_tool(
             arguments = await check_arguments(page, policy, arguments)
         async with watch_beside(page) as notes:
             async with (
-                watch_changes(page, LOADED_SETTLE if navigates else SETTLE)
+                watch_changes(page, LOADED_SETTLE if navigates else SETTLE, loaded=navigates)
                 if acts
                 else contextlib.nullcontext()
             ) as changes:

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,6 +35,16 @@ async def main():
         await asyncio.sleep(60)
 asyncio.run(main())
 """
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A temporary folder with a short path, the owner's TMPDIR: Chrome's singleton socket
+    goes in the profile made there, and a socket's path has at most 107 bytes (pytest's
+    tmp_path, longer under xdist, crossed it: Chrome aborted)."""
+    folder = Path(tempfile.mkdtemp(prefix="cdpkit-owner-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _start_owner(tmp_path: Path, mode: str, behaviour: str = "idle") -> subprocess.Popen[str]:
@@ -68,9 +81,9 @@ def _cleanup(pgid: int | None, child: subprocess.Popen[str]) -> None:
 @pytest.mark.parametrize("mode", ["port", "pipe"])
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP], ids=["KILL", "TERM", "HUP"])
 def test_chrome_and_its_profile_go_when_the_owner_is_killed(
-    tmp_path: Path, mode: str, signum: signal.Signals
+    short_tmp: Path, mode: str, signum: signal.Signals
 ) -> None:
-    child = _start_owner(tmp_path, mode)
+    child = _start_owner(short_tmp, mode)
     pgid: int | None = None
     try:
         assert child.stdout is not None
@@ -86,8 +99,8 @@ def test_chrome_and_its_profile_go_when_the_owner_is_killed(
         _cleanup(pgid, child)
 
 
-def test_second_ctrl_c_during_cleanup_still_removes_everything(tmp_path: Path) -> None:
-    child = _start_owner(tmp_path, "port", "hang")
+def test_second_ctrl_c_during_cleanup_still_removes_everything(short_tmp: Path) -> None:
+    child = _start_owner(short_tmp, "port", "hang")
     pgid: int | None = None
     try:
         assert child.stdout is not None

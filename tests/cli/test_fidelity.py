@@ -88,7 +88,8 @@ def test_screenshot_eval_and_pdf_wait_for_the_content(cli: CLI, server: FixtureS
     assert re.fullmatch(r"Saved late\.pdf \(pdf, \d+\.\d kB\)\n", printed.stdout)
     assert pdf_pages((cli.cwd / "late.pdf").read_bytes()) > 1  # 3000 px of content
 
-    placeholder = cli.run("pdf", url, "-o", "early.pdf", "--wait", "0", "--connect", endpoint)
+    # Content 10 s after load: even on a loaded machine, a PDF taken without waiting is early.
+    placeholder = cli.run("pdf", url + "?after=10000", "-o", "early.pdf", "--wait", "0", "--connect", endpoint)
     assert placeholder.returncode == 0, placeholder.stderr
     assert pdf_pages((cli.cwd / "early.pdf").read_bytes()) == 1
 

@@ -240,11 +240,12 @@ def test_headful_without_a_display_says_so(cli: CLI, server: FixtureServer, comm
 
 
 def test_a_command_timeout_names_the_timeout_option(cli: CLI, server: FixtureServer) -> None:
-    # Launched (not the shared browser): the page's renderer is stuck in a loop.
-    result = cli.run("eval", server.url("/cli/index.html"), "while (true) {}", "--wait", "0", "--timeout", "2")
+    # Launched (not the shared browser): the page's renderer is stuck in a loop. The
+    # timeout also bounds the launch: 4 s leaves a loaded machine's Chrome time to start.
+    result = cli.run("eval", server.url("/cli/index.html"), "while (true) {}", "--wait", "0", "--timeout", "4")
     assert result.returncode == 1
     line = assert_one_line_error(
-        result.stderr, "Runtime.evaluate got no answer within 2 s (--timeout SECONDS sets how long)"
+        result.stderr, "Runtime.evaluate got no answer within 4 s (--timeout SECONDS sets how long)"
     )
     assert "send(" not in line and "timeout=" not in line
 

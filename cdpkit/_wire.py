@@ -100,7 +100,7 @@ def decode_params(params: EventParams) -> dict[str, Any]:
     return value if type(value) is dict else {}
 
 
-def validate_json(validate: Callable[[bytes], Any], params: msgspec.Raw) -> Any:
+def validate_json(validate: Callable[[str | bytes], Any], params: msgspec.Raw) -> Any:
     """Parse and validate an event's params from their JSON text in one pass with
     ``validate`` (a model validator's ``validate_json``), with the cyclic collector paused
     for a large text (as :func:`decode_message` does).
@@ -109,13 +109,7 @@ def validate_json(validate: Callable[[bytes], Any], params: msgspec.Raw) -> Any:
         pydantic.ValidationError: The text is not JSON pydantic reads (e.g. a lone
             surrogate), or not the model's shape.
     """
-    if len(params) >= _LARGE_MESSAGE and gc.isenabled():
-        gc.disable()
-        try:
-            return validate(bytes(params))
-        finally:
-            gc.enable()
-    return validate(bytes(params))
+    return decode_message(bytes(params), validate)
 
 
 _trim: Callable[[int], int] | None = None

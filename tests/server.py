@@ -36,23 +36,22 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         super().end_headers()
 
     def do_GET(self) -> None:
-        path = urllib.parse.urlsplit(self.path).path
-        self.server.requests.append(self.path)
-        route = self.server.routes.get(path)
-        if route is not None:
-            route(self)
-        else:
+        if not self._routed():
             super().do_GET()
 
     def do_POST(self) -> None:
         """A route answers a POST as it answers a GET (it reads the body itself)."""
-        path = urllib.parse.urlsplit(self.path).path
-        self.server.requests.append(self.path)
-        route = self.server.routes.get(path)
-        if route is not None:
-            route(self)
-        else:  # as with no do_POST at all: pages are not posted to
+        if not self._routed():  # as with no do_POST at all: pages are not posted to
             self.send_error(501, f"Unsupported method ({self.command!r})")
+
+    def _routed(self) -> bool:
+        """Record the request and answer it by its route, if it has one."""
+        self.server.requests.append(self.path)
+        route = self.server.routes.get(urllib.parse.urlsplit(self.path).path)
+        if route is None:
+            return False
+        route(self)
+        return True
 
     def reply(self, status: int, body: bytes | str, content_type: str = "text/html",
               headers: dict[str, str] | None = None) -> None:

@@ -7,6 +7,7 @@ different ports give a second origin for cross-origin tests.
 from __future__ import annotations
 
 import http.server
+import socket
 import threading
 import time
 import urllib.parse
@@ -216,10 +217,23 @@ def start_server() -> FixtureServer:
     return server.start()
 
 
-def closed_port() -> int:
-    """A local port nothing listens on (connections to it are refused)."""
-    import socket
+_HELD_PORTS: list[socket.socket] = []
 
+
+def closed_port() -> int:
+    """A local port nothing listens on (connections to it are refused).
+
+    The port stays bound, without listening, for the life of the test process: otherwise
+    a server another test worker starts could take it, and the "refused" URL would answer.
+    """
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    _HELD_PORTS.append(sock)
+    return int(sock.getsockname()[1])
+
+
+def free_port() -> int:
+    """A local port free at the time of asking, for a server the test starts on it."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])

@@ -317,9 +317,9 @@ async def test_connect_errors_say_what_is_wrong(server: FixtureServer) -> None:
 
 
 async def test_fixed_debugging_port_in_args_is_used() -> None:
-    from tests.server import closed_port
+    from tests.server import free_port
 
-    port = closed_port()
+    port = free_port()
     async with cdpkit.launch(args=[f"--remote-debugging-port={port}"], timeout=20) as browser:
         page = await browser.new_page()
         assert (await page.send(cdp.runtime.evaluate("7", return_by_value=True))).result.value == 7

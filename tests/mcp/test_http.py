@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tests.server import FixtureServer, closed_port
+from tests.server import FixtureServer, free_port
 
 from .conftest import ROOT, browser_processes, resource_text, server_env, text_of, wait_until_gone
 
@@ -41,7 +41,7 @@ def _listening(port: int) -> bool:
 
 @pytest.fixture
 def http_server(tmp_path: Path, other_server: FixtureServer) -> Iterator[HttpServer]:
-    port = closed_port()
+    port = free_port()
     marker = uuid.uuid4().hex
     log = tmp_path / "server.log"
     with log.open("wb") as stderr:

@@ -21,7 +21,7 @@ from mcp import Client
 
 from cdpkit.mcp._app import _ClientSessions, _SessionTracker
 from cdpkit.mcp._session import BrowserSession, ServerOptions
-from tests.server import DOWNLOADS, FixtureServer, closed_port
+from tests.server import DOWNLOADS, FixtureServer, free_port
 
 from .conftest import ROOT, browser_processes, server_env, text_of
 from .test_http import HttpServer, _listening
@@ -42,9 +42,9 @@ class _Servers:
         self.started: list[HttpServer] = []
 
     def start(self, *args: str, entry: tuple[str, ...] = ("-m", "cdpkit.mcp_server")) -> HttpServer:
-        port = closed_port()
+        port = free_port()
         # A debugging port of its own lets the test see every tab of the server's browser.
-        self.debug_port = closed_port()
+        self.debug_port = free_port()
         marker = uuid.uuid4().hex
         log = self.tmp_path / f"server-{port}.log"
         with log.open("wb") as stderr:

@@ -54,13 +54,26 @@ _PRELOAD = (
     "cdpkit.tools._chrome_outline",
     "cdpkit.tools._snapshot_views",
     "cdpkit.tools._locating",
-    "cdpkit.cdp.page",
-    "cdpkit.cdp.runtime",
-    "cdpkit.cdp.network",
-    "cdpkit.cdp.io",
-    "cdpkit.cdp.input_",
     "cdpkit._browse",
+    "cdpkit._browse._config",
+    "cdpkit._browse._result",
+    "cdpkit._browse._extract",
+    "cdpkit._browse._formats",
+    "tomllib",
+    "queue",
+    "typer._adapters",
+    "typer._click.decorators",
+    "pydantic.type_adapter",
+    "pydantic.plugin._loader",
+    "anyio._backends._asyncio",
+    "anyio.to_thread",
+    "importlib.resources.readers",
+    "trafilatura",
 )
+# The protocol domains those commands use: their models are built here, once (pydantic
+# builds a model's validator on its first use: tens of milliseconds a child would pay).
+_DOMAINS = ("page", "runtime", "target", "network", "dom", "emulation", "io", "accessibility",
+            "browser", "fetch", "storage", "input_", "log", "security")  # fmt: skip
 # The longest a connection may take to send its request: the worker serves one at a time.
 _REQUEST_WITHIN = 2.0
 _MAX_REQUEST = 4 * 1024 * 1024
@@ -72,10 +85,30 @@ def _preload() -> None:
             importlib.import_module(name)
     with contextlib.suppress(Exception):
         _build_app_once()
+    _build_models()
     # What is loaded now stays as it is: the children's garbage collections skip it, and
     # so do not copy the pages they share with this process.
     gc.collect()
     gc.freeze()
+
+
+def _build_models() -> None:
+    from pydantic import BaseModel
+
+    for domain in _DOMAINS:
+        for package in ("cdpkit.cdp", "cdpkit.cdp._results", "cdpkit.cdp._events", "cdpkit.cdp._types"):
+            try:
+                module = importlib.import_module(f"{package}.{domain}")
+            except ImportError:
+                continue  # a domain without results, events or types
+            models = [
+                value for value in vars(module).values()
+                if isinstance(value, type) and issubclass(value, BaseModel)
+                and value.__module__ == module.__name__
+            ]  # fmt: skip
+            for model in models:
+                with contextlib.suppress(Exception):
+                    model.model_rebuild()
 
 
 def _build_app_once() -> None:
@@ -87,6 +120,11 @@ def _build_app_once() -> None:
 
     built = typer.main.get_command(app)
     build = typer.main.get_command
+    # Each option's value converter too (typer makes it on the option's first use).
+    for command in getattr(built, "commands", {}).values():
+        for param in command.params:
+            with contextlib.suppress(Exception):
+                param.get_runtime_param()
 
     def get_command(typer_instance: typer.Typer) -> Any:
         return built if typer_instance is app else build(typer_instance)
@@ -216,6 +254,12 @@ def _child(connection: socket.socket, request: dict[str, Any], fds: list[int]) -
         with contextlib.suppress(BaseException):
             traceback.print_exc()
     finally:
+        # The caller's descriptors go before the status: a caller reading this command's
+        # output through a pipe sees its end now, not once this large process is torn down.
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(BaseException):
+                stream.flush()
+        os.closerange(0, 3)
         with contextlib.suppress(BaseException):
             connection.sendall(json.dumps({"status": status}).encode() + b"\n")
         os._exit(0)

@@ -34,7 +34,7 @@ import unicodedata
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, cast
@@ -62,7 +62,6 @@ from ._targeting import resolve_element
 if TYPE_CHECKING:
     from ..browser import Browser
     from ..cdp.browser import DownloadProgressJSON, DownloadWillBeginJSON
-    from ..cdp.network import ResponseReceivedJSON
 
 __all__ = [
     "DownloadResult",
@@ -100,7 +99,10 @@ class DownloadResult:
         filename: The file's name in the download directory.
         path: Its full path.
         size: Its size in bytes.
-        mime_type: The content type the server sent (or guessed from the name).
+        mime_type: The content type: the server's, for a file this module fetched; for a
+            browser-managed download (:func:`expect_download`), the type of the name
+            Chrome saved it under, or of its first bytes when that name has no extension
+            (PDF, PNG, JPEG, GIF, WebP, ZIP, gzip, PostScript); ``None`` if neither says.
         url: The resource's URL.
         suggested_filename: The name the server or page suggested, if any.
     """
@@ -488,54 +490,33 @@ async def expect_download(
     pending = PendingDownload()
     restoring: asyncio.Task[None] | None = None
     try:
-        # The page's responses give the download's real MIME type (Browser events do not).
-        # Network is on only until that response is in: left on, Chrome's network
-        # instrumentation slows the download itself by about a tenth.
+        # No Network domain: with it on when the request starts, Chrome reports the
+        # transfer of the whole body to DevTools, and a 100 MB download takes a tenth
+        # longer (even if it is turned off once the download begins). The MIME type is
+        # then the one Chrome named the file by (its extension) rather than the header.
         # Raw events read through their generated JSON shapes: the typed fast path (these
         # models' schemas take tens of ms to build on first use, in every fresh process).
-        # Named by wire name: the event class would load all of cdp.network (10-35 ms).
-        async with contextlib.AsyncExitStack() as network, page.listen(
-            "Network.responseReceived", raw=True
-        ) as responses, browser.listen(
-            _WILL_BEGIN, _PROGRESS, raw=True
-        ) as events:
-            # Both at once: one round trip before the block instead of two.
-            started = await asyncio.gather(
-                network.enter_async_context(page.enabled("Network")),
-                browser.send(
-                    cdp.browser.set_download_behavior(
-                        "allowAndName",
-                        browser_context_id=context_id,
-                        download_path=str(staging),
-                        events_enabled=True,
-                    )
-                ),
-                return_exceptions=True,  # never leave one running while the other fails
+        async with browser.listen(_WILL_BEGIN, _PROGRESS, raw=True) as events:
+            await browser.send(
+                cdp.browser.set_download_behavior(
+                    "allowAndName",
+                    browser_context_id=context_id,
+                    download_path=str(staging),
+                    events_enabled=True,
+                )
             )
-            for outcome in started:
-                if isinstance(outcome, BaseException):
-                    raise outcome
             yield pending
             # Asked now, read when the first download begins: the round trip overlaps
             # the wait for Chrome to decide to download.
             frames = asyncio.ensure_future(_frame_ids(page))
             try:
                 pending._result = await _await_download(
-                    events,
-                    responses,
-                    network.aclose,
-                    frames,
-                    staging,
-                    directory,
-                    timeout,
-                    initiation_timeout,
+                    events, frames, staging, directory, timeout, initiation_timeout
                 )
             finally:
                 if not frames.done():
                     frames.cancel()
                 await asyncio.gather(frames, return_exceptions=True)
-                # Put the download behaviour back while leaving the block disables the
-                # Network domain (if still on): one round trip for both instead of two.
                 restoring = _start_restoring(browser, context_id)
     finally:
         if restoring is None:
@@ -605,17 +586,30 @@ async def _frame_ids(page: Page) -> set[str]:
     return ids
 
 
-async def _response_type(responses: EventStream[RawEvent], url: str) -> str | None:
-    """The Content-Type of the page's last response for ``url`` among the buffered
-    ``Network.responseReceived`` events, reading only what is buffered (never waits)."""
-    mime_type: str | None = None
-    while len(responses):
-        event = await anext(responses)  # buffered: returns at once
-        response = cast("ResponseReceivedJSON", event.params)["response"]
-        if response["url"] == url:
-            headers = {k.lower(): str(v) for k, v in response["headers"].items()}
-            mime_type = headers.get("content-type") or response["mimeType"] or mime_type
-    return mime_type
+# The leading bytes of common file types, for a browser-managed download whose name has no
+# extension (the server's Content-Type is not read: see expect_download).
+_SIGNATURES = (
+    (b"%PDF-", "application/pdf"),
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+    (b"PK\x03\x04", "application/zip"),
+    (b"\x1f\x8b", "application/gzip"),
+    (b"%!PS", "application/postscript"),
+)
+
+
+def _sniffed_type(path: Path) -> str | None:
+    """The type a file's first bytes say (see :data:`_SIGNATURES`), else ``None``."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(16)
+    except OSError:
+        return None
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return next((kind for signature, kind in _SIGNATURES if head.startswith(signature)), None)
 
 
 # By wire name: the event classes would load the browser domain's events (3-7 ms in a
@@ -626,8 +620,6 @@ _PROGRESS = "Browser.downloadProgress"
 
 async def _await_download(
     events: EventStream[RawEvent],
-    responses: EventStream[RawEvent],
-    release_network: Callable[[], Awaitable[None]],
     frames: asyncio.Future[set[str]],
     staging: Path,
     directory: Path,
@@ -636,7 +628,6 @@ async def _await_download(
 ) -> DownloadResult:
     began: DownloadWillBeginJSON | None = None
     progress: DownloadProgressJSON | None = None
-    mime_type: str | None = None
     try:
         async with asyncio.timeout(initiation_timeout) as deadline:
             async for event in events:
@@ -646,10 +637,6 @@ async def _await_download(
                         if will_begin["frameId"] in await frames:
                             began = will_begin
                             deadline.reschedule(asyncio.get_running_loop().time() + timeout)
-                            # The response came before Chrome chose to download it.
-                            mime_type = await _response_type(responses, began["url"])
-                            if mime_type is not None:
-                                await release_network()
                     continue
                 if event.method != _PROGRESS:
                     continue
@@ -683,10 +670,7 @@ async def _await_download(
         )
     suggested = began["suggestedFilename"] or None
     name = sanitize_filename(suggested) if suggested else None
-    if mime_type is None:
-        mime_type = await _response_type(responses, began["url"]) or mimetypes.guess_type(
-            suggested or began["url"]
-        )[0]
+    mime_type = mimetypes.guess_type(suggested or began["url"])[0] or _sniffed_type(source)
     final = _publish(source, directory, name, extension_for(began['url'], mime_type))
     return DownloadResult(
         True, final.name, str(final), final.stat().st_size, mime_type, began['url'], suggested

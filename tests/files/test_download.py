@@ -204,7 +204,7 @@ async def test_browser_managed_download_of_an_attachment(
     result = pending.value
     assert result.suggested_filename == "report 2026.csv"
     assert result.filename == "report 2026.csv"
-    assert result.mime_type == "application/octet-stream"  # what the server sent, not a guess
+    assert result.mime_type == "text/csv"  # the type of the name Chrome saved it under
     assert Path(result.path).read_bytes() == body and result.size == len(body)
     assert [p.name for p in tmp_path.iterdir()] == ["report 2026.csv"]  # no staging left
 
@@ -231,19 +231,22 @@ async def test_interrupted_browser_download_is_reported_and_leaves_nothing(
     assert list(tmp_path.iterdir()) == []
 
 
-async def test_a_browser_download_from_a_blank_page_keeps_the_servers_type_and_network_off(
+async def test_a_browser_download_never_turns_the_network_domain_on(
     page: cdpkit.Page, server: FixtureServer, tmp_path: Path
 ) -> None:
-    # The MIME type comes from the response, read before Chrome starts saving the body;
-    # the Network domain (which slows Chrome's download) is off while the body arrives.
-    body = os.urandom(300_000)
+    # With the Network domain on when the request starts, Chrome reports the whole body's
+    # transfer to DevTools and the download takes a tenth longer: it stays off, from the
+    # first byte to the last. The type is then the one of the name Chrome gave the file,
+    # or, when that has no extension, of the file's first bytes.
+    body = b"%PDF-1.7\n" + os.urandom(300_000)
     halfway = threading.Event()
     network_while_saving: list[int] = []
+    enables: list[str] = []
 
     def trickled(h: Handler) -> None:
         h.send_response(200)
-        h.send_header("Content-Type", "application/x-cdpkit-sample")
-        h.send_header("Content-Disposition", 'attachment; filename="sample.dat"')
+        h.send_header("Content-Type", "application/pdf")
+        h.send_header("Content-Disposition", 'attachment; filename="statement"')
         h.send_header("Content-Length", str(len(body)))
         h.end_headers()
         h.wfile.write(body[:1000])
@@ -257,19 +260,35 @@ async def test_a_browser_download_from_a_blank_page_keeps_the_servers_type_and_n
         network_while_saving.append(page._domain_users.get("Network", 0))
         halfway.set()
 
-    server.route("/sample.dat", trickled)
+    server.route("/statement", trickled)
     assert page.url == "about:blank"
+    connection = page.browser._connection
+    send_now, send_text = connection.send_now, connection.send_text
+
+    def recording_send_now(text: str) -> bool:
+        if '"Network.enable"' in text:
+            enables.append(text)
+        return send_now(text)
+
+    async def recording_send_text(text: str) -> None:
+        if '"Network.enable"' in text:
+            enables.append(text)
+        await send_text(text)
+
+    connection.send_now = recording_send_now  # type: ignore[method-assign]
+    connection.send_text = recording_send_text  # type: ignore[method-assign]
     releasing = asyncio.ensure_future(release_halfway())
     try:
         async with expect_download(page, dest_dir=tmp_path, timeout=20) as pending:
-            await page.send(cdpkit.cdp.page.navigate(server.url("/sample.dat")))
+            await page.send(cdpkit.cdp.page.navigate(server.url("/statement")))
     finally:
+        connection.send_now, connection.send_text = send_now, send_text  # type: ignore[method-assign]
         halfway.set()
         await releasing
     result = pending.value
-    assert result.mime_type == "application/x-cdpkit-sample"
     assert Path(result.path).read_bytes() == body
-    assert network_while_saving == [0]
+    assert (result.filename, result.mime_type) == ("statement", "application/pdf")
+    assert network_while_saving == [0] and enables == []
 
 
 async def test_a_browser_download_is_handed_over_without_waiting_for_the_restored_behaviour(

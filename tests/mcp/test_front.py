@@ -76,15 +76,18 @@ def _front_answers(messages: list[dict[str, Any]], *args: str) -> tuple[list[Any
 
 
 @pytest.mark.parametrize(
-    ("args", "variant"),
+    ("args", "variant", "version"),
     [
-        ((), "default"),
-        (("--allow-js",), "allow_js"),
-        (("--allow-file-urls",), "allow_file_urls"),
-        (("--allow-js", "--allow-file-urls"), "allow_js+allow_file_urls"),
+        # Each variant of the tool list and instructions, with one version...
+        ((), "default", "2025-11-25"),
+        (("--allow-js",), "allow_js", "2025-11-25"),
+        (("--allow-file-urls",), "allow_file_urls", "2025-11-25"),
+        (("--allow-js", "--allow-file-urls"), "allow_js+allow_file_urls", "2025-11-25"),
+        # ...and each version with one variant: the handshake does not depend on the tools.
+        ((), "default", "2024-11-05"),
+        (("--allow-js",), "allow_js", "1999-01-01"),
     ],
 )
-@pytest.mark.parametrize("version", ["2024-11-05", "2025-11-25", "1999-01-01"])
 def test_the_front_answers_the_handshake_as_the_sdk_server_does(
     args: tuple[str, ...], variant: str, version: str
 ) -> None:

@@ -29,7 +29,7 @@ NEXT = "<!doctype html><title>Next</title><h1>The next page</h1>"
 
 LATE = """<!doctype html><title>Late</title>
 <script>setTimeout(() => { const b = document.createElement('button'); b.textContent = 'Late';
-document.body.append(b); }, 600)</script>"""
+document.body.append(b); }, 3000)</script>"""
 
 DIALOG = """<!doctype html><title>Dialog</title>
 <button onclick="document.getElementById('out').textContent = confirm('Sure?') ? 'yes' : 'no'">Ask</button>
@@ -91,14 +91,14 @@ async def test_an_element_that_came_late_is_waited_for(
     async with cdpkit.record(page) as recording:
         with pytest.raises(ElementNotFoundError):
             await tools.click(page, role="button", name="Late", timeout=0.1)
-        await tools.wait(page, 700)
+        await tools.wait(page, 3100)  # the button comes 3 s after load: late on any machine
         await tools.click(page, role="button", name="Late", timeout=0.1)
     script = recording.script
     # The failed try is not a step; the one that worked waits as long as the session did.
     assert script.count('name="Late"') == 1
     assert 'tools.click(page, role="button", name="Late", timeout=' in script
     assert "came late" in script
-    assert "await tools.wait(page, 700)" in script
+    assert "await tools.wait(page, 3100)" in script
 
 
 async def test_a_dialog_answer_is_armed_before_the_action_and_replays(

@@ -1,7 +1,7 @@
 // Where a click on ``this`` lands. ``this`` is the target: an element, or a text node (a
 // StaticText line of a snapshot), whose parent element then owns it for the hit test.
 // Scrolls it into view instantly (whatever the page's scroll-behavior), waits until its
-// first client rect is the same on two consecutive animation frames, and returns the
+// first client rect is the same on three consecutive animation frames, and returns the
 // centre of the visible part of that rect in its frame's viewport, and what a click
 // there would reach instead of the target (``covering``, null when it reaches the
 // target); or {error: 'hidden' | 'outside'}.
@@ -60,12 +60,15 @@ async function(checkHit, forceScroll, stableTimeoutMs) {
     } else {
       break;
     }
-    let previous = null;
+    // Still over two frames in a row, not one: on a busy machine a smooth scroll can
+    // leave its offset unchanged between two frames and move on after.
+    let still = 0;
     rect = firstRect();
-    while (!same(previous, rect) && performance.now() < deadline) {
+    while (still < 2 && performance.now() < deadline) {
       await nextFrame();
-      previous = rect;
+      const previous = rect;
       rect = firstRect();
+      still = same(previous, rect) ? still + 1 : 0;
     }
     if (!rect || inView(rect)) break;
   }

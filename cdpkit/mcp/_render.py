@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import tools
-from ..tools.files import claim_free_name, sanitize_filename
+from ..tools.files import claim_free_name, sanitize_filename, sniffed_type
 from ._schema import Blob, Image, Part, Text, to_json
 from ._urls import UrlBlockedError
 
@@ -78,16 +78,8 @@ def render_snapshot(result: tools.Snapshot, session: BrowserSession) -> list[Par
     return parts
 
 
-def _image_type(data: bytes) -> str:
-    if data.startswith(b"\xff\xd8"):
-        return "image/jpeg"
-    if data.startswith(b"RIFF") and data[8:12] == b"WEBP":
-        return "image/webp"
-    return "image/png"
-
-
 def render_screenshot(result: bytes, session: BrowserSession) -> list[Part]:
-    return [Image(result, _image_type(result))]
+    return [Image(result, sniffed_type(result) or "image/png")]
 
 
 def render_console(result: list[tools.ConsoleMessage], session: BrowserSession) -> list[Part]:

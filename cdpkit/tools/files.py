@@ -600,16 +600,19 @@ _SIGNATURES = (
 )
 
 
-def _sniffed_type(path: Path) -> str | None:
+def sniffed_type(head: bytes) -> str | None:
     """The type a file's first bytes say (see :data:`_SIGNATURES`), else ``None``."""
-    try:
-        with path.open("rb") as file:
-            head = file.read(16)
-    except OSError:
-        return None
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "image/webp"
     return next((kind for signature, kind in _SIGNATURES if head.startswith(signature)), None)
+
+
+def _sniffed_file_type(path: Path) -> str | None:
+    try:
+        with path.open("rb") as file:
+            return sniffed_type(file.read(16))
+    except OSError:
+        return None
 
 
 # By wire name: the event classes would load the browser domain's events (3-7 ms in a
@@ -670,7 +673,7 @@ async def _await_download(
         )
     suggested = began["suggestedFilename"] or None
     name = sanitize_filename(suggested) if suggested else None
-    mime_type = mimetypes.guess_type(suggested or began["url"])[0] or _sniffed_type(source)
+    mime_type = mimetypes.guess_type(suggested or began["url"])[0] or _sniffed_file_type(source)
     final = _publish(source, directory, name, extension_for(began['url'], mime_type))
     return DownloadResult(
         True, final.name, str(final), final.stat().st_size, mime_type, began['url'], suggested

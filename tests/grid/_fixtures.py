@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.grid.conftest import GridProcesses, _require_components, _wait_ready, free_port
+from tests.grid.conftest import GridProcesses, _require_components, _wait_ready
+from tests.server import free_port
 
 
 @pytest.fixture(scope="session")

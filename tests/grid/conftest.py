@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
@@ -25,13 +24,6 @@ REPO = Path(__file__).resolve().parents[2]
 JAR = Path(os.environ.get("CDPKIT_SELENIUM_JAR", REPO / ".venv" / "selenium" / "selenium-server.jar"))
 # Chrome runs as root here (CI and this machine): without --no-sandbox it exits at once.
 NODE_ARGS = ["--no-sandbox"] if os.geteuid() == 0 else []
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def grid_status(url: str) -> dict[str, Any]:

@@ -691,6 +691,7 @@ async def start_chrome(
         ),
     ]
     child_env = dict(os.environ if env is None else env)
+    _shorten_socket_tmpdir(child_env)
     our_fds: tuple[int, int] | None = None
     child_fds: tuple[int, int] | None = None
     if pipe:
@@ -746,6 +747,28 @@ async def start_chrome(
                 with contextlib.suppress(OSError):
                     os.close(fd)
     return _started(process, profile, temp_root, temporary=temporary, pipe_fds=our_fds)
+
+
+# Chrome makes its singleton socket at $TMPDIR/.org.chromium.Chromium.XXXXXX/SingletonSocket
+# and aborts ("Socket path too long") when that passes the 107 bytes a socket path may have.
+_SOCKET_SUFFIX_BYTES = len("/.org.chromium.Chromium.XXXXXX/SingletonSocket")
+_SOCKET_PATH_MAX = 107
+_SHORT_TMPDIR = "/tmp"
+
+
+def _shorten_socket_tmpdir(child_env: dict[str, str]) -> None:
+    """Give Chrome a short ``TMPDIR`` when the caller's is too long for its socket.
+
+    Only Chrome's own temporary files move (the socket and what Chrome writes there); the
+    temporary profile stays where the caller's temporary folder is.
+    """
+    tmpdir = child_env.get("TMPDIR")
+    if not tmpdir or os.name != "posix":
+        return
+    if len(os.fsencode(tmpdir)) + _SOCKET_SUFFIX_BYTES <= _SOCKET_PATH_MAX:
+        return
+    if os.path.isdir(_SHORT_TMPDIR) and os.access(_SHORT_TMPDIR, os.W_OK | os.X_OK):
+        child_env["TMPDIR"] = _SHORT_TMPDIR
 
 
 def _started(

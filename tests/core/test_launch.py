@@ -9,6 +9,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -251,6 +252,31 @@ async def test_chrome_that_never_opens_an_endpoint_times_out(private_tmp: Path) 
     assert time.monotonic() - started < 5
     assert "0.5 s" in str(info.value) and "starting slowly" in str(info.value)
     assert temp_profiles(private_tmp) == []
+
+
+async def test_a_temporary_folder_too_long_for_chromes_socket_still_launches(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Chrome puts its singleton socket under $TMPDIR and aborts when the socket's path
+    # passes 107 bytes: a deep TMPDIR (a CI runner's, pytest's under xdist) broke launch().
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.setenv("TMPDIR", str(deep))
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))  # the temporary profile goes there
+    for pipe in (False, True):
+        async with cdpkit.launch(pipe=pipe, timeout=20) as browser:
+            page = await browser.new_page()
+            assert await page.call("Runtime.evaluate", {"expression": "6*7", "returnByValue": True}) \
+                == {"result": {"type": "number", "value": 42, "description": "42"}}
+            assert temp_profiles(deep) != []
+        assert temp_profiles(deep) == []
+    # A caller's own env= is shortened the same way; a short TMPDIR is left as it is.
+    env = {**os.environ, "TMPDIR": str(deep)}
+    async with cdpkit.launch(env=env, timeout=20) as browser:
+        assert browser.version.product.startswith(("Chrome/", "HeadlessChrome/"))
+    child_env = {"TMPDIR": str(tmp_path)[:40]}
+    launcher._shorten_socket_tmpdir(child_env)
+    assert child_env == {"TMPDIR": str(tmp_path)[:40]}
 
 
 async def test_default_profile_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -68,6 +68,17 @@ def _runs_tui(args: Sequence[str]) -> bool:
 
 def main(argv: list[str] | None = None) -> None:
     """The ``cdpkit`` console script (also ``python -m cdpkit``)."""
+    try:
+        _main(argv)
+    except KeyboardInterrupt:
+        # Ctrl-C before a command's own handling is in place (while the command line's
+        # modules load, a few hundred ms on a busy machine): the commands' message, not a
+        # traceback of the import that was running.
+        print("error: interrupted", file=sys.stderr)
+        sys.exit(130)
+
+
+def _main(argv: list[str] | None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if argv is None and args and args[0] in FAST_COMMANDS:
         # A one-shot command a running daemon's warm runner can take (only when run as

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -73,6 +75,31 @@ def test_interrupted_command_cleans_up(cli: CLI, server: FixtureServer, signum: 
     assert stderr.strip().splitlines()[-1] in ("error: interrupted", "error: terminated by SIGTERM")
     assert "Traceback" not in stderr
     wait_gone(chrome)
+
+
+# Ctrl-C while the command line's modules load: a finder interrupts the import of the app,
+# as a Ctrl-C a few hundred ms after the command starts does.
+INTERRUPTED_IMPORT = """
+import sys
+
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == "cdpkit.cli._app":
+            raise KeyboardInterrupt
+        return None
+
+sys.meta_path.insert(0, Interrupt())
+from cdpkit.cli import main
+
+main(["eval", "about:blank", "1"])
+"""
+
+
+def test_ctrl_c_while_the_command_loads_is_a_one_line_error(cli: CLI) -> None:
+    result = subprocess.run([sys.executable, "-c", INTERRUPTED_IMPORT], capture_output=True,
+                            text=True, env=cli.env, cwd=cli.cwd, timeout=60)
+    assert result.returncode == 130
+    assert result.stderr == "error: interrupted\n"
 
 
 # -- open-browser -----------------------------------------------------------------------------

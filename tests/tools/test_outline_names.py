@@ -216,6 +216,249 @@ async def test_empty_addresses_and_hidden_lists_are_not_listed(
     assert not any(role == "option" for role, _ in lines)
 
 
+async def _both_html(page: cdpkit.Page, server: FixtureServer, name: str,
+                     body: str) -> tuple[_Lines, _Lines]:
+    """Both outlines of a page holding ``body`` (served at ``/outline/case/<name>.html``),
+    as ``_both`` gives them."""
+    html = (f"<!doctype html><html><head><meta charset=utf-8><title>{name}</title>"
+            f"<style>{CASE_STYLE}</style></head><body>{body}</body></html>")
+    server.route(f"/outline/case/{name}.html", lambda handler: handler.reply(200, html))
+    await tools.navigate(page, server.url(f"/outline/case/{name}.html"))
+    chrome = await chrome_lines(page)
+    engine = await engine_lines(page)
+    unreachable = await unreachable_nodes(page)
+    return (
+        {key: (line.role, line.name) for key, line in chrome.items() if key not in unreachable},
+        {key: (line.role, line.name) for key, line in engine.items()},
+    )
+
+
+# The differential generator's classes (benchmarks/cases/outline_differential.py).
+CASE_STYLE = """
+.before::before { content: "Pre "; }
+.after::after { content: " post"; }
+.blockbefore::before { content: "Top"; display: block; }
+.blk { display: block; }
+.flex { display: flex; }
+.contents { display: contents; }
+.vh { visibility: hidden; }
+.vv { visibility: visible; }
+"""
+GIF = "data:image/gif;base64,R0lGODlhAQABAAAAACw="
+
+
+async def test_an_element_given_a_text_field_role_keeps_its_labels_and_input_words(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """A labelable element given a text-field role is named by its labels, an input by its
+    value, alt or "Submit" (an image button), but not an image by its alt nor a submit
+    button by its default word; met in an ancestor's content it gives its value, empty or
+    not, never its aria-label, alt or title (accname step 2E as Chrome applies it)."""
+    chrome, engine = await _both_html(page, server, "text_roles", f"""
+      <input role="searchbox" type="image" value="42">
+      <input role="textbox" type="image">
+      <input role="textbox" type="submit" value="Sent">
+      <input role="textbox" type="submit">
+      <label>Lab <button role="textbox">x</button></label>
+      <input role="searchbox" type="checkbox" id="c"><label for="c">Box</label>
+      <img role="textbox" alt="Not a name" src="{GIF}">
+      <a href="#">Pre <input role="textbox" type="image" alt="Nor alt"> post</a>
+      <a href="#">Go <span role="textbox" aria-label="Nor label"></span> on</a>""")
+    assert engine == chrome
+    lines = _lines(engine)
+    for expected in (("searchbox", "42"), ("textbox", "Submit"), ("textbox", "Sent"),
+                     ("textbox", "Lab"), ("searchbox", "Box"), ("link", "Pre post"),
+                     ("link", "Go on")):
+        assert expected in lines, expected
+    assert ("textbox", "") in lines  # the submit button without a value
+    assert ("textbox", "Not a name") not in lines  # an image's alt
+
+
+async def test_controls_met_again_under_references_give_their_value_again(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """Under aria-labelledby, a field, range or bar inside referenced content gives its
+    value each time it is met; a select or an ARIA combobox or listbox gives it once; a
+    control an earlier reference named itself gives nothing more."""
+    chrome, engine = await _both_html(page, server, "read_again", """
+      <div id="a2"><div id="a5"><input type="url" value="kilo"></div> Z</div>
+      <button aria-labelledby="a5 a2">x</button>
+      <div id="b2"><div id="b5"><input type="range" value="7"><progress value="0.3">
+        </progress></div> Y</div><button aria-labelledby="b5 b2">x</button>
+      <div id="c2"><div id="c5"><select><option>S</option></select></div> W</div>
+      <button aria-labelledby="c5 c2">x</button>
+      <div id="d2"><div id="d5"><div role="combobox" tabindex="0">CB</div></div> V</div>
+      <button aria-labelledby="d5 d2">x</button>
+      <div id="e2"><textarea id="e5">TA</textarea> U</div>
+      <button aria-labelledby="e5 e2">x</button>""")
+    assert engine == chrome
+    lines = _lines(engine)
+    for expected in (("button", "kilo kilo Z"), ("button", "7 0.3 7 0.3 Y"),
+                     ("button", "S W"), ("button", "CB V"), ("button", "TA U")):
+        assert expected in lines, expected
+
+
+async def test_paragraphs_without_a_line_of_inline_content_are_left_out(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """Chrome keeps a <p> (an unnamed <address>) only when its box is a block container
+    whose children are inline-level and lay something out: a block, flex or
+    display: contents child, a block ::before, a flex or display: contents paragraph, or
+    nothing laid out leave it out; an id or a title keeps it."""
+    chrome, engine = await _both_html(page, server, "paragraphs", f"""
+      <p><b class="flex"></b></p><p><span class="blk">Block</span></p>
+      <p>text<span class="flex">x</span></p><p class="flex"><span>Flex</span></p>
+      <p class="contents">Contents</p><p class="blockbefore">Pseudo</p>
+      <p><span class="contents"><span class="blk">Deep</span></span></p>
+      <p><span hidden>Hidden</span></p><address><span class="blk">Where</span></address>
+      <p><img class="blk" alt="Picture" src="{GIF}"></p>
+      <p><span></span></p><p class="before"></p><p><br></p>
+      <p id="kept"><span class="flex"></span></p><p title="Tip"><span class="blk">x</span></p>""")
+    assert engine == chrome
+    paragraphs = [line for line in _lines(engine) if line[0] in ("paragraph", "group")]
+    assert len(paragraphs) == 5
+
+
+async def test_an_element_with_display_contents_takes_no_focus(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """display: contents leaves an element no box to focus: Chrome does not list an empty
+    or title-only one for its tabindex, and its title names nothing."""
+    chrome, engine = await _both_html(page, server, "contents_focus", """
+      <cite class="contents" tabindex="-1"></cite>
+      <span class="contents" tabindex="0" title="Not a name">x</span>
+      <section class="contents" tabindex="0">y</section>
+      <a href="#">Pre <span class="contents" tabindex="0" title="Nor this"></span> post</a>
+      <span class="contents" tabindex="0" aria-label="Labelled">z</span>""")
+    assert engine == chrome
+    lines = _lines(engine)
+    assert ("link", "Pre post") in lines
+    assert ("generic", "Labelled") in lines
+    assert not any(name.startswith("N") for _, name in lines)
+    assert not any(role in ("generic", "Section") and name == "" for role, name in lines)
+
+
+async def test_labels_are_read_as_content_and_alone_name_their_control(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """A label is read without the reference's allowances (Chrome's label traversal): the
+    control inside is not read again when the control is itself referenced; a hidden label
+    gives nothing; a control with labels, empty or hidden ones too, takes no other name (no
+    content, title or placeholder); a label whose checkbox is not rendered is listed."""
+    chrome, engine = await _both_html(page, server, "labels_alone", """
+      <label id="l1">Label <button id="b1">Not read</button></label>
+      <progress aria-labelledby="b1" value="1"></progress>
+      <label id="l2">Twice <button id="b2">Inner</button></label>
+      <progress aria-labelledby="b2 l2" value="1"></progress>
+      <label for="c3" hidden>No</label><input id="c3" type="checkbox" title="Nope">
+      <label for="c4" hidden>No</label><label for="c4">Shown</label><input id="c4">
+      <label for="c5"></label><button id="c5">Never</button>
+      <label for="c6" hidden>No</label><input id="c6" placeholder="Nil">
+      <div hidden><input id="c7" type="checkbox"></div><label for="c7">Loose</label>""")
+    assert engine == chrome
+    lines = _lines(engine)
+    for expected in (("button", "Label"), ("progressbar", "Label"),
+                     ("progressbar", "Twice Twice Inner"), ("checkbox", ""),
+                     ("textbox", "Shown"), ("button", ""), ("textbox", "")):
+        assert expected in lines, expected
+    assert ("StaticText", "Loose") in engine.values()
+    assert not any(name.startswith("N") for _, name in lines)
+
+
+async def test_plain_containers_chrome_keeps_join_their_content_within(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """An inline container Chrome keeps in its tree (an id, a language, an ARIA attribute,
+    focus, a click handler, role="generic") is a part of its own in a name: a control inside
+    it is spaced within it only."""
+    chrome, engine = await _both_html(page, server, "kept_inline", f"""
+      <a href="#"><span>A</span><span aria-describedby="q"><input placeholder="P"></span></a>
+      <a href="#"><span>B</span><span id="q"><input placeholder="Q"></span></a>
+      <a href="#"><span>C</span><span lang="fr"><img alt="R" src="{GIF}"></span></a>
+      <a href="#"><span>D</span><span role="generic"><button>S</button></span></a>
+      <a href="#"><span>E</span><span><input placeholder="T"></span></a>""")
+    assert engine == chrome
+    lines = _lines(engine)
+    for expected in (("link", "AP"), ("link", "BQ"), ("link", "CR"), ("link", "DS"),
+                     ("link", "E T")):
+        assert expected in lines, expected
+
+
+async def test_white_space_at_the_ends_of_a_box_is_not_part_of_a_name(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """A button (any box of its own) lays its text out in lines of its own: the white
+    space at their ends is not shown, so an element that starts with the button joins its
+    text to what comes before it without a space, as Chrome joins it."""
+    chrome, engine = await _both_html(page, server, "box_ends", """
+      <a href="#">x<em><button>
+        delta kilo </button></em></a>
+      <a href="#">y<span class="after"><button>
+        echo </button></span></a>
+      <a href="#">z<em><button> fox </button></em> golf</a>""")
+    assert engine == chrome
+    lines = _lines(engine)
+    for expected in (("link", "xdelta kilo"), ("link", "yecho post"),
+                     ("link", "zfox golf")):
+        assert expected in lines, expected
+
+
+async def test_items_of_a_list_given_another_role_are_presentational(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """An <li> of a list element given another role inherits presentation (ARIA, as Chrome
+    applies it): no node of its own even named or focusable, its aria-label no part of an
+    ancestor's name; one with a role of its own keeps it."""
+    chrome, engine = await _both_html(page, server, "presentational_items", """
+      <ol role="term"><li aria-label="Not a name">Alpha</li><li tabindex="0">Beta</li></ol>
+      <ul role="navigation"><li aria-label="Nor this">Gamma</li></ul>
+      <ul role="none"><li title="Nor that">Delta</li></ul>
+      <ul role="navigation"><li role="listitem" aria-label="Item">Echo</li></ul>""")
+    assert engine == chrome
+    lines = _lines(engine)
+    for expected in (("term", "Alpha Beta"), ("navigation", ""), ("listitem", "Item")):
+        assert expected in lines, expected
+    assert not any(role in ("generic", "none") for role, _ in lines)
+    assert not any(name.startswith("N") for _, name in lines)
+
+
+async def test_references_that_all_miss_name_no_region(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """An aria-labelledby whose ids all miss names nothing: a section or role="region" with
+    only that is no region (Chrome drops the unnamed region); one referencing an empty
+    element is a region with an empty name."""
+    chrome, engine = await _both_html(page, server, "missing_references", """
+      <section aria-labelledby="missing">Alpha</section>
+      <div role="region" aria-labelledby="missing gone">Beta</div>
+      <section aria-labelledby="empty">Gamma</section><span id="empty"></span>""")
+    assert engine == chrome
+    assert [line for line in _lines(engine) if line[0] == "region"] == [("region", "")]
+
+
+async def test_generated_quotes_lines_and_meters_in_names(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """A <q> whose opening quote a ::before rule replaced closes nothing (CSS quotes at depth
+    0); a block ::before opening an inline element ends the line before it (no space); a
+    meter referencing itself reads its CSS content; a select given a range or text-field
+    role lists no options."""
+    chrome, engine = await _both_html(page, server, "quotes_lines", """
+      <div role="button">Echo <q class="before"></q></div>
+      <div role="button">Fox <q class="blockbefore"></q></div>
+      <div role="button">Golf <b class="blockbefore"></b> post</div>
+      <div role="button">Hotel <q></q></div>
+      <meter id="m" aria-labelledby="m" class="before" value="1" max="10"></meter>
+      <select role="spinbutton" size="3"><option selected>Not listed</option></select>""")
+    assert engine == chrome
+    lines = _lines(engine)
+    for expected in (("button", "Echo Pre"), ("button", "FoxTop"),
+                     ("button", "GolfTop post"), ("button", "Hotel \u201c\u201d"),
+                     ("meter", "Pre")):
+        assert expected in lines, expected
+    assert not any(role == "option" for role, _ in lines)
+
+
 async def test_generated_documents_agree_with_chromes_tree(page: cdpkit.Page) -> None:
     """A fixed-seed, bounded run of the differential generator: the nodes of the generated
     documents have Chrome's role and name (89% of these did before the generated-content,

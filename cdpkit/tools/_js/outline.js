@@ -167,10 +167,12 @@ function(options, root) {
 
   function focusable(element) {
     if (element.disabled) return false;
-    if (element.hasAttribute('tabindex')) return true;
     // An anchor without href reports tabIndex 0 but takes no focus.
-    if (element.localName === 'a' || element.localName === 'area') return element.hasAttribute('href');
-    return element.tabIndex >= 0;
+    const can = element.hasAttribute('tabindex') ||
+      (element.localName === 'a' || element.localName === 'area' ?
+        element.hasAttribute('href') : element.tabIndex >= 0);
+    // An element with display: contents has no box to take the focus (as Chrome has it).
+    return can && style(element)[0] !== 'contents';
   }
 
   function hasGlobalAria(element) {
@@ -260,14 +262,10 @@ function(options, root) {
       case 'label': return 'LabelText';
       case 'legend': return 'Legend';
       case 'li': {
-        // An item of a list element given another role is a plain container.
-        const parent = parentOf(element);
-        if (parent && (parent.localName === 'ul' || parent.localName === 'ol' ||
-            parent.localName === 'menu')) {
-          const parentRole = roleOf(parent);
-          if (parentRole !== 'list' && parentRole !== 'directory') return 'generic';
-        }
-        return 'listitem';
+        // An item of a list element given another role is presentational (ARIA's
+        // inherited presentation, as Chrome applies it: even named or focusable, it is no
+        // node of its own; see inheritedPresentation).
+        return inheritedPresentation(element) ? 'none' : 'listitem';
       }
       case 'main': return 'main';
       case 'mark': return 'mark';
@@ -328,6 +326,17 @@ function(options, root) {
       case 'html': case 'body': return 'generic';
     }
     return 'generic';
+  }
+
+  // Whether an <li> (without a role of its own) is an item of a list element given another
+  // role than a list's.
+  function inheritedPresentation(element) {
+    if (element.localName !== 'li' || element.hasAttribute('role')) return false;
+    const parent = parentOf(element);
+    if (!parent || parent.nodeType !== 1 || (parent.localName !== 'ul' &&
+        parent.localName !== 'ol' && parent.localName !== 'menu')) return false;
+    const parentRole = roleOf(parent);
+    return parentRole !== 'list' && parentRole !== 'directory';
   }
 
   // -- SVG: named parts of a drawing are listed (Chrome's graphics roles) -----------------
@@ -509,9 +518,13 @@ function(options, root) {
     return !!parent && parent.localName === 'details';
   }
 
+  // Whether an element is named by an attribute: an aria-label, a title, or an
+  // aria-labelledby that references an element (one whose ids all miss names nothing, as
+  // Chrome has it).
   function named(element) {
     return element.hasAttribute('aria-label') && element.getAttribute('aria-label').trim() !== '' ||
-      element.hasAttribute('aria-labelledby') || element.hasAttribute('title');
+      element.hasAttribute('aria-labelledby') && byIds(element, 'aria-labelledby').length > 0 ||
+      element.hasAttribute('title');
   }
 
   const roles = new Map();
@@ -717,6 +730,13 @@ function(options, root) {
     }
     // Media that cannot play says so in place of any name (Chrome's AXMediaElement).
     if (unplayable(element)) return fromElsewhere(MEDIA_ERROR);
+    // An inherited presentational item has no name of its own: it gives its content.
+    if (role === 'none' && inheritedPresentation(element)) {
+      if (isRoot) return fromElsewhere('');
+      const text = contentText(element, context);
+      namedFromContent = true;
+      return text;
+    }
     // A control inside the label or content of another: its value, before its own
     // aria-labelledby (as Chrome does). A file field says what its name says, then which
     // files are chosen (Chrome's words, from its user-agent shadow tree).
@@ -726,23 +746,40 @@ function(options, root) {
         (own?.trim() ? own : labelsText(element, context) || fileButtonText(element));
       return fromElsewhere(label + ': ' + chosenFiles(element));
     }
+    // A list or combobox read before (its selected option or shown text read already)
+    // gives nothing again, nor does a control an earlier reference named itself; a field,
+    // range or bar met in referenced content gives its value each time (as Chrome reads
+    // them under a reference).
+    if (seen && !isRoot && ((role === 'combobox' || role === 'listbox') &&
+        element.localName !== 'input' || element !== context.target &&
+        context.visited.targets?.has(element) && controlValue(element, role) !== null)) {
+      return fromElsewhere('');
+    }
     // (A progress bar that is not rendered has no value, as Chrome reads it.)
-    if (!isRoot && !seen && !(context.unrendered && element.localName === 'progress')) {
+    if (!isRoot && !(context.unrendered && element.localName === 'progress')) {
       const value = controlValue(element, role);
       // An empty one gives way to the rest (its label, its placeholder), as in Chrome;
-      // but an ARIA combobox is its value, even none.
-      if (value || value === '' && role === 'combobox' && element.localName !== 'select' &&
-          element.localName !== 'input') return fromElsewhere(value);
+      // but an ARIA combobox is its value, even none, and so is any other element given
+      // a text-field role (Chrome's step 2E: a text field's value, its aria-label, alt or
+      // title not read).
+      if (value || value === '' && (role === 'combobox' && element.localName !== 'select' &&
+          element.localName !== 'input' || (role === 'textbox' || role === 'searchbox') &&
+          !nativeTextField(element))) return fromElsewhere(value);
     }
     const labelled = labelledbyText(element, context);
     if (labelled) return fromElsewhere(labelled);
     const label = element.getAttribute('aria-label');
     if (label?.trim()) return fromElsewhere(label);
+    // A control with labels not yet read in this name is named by them alone, even when
+    // they are empty or hidden: no content, title or placeholder (as Chrome has it).
+    const withLabels = LABELABLE.has(element.localName) && element.labels?.length > 0 &&
+      [...element.labels].some((label) => !context.visited.has(label));
     // An element given a text-field role has none of its native names (an image's alt, a
-    // table's caption, a fieldset's legend), as Chrome reads it.
+    // table's caption, a fieldset's legend), as Chrome reads it, but its labels and an
+    // input's own words (see textRoleNativeName).
     const native = (role === 'textbox' || role === 'searchbox') && !nativeTextField(element) ?
-      '' : nativeName(element, context);
-    if (native) return fromElsewhere(native);
+      textRoleNativeName(element, context) : nativeName(element, context);
+    if (native || withLabels) return fromElsewhere(native);
     // An explicitly empty value or alt: no name, not even a title (as Chrome has it).
     if (explicitlyEmpty(element)) return fromElsewhere('');
     // Landmarks, tables, live regions... give an ancestor their name, not their content.
@@ -783,7 +820,9 @@ function(options, root) {
     const visited = context.visited;
     visited.add(element);
     visited.references = (visited.references || 0) + 1;
+    visited.targets ??= new Set();
     const text = labelledby.map((target) => {
+      visited.targets.add(target);
       const hidden = hiddenTarget(target);
       const inner = {visited, labelledby: true, root: context.root, self: element,
         target, hidden: hidden !== 0, unrendered: hidden === 2};
@@ -809,7 +848,15 @@ function(options, root) {
     }
     if (tag === 'select' || tag === 'progress' || tag === 'meter' || tag === 'input' ||
         !direct && VALUE_ROLES.has(roleOf(element))) {
-      return fromElsewhere(nativeName(element, context, false));
+      const native = nativeName(element, context, false);
+      // A meter referencing itself reads its CSS content (its own children are not
+      // rendered), as Chrome does.
+      if (!native && direct && tag === 'meter') {
+        const before = generatedContent(element, '::before', context);
+        const after = generatedContent(element, '::after', context);
+        return fromElsewhere([before?.[0], after?.[0]].filter(Boolean).join(' '));
+      }
+      return fromElsewhere(native);
     }
     const native = nativeName(element, context, false);
     if (native) return fromElsewhere(native);
@@ -895,6 +942,24 @@ function(options, root) {
     return '';
   }
 
+  // Labelable elements (HTML's list, a hidden input aside): <label> names them.
+  const LABELABLE = new Set(['button', 'input', 'meter', 'output', 'progress', 'select',
+    'textarea']);
+
+  // The native name of a labelable element given a text-field role, as Chrome reads it
+  // (AXNodeObject::NativeTextAlternative): its labels; an input's value, alt, title or
+  // "Submit" (an image button), its button's words (a file field); but a submit or reset
+  // button's default word comes from its laid-out text, which a text field does not read.
+  function textRoleNativeName(element, context) {
+    const tag = element.localName;
+    if (!LABELABLE.has(tag)) return '';
+    if (tag === 'input' && !element.hasAttribute('value') && !hasLabels(element)) {
+      const type = (element.getAttribute('type') || '').toLowerCase();
+      if (type === 'submit' || type === 'reset') return '';
+    }
+    return nativeName(element, context);
+  }
+
   // A file field's button, as Chrome's user-agent shadow tree words it (in English).
   function fileButtonText(element) {
     return element.multiple ? 'Choose Files' : 'Choose File';
@@ -931,9 +996,13 @@ function(options, root) {
     // is not read again.
     const labels = [...element.labels].filter((label) => !context.visited.has(label));
     for (const label of labels) context.visited.add(label);
-    const inner = {visited: context.visited, labelledby: context.labelledby, root: context.root,
-      hidden: context.hidden};
-    return labels.map((label) => squash(labelText(label, inner))).join(' ');
+    // A label is read as content of its own, even under a reference (Chrome reads it with
+    // no reference root): what this name went through, the control among it, is not read
+    // again, and a hidden label (display: none, visibility: hidden, aria-hidden, itself or
+    // an ancestor) gives nothing.
+    const inner = {visited: context.visited, labelledby: false, root: context.root};
+    return labels.map((label) => hiddenTarget(label) ? '' : squash(labelText(label, inner)))
+      .filter((text) => text !== '').join(' ');
   }
 
   // What a label gives the control it names: its own text alternative (its
@@ -1056,7 +1125,8 @@ function(options, root) {
       // (One with CSS content stays a level of its own, as in Chrome's tree: the content's
       // alternative text is spaced only within it.)
       if ((hidden || (display === 'inline' || display === 'ruby') && !control &&
-           !REPLACED.has(tag) && (role === 'generic' || role === 'none') && !named(child) &&
+           !REPLACED.has(tag) && (role === 'generic' && !keptInTree(child) || role === 'none') &&
+           !named(child) &&
            !generatedContent(child, '::before', context) &&
            !generatedContent(child, '::after', context))) {
         // (Not when this name already read it, through a reference.)
@@ -1103,13 +1173,35 @@ function(options, root) {
         !display.startsWith('inline') || child.firstChild !== null));
       if (box && !display.startsWith('inline') && display !== 'contents' ||
           part[0] !== '' && part[3]) joined.blockInside = true;
-      join(joined, part[0], box, part[1], counted, box || part[3]);
+      // A block ::before opening an inline element starts a new line: the white space
+      // ending the line before it is dropped, and nothing spaces the two (as Chrome joins
+      // them; a block child of its own is spaced).
+      if (!box && part[0] !== '' && generatedContent(child, '::before', context)?.[1]) {
+        joined.text = joined.text.replace(TRAILING_SPACE, '');
+      }
+      // A box of its own lays its text out in lines of its own: white space at their ends
+      // is not shown (so a container that starts with it does not start with a space).
+      const text = box ? part[0].replace(LEADING_SPACE, '').replace(TRAILING_SPACE, '') :
+        part[0];
+      join(joined, text, box, part[1], counted, box || part[3]);
     }
     const after = unrendered ? null : generatedContent(element, '::after', context);
     if (after) {
       join(joined, after[0], after[1], after[3], true);
       if (after[1]) joined.blockInside = true;
     }
+  }
+
+  // Whether Chrome keeps a plain container in its tree (then its content is joined within
+  // it, a part of its own): an id (a link may target it), a language, an ARIA attribute,
+  // a click handler, focus or the generic role given explicitly.
+  function keptInTree(element) {
+    if (element.id || element.hasAttribute('lang') || element.hasAttribute('tabindex') ||
+        element.hasAttribute('onclick') || explicitRole(element) === 'generic') return true;
+    for (const attribute of element.attributes) {
+      if (attribute.name.startsWith('aria-')) return true;
+    }
+    return false;
   }
 
   // Elements that have no ::before / ::after boxes (replaced or with their own drawing; a
@@ -1244,7 +1336,8 @@ function(options, root) {
       }
       const part = match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') :
         match[2] !== undefined ? element.getAttribute(match[2].trim()) || '' :
-        match[0] === 'open-quote' ? '\u201c' : match[0] === 'close-quote' ? '\u201d' : '';
+        match[0] === 'open-quote' ? '\u201c' :
+        match[0] === 'close-quote' && quoteOpen(element, which) ? '\u201d' : '';
       if (slash) alternative += part;
       else text += part;
     }
@@ -1256,7 +1349,20 @@ function(options, root) {
   }
   // The parts of a computed `content`: strings, attr(), quotes (the default English
   // ones), the alternative text's slash.
-  const CONTENT_TOKENS = /"((?:[^"\\]|\\.)*)"|attr\(([^)]*)\)|open-quote|close-quote|\//g;
+  const CONTENT_TOKENS =
+    /"((?:[^"\\]|\\.)*)"|attr\(([^)]*)\)|no-open-quote|no-close-quote|open-quote|close-quote|\//g;
+
+  // Whether a close-quote has a quote to close: one opened by the element's ::before or an
+  // ancestor's (at nesting depth 0 it shows nothing, CSS Generated Content 3), as when a
+  // rule replaces a <q>'s opening quote.
+  function quoteOpen(element, which) {
+    for (let up = element; up && up.nodeType === 1; up = parentOf(up)) {
+      if (up === element && which === '::before') continue;
+      const content = getComputedStyle(up, '::before').content;
+      if (/(^|[^-])open-quote/.test(content)) return true;
+    }
+    return false;
+  }
 
   const MAX_NAME_NODES = 100;
 
@@ -1293,6 +1399,7 @@ function(options, root) {
   // document. So "<span>37/50</span> <!-- title --> Title" is named "37/50Title".
   const NOT_SPACE = /[^ \t\n\r\f]/;
   const LEADING_SPACE = /^[ \t\n\r\f]+/;
+  const TRAILING_SPACE = /[ \t\n\r\f]+$/;
 
   function needlessSpace(text) {
     const before = adjacent(text, false);
@@ -1481,20 +1588,62 @@ function(options, root) {
     if (first && (first !== control || first.nextElementSibling)) return false;
     if (control.type !== 'checkbox' && control.type !== 'radio') return false;
     if (control.hasAttribute('aria-label') || control.hasAttribute('aria-labelledby')) return false;
-    const [display, visibility] = style(control);
-    return display !== 'none' && visibility === 'visible';
+    // (A control that is not rendered, itself or through an ancestor, leaves it listed.)
+    return style(control)[1] === 'visible' && hiddenTarget(control) !== 2;
   }
 
-  // A <p> (or an unnamed <address>) with nothing laid out inside (no element, only white
-  // space or comments): Chrome leaves it out, unless an id, an ARIA attribute or focus may
-  // make it matter.
+  // A <p> (or an unnamed <address>) that does not hold a line of inline content: Chrome
+  // leaves it out unless an id, a title, an ARIA attribute or focus may make it matter. It
+  // is kept only when its box is a block container (not display: contents, flex, grid)
+  // whose children are all inline-level (a block child, ::before or ::after puts the
+  // lines in anonymous blocks of their own) and something is laid out in it at all.
   function emptyParagraph(element) {
-    if (element.firstElementChild || /[^ \t\n\r\f]/.test(element.textContent) || element.id ||
-        focusable(element)) return false;
+    if (element.id || element.hasAttribute('title') || focusable(element)) return false;
     for (const attribute of element.attributes) {
       if (attribute.name.startsWith('aria-')) return false;
     }
-    return true;
+    if (!BLOCK_CONTAINERS.has(style(element)[0])) return true;
+    let content = paragraphContent(element);
+    if (content === 2) return true;
+    for (const which of ['::before', '::after']) {
+      const generated = generatedContent(element, which, {hidden: true});
+      if (generated) {
+        if (generated[1]) return true;
+        content = 1;
+      }
+    }
+    return content === 0;
+  }
+
+  const BLOCK_CONTAINERS = new Set(['block', 'inline-block', 'list-item', 'flow-root',
+    'table-cell', 'table-caption']);
+
+  // What a block's children put in it: 0 nothing laid out, 1 inline content only, 2 a
+  // block-level child (through display: contents too; floated and positioned ones are
+  // out of the flow).
+  function paragraphContent(node) {
+    let found = 0;
+    for (const child of childrenOf(node)) {
+      if (child.nodeType === 3) {
+        if (NOT_SPACE.test(child.data)) found = 1;
+        continue;
+      }
+      if (child.nodeType !== 1) continue;
+      const cached = style(child);
+      const display = cached[0];
+      if (display === 'none') continue;
+      if (display === 'contents') {
+        const inner = paragraphContent(child);
+        if (inner === 2) return 2;
+        if (inner) found = 1;
+        continue;
+      }
+      if (!display.startsWith('inline') && !display.startsWith('ruby') &&
+          cached[3].float === 'none' && cached[3].position !== 'absolute' &&
+          cached[3].position !== 'fixed') return 2;
+      found = 1;
+    }
+    return found;
   }
 
   // -- the walk ---------------------------------------------------------------------------
@@ -1569,7 +1718,8 @@ function(options, root) {
     let name = '';
     if (visible && role !== 'LineBreak') {
       name = nameOf(element, role);
-      shown = (!NOISE.has(role) || name !== '' || focusable(element)) &&
+      shown = (!NOISE.has(role) || name !== '' ||
+        focusable(element) && !(role === 'none' && inheritedPresentation(element))) &&
         !((tag === 'p' || tag === 'address' && name === '') && emptyParagraph(element));
     }
     if (role === 'Iframe') {
@@ -1625,6 +1775,8 @@ function(options, root) {
     // An ARIA progressbar or meter shows its content (a native one, its own drawing).
     const isLeaf = leaf || LEAF.has(role) && !(ARIA_RANGES.has(role) && tag !== role &&
       tag !== 'progress') || tag === 'input' || tag === 'textarea';
+    // A select given a text-field or range role: no options listed (as in Chrome's tree).
+    if (isLeaf && tag === 'select') return;
     walkChildren(element, childDepth, text, offset, isLeaf);
   }
 

@@ -14,11 +14,12 @@ from tests.server import FixtureServer
 _Lines = dict[int, tuple[str, str]]
 
 
-async def _both(page: cdpkit.Page, server: FixtureServer, name: str) -> tuple[_Lines, _Lines]:
-    """(role, name) of each line of both outlines of ``/outline/hard/<name>.html``, by DOM
-    node; the lines of nodes no script can reach (pseudo-elements, user-agent shadow
-    trees) left out of Chrome's."""
-    await tools.navigate(page, server.url(f"/outline/hard/{name}.html"))
+async def _both(page: cdpkit.Page, server: FixtureServer, name: str,
+                path: str = "/outline/hard/{}.html") -> tuple[_Lines, _Lines]:
+    """(role, name) of each line of both outlines of ``/outline/hard/<name>.html`` (or
+    ``path``), by DOM node; the lines of nodes no script can reach (pseudo-elements,
+    user-agent shadow trees) left out of Chrome's."""
+    await tools.navigate(page, server.url(path.format(name)))
     chrome = await chrome_lines(page)
     engine = await engine_lines(page)
     unreachable = await unreachable_nodes(page)
@@ -223,14 +224,7 @@ async def _both_html(page: cdpkit.Page, server: FixtureServer, name: str,
     html = (f"<!doctype html><html><head><meta charset=utf-8><title>{name}</title>"
             f"<style>{CASE_STYLE}</style></head><body>{body}</body></html>")
     server.route(f"/outline/case/{name}.html", lambda handler: handler.reply(200, html))
-    await tools.navigate(page, server.url(f"/outline/case/{name}.html"))
-    chrome = await chrome_lines(page)
-    engine = await engine_lines(page)
-    unreachable = await unreachable_nodes(page)
-    return (
-        {key: (line.role, line.name) for key, line in chrome.items() if key not in unreachable},
-        {key: (line.role, line.name) for key, line in engine.items()},
-    )
+    return await _both(page, server, name, "/outline/case/{}.html")
 
 
 # The differential generator's classes (benchmarks/cases/outline_differential.py).

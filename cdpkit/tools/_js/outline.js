@@ -1196,8 +1196,13 @@ function(options, root) {
   // it, a part of its own): an id (a link may target it), a language, an ARIA attribute,
   // a click handler, focus or the generic role given explicitly.
   function keptInTree(element) {
-    if (element.id || element.hasAttribute('lang') || element.hasAttribute('tabindex') ||
-        element.hasAttribute('onclick') || explicitRole(element) === 'generic') return true;
+    return !!element.id || element.hasAttribute('lang') || element.hasAttribute('tabindex') ||
+      element.hasAttribute('onclick') || explicitRole(element) === 'generic' ||
+      hasAriaAttribute(element);
+  }
+
+  // Whether an element has any aria-* attribute (one that may make it matter to Chrome).
+  function hasAriaAttribute(element) {
     for (const attribute of element.attributes) {
       if (attribute.name.startsWith('aria-')) return true;
     }
@@ -1598,10 +1603,8 @@ function(options, root) {
   // whose children are all inline-level (a block child, ::before or ::after puts the
   // lines in anonymous blocks of their own) and something is laid out in it at all.
   function emptyParagraph(element) {
-    if (element.id || element.hasAttribute('title') || focusable(element)) return false;
-    for (const attribute of element.attributes) {
-      if (attribute.name.startsWith('aria-')) return false;
-    }
+    if (element.id || element.hasAttribute('title') || focusable(element) ||
+        hasAriaAttribute(element)) return false;
     if (!BLOCK_CONTAINERS.has(style(element)[0])) return true;
     let content = paragraphContent(element);
     if (content === 2) return true;

@@ -237,6 +237,9 @@ CASE_STYLE = """
 .contents { display: contents; }
 .vh { visibility: hidden; }
 .vv { visibility: visible; }
+.upper { text-transform: uppercase; }
+.icon::before { content: "\\2605"; }
+.alttext::before { content: "\\2192" / "Arrow"; }
 """
 GIF = "data:image/gif;base64,R0lGODlhAQABAAAAACw="
 
@@ -451,6 +454,133 @@ async def test_generated_quotes_lines_and_meters_in_names(
                      ("meter", "Pre")):
         assert expected in lines, expected
     assert not any(role == "option" for role, _ in lines)
+
+
+async def test_roles_chrome_gives_lists_tables_sections_and_images(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """A list's items lose their role when its role attribute is anything but "list" or
+    "directory" as written (even " list " or "LIST", which keep the list a list); a
+    directory is a list; a table without a box (display: contents) holds data; an unnamed
+    section that takes focus is a plain container; any aria-* attribute keeps an image
+    with an empty alt."""
+    chrome, engine = await _both_html(page, server, "list_table_roles", f"""
+      <ul role="LIST"><li>Alpha</li></ul><ul role=" list "><li>Beta</li></ul>
+      <ul role="directory"><li>Gamma</li></ul><ol role="listitem"><li>Delta</li></ol>
+      <table class="contents"><tr><td>Echo</td><td>Fox</td></tr></table>
+      <section tabindex="0">Golf</section>
+      <img alt="" aria-hidden="false" src="{GIF}" width="8" height="8">
+      <img alt="" aria-busy="true" src="{GIF}" width="8" height="8">""")
+    assert engine == chrome
+    lines = _lines(engine)
+    assert [role for role, _ in lines if role in ("list", "listitem")] == [
+        "list", "list", "list", "listitem", "list"]
+    for expected in (("table", ""), ("row", ""), ("cell", "Echo"), ("cell", "Fox"),
+                     ("generic", "")):
+        assert expected in lines, expected
+    assert [line for line in lines if line[0] == "image"] == [("image", ""), ("image", "")]
+
+
+async def test_hidden_generated_content_and_shadow_text(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """Hidden content read under a reference keeps its text but not what hidden CSS
+    content shows (::before, ::after, a <q>'s quotes), save its alternative text; text
+    not rendered at all takes no text-transform; text straight inside a shadow root takes
+    its host's visibility and text-transform."""
+    chrome, engine = await _both_html(page, server, "hidden_generated", """
+      <span id="a" class="vh before">Alpha</span><button aria-labelledby="a"></button>
+      <span id="b" aria-hidden="true"><b class="after">Beta</b></span>
+      <button aria-labelledby="b"></button>
+      <span id="c" class="vh"><q>Gamma</q></span><button aria-labelledby="c"></button>
+      <span id="d" class="vh alttext">Delta</span><button aria-labelledby="d"></button>
+      <div id="e" class="upper" hidden>Echo</div><button aria-labelledby="e"></button>
+      <x-host class="vh"><template shadowrootmode="open">Fox</template></x-host>
+      <x-host class="upper"><template shadowrootmode="open">Golf <slot></slot></template>
+        <b>x</b></x-host>""")
+    assert engine == chrome
+    lines = _lines(engine)
+    for expected in (("button", "Alpha"), ("button", "Beta"), ("button", "Gamma"),
+                     ("button", "Arrow Delta"), ("button", "Echo")):
+        assert expected in lines, expected
+    texts = [name for role, name in engine.values() if role == "StaticText"]
+    assert "GOLF" in texts and "Fox" not in texts
+
+
+async def test_controls_give_chromes_words_in_other_names(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """A drop-down that takes several says "0 selected" when none is chosen; a file field
+    referencing itself gives its button and its files; a submit button's default word
+    takes text-transform; in another's name an input with an empty value gives its title,
+    labels that give nothing give way to an input's own words, an element given a
+    text-field role gives the text it shows, an abbreviation its title; a hidden list box
+    shows no choice; a slot's aria-label names nothing."""
+    chrome, engine = await _both_html(page, server, "control_words", """
+      <button><select multiple size="1"><option>x</option></select></button>
+      <input id="f" aria-labelledby="f" type="file">
+      <input type="submit" class="upper">
+      <button><input title="Alpha" type="reset" value=""></button>
+      <div aria-labelledby="i" role="group"><label><input id="i" type="image"></label></div>
+      <div aria-labelledby="j" role="group"><label><input id="j" placeholder="Beta"></label>
+      </div>
+      <div role="textbox" id="t">Gam<span hidden>no</span>ma</div>
+      <button aria-labelledby="t"></button>
+      <button><abbr title="Delta"></abbr></button>
+      <div hidden><select id="s" multiple><option selected>No</option></select></div>
+      <nav aria-labelledby="s">Echo</nav>
+      <x-host><template shadowrootmode="open"><slot id="sl" aria-label="No"></slot>
+        <button aria-labelledby="sl"></button></template>Fox</x-host>""")
+    assert engine == chrome
+    lines = _lines(engine)
+    for expected in (("button", "0 selected"), ("button", "Choose File: No file chosen"),
+                     ("button", "SUBMIT"), ("button", "Alpha"), ("group", "Submit"),
+                     ("group", "Beta"), ("button", "Gamma"), ("button", "Delta"),
+                     ("navigation", ""), ("button", "Fox")):
+        assert expected in lines, expected
+
+
+async def test_an_element_inside_its_own_reference_reads_its_content_or_title(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """An element met inside what its aria-labelledby references gives its content (a
+    meter its CSS content), else its title, whatever its kind."""
+    chrome, engine = await _both_html(page, server, "inside_own_reference", """
+      <div id="a">a <select aria-labelledby="a" title="Tip"><option>o</option></select> z
+      </div>
+      <div id="b">b <meter aria-labelledby="b" title="Tip" value="1" max="10"></meter> z</div>
+      <div id="c">c <button aria-labelledby="c" title="Tip"></button> z</div>
+      <div id="d">d <input aria-labelledby="d" title="Tip" type="checkbox"> z</div>
+      <div id="e">e <meter aria-labelledby="e" class="before" value="1" max="10"></meter> z
+      </div>
+      <div id="f">f <span role="slider" tabindex="0" aria-labelledby="f" title="Tip"></span>
+      z</div>""")
+    assert engine == chrome
+    lines = _lines(engine)
+    for expected in (("combobox", "a Tip z"), ("meter", "b Tip z"), ("button", "c Tip z"),
+                     ("checkbox", "d Tip z"), ("meter", "e Pre z"), ("slider", "f Tip z")):
+        assert expected in lines, expected
+
+
+async def test_list_boxes_and_placeholders_under_aria_hidden_still_name_an_ancestor(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    """Chrome reads the options of a list box and an empty field's placeholder inside
+    aria-hidden content into an ancestor's name from its content (its tree does not hang
+    them under the hidden element); not a drop-down's, not what an aria-labelledby reads,
+    not when the hidden element has CSS content."""
+    chrome, engine = await _both_html(page, server, "aria_hidden_shown", """
+      <button><select aria-hidden="true" multiple><option>A</option><option>B</option>
+        </select>x</button>
+      <button><span aria-hidden="true"><input placeholder="P"></span>y</button>
+      <button><select aria-hidden="true"><option>No</option></select>z</button>
+      <button><span aria-hidden="true" class="before"><select multiple><option>No</option>
+        </select></span>w</button>
+      <div id="r"><select aria-hidden="true" multiple><option>No</option></select>v</div>
+      <button aria-labelledby="r"></button>""")
+    assert engine == chrome
+    buttons = [name for role, name in _lines(engine) if role == "button"]
+    assert buttons == ["A B x", "P y", "z", "w", "v"]
 
 
 async def test_generated_documents_agree_with_chromes_tree(page: cdpkit.Page) -> None:

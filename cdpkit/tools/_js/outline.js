@@ -254,8 +254,9 @@ function(options, root) {
       case 'hr': return 'separator';
       case 'iframe': case 'frame': return 'Iframe';
       case 'img':
+        // Any aria-* attribute (aria-hidden="false", a state) keeps an empty-alt image.
         if (element.getAttribute('alt') === '' && !element.hasAttribute('title') &&
-            !hasGlobalAria(element) && !focusable(element)) return 'presentation';
+            !hasAriaAttribute(element) && !focusable(element)) return 'presentation';
         return 'image';
       case 'input': return inputRole(element);
       case 'ins': return 'insertion';
@@ -279,7 +280,8 @@ function(options, root) {
       case 'p': return 'paragraph';
       case 'progress': return 'progressbar';
       case 'search': return 'search';
-      case 'section': return named(element) ? 'region' : 'Section';
+      // An unnamed section that takes focus is a plain container (as Chrome has it).
+      case 'section': return named(element) ? 'region' : focusable(element) ? 'generic' : 'Section';
       case 'select':
         // A size of one makes even a multiple select a drop-down (as Chrome has it).
         return element.size > 1 || element.multiple && element.size === 0 ? 'listbox' : 'combobox';
@@ -330,13 +332,17 @@ function(options, root) {
 
   // Whether an <li> (without a role of its own) is an item of a list element given another
   // role than a list's.
+  // Chrome reads the list's role attribute as written: any value but "list" or
+  // "directory" (even " list " or "LIST", which still make the list a list) takes the
+  // items' role away.
   function inheritedPresentation(element) {
     if (element.localName !== 'li' || element.hasAttribute('role')) return false;
     const parent = parentOf(element);
     if (!parent || parent.nodeType !== 1 || (parent.localName !== 'ul' &&
         parent.localName !== 'ol' && parent.localName !== 'menu')) return false;
-    const parentRole = roleOf(parent);
-    return parentRole !== 'list' && parentRole !== 'directory';
+    const written = parent.getAttribute('role');
+    if (written === null || written.trim() === '') return false;
+    return written !== 'list' && written !== 'directory';
   }
 
   // -- SVG: named parts of a drawing are listed (Chrome's graphics roles) -----------------
@@ -434,6 +440,8 @@ function(options, root) {
   // or zebra-striped cells make a data table.
   function guessDataTable(table) {
     if (explicitRole(table) || table.isContentEditable) return true;
+    // Without a box of its own (display: contents) there is no layout to guess from.
+    if (style(table)[0] === 'contents') return true;
     if (table.caption || table.tHead || table.tFoot || table.hasAttribute('summary') ||
         table.hasAttribute('rules')) return true;
     if (table.querySelector(':scope > colgroup, :scope > col')) return true;
@@ -522,9 +530,15 @@ function(options, root) {
   // aria-labelledby that references an element (one whose ids all miss names nothing, as
   // Chrome has it).
   function named(element) {
-    return element.hasAttribute('aria-label') && element.getAttribute('aria-label').trim() !== '' ||
+    return Boolean(ariaLabel(element)?.trim()) ||
       element.hasAttribute('aria-labelledby') && byIds(element, 'aria-labelledby').length > 0 ||
       element.hasAttribute('title');
+  }
+
+  // An element's aria-label; a slot's names nothing (Chrome reads a slot as the content
+  // assigned to it).
+  function ariaLabel(element) {
+    return element.localName === 'slot' ? null : element.getAttribute('aria-label');
   }
 
   const roles = new Map();
@@ -545,6 +559,8 @@ function(options, root) {
       if (!focusable(element) && !hasGlobalAria(element)) return 'none';
     } else if (role === 'img') {
       return 'image';
+    } else if (role === 'directory') {
+      return 'list';  // deprecated in ARIA 1.2; Chrome maps it to a list
     } else if (role) {
       // Chrome drops a region without a name, and an item outside the container its role
       // needs: the element keeps its own role.
@@ -653,13 +669,15 @@ function(options, root) {
       return element.type === 'password' ? '•'.repeat(element.value.length) : element.value;
     }
     if (role === 'textbox' || role === 'searchbox') {
-      return element.localName === 'input' ? '' : element.textContent;
+      return element.localName === 'input' ? '' : ariaFieldText(element);
     }
     if (role === 'combobox' || role === 'listbox') {
       if (element.localName === 'select') {
         // A list that takes several: every selected option, in order.
         const chosen = element.multiple ? [...element.selectedOptions] :
           element.selectedOptions.length ? [element.selectedOptions[0]] : [];
+        // A drop-down that takes several shows Chrome's (English) words when none is chosen.
+        if (!chosen.length && element.multiple && role === 'combobox') return '0 selected';
         return chosen.map((option) => squash(option.label || option.textContent)).join(' ');
       }
       if (element.localName === 'input') return element.value;
@@ -756,8 +774,10 @@ function(options, root) {
       return fromElsewhere('');
     }
     // (A progress bar that is not rendered has no value, as Chrome reads it.)
+    // (Nor does a hidden list box: it shows no choice, as Chrome reads it.)
     if (!isRoot && !(context.unrendered && element.localName === 'progress')) {
-      const value = controlValue(element, role);
+      const value = role === 'listbox' && element.localName === 'select' && context.hidden &&
+        (context.unrendered || hiddenForName(element)) ? '' : controlValue(element, role);
       // An empty one gives way to the rest (its label, its placeholder), as in Chrome;
       // but an ARIA combobox is its value, even none, and so is any other element given
       // a text-field role (Chrome's step 2E: a text field's value, its aria-label, alt or
@@ -768,11 +788,12 @@ function(options, root) {
     }
     const labelled = labelledbyText(element, context);
     if (labelled) return fromElsewhere(labelled);
-    const label = element.getAttribute('aria-label');
+    const label = ariaLabel(element);
     if (label?.trim()) return fromElsewhere(label);
     // A control with labels not yet read in this name is named by them alone, even when
-    // they are empty or hidden: no content, title or placeholder (as Chrome has it).
-    const withLabels = LABELABLE.has(element.localName) && element.labels?.length > 0 &&
+    // they are empty or hidden: no content, title or placeholder (as Chrome has it). Not
+    // as part of another name: there, labels that give nothing give way to the rest.
+    const withLabels = isRoot && LABELABLE.has(element.localName) && element.labels?.length > 0 &&
       [...element.labels].some((label) => !context.visited.has(label));
     // An element given a text-field role has none of its native names (an image's alt, a
     // table's caption, a fieldset's legend), as Chrome reads it, but its labels and an
@@ -780,8 +801,11 @@ function(options, root) {
     const native = (role === 'textbox' || role === 'searchbox') && !nativeTextField(element) ?
       textRoleNativeName(element, context) : nativeName(element, context);
     if (native || withLabels) return fromElsewhere(native);
-    // An explicitly empty value or alt: no name, not even a title (as Chrome has it).
-    if (explicitlyEmpty(element)) return fromElsewhere('');
+    // An explicitly empty value or alt: no name, not even a title (as Chrome has it; an
+    // input's title still counts as part of another name).
+    if (explicitlyEmpty(element) && (isRoot || element.localName !== 'input')) {
+      return fromElsewhere('');
+    }
     // Landmarks, tables, live regions... give an ancestor their name, not their content.
     // (A group or blockquote, only its title; details and address are Chrome's own roles.)
     const contributes = !NO_CONTRIBUTION.has(role) && !(role === 'group' &&
@@ -837,30 +861,35 @@ function(options, root) {
   // its aria-label, else its native name or its content. A control is not named by its
   // own value, except a text field referencing itself.
   function selfText(element, context, direct) {
-    const own = element.getAttribute('aria-label');
+    const own = ariaLabel(element);
     if (own?.trim()) return fromElsewhere(own);
     const tag = element.localName;
+    if (tag === 'input' && element.type === 'file') {
+      return fromElsewhere(fileButtonText(element) + ': ' + chosenFiles(element));
+    }
     if (nativeTextField(element)) {
       // Its value when it references itself; else (or empty) what it shows in its place.
       const value = direct ? controlValue(element, 'textbox') : '';
       return fromElsewhere(value || element.getAttribute('placeholder') ||
         element.getAttribute('title') || '');
     }
+    // Nothing else to give, its title stands in (as Chrome reads it).
+    const title = element.getAttribute('title')?.trim() ? element.getAttribute('title') : '';
     if (tag === 'select' || tag === 'progress' || tag === 'meter' || tag === 'input' ||
         !direct && VALUE_ROLES.has(roleOf(element))) {
       const native = nativeName(element, context, false);
-      // A meter referencing itself reads its CSS content (its own children are not
-      // rendered), as Chrome does.
-      if (!native && direct && tag === 'meter') {
+      // A meter reads its CSS content (its own children are not rendered), as Chrome does.
+      if (!native && tag === 'meter') {
         const before = generatedContent(element, '::before', context);
         const after = generatedContent(element, '::after', context);
-        return fromElsewhere([before?.[0], after?.[0]].filter(Boolean).join(' '));
+        return fromElsewhere([before?.[0], after?.[0]].filter(Boolean).join(' ') || title);
       }
-      return fromElsewhere(native);
+      return fromElsewhere(native || title);
     }
     const native = nativeName(element, context, false);
     if (native) return fromElsewhere(native);
     const text = contentText(element, context);
+    if (!squash(text) && title) return fromElsewhere(title);
     namedFromContent = true;
     return text;
   }
@@ -900,13 +929,22 @@ function(options, root) {
     if (tag === 'input') {
       const type = (element.getAttribute('type') || '').toLowerCase();
       if (type === 'button' || type === 'submit' || type === 'reset') {
-        // A label, even an empty one, names it before its value (as Chrome does).
-        if (withLabels && hasLabels(element)) return labelsText(element, context);
+        // A label, even an empty one, names it before its value (as Chrome does; as part
+        // of another name, an empty one gives way).
+        if (withLabels && hasLabels(element)) {
+          const labelled = labelsText(element, context);
+          if (labelled || context.root === element) return labelled;
+        }
         if (element.hasAttribute('value')) return element.getAttribute('value');
-        return type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '';
+        // The default word is laid-out text: it takes the CSS text-transform.
+        return transformText(type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '',
+          textTransformOf(element));
       }
       if (type === 'image') {
-        if (withLabels && hasLabels(element)) return labelsText(element, context);
+        if (withLabels && hasLabels(element)) {
+          const labelled = labelsText(element, context);
+          if (labelled || context.root === element) return labelled;
+        }
         // An explicit value, even an empty one, then its title, before the default word.
         if (element.getAttribute('alt')) return element.getAttribute('alt');
         if (element.hasAttribute('value')) return element.getAttribute('value');
@@ -916,7 +954,9 @@ function(options, root) {
       const labelled = withLabels ? labelsText(element, context) : '';
       if (labelled) return labelled;
       if (type === 'file') return fileButtonText(element);
-      if (takesPlaceholder(element) && !element.hasAttribute('title') && !hasLabels(element) &&
+      // (Labels that gave nothing to another name do not keep its placeholder away.)
+      if (takesPlaceholder(element) && !element.hasAttribute('title') &&
+          !(hasLabels(element) && context.root === element) &&
           element.getAttribute('placeholder')) return element.getAttribute('placeholder');
       return '';
     }
@@ -1059,10 +1099,11 @@ function(options, root) {
       if (child.nodeType === 3) {
         // Text this name already read is not read again (but under a reference).
         if (!context.labelledby && context.visited.has(child)) continue;
-        // The text of a visibility:hidden element is not shown, unless referenced.
-        const parent = child.parentElement;
+        // The text of a visibility:hidden element is not shown, unless referenced; text
+        // not rendered at all is not transformed by CSS (Chrome reads it from the DOM).
+        const parent = textParent(child);
         if (!context.hidden && parent && style(parent)[1] !== 'visible') continue;
-        let text = transformed(child);
+        let text = unrendered ? child.data : transformed(child);
         if (!NOT_SPACE.test(text)) {
           if (needlessSpace(child)) {
             // Left out, though laid out: the next text's leading white space collapses
@@ -1094,6 +1135,8 @@ function(options, root) {
           (child.namespaceURI === SVG && child.matches(SVG_UNRENDERED))) continue;
       const display = style(child)[0];
       if (!context.hidden && (display === 'none' || child.getAttribute('aria-hidden') === 'true')) {
+        const shown = display !== 'none' && !context.labelledby ? shownUnderAriaHidden(child) : '';
+        if (shown) join(joined, shown, true, false, true);
         continue;
       }
       if (tag === 'br') {
@@ -1137,7 +1180,7 @@ function(options, root) {
       // it can take focus, or an aria-labelledby traversal reads it). CSS content is not
       // nothing.
       if (!context.labelledby && display === 'inline' && !child.firstChild && !control &&
-          child.namespaceURI === HTML &&
+          child.namespaceURI === HTML && !titled(child, role) &&
           !REPLACED.has(tag) && !child.hasAttribute('aria-label') &&
           !child.hasAttribute('aria-labelledby') && !focusable(child) &&
           !generatedContent(child, '::before', context) &&
@@ -1192,6 +1235,56 @@ function(options, root) {
     }
   }
 
+  // Whether a title names `element` in Chrome's tree even when it is an empty inline
+  // element (an <abbr>; not a plain container or a text-level element).
+  function titled(element, role) {
+    return role !== 'generic' && !NO_TOOLTIP.has(role) &&
+      Boolean(element.getAttribute('title')?.trim());
+  }
+
+  // The value of an element given a text-field role: the text it shows (not what is
+  // hidden in it), as Chrome reads it; all of it when it is not rendered at all.
+  function ariaFieldText(element) {
+    return element.innerText ?? element.textContent;
+  }
+
+  // What Chrome still reads of aria-hidden content into an ancestor's name from its
+  // content: the options of a list box (not a drop-down) and an empty field's
+  // placeholder, which its tree does not hang under the hidden element (so they are not
+  // hidden); not into what an aria-labelledby reads, nor when the hidden element or the
+  // control has CSS content.
+  function shownUnderAriaHidden(element) {
+    if (cssContent(element)) return '';
+    const controls = element.matches('select, input, textarea') ? [element] :
+      element.querySelectorAll('select, input, textarea');
+    const parts = [];
+    for (const control of controls) {
+      if (!shownWithin(control, element) || control !== element && cssContent(control)) continue;
+      if (control.localName === 'select') {
+        if (roleOf(control) === 'combobox') continue;
+        for (const option of control.options) parts.push(squash(option.label || option.textContent));
+      } else if (takesPlaceholder(control) && !control.value) {
+        parts.push(squash(control.getAttribute('placeholder') || ''));
+      }
+    }
+    return parts.filter(Boolean).join(' ');
+  }
+
+  // Whether CSS gives `element` ::before or ::after content (even where it draws none).
+  function cssContent(element) {
+    return Boolean(element.namespaceURI === HTML &&
+      (pseudoText(element, '::before') || pseudoText(element, '::after')));
+  }
+
+  // Whether `element` is laid out and visible, as far as `within` (an ancestor) goes.
+  function shownWithin(element, within) {
+    if (style(element)[1] !== 'visible') return false;
+    for (let up = element; up && up !== within; up = parentOf(up)) {
+      if (style(up)[0] === 'none') return false;
+    }
+    return style(within)[0] !== 'none';
+  }
+
   // Whether Chrome keeps a plain container in its tree (then its content is joined within
   // it, a part of its own): an id (a link may target it), a language, an ARIA attribute,
   // a click handler, focus or the generic role given explicitly.
@@ -1217,8 +1310,19 @@ function(options, root) {
 
   // The text CSS generated content (::before, ::after) adds to an element's content, with
   // whether it is a box of its own: [text, block], or null. Its alternative text
-  // (content: "→" / "Next") stands for it, as in Chrome.
+  // (content: "→" / "Next") stands for it, as in Chrome. Hidden content read under a
+  // reference keeps its text, but not what hidden generated content shows: that counts
+  // only by its alternative text (as Chrome reads it).
   function generatedContent(element, which, context) {
+    const found = generatedBox(element, which);
+    if (!found) return null;
+    if (found[2] && !(context.hidden && ariaHiddenFrom(element))) return found;
+    return context.hidden && found[3] ? found : null;
+  }
+
+  // [text, block, visible, alternative] of the ::before / ::after box of `element`,
+  // shown or not, or null.
+  function generatedBox(element, which) {
     if (element.nodeType !== 1 || NO_GENERATED.has(element.localName) ||
         element.namespaceURI !== HTML) return null;
     let cached = generated.get(element);
@@ -1227,9 +1331,15 @@ function(options, root) {
         [pseudoText(element, '::before'), pseudoText(element, '::after')] : NOTHING_GENERATED;
       generated.set(element, cached);
     }
-    const found = cached[which === '::before' ? 0 : 1];
-    if (!found || (!context.hidden && !found[2])) return null;
-    return found;
+    return cached[which === '::before' ? 0 : 1];
+  }
+
+  // Whether aria-hidden="true" is on `element` or an ancestor.
+  function ariaHiddenFrom(element) {
+    for (let up = element; up && up.nodeType === 1; up = parentOf(up)) {
+      if (up.getAttribute('aria-hidden') === 'true') return true;
+    }
+    return false;
   }
 
   const NOTHING_GENERATED = [null, null];
@@ -1450,9 +1560,15 @@ function(options, root) {
     return cached[2];
   }
 
+  // The element whose style a text node takes: its parent, or the host of the shadow
+  // root it is straight inside.
+  function textParent(node) {
+    return node.parentElement ?? node.parentNode?.host ?? null;
+  }
+
   // A text node's text as shown: with its CSS text-transform.
   function transformed(node) {
-    const parent = node.parentElement;
+    const parent = textParent(node);
     if (!parent) return node.data;
     // An option's text is not laid out as text: no transform.
     if (parent.localName === 'option' || parent.localName === 'optgroup') return node.data;
@@ -1609,7 +1725,7 @@ function(options, root) {
     let content = paragraphContent(element);
     if (content === 2) return true;
     for (const which of ['::before', '::after']) {
-      const generated = generatedContent(element, which, {hidden: true});
+      const generated = generatedBox(element, which);
       if (generated) {
         if (generated[1]) return true;
         content = 1;
@@ -1683,7 +1799,7 @@ function(options, root) {
         if (leaf) continue;
         const text = squash(transformed(child));
         if (!text || !everyText && parentText.includes(text)) continue;
-        const parent = child.parentElement;
+        const parent = textParent(child);
         if (parent && style(parent)[1] !== 'visible') continue;
         let rect = null;
         if (boxesWanted) {

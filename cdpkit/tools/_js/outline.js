@@ -1254,9 +1254,9 @@ function(options, root) {
   // hidden); not into what an aria-labelledby reads, nor when the hidden element or the
   // control has CSS content.
   function shownUnderAriaHidden(element) {
-    if (cssContent(element)) return '';
     const controls = element.matches('select, input, textarea') ? [element] :
       element.querySelectorAll('select, input, textarea');
+    if (!controls.length || cssContent(element)) return '';
     const parts = [];
     for (const control of controls) {
       if (!shownWithin(control, element) || control !== element && cssContent(control)) continue;
@@ -1272,7 +1272,7 @@ function(options, root) {
 
   // Whether CSS gives `element` ::before or ::after content (even where it draws none).
   function cssContent(element) {
-    return Boolean(element.namespaceURI === HTML &&
+    return Boolean(element.namespaceURI === HTML && mayGenerate(element) &&
       (pseudoText(element, '::before') || pseudoText(element, '::after')));
   }
 

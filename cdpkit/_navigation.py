@@ -71,6 +71,12 @@ STAGES = {
 # wait_until="usable": after DOMContentLoaded, the load event or this long without a
 # request starting or ending, whichever comes first.
 _USABLE_QUIET = 0.5
+# ...and before it, once the document committed: this long with requests in flight but
+# none starting, ending or receiving data means the parser waits on a script from a host
+# that never answers; what it parsed so far is the page.
+_PARSE_STALL = 5.0
+# How often a stalled-looking navigation asks whether its document committed yet.
+_COMMIT_CHECK = 0.5
 
 # Errors Chrome answers while a page swaps renderer processes (a cross-site navigation):
 # the page is fine, the command reached the old or not yet ready renderer; asking again
@@ -149,8 +155,8 @@ async def _navigate(
                 landed = await _wait_same_document(events, frame_id)
                 return await current_result(page, url=landed)
             if wait_until == "usable":
-                await _wait_lifecycle(events, frame_id, loader_id, "DOMContentLoaded")
-                loaded = await wait_load_or_quiet(events, frame_id, loader_id, requests)
+                parsed = await _wait_parsed_or_stalled(page, events, frame_id, loader_id, requests)
+                loaded = parsed and await wait_load_or_quiet(events, frame_id, loader_id, requests)
                 landed_at = await current_result(page)
                 return dataclasses.replace(landed_at, pending=() if loaded else requests.urls())
             if lifecycle is None:
@@ -246,6 +252,7 @@ class InFlight:
     def __init__(self) -> None:
         self.requests: dict[str, str] = {}
         self.last_change = time.monotonic()
+        self.last_data = self.last_change  # ...or received data
 
     @contextlib.asynccontextmanager
     async def following(self, page: Page, follow: bool) -> AsyncIterator[None]:
@@ -257,6 +264,7 @@ class InFlight:
             "Network.requestWillBeSent",
             "Network.loadingFinished",
             "Network.loadingFailed",
+            "Network.dataReceived",
             raw=True,
         ) as events, page.enabled("Network"):
             reader = asyncio.create_task(self._read(events))
@@ -271,6 +279,9 @@ class InFlight:
         async for event in events:
             params = event.params
             request_id = str(params.get("requestId"))
+            self.last_data = time.monotonic()
+            if event.method == "Network.dataReceived":
+                continue
             if event.method == "Network.requestWillBeSent":
                 # A redirect sends it again with the same id: the new URL replaces it.
                 self.requests[request_id] = str(params.get("request", {}).get("url", ""))
@@ -280,6 +291,40 @@ class InFlight:
 
     def urls(self) -> tuple[str, ...]:
         return tuple(self.requests.values())
+
+
+async def _wait_parsed_or_stalled(
+    page: Page,
+    events: EventStream[RawEvent],
+    frame_id: str,
+    loader_id: str,
+    requests: InFlight,
+) -> bool:
+    """Wait for the document's DOMContentLoaded (``True``), or until its parser has stalled
+    (``False``): the document committed, requests in flight, and none started, ended or
+    received data for :data:`_PARSE_STALL` seconds (a parser-blocking script from a host
+    that never answers must not turn a readable page into a timeout)."""
+    parsed = asyncio.ensure_future(_wait_lifecycle(events, frame_id, loader_id, "DOMContentLoaded"))
+    try:
+        while True:
+            stall_in = requests.last_data + _PARSE_STALL - time.monotonic()
+            if stall_in <= 0 and requests.requests and await _committed(page, frame_id, loader_id):
+                return False
+            done, _ = await asyncio.wait({parsed}, timeout=max(stall_in, _COMMIT_CHECK))
+            if done:
+                parsed.result()  # a closed page raises here
+                return True
+    finally:
+        parsed.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await parsed
+
+
+async def _committed(page: Page, frame_id: str, loader_id: str) -> bool:
+    """Whether the frame shows the navigation's document (``loader_id``) yet."""
+    tree = await page.call("Page.getFrameTree")
+    frame = tree.get("frameTree", {}).get("frame", {})
+    return bool(frame.get("id") == frame_id and frame.get("loaderId") == loader_id)
 
 
 async def wait_load_or_quiet(

@@ -201,6 +201,19 @@ def _tracked(handler: Handler) -> None:
     )
 
 
+def _tracked_blocking(handler: Handler) -> None:
+    """An article with a parser-blocking script from ``?tracker=`` in its middle (as an old
+    page's ad loader): its DOMContentLoaded comes only when the script has answered."""
+    import html
+
+    tracker = html.escape(_query(handler, "tracker", "/hang"))
+    handler.reply(
+        200,
+        "<title>Blocked article</title><h1>Blocked article</h1><p>The story itself.</p>"
+        f'<script src="{tracker}&amp;kind=blocking"></script><p>After the ad.</p>',
+    )
+
+
 def start_server() -> FixtureServer:
     server = FixtureServer()
     server.route("/slow", _slow)
@@ -214,6 +227,7 @@ def start_server() -> FixtureServer:
     server.route("/echo/headers", _echo_headers)
     server.route("/hang", _hang)
     server.route("/tracked", _tracked)
+    server.route("/tracked-blocking", _tracked_blocking)
     return server.start()
 
 

@@ -72,8 +72,10 @@ async def navigate(
             is parsed (DOMContentLoaded) and then either its load event comes or no
             request starts or ends for 500 ms, whichever is first; the requests still in
             flight then are listed in the result's ``pending``. A tracker or image that never
-            answers then does not hold the navigation until ``timeout``; a main document
-            that never answers still times out.
+            answers then does not hold the navigation until ``timeout``, nor does a
+            parser-blocking script that never answers: once the document has committed, 5 s
+            with requests in flight but none starting, ending or receiving data ends the wait
+            with what was parsed so far. A main document that never answers still times out.
         timeout: Seconds for the whole navigation.
 
     Returns:

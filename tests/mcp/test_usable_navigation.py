@@ -65,3 +65,17 @@ async def test_navigate_to_a_document_that_never_answers_times_out(
     result = await mcp_stdio.call("browser_navigate", {"url": url, "timeout": 1})
     assert result.is_error
     assert f"the navigation to {url} to reach DOMContentLoaded" in text_of(result)
+
+
+async def test_navigate_to_a_page_whose_parser_waits_on_a_hanging_script_succeeds(
+    mcp_stdio: McpSession, server: FixtureServer, other_server: FixtureServer
+) -> None:
+    tracker = other_server.url(f"/hang?s=60&page={time.monotonic_ns()}")
+    url = server.url("/tracked-blocking?tracker=" + urllib.parse.quote(tracker, safe=""))
+    result = await mcp_stdio.call("browser_navigate", {"url": url})
+    text = text_of(result)
+    assert not result.is_error, text
+    assert '"title": "Blocked article"' in text
+    assert f"- {tracker}&kind=blocking" in text
+    snapshot = text_of(await mcp_stdio.call("browser_snapshot"))
+    assert "The story itself." in snapshot and "After the ad." not in snapshot

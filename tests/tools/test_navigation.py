@@ -169,6 +169,24 @@ async def test_usable_reload_and_history_moves_return_while_a_tracker_never_answ
     assert back is not None and back.url == url
 
 
+async def test_usable_navigation_returns_while_a_parser_blocking_script_never_answers(
+    page: cdpkit.Page, server: FixtureServer, other_server: FixtureServer
+) -> None:
+    # An old page's ad loader: <script src> in the body, from a host that never answers.
+    # DOMContentLoaded never comes; what was parsed before the script is the page.
+    tracker = other_server.url(f"/hang?s=60&page={time.monotonic_ns()}")
+    url = server.url("/tracked-blocking?tracker=" + urllib.parse.quote(tracker, safe=""))
+    started = time.monotonic()
+    result = await navigate(page, url, wait_until="usable", timeout=20)
+    assert time.monotonic() - started < 15  # the stall ends the wait, not the timeout
+    assert (result.url, result.status, result.title) == (url, 200, "Blocked article")
+    assert result.pending == (tracker + "&kind=blocking",)
+    story = await cdpkit.tools.evaluate(page, "document.querySelector('p').textContent")
+    assert story == "The story itself."
+    with pytest.raises(cdpkit.WaitTimeoutError, match="DOMContentLoaded"):
+        await navigate(page, url, wait_until="domcontentloaded", timeout=2)
+
+
 async def test_usable_navigation_to_a_document_that_never_answers_times_out(
     page: cdpkit.Page, server: FixtureServer
 ) -> None:

@@ -331,10 +331,9 @@ function(options, root) {
   }
 
   // Whether an <li> (without a role of its own) is an item of a list element given another
-  // role than a list's.
-  // Chrome reads the list's role attribute as written: any value but "list" or
-  // "directory" (even " list " or "LIST", which still make the list a list) takes the
-  // items' role away.
+  // role than a list's. Chrome reads the list's role attribute as written: any value but
+  // "list" or "directory" (even " list " or "LIST", which still make the list a list)
+  // takes the items' role away.
   function inheritedPresentation(element) {
     if (element.localName !== 'li' || element.hasAttribute('role')) return false;
     const parent = parentOf(element);

@@ -322,7 +322,7 @@ async def _wait_parsed_or_stalled(
 
 async def _committed(page: Page, frame_id: str, loader_id: str) -> bool:
     """Whether the frame shows the navigation's document (``loader_id``) yet."""
-    tree = await page.call("Page.getFrameTree")
+    tree = await send_retrying(page, "Page.getFrameTree")  # (mid-swap, asked again)
     frame = tree.get("frameTree", {}).get("frame", {})
     return bool(frame.get("id") == frame_id and frame.get("loaderId") == loader_id)
 

@@ -18,7 +18,7 @@ from ._model import RawEvent
 from .errors import CDPError, NavigationError, ProtocolError, TargetClosedError, WaitTimeoutError
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Awaitable, Callable
 
     from .page import Page
     from .session import EventStream
@@ -304,20 +304,14 @@ async def _wait_parsed_or_stalled(
     (``False``): the document committed, requests in flight, and none started, ended or
     received data for :data:`_PARSE_STALL` seconds (a parser-blocking script from a host
     that never answers must not turn a readable page into a timeout)."""
-    parsed = asyncio.ensure_future(_wait_lifecycle(events, frame_id, loader_id, "DOMContentLoaded"))
-    try:
-        while True:
-            stall_in = requests.last_data + _PARSE_STALL - time.monotonic()
-            if stall_in <= 0 and requests.requests and await _committed(page, frame_id, loader_id):
-                return False
-            done, _ = await asyncio.wait({parsed}, timeout=max(stall_in, _COMMIT_CHECK))
-            if done:
-                parsed.result()  # a closed page raises here
-                return True
-    finally:
-        parsed.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await parsed
+
+    async def wait_more() -> float:
+        stall_in = requests.last_data + _PARSE_STALL - time.monotonic()
+        if stall_in <= 0 and requests.requests and await _committed(page, frame_id, loader_id):
+            return 0
+        return max(stall_in, _COMMIT_CHECK)
+
+    return await _lifecycle_or(events, frame_id, loader_id, "DOMContentLoaded", wait_more)
 
 
 async def _committed(page: Page, frame_id: str, loader_id: str) -> bool:
@@ -334,20 +328,34 @@ async def wait_load_or_quiet(
     ended for :data:`_USABLE_QUIET` seconds (``False``: what is left is then reported as
     pending; after the load event, what runs is the page's own business, the browser's
     favicon fetch included, not part of loading it)."""
-    load = asyncio.ensure_future(_wait_lifecycle(events, frame_id, loader_id, "load"))
+
+    async def wait_more() -> float:
+        return requests.last_change + _USABLE_QUIET - time.monotonic()
+
+    return await _lifecycle_or(events, frame_id, loader_id, "load", wait_more)
+
+
+async def _lifecycle_or(
+    events: EventStream[RawEvent],
+    frame_id: str,
+    loader_id: str,
+    name: str,
+    wait_more: Callable[[], Awaitable[float]],
+) -> bool:
+    """Wait for the document's lifecycle event ``name`` (``True``), or until ``wait_more``
+    gives 0 or less (``False``); else it gives the seconds until it is asked again."""
+    reached = asyncio.ensure_future(_wait_lifecycle(events, frame_id, loader_id, name))
     try:
-        while True:
-            quiet_in = requests.last_change + _USABLE_QUIET - time.monotonic()
-            if quiet_in <= 0:
-                return False
-            done, _ = await asyncio.wait({load}, timeout=quiet_in)
+        while (left := await wait_more()) > 0:
+            done, _ = await asyncio.wait({reached}, timeout=left)
             if done:
-                load.result()  # a closed page raises here
+                reached.result()  # a closed page raises here
                 return True
+        return False
     finally:
-        load.cancel()
+        reached.cancel()
         with contextlib.suppress(asyncio.CancelledError):
-            await load
+            await reached
 
 
 def _is_swapping(error: ProtocolError) -> bool:

@@ -155,8 +155,7 @@ async def _navigate(
                 landed = await _wait_same_document(events, frame_id)
                 return await current_result(page, url=landed)
             if wait_until == "usable":
-                parsed = await _wait_parsed_or_stalled(page, events, frame_id, loader_id, requests)
-                loaded = parsed and await wait_load_or_quiet(events, frame_id, loader_id, requests)
+                loaded = await wait_usable(page, events, frame_id, loader_id, requests)
                 landed_at = await current_result(page)
                 return dataclasses.replace(landed_at, pending=() if loaded else requests.urls())
             if lifecycle is None:
@@ -293,6 +292,21 @@ class InFlight:
         return tuple(self.requests.values())
 
 
+async def wait_usable(
+    page: Page,
+    events: EventStream[RawEvent],
+    frame_id: str,
+    loader_id: str,
+    requests: InFlight,
+) -> bool:
+    """Wait until the document is usable (``wait_until="usable"``): parsed or its parser
+    stalled, then loaded or the network quiet. ``True`` when its load event came; else the
+    requests still in flight are what the caller reports as pending. ``requests`` must
+    follow the page from before the navigation started."""
+    parsed = await _wait_parsed_or_stalled(page, events, frame_id, loader_id, requests)
+    return parsed and await _wait_load_or_quiet(events, frame_id, loader_id, requests)
+
+
 async def _wait_parsed_or_stalled(
     page: Page,
     events: EventStream[RawEvent],
@@ -321,7 +335,7 @@ async def _committed(page: Page, frame_id: str, loader_id: str) -> bool:
     return bool(frame.get("id") == frame_id and frame.get("loaderId") == loader_id)
 
 
-async def wait_load_or_quiet(
+async def _wait_load_or_quiet(
     events: EventStream[RawEvent], frame_id: str, loader_id: str, requests: InFlight
 ) -> bool:
     """Wait for the document's load event (``True``), or until no request has started or

@@ -636,7 +636,38 @@ def build_args(
         args.append("--no-sandbox")
     args += list(extra_args)
     args.append("about:blank")
-    return args
+    return _merge_list_switches(args)
+
+
+# Switches whose value is a comma-separated list. Chrome reads only the last copy of a
+# switch, so the user's --disable-features=X would silently drop the default's list (and
+# with it the switches that keep Chrome from calling Google): the copies are merged.
+_LIST_SWITCHES = (
+    "disable-features",
+    "enable-features",
+    "disable-blink-features",
+    "enable-blink-features",
+)
+
+
+def _merge_list_switches(args: list[str]) -> list[str]:
+    """``args`` with each list switch given once, at its first place, holding the items of
+    every copy in order (repeats dropped)."""
+    items: dict[str, dict[str, None]] = {}
+    places: dict[str, int] = {}
+    merged: list[str] = []
+    for arg in args:
+        name, equals, value = arg.lstrip("-").partition("=")
+        if not (arg.startswith("-") and equals and name in _LIST_SWITCHES):
+            merged.append(arg)
+            continue
+        if name not in places:
+            places[name] = len(merged)
+            merged.append(arg)
+        items.setdefault(name, {}).update(dict.fromkeys(item for item in value.split(",") if item))
+    for name, place in places.items():
+        merged[place] = f"--{name}={','.join(items[name])}"
+    return merged
 
 
 async def start_chrome(

@@ -20,7 +20,7 @@ from .._navigation import (
     page_set_up,
     send_retrying,
     timed_out,
-    wait_load_or_quiet,
+    wait_usable,
 )
 from ..errors import WaitTimeoutError
 from ..page import Page
@@ -132,7 +132,7 @@ async def _wait_navigation(
     (pushState, #hash) and a restore from the back/forward cache (no load event at all).
     """
     usable = wait_until == "usable"
-    lifecycle = "DOMContentLoaded" if usable else LIFECYCLE_EVENTS.get(wait_until)
+    lifecycle = LIFECYCLE_EVENTS.get(wait_until)
     main_frame = page.target_id  # a page's main frame id is its target id
     landed: str | None = None
     requests = InFlight()
@@ -146,7 +146,7 @@ async def _wait_navigation(
             cdp.page.NavigatedWithinDocument,
             cdp.page.LifecycleEvent,
             raw=True,
-        ) as events:
+        ) as events, requests.following(page, usable):
             await page_set_up(page)  # or its first commit may go unreported
             await start()
             loader_id: str | None = None
@@ -162,17 +162,17 @@ async def _wait_navigation(
                     frame = navigated["frame"]
                     if frame["id"] != main_frame:
                         continue
-                    if navigated.get("type") == "BackForwardCacheRestore" or lifecycle is None:
+                    if navigated.get("type") == "BackForwardCacheRestore" or wait_until == "commit":
                         landed = frame["url"] + frame.get("urlFragment", "")
                         break
                     loader_id = frame["loaderId"]
+                    if usable:  # committed: parsed or stalled, then loaded or quiet
+                        if not await wait_usable(page, events, main_frame, loader_id, requests):
+                            pending = requests.urls()
+                        break
                 elif method == _LIFECYCLE_EVENT and loader_id is not None:
                     stage = cast("LifecycleEventJSON", event.params)
                     if stage["loaderId"] == loader_id and stage["name"] == lifecycle:
-                        if usable and not await wait_load_or_quiet(
-                            events, main_frame, loader_id, requests
-                        ):
-                            pending = requests.urls()
                         break
             result = await current_result(page, url=landed)
             return dataclasses.replace(result, pending=pending)

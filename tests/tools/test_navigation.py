@@ -160,13 +160,45 @@ async def test_usable_navigation_returns_while_a_tracker_never_answers(
 async def test_usable_reload_and_history_moves_return_while_a_tracker_never_answers(
     page: cdpkit.Page, server: FixtureServer, other_server: FixtureServer
 ) -> None:
-    url, _ = _tracked_page(server, other_server)
+    url, tracker = _tracked_page(server, other_server)
+    hanging = [tracker + "&kind=pixel", tracker + "&kind=script"]
     await navigate(page, url, wait_until="usable", timeout=15)
     reloaded = await reload(page, wait_until="usable", timeout=15)
     assert (reloaded.url, reloaded.title) == (url, "Tracked article")
+    assert sorted(reloaded.pending) == hanging  # what the reload still waits on
     await navigate(page, server.url("/input/keys.html"))
     back = await go_back(page, wait_until="usable", timeout=15)
-    assert back is not None and back.url == url
+    # Restored from the back/forward cache as it was left: nothing loads.
+    assert back is not None and (back.url, back.title, back.pending) == (url, "Tracked article", ())
+
+    # Without that cache, going back loads the page again, and waits as navigate does.
+    async with cdpkit.launch(args=["--disable-features=BackForwardCache"]) as browser:
+        uncached = await browser.new_page()
+        await navigate(uncached, url, wait_until="usable", timeout=15)
+        await navigate(uncached, server.url("/input/keys.html"))
+        back = await go_back(uncached, wait_until="usable", timeout=15)
+        assert back is not None and (back.url, back.title) == (url, "Tracked article")
+        assert sorted(back.pending) == hanging
+        forward = await go_forward(uncached, wait_until="usable", timeout=15)
+        assert forward is not None and (forward.title, forward.pending) == ("Keys", ())
+
+
+async def test_usable_reload_and_history_moves_return_while_a_parser_blocking_script_never_answers(
+    server: FixtureServer, other_server: FixtureServer
+) -> None:
+    tracker = other_server.url(f"/hang?s=60&page={time.monotonic_ns()}")
+    url = server.url("/tracked-blocking?tracker=" + urllib.parse.quote(tracker, safe=""))
+    async with cdpkit.launch(args=["--disable-features=BackForwardCache"]) as browser:
+        page = await browser.new_page()
+        await navigate(page, url, wait_until="usable", timeout=20)
+        for move in (reload, go_back):
+            if move is go_back:
+                await navigate(page, server.url("/input/keys.html"))
+            started = time.monotonic()
+            result = await move(page, wait_until="usable", timeout=20)
+            assert time.monotonic() - started < 15  # the stall ends the wait, not the timeout
+            assert result is not None and (result.url, result.title) == (url, "Blocked article")
+            assert result.pending == (tracker + "&kind=blocking",)
 
 
 async def test_usable_navigation_returns_while_a_parser_blocking_script_never_answers(

@@ -27,7 +27,13 @@ from ._secrets import get_logger
 from ._tasks import run_in_background
 from .browser import Browser, connect
 from .errors import CDPError, CommandTimeoutError, ConnectError, GridCapacityError, GridError
-from .launcher import DEFAULT_ARGS, DEFAULT_VIEWPORT, HEADLESS_ARGS, window_size_arg
+from .launcher import (
+    DEFAULT_ARGS,
+    DEFAULT_VIEWPORT,
+    HEADLESS_ARGS,
+    merge_list_switches,
+    window_size_arg,
+)
 
 __all__ = ["GridBrowser", "grid"]
 
@@ -60,6 +66,7 @@ def chrome_capabilities(
     if not any(arg.startswith("--window-size") for arg in every):
         chrome_args.append(window_size_arg(DEFAULT_VIEWPORT))  # the same viewport as launch()
     chrome_args += [arg for arg in options.pop("args", []) if arg not in chrome_args]
+    chrome_args = merge_list_switches(chrome_args)  # one --disable-features, as launch()
     # ChromeDriver's --enable-automation shows an info bar that takes 56 px of the first
     # tab's viewport; cdpkit needs no such flag.
     excluded = [*options.pop("excludeSwitches", []), "enable-automation"]

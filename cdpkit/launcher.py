@@ -636,7 +636,7 @@ def build_args(
         args.append("--no-sandbox")
     args += list(extra_args)
     args.append("about:blank")
-    return _merge_list_switches(args)
+    return merge_list_switches(args)
 
 
 # Switches whose value is a comma-separated list. Chrome reads only the last copy of a
@@ -650,7 +650,7 @@ _LIST_SWITCHES = (
 )
 
 
-def _merge_list_switches(args: list[str]) -> list[str]:
+def merge_list_switches(args: list[str]) -> list[str]:
     """``args`` with each list switch given once, at its first place, holding the items of
     every copy in order (repeats dropped)."""
     items: dict[str, dict[str, None]] = {}

@@ -80,9 +80,15 @@ TOOL_TEXT: dict[str, ToolText] = {
             "timeout": "",
         },
     ),
-    "browser_go_back": ("Go back in history (`null` if there is no page before).", _NAVIGATION),
-    "browser_go_forward": ("Go forward in history (`null` if there is none).", _NAVIGATION),
-    "browser_reload": ("Reload the page.", _NAVIGATION),
+    "browser_go_back": (
+        "Go back in history and wait until usable (`null` if there is no page before).",
+        _NAVIGATION,
+    ),
+    "browser_go_forward": (
+        "Go forward in history and wait until usable (`null` if there is none).",
+        _NAVIGATION,
+    ),
+    "browser_reload": ("Reload the page and wait until it is usable.", _NAVIGATION),
     "browser_wait": ("Wait `ms` milliseconds.", {}),
     "browser_wait_for": (
         "Wait for an element, a text, its absence, or network idle.",

@@ -305,6 +305,29 @@ async def navigate(
     return await tools.navigate(page, url, wait_until=wait_until, timeout=timeout)
 
 
+async def go_back(
+    page: Page, *, wait_until: WaitUntil = "usable", timeout: float = 30
+) -> NavigationResult | None:
+    """Go one step back in the page's history and wait until it is usable, as
+    :func:`navigate` does (``None``: there is no earlier page)."""
+    return await tools.go_back(page, wait_until=wait_until, timeout=timeout)
+
+
+async def go_forward(
+    page: Page, *, wait_until: WaitUntil = "usable", timeout: float = 30
+) -> NavigationResult | None:
+    """Go one step forward in the page's history and wait until it is usable, as
+    :func:`navigate` does (``None``: there is no later page)."""
+    return await tools.go_forward(page, wait_until=wait_until, timeout=timeout)
+
+
+async def reload(
+    page: Page, *, wait_until: WaitUntil = "usable", timeout: float = 30
+) -> NavigationResult:
+    """Reload the page and wait until it is usable, as :func:`navigate` does."""
+    return await tools.reload(page, wait_until=wait_until, timeout=timeout)
+
+
 async def browser_tabs(
     browser: Browser,
     action: Literal["list", "new", "switch", "close"] = "list",
@@ -469,7 +492,7 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         ),
         _page_tool(
             "browser_go_back",
-            tools.go_back,
+            go_back,
             render=render_navigation,
             page_content=True,
             borrow=tools.navigate,
@@ -479,7 +502,7 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         ),
         _page_tool(
             "browser_go_forward",
-            tools.go_forward,
+            go_forward,
             render=render_navigation,
             page_content=True,
             borrow=tools.navigate,
@@ -489,7 +512,7 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         ),
         _page_tool(
             "browser_reload",
-            tools.reload,
+            reload,
             render=render_navigation,
             page_content=True,
             borrow=tools.navigate,

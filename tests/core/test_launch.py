@@ -113,7 +113,11 @@ async def test_user_profile_is_kept(tmp_path: Path) -> None:
 async def test_a_users_feature_switches_join_the_defaults_instead_of_replacing_them() -> None:
     # Chrome reads only the last --disable-features: given twice, the user's would drop the
     # default list, and Chrome would call Google (translation, optimization hints...).
-    args = ["--disable-features=BackForwardCache,Translate", "--enable-features=A", "-enable-features=B,A"]
+    args = [
+        "--disable-features=BackForwardCache,Translate",
+        "--enable-features=A",
+        "-enable-features=B,A",
+    ]
     async with cdpkit.launch(args=args) as browser:
         cmdline = Path(f"/proc/{browser.process.pid}/cmdline").read_bytes().decode().split("\0")
     disabled = [arg for arg in cmdline if arg.startswith("--disable-features=")]
@@ -124,6 +128,22 @@ async def test_a_users_feature_switches_join_the_defaults_instead_of_replacing_t
     assert [arg for arg in cmdline if arg.lstrip("-").startswith("enable-features")] == [
         "--enable-features=A,B"
     ]
+
+
+def test_a_grid_sessions_feature_switches_join_the_defaults_too() -> None:
+    from cdpkit._grid import chrome_capabilities
+
+    capabilities = chrome_capabilities(
+        headless=True,
+        args=["--disable-features=BackForwardCache"],
+        capabilities={"goog:chromeOptions": {"args": ["--disable-features=Y,Translate"]}},
+    )
+    args = capabilities["goog:chromeOptions"]["args"]
+    disabled = [arg for arg in args if arg.startswith("--disable-features=")]
+    assert len(disabled) == 1
+    names = disabled[0].partition("=")[2].split(",")
+    assert {"Translate", "OptimizationHints", "BackForwardCache", "Y"} <= set(names)
+    assert len(names) == len(set(names))
 
 
 async def test_pipe_transport_opens_no_port() -> None:

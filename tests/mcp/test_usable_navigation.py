@@ -79,3 +79,20 @@ async def test_navigate_to_a_page_whose_parser_waits_on_a_hanging_script_succeed
     assert f"- {tracker}&kind=blocking" in text
     snapshot = text_of(await mcp_stdio.call("browser_snapshot"))
     assert "The story itself." in snapshot and "After the ad." not in snapshot
+
+
+async def test_reload_of_a_page_whose_parser_waits_on_a_hanging_script_succeeds(
+    mcp_stdio: McpSession, server: FixtureServer, other_server: FixtureServer
+) -> None:
+    # browser_reload waits until usable too: with the load event as its default it would
+    # wait out its timeout on the page browser_navigate just showed.
+    tracker = other_server.url(f"/hang?s=60&page={time.monotonic_ns()}")
+    url = server.url("/tracked-blocking?tracker=" + urllib.parse.quote(tracker, safe=""))
+    assert not (await mcp_stdio.call("browser_navigate", {"url": url})).is_error
+    started = time.monotonic()
+    result = await mcp_stdio.call("browser_reload", {"timeout": 20})
+    text = text_of(result)
+    assert not result.is_error, text
+    assert time.monotonic() - started < 15
+    assert '"title": "Blocked article"' in text
+    assert f"- {tracker}&kind=blocking" in text

@@ -169,7 +169,8 @@ async def test_usable_reload_and_history_moves_return_while_a_tracker_never_answ
     await navigate(page, server.url("/input/keys.html"))
     back = await go_back(page, wait_until="usable", timeout=15)
     # Restored from the back/forward cache as it was left: nothing loads.
-    assert back is not None and (back.url, back.title, back.pending) == (url, "Tracked article", ())
+    assert back is not None
+    assert (back.url, back.title, back.pending) == (url, "Tracked article", ())
 
     # Without that cache, going back loads the page again, and waits as navigate does.
     async with cdpkit.launch(args=["--disable-features=BackForwardCache"]) as browser:

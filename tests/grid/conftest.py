@@ -32,6 +32,16 @@ def grid_status(url: str) -> dict[str, Any]:
         return status
 
 
+def queued_requests(url: str) -> int:
+    """New-session requests waiting at the grid (its GraphQL endpoint)."""
+    query = json.dumps({"query": "{ grid { sessionQueueSize } }"}).encode()
+    request = urllib.request.Request(
+        f"{url}/graphql", data=query, headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return int(json.loads(response.read())["data"]["grid"]["sessionQueueSize"])
+
+
 def busy_slots(url: str) -> int:
     return sum(
         1 for node in grid_status(url)["nodes"] for slot in node["slots"] if slot["session"]

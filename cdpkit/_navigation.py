@@ -302,30 +302,21 @@ async def wait_usable(
     """Wait until the document is usable (``wait_until="usable"``): parsed or its parser
     stalled, then loaded or the network quiet. ``True`` when its load event came; else the
     requests still in flight are what the caller reports as pending. ``requests`` must
-    follow the page from before the navigation started."""
-    parsed = await _wait_parsed_or_stalled(page, events, frame_id, loader_id, requests)
-    return parsed and await _wait_load_or_quiet(events, frame_id, loader_id, requests)
+    follow the page from before the navigation started.
 
+    The parser has stalled when the document committed, requests are in flight, and none
+    started, ended or received data for :data:`_PARSE_STALL` seconds (a parser-blocking
+    script from a host that never answers must not turn a readable page into a timeout).
+    """
 
-async def _wait_parsed_or_stalled(
-    page: Page,
-    events: EventStream[RawEvent],
-    frame_id: str,
-    loader_id: str,
-    requests: InFlight,
-) -> bool:
-    """Wait for the document's DOMContentLoaded (``True``), or until its parser has stalled
-    (``False``): the document committed, requests in flight, and none started, ended or
-    received data for :data:`_PARSE_STALL` seconds (a parser-blocking script from a host
-    that never answers must not turn a readable page into a timeout)."""
-
-    async def wait_more() -> float:
+    async def parse_stalls_in() -> float:
         stall_in = requests.last_data + _PARSE_STALL - time.monotonic()
         if stall_in <= 0 and requests.requests and await _committed(page, frame_id, loader_id):
             return 0
         return max(stall_in, _COMMIT_CHECK)
 
-    return await _lifecycle_or(events, frame_id, loader_id, "DOMContentLoaded", wait_more)
+    parsed = await _lifecycle_or(events, frame_id, loader_id, "DOMContentLoaded", parse_stalls_in)
+    return parsed and await _wait_load_or_quiet(events, frame_id, loader_id, requests)
 
 
 async def _committed(page: Page, frame_id: str, loader_id: str) -> bool:

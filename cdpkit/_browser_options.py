@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from ._secrets import mask
 from ._settings import BrowserSettings, Proxy
+from ._urls import HOST_PORT_RE
 from .errors import CDPError, CommandTimeoutError, GridCapacityError, LaunchError
 from .launcher import window_size_arg
 
@@ -291,7 +292,6 @@ def parse_viewport(value: str) -> tuple[int, int]:
     return width, height
 
 
-HOST_PORT_RE = re.compile(r"^[^/:]+:\d+(/|$)")  # localhost:8000/x has no scheme
 
 
 def connect_endpoint(value: str) -> str:

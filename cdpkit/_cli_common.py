@@ -9,17 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import signal
 import sys
-import urllib.parse
 from collections.abc import Awaitable, Callable, Coroutine
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 # The browser options and error reporting live in _browser_options (shared with the MCP
 # server, which must not import typer); re-exported for the cli package and the REPL.
-from ._browser_options import HOST_PORT_RE
 from ._browser_options import BrowserOptions as BrowserOptions
 from ._browser_options import CLIError as CLIError
 from ._browser_options import browser_options as browser_options
@@ -33,6 +29,7 @@ from ._browser_options import open_page as open_page
 from ._browser_options import parse_viewport as parse_viewport
 from ._browser_options import report_error as report_error
 from ._browser_options import start_browser as start_browser
+from ._urls import InvalidUrlError, url_to_open
 
 if TYPE_CHECKING:
     from .page import Page
@@ -55,81 +52,19 @@ class _Terminated(Exception):
         self.signum = signum
 
 
-_SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_HOST_RE = re.compile(r"^[A-Za-z0-9._~:-]+$")  # what urlsplit leaves of a sane host
-# A bare name ending like these is a file, not a host: none of them is a top-level domain.
-_FILE_SUFFIXES = (
-    ".html", ".htm", ".xhtml", ".svg", ".xml", ".json", ".txt", ".pdf",
-    ".png", ".jpg", ".jpeg", ".gif", ".webp",
-)  # fmt: skip
-_PAGE_SCHEMES = ("http", "https", "file", "about", "data", "chrome", "view-source")
-# Why a scheme cannot be loaded, in words (others get a generic reason).
-_UNSUPPORTED_SCHEMES = {
-    "javascript": "a javascript: URL runs code in the current page instead of loading one; "
-    "use `cdpkit eval URL EXPR`",
-    "ftp": "Chrome no longer loads ftp: URLs",
-    "ws": "a WebSocket URL is not a page",
-    "wss": "a WebSocket URL is not a page",
-    "mailto": "a mailto: URL opens a mail program, not a page",
-}
-
-
-def _looks_like_a_path(text: str) -> bool:
-    """Whether a command-line argument names a local file rather than a host."""
-    if text.startswith(("/", "./", "../", "~", ".\\", "..\\")) or text in (".", ".."):
-        return True
-    if _SCHEME_RE.match(text) and not HOST_PORT_RE.match(text):
-        return False
-    first, slash, _ = text.partition("/")
-    if slash and Path(first).is_dir():
-        return True  # docs/missing.html, with a local docs/
-    # A file name (page.html), or a path under a name no host has (pages/page.html).
-    hostless = "." not in first and ":" not in first and first != "localhost"
-    return text.lower().endswith(_FILE_SUFFIXES) and (not slash or hostless)
-
-
 def normalize_url(value: str) -> str:
-    """The URL to load for a command-line argument.
-
-    An existing local file becomes a ``file://`` URL; a bare host (``example.com/path``)
-    gets ``https://`` (``http://`` for ``localhost`` and ``127.0.0.1``).
+    """The URL to load for a command-line argument: :func:`cdpkit._urls.url_to_open`,
+    whose rules every surface shares (a local file, a bare host, or a URL read as the
+    browser reads it).
 
     Raises:
         CLIError: Not a URL, a local path or ``file://`` URL that does not exist, or a
             scheme a page cannot be loaded from (exit status 2).
     """
-    text = value.strip()
-    if not text:
-        raise CLIError("Invalid URL: empty", 2)
-    path = Path(text).expanduser()
-    if path.is_file():
-        return path.resolve().as_uri()
-    if _looks_like_a_path(text):
-        if path.is_dir():
-            raise CLIError(f"{value} is a directory, not a file to open", 2)
-        raise CLIError(f"No such file: {value}", 2)
-    if not _SCHEME_RE.match(text) or HOST_PORT_RE.match(text):
-        host = re.split(r"[/:?#]", text, maxsplit=1)[0]
-        local = host in ("localhost", "127.0.0.1") or text.startswith("[")
-        text = ("http://" if local else "https://") + text
-    parts = urllib.parse.urlsplit(text)
-    scheme = parts.scheme.lower()
-    if scheme in ("http", "https"):
-        try:
-            port_ok = parts.port is None or 0 < parts.port < 65536
-        except ValueError:
-            port_ok = False
-        host_ok = bool(parts.hostname) and _HOST_RE.match(parts.hostname or "") is not None
-        if not (port_ok and host_ok):
-            raise CLIError(f"Invalid URL: {value!r}", 2)
-    elif scheme == "file":
-        local_path = Path(urllib.parse.unquote(parts.path))
-        if parts.netloc in ("", "localhost") and not local_path.exists():
-            raise CLIError(f"No such file: {local_path}", 2)
-    elif scheme not in _PAGE_SCHEMES:
-        reason = _UNSUPPORTED_SCHEMES.get(scheme, "cdpkit loads http(s), file, data and about URLs")
-        raise CLIError(f"Invalid URL {value!r}: unsupported scheme {parts.scheme}: ({reason})", 2)
-    return text
+    try:
+        return url_to_open(value)
+    except InvalidUrlError as exc:
+        raise CLIError(str(exc), 2) from None
 
 
 # -- running a command ----------------------------------------------------------------------

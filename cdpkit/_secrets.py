@@ -7,6 +7,12 @@ cdpkit's connections carry :class:`MaskingFilter`, so a log record never shows o
 frame answering a proxy's challenge (``Fetch.continueWithAuth``) carries the password, and
 the ``websockets`` library logs every frame at DEBUG (elided to its start and end, which
 is why frames are masked before they are turned into text).
+
+Credentials headers are a secret of their own, whatever cdpkit remembers: Chrome answers
+an authenticating proxy with ``Proxy-Authorization: Basic <user:password in base64>`` and
+reports that header with every request. :func:`mask_headers` (and :func:`mask_header_text`
+for a raw header block) keep such a header's scheme only (``Basic ***``); the network log
+every request surface reads from (request details, HAR files) holds headers through them.
 """
 
 from __future__ import annotations
@@ -15,14 +21,33 @@ import base64
 import dataclasses
 import json
 import logging
+import re
 import threading
 import urllib.parse
+from collections.abc import Mapping
 
 from websockets.frames import Frame
 
-__all__ = ["MASK", "MaskingFilter", "get_logger", "mask", "redact_url", "remember"]
+__all__ = [
+    "CREDENTIAL_HEADERS",
+    "MASK",
+    "MaskingFilter",
+    "get_logger",
+    "mask",
+    "mask_header",
+    "mask_header_text",
+    "mask_headers",
+    "redact_url",
+    "remember",
+]
 
 MASK = "***"
+
+# Request headers whose value is a credential (lower case). Cookies are left alone: they
+# are the page's own data (its scripts read most of them), and HAR users need them.
+CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization"})
+# One "Name: value" line of a raw header block, its value in group 2.
+_HEADER_LINE = re.compile(r"^([!#$%&'*+.^_`|~0-9A-Za-z-]+)[ \t]*:[ \t]*(.*?)[ \t]*$")
 
 _lock = threading.Lock()
 _secrets: tuple[str, ...] = ()  # longest first, so a longer spelling is masked whole
@@ -58,6 +83,37 @@ def mask(text: str) -> str:
         if secret in text:
             text = text.replace(secret, MASK)
     return text
+
+
+def _masked_credential(value: str) -> str:
+    """``Basic dXNlcjpwYXNz`` -> ``Basic ***``: the scheme says how one authenticated."""
+    scheme, space, _ = value.strip().partition(" ")
+    return f"{scheme} {MASK}" if space and scheme.isalnum() else MASK
+
+
+def mask_header(name: str, value: str) -> str:
+    """One header's value as cdpkit may show it: a credentials header's scheme only (each
+    line of a repeated one), any other value with the remembered secrets masked."""
+    if name.strip().lower() in CREDENTIAL_HEADERS:
+        return "\n".join(_masked_credential(line) for line in value.split("\n"))
+    return mask(value)
+
+
+def mask_headers(headers: Mapping[str, object]) -> dict[str, str]:
+    """``headers`` (name -> value, as Chrome reports them) with :func:`mask_header` applied
+    to each: what every surface showing or writing request headers holds."""
+    return {str(name): mask_header(str(name), str(value)) for name, value in headers.items()}
+
+
+def mask_header_text(text: str) -> str:
+    """A raw header block (``GET / HTTP/1.1\\r\\nHost: ...``) with :func:`mask_header`
+    applied to each ``Name: value`` line, line ends kept."""
+    parts = re.split(r"(\r?\n)", text)  # HTTP's line ends only: a value may hold others
+    for index in range(0, len(parts), 2):
+        found = _HEADER_LINE.match(parts[index])
+        if found is not None and found.group(1).lower() in CREDENTIAL_HEADERS:
+            parts[index] = f"{found.group(1)}: {mask_header(found.group(1), found.group(2))}"
+    return mask("".join(parts))
 
 
 def redact_url(url: str) -> str:

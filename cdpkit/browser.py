@@ -22,6 +22,7 @@ from . import cdp
 from ._endpoint import browser_ws_url, check_headers, redact
 from ._keywords import IdentityKeywords, LaunchIdentityKeywords, check_keywords, keyword_signature
 from ._profiles import ProfileLock, profile_dir
+from ._secrets import get_logger
 from ._tasks import run_in_background
 from ._transport import CLOSE_GRACE, PipeTransport, Transport, WebSocketTransport
 from .connection import Connection
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Browser", "BrowserContext", "connect", "launch"]
 
+log = get_logger("cdpkit")
+
 # How long close() lets a launched browser answer Browser.close before killing it.
 _BROWSER_CLOSE_TIMEOUT = 2.0
 # At most this (and at most the command timeout) for a connected browser's close().
@@ -69,6 +72,10 @@ def _resolve_settings(
     from ._settings import resolve_settings
 
     return resolve_settings(settings, shortcuts)
+
+
+# See Browser.before_targets_run: (new session, its parent, its targetInfo) -> awaited first.
+TargetHook = Callable[[Session, Session, dict[str, Any]], Awaitable[None]]
 
 
 def _collect_after_start_up() -> None:
@@ -126,6 +133,11 @@ class Browser(Session):
         self._tasks: set[asyncio.Task[Any]] = set()
         # Run once the connection is closed (cdpkit.grid deletes its WebDriver session).
         self._after_close: list[Callable[[], Awaitable[None]]] = []
+        # Awaited for each target before it runs: every page (before its first request)
+        # and every frame attached paused under another session, with the new session,
+        # its parent and its targetInfo. The MCP server's request guard gates documents
+        # this way. A hook's failure is logged; the target runs anyway.
+        self._target_hooks: list[TargetHook] = []
         connection.session_factory = self._make_session
         self._on("Target.targetCreated", self._target_changed)
         self._on("Target.targetInfoChanged", self._target_changed)
@@ -197,10 +209,15 @@ class Browser(Session):
         info = params.get("targetInfo") or {}
         session_id = params["sessionId"]
         target_id = info.get("targetId")
-        if info.get("type") != "page" or parent is not self or not isinstance(target_id, str):
+        if (
+            info.get("type") != "page"
+            or parent is not self
+            or not isinstance(target_id, str)
+            or self.page_for(target_id) is not None  # a second session to a page (attach_to)
+        ):
             session = Session(connection, session_id, command_timeout=self.command_timeout)
             if params.get("waitingForDebugger"):
-                self._background(_resume(session))
+                self._background(self._resume_child(session, parent, info))
             return session
         page = Page(
             connection,
@@ -215,6 +232,51 @@ class Browser(Session):
         if arrived is not None and not arrived.done():
             arrived.set_result(page)
         return page
+
+    async def _resume_child(self, session: Session, parent: Session, info: dict[str, Any]) -> None:
+        await self._run_target_hooks(session, parent, info)
+        await _resume(session)
+
+    async def _run_target_hooks(
+        self, session: Session, parent: Session, info: dict[str, Any]
+    ) -> None:
+        for hook in list(self._target_hooks):
+            try:
+                await hook(session, parent, info)
+            except Exception:
+                log.exception("A target hook failed on %s", info.get("targetId"))
+
+    def before_targets_run(self, hook: TargetHook) -> Callable[[], None]:
+        """Await ``hook(session, parent, target_info)`` for each target before it runs:
+        every page cdpkit attaches from now on (before its first request, popups
+        included), and every frame attached paused under another session (e.g. with
+        ``Target.setAutoAttach(waitForDebuggerOnStart=True)`` on a session of
+        :meth:`attach_session`), before it resumes. An exception it raises is logged;
+        the target runs anyway.
+
+        Returns:
+            A function that removes the hook.
+        """
+        self._target_hooks.append(hook)
+
+        def remove() -> None:
+            if hook in self._target_hooks:
+                self._target_hooks.remove(hook)
+
+        return remove
+
+    async def attach_session(self, target_id: str) -> Session:
+        """A session of its own to the target ``target_id`` (e.g. a page's, beside the
+        :class:`Page`): its domains (e.g. ``Fetch``) are independent of the page's.
+
+        Raises:
+            CDPError: The target is gone, or Chrome refused.
+        """
+        result = await self.call("Target.attachToTarget", {"targetId": target_id, "flatten": True})
+        session = self._connection.session(str(result["sessionId"]))
+        if session is None:  # detached before the answer was read
+            raise TargetClosedError(f"The target {target_id} closed while attaching")
+        return session
 
     def _target_changed(self, params: dict[str, Any]) -> None:
         info = params.get("targetInfo")

@@ -182,7 +182,7 @@ class Page(Session):
             self.call("Runtime.enable"),
             self.call("Log.enable"),
             *settings,
-            self.call("Runtime.runIfWaitingForDebugger"),
+            self._resume(),
             return_exceptions=True,
         )
         for index, result in enumerate(results):
@@ -199,6 +199,13 @@ class Page(Session):
                                 self.target_id, self._setup_error)
             else:
                 log.warning("Setting up page %s failed: %s", self.target_id, result)
+
+    async def _resume(self) -> None:
+        # The browser's target hooks first (e.g. the MCP server's request guard): the page
+        # makes no request before they are done.
+        if self.browser._target_hooks:
+            await self.browser._run_target_hooks(self, self.browser, self._target_info)
+        await self.call("Runtime.runIfWaitingForDebugger")
 
     # -- proxy authentication (BrowserSettings.proxy with credentials) ------------------------
 

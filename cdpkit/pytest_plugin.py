@@ -18,6 +18,15 @@ When a test that used ``page`` fails, a full-page screenshot, the accessibility 
 and the console log are saved under ``--cdpkit-artifacts`` (default
 ``test-results/cdpkit``), and their paths are printed with the failure.
 
+Test suites that are not async use the blocking twins (:mod:`cdpkit.sync`) instead:
+``sync_browser``, ``sync_context`` and ``sync_page``, the same fixtures on the same Chrome::
+
+    from cdpkit import sync
+
+    def test_title(sync_page: sync.Page) -> None:
+        sync.tools.navigate(sync_page, "http://127.0.0.1:8000/")
+        assert "Welcome" in sync.tools.visible_text(sync_page)
+
 Options: ``--headful``, ``--cdpkit-connect ENDPOINT``, ``--cdpkit-chrome PATH``,
 ``--cdpkit-storage-state PATH`` (cookies and storage, Playwright's ``storage_state``
 format, loaded into every ``context``), ``--cdpkit-artifacts DIR``.
@@ -32,14 +41,17 @@ import threading
 from collections.abc import AsyncIterator, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .browser import Browser, BrowserContext, connect, launch
 from .page import Page
 
-__all__ = ["browser", "context", "page"]
+if TYPE_CHECKING:
+    from . import sync
+
+__all__ = ["browser", "context", "page", "sync_browser", "sync_context", "sync_page"]
 
 _ARTIFACTS_DEFAULT = "test-results/cdpkit"
 _CALL_REPORT = pytest.StashKey[pytest.TestReport]()
@@ -205,6 +217,57 @@ async def page(
                 request.node.nodeid
             )
             saved = await _save_artifacts(created, folder)
+            report.sections.append(("cdpkit artifacts", "\n".join(str(path) for path in saved)))
+
+
+@pytest.fixture
+def sync_browser(cdpkit_endpoint: str) -> Iterator[sync.Browser]:
+    """``browser`` for tests that are not async: a :class:`cdpkit.sync.Browser` connected
+    to the session's Chrome, closed (never the Chrome itself) after the test."""
+    from . import sync
+
+    connected = sync.connect(cdpkit_endpoint)
+    try:
+        yield connected
+    finally:
+        connected.close()
+
+
+@pytest.fixture
+def sync_context(
+    sync_browser: sync.Browser, pytestconfig: pytest.Config
+) -> Iterator[sync.BrowserContext]:
+    """``context`` for tests that are not async (a :class:`cdpkit.sync.BrowserContext`)."""
+    from . import sync
+
+    created = sync_browser.new_context()
+    try:
+        state = pytestconfig.getoption("--cdpkit-storage-state")
+        if state:
+            sync.tools.load_storage_state(created, Path(state))
+        yield created
+    finally:
+        created.close()
+
+
+@pytest.fixture
+def sync_page(
+    sync_context: sync.BrowserContext, request: pytest.FixtureRequest, pytestconfig: pytest.Config
+) -> Iterator[sync.Page]:
+    """``page`` for tests that are not async (a :class:`cdpkit.sync.Page`); a failing test's
+    artifacts are saved as for ``page``."""
+    from .sync._runner import run, unwrap
+
+    created = sync_context.new_page()
+    try:
+        yield created
+    finally:
+        report = request.node.stash.get(_CALL_REPORT, None)
+        if report is not None and report.failed and not created.closed:
+            folder = Path(pytestconfig.getoption("--cdpkit-artifacts")) / _folder_name(
+                request.node.nodeid
+            )
+            saved = run(_save_artifacts(unwrap(created), folder))
             report.sections.append(("cdpkit artifacts", "\n".join(str(path) for path in saved)))
 
 

@@ -59,6 +59,7 @@ FLOORS: dict[str, int] = {
     "_browser_options": 4,
     "_options": 4,
     "pytest_plugin": 4,
+    "sync.": 4,  # blocking twins of the whole public API (browser, tools, browse engine)
     "_cli_common": 4,
     "_daemon.": 4,  # the daemon (a warm browser for the commands) and the commands' side of it
     "_protocol_docs": 4,

@@ -287,3 +287,30 @@ def test_every_install_hint_names_the_distribution() -> None:
     assert any(name == DISTRIBUTION for name in named.values()), named
     wrong = {where: name for where, name in named.items() if name not in (DISTRIBUTION, ".")}
     assert not wrong, textwrap.indent("\n".join(wrong), "  ")
+
+
+def _requirement_name(requirement: str) -> str:
+    """The package and its extras (``httpx`` and ``httpx[socks]`` are two things)."""
+    name = re.match(r"[A-Za-z0-9_.-]+(\[[^\]]*\])?", requirement)
+    assert name is not None, requirement
+    return re.sub(r"[-_.]+", "-", name.group(0)).lower()
+
+
+def test_every_dependency_is_declared_once() -> None:
+    """An extra names another extra (`cdpkit-browser[docs]`) instead of repeating its
+    packages, so two copies cannot drift apart; and no two spellings of one extra
+    (`lxml[html_clean]` / `lxml[html-clean]`) meet in `.[dev]`, which the pip Python 3.11
+    ships (23.2) cannot resolve."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    where: dict[str, list[str]] = {}
+    for group, requirements in {"dependencies": project["dependencies"],
+                                **project["optional-dependencies"]}.items():
+        for requirement in requirements:
+            name = _requirement_name(requirement)
+            if not name.startswith(DISTRIBUTION):
+                where.setdefault(name, []).append(group)
+    repeated = {name: groups for name, groups in where.items() if len(groups) > 1}
+    assert not repeated, repeated
+    # readability-lxml 0.9 asks for lxml[html-clean], jusText for lxml[html_clean].
+    compare = " ".join(project["optional-dependencies"]["compare"])
+    assert "readability-lxml>=0.8,<0.9" in compare, compare

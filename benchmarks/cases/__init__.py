@@ -15,6 +15,7 @@ from benchmarks.cases import (
     recording,
     scrape_corpus,
     startup,
+    sync_calls,
     typed,
 )
 from benchmarks.cases.base import Case
@@ -24,5 +25,5 @@ CASES: dict[str, Case] = {
     for case in (*startup.CASES, *calls.CASES, *browsing.CASES, *downloads.CASES,
                  *typed.CASES, *grid.CASES, *browse.CASES, *scrape_corpus.CASES,
                  *memory.CASES, *outline_agreement.CASES, *daemon.CASES,
-                 *media.CASES, *recording.CASES)
+                 *media.CASES, *recording.CASES, *sync_calls.CASES)
 }

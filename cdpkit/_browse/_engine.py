@@ -24,8 +24,10 @@ from typing import TYPE_CHECKING, Any, Literal, Self, Unpack
 
 import anyio
 
+from .. import _own_requests
 from .._keywords import IdentityKeywords, check_keywords, keyword_signature
 from .._settings import BrowserSettings, resolve_settings
+from .._urls import parse_url
 from ..errors import CDPError, ConnectError, LaunchError, PageCrashedError
 from ._config import EngineConfig, load_config
 from ._documents import (
@@ -523,11 +525,21 @@ def _fetchable(url: str) -> bool:
 
 
 def _checked_url(url: str) -> str:
+    """``url`` as the browser reads it (:func:`cdpkit._urls.read_url`: the same URL the
+    tools, the command line and the MCP server take from the same text).
+
+    Raises:
+        ValueError: Not a non-empty string, no URL, or no http(s) (with a host), file or
+            data URL.
+    """
     if not isinstance(url, str) or not url.strip():
         raise ValueError("url must be a non-empty string")
-    text = url.strip()
+    text = parse_url(url)  # InvalidUrlError (a ValueError) where Chrome reads no URL either
     parts = urllib.parse.urlsplit(text)
-    if parts.scheme.lower() not in ("http", "https", "file", "data"):
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https", "file", "data") or (
+        scheme in ("http", "https") and not parts.hostname
+    ):
         raise ValueError(f"Invalid URL {url!r}: cdpkit.browse reads http(s), file and data URLs")
     return text
 
@@ -789,10 +801,13 @@ class _Call:
         transform = Transform(settings.max_width, settings.max_height, settings.quality, settings.video_frames)
         cache = MediaCache(self.config.media_dir, int(settings.cache_size_mb * 1024 * 1024))
         key = content_key(body, transform, "image")
+        credentials = self.session.credentials_key()  # noted for this session's credentials only
         cached = await anyio.to_thread.run_sync(cache.by_key, key)
         if cached is None:
             cached = await anyio.to_thread.run_sync(cache.store, key, [item.data], item.width, item.height)
-        await anyio.to_thread.run_sync(cache.remember_url, item.url, transform, "image", key)
+        await anyio.to_thread.run_sync(
+            cache.remember_url, item.url, transform, "image", key, credentials, result.final_url
+        )
         files = tuple(str(path) for path in cached.files)
         return dataclasses.replace(result, media=[dataclasses.replace(item, files=files), *result.media[1:]])
 
@@ -801,44 +816,24 @@ class _Call:
     ) -> MediaItem:
         """``item`` with its files from the cache, downloaded and made first when the
         cache has none for its URL (or its bytes)."""
-        from ._media import (
-            DATA_URL_MAX_BYTES,
-            IMAGE_MAX_BYTES,
-            VIDEO_MAX_BYTES,
-            MediaRefused,
-            content_key,
-            data_url,
-            ffmpeg_missing,
-            image_webp,
-            video_frames,
-        )
+        from ._media import MediaRefused, content_key, ffmpeg_missing, image_webp, video_frames
 
         kind: Literal["image", "video"] = "video" if item.kind == "video" else "image"
         if kind == "video" and (missing := ffmpeg_missing()) is not None:
             raise MediaRefused(missing)  # before anything is downloaded
         is_data = item.url.startswith("data:")
-        cached: CachedMedia | None = (
-            None if is_data else await anyio.to_thread.run_sync(cache.by_url, item.url, transform, kind)
-        )
+        # What this session's request would carry (before it is sent: a Set-Cookie of its
+        # answer is another set of credentials), and the URL check in force: a cached URL
+        # is served only as the request would be (see cdpkit._browse._media).
+        credentials = self.session.credentials_key()
+        refusal = _own_requests.current_refusal()
+        cached: CachedMedia | None = None
+        if not is_data:
+            cached = await anyio.to_thread.run_sync(
+                cache.by_url, item.url, transform, kind, credentials, refusal
+            )
         if cached is None:
-            if is_data:
-                if len(item.url) > DATA_URL_MAX_BYTES * 2:
-                    raise MediaRefused(f"a data: URL over {DATA_URL_MAX_BYTES // (1024 * 1024)} MiB")
-                mime, body = data_url(item.url)
-                refused = _refused_type(kind, mime)
-                if refused is not None:
-                    raise MediaRefused(refused)
-            else:
-                fetched = await fetch(
-                    self.session.client, item.url, min(_MEDIA_FETCH_TIMEOUT if kind == "image" else
-                                                       _VIDEO_FETCH_TIMEOUT, self.left()),
-                    max_bytes=IMAGE_MAX_BYTES if kind == "image" else VIDEO_MAX_BYTES,
-                    headers=_referer(page_url, item.url),
-                    accept=lambda mime: _refused_type(kind, mime),
-                )  # fmt: skip
-                if fetched.status >= 400:
-                    raise http_error(item.url, fetched.status)
-                body = fetched.body
+            body, final_url = await self._media_body(item.url, kind, page_url)
             key = content_key(body, transform, kind)
             cached = await anyio.to_thread.run_sync(cache.by_key, key)
             if cached is None:
@@ -856,7 +851,9 @@ class _Call:
                     )
                 cached = await anyio.to_thread.run_sync(cache.store, key, images, width, height)
             if not is_data:
-                await anyio.to_thread.run_sync(cache.remember_url, item.url, transform, kind, key)
+                await anyio.to_thread.run_sync(
+                    cache.remember_url, item.url, transform, kind, key, credentials, final_url
+                )
         files = tuple(str(path) for path in cached.files)
         data = None
         if kind == "image":
@@ -869,6 +866,38 @@ class _Call:
             mime_type="image/webp",
             files=files,
         )
+
+    async def _media_body(
+        self, url: str, kind: Literal["image", "video"], page_url: str
+    ) -> tuple[bytes, str]:
+        """The bytes of a media item's ``url`` (a ``data:`` URL decoded, else downloaded in
+        the session) and where its download ended."""
+        from ._media import (
+            DATA_URL_MAX_BYTES,
+            IMAGE_MAX_BYTES,
+            VIDEO_MAX_BYTES,
+            MediaRefused,
+            data_url,
+        )
+
+        if url.startswith("data:"):
+            if len(url) > DATA_URL_MAX_BYTES * 2:
+                raise MediaRefused(f"a data: URL over {DATA_URL_MAX_BYTES // (1024 * 1024)} MiB")
+            mime, body = data_url(url)
+            refused = _refused_type(kind, mime)
+            if refused is not None:
+                raise MediaRefused(refused)
+            return body, url
+        fetched = await fetch(
+            self.session.client, url, min(_MEDIA_FETCH_TIMEOUT if kind == "image" else
+                                          _VIDEO_FETCH_TIMEOUT, self.left()),
+            max_bytes=IMAGE_MAX_BYTES if kind == "image" else VIDEO_MAX_BYTES,
+            headers=_referer(page_url, url),
+            accept=lambda mime: _refused_type(kind, mime),
+        )  # fmt: skip
+        if fetched.status >= 400:
+            raise http_error(url, fetched.status)
+        return fetched.body, fetched.final_url
 
     async def _extract(self, function: Callable[..., Extraction], *args: Any) -> Extraction:
         began = time.perf_counter()

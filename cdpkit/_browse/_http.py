@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import re
 import ssl
 import urllib.parse
 import urllib.robotparser
@@ -18,6 +17,7 @@ import httpx
 
 from .. import _own_requests
 from .._settings import BrowserSettings, Proxy
+from .._urls import read_url
 from ._config import EngineConfig
 from ._result import BrowseError
 
@@ -114,20 +114,14 @@ class UnsafeRedirect(httpx.HTTPError):
         self.scheme = scheme
 
 
-_SCHEME_RE = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
-_C0_AND_SPACE = "".join(chr(code) for code in range(0x21))
-
-
 async def _refuse_unsafe_redirect(response: httpx.Response) -> None:
     """Raise :class:`UnsafeRedirect` for a redirect whose ``Location`` leaves http(s)."""
     location = response.headers.get("location") if response.is_redirect else None
     if location is None:
         return
-    # As a browser reads it (WHATWG URL): ends stripped of controls and spaces, tabs and
-    # newlines dropped anywhere; no scheme: relative, so the response's own.
-    text = re.sub(r"[\t\n\r]", "", location.strip(_C0_AND_SPACE))
-    found = _SCHEME_RE.match(text)
-    scheme = found.group(1).lower() if found else response.url.scheme
+    # As a browser reads it (the URL standard), relative to the response's own URL.
+    target = read_url(location, str(response.url))
+    scheme = target.partition(":")[0].lower() if ":" in target else response.url.scheme
     if scheme not in ("http", "https"):
         raise UnsafeRedirect(scheme)
 

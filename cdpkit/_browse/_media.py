@@ -6,14 +6,32 @@ Everything goes to the media cache (:class:`MediaCache`), under the user's cache
 directory: content-addressed (the SHA-256 of the downloaded bytes and of the transform
 settings names the files), reused by later calls (a URL seen within a day is not
 downloaded again, the same bytes are not encoded again), and bounded in size (the least
-recently used entries go first). Its folders are 0700 and its files 0600.
+recently used entries go first). The folders it makes are 0700 and its files 0600.
+
+A cached item is served only where the same request would be allowed and would carry the
+same credentials. A URL's note is keyed by the requesting session's credentials (its
+cookie jar, headers and proxy: :meth:`BrowseSession.credentials_key
+<cdpkit._browse._sessions.BrowseSession.credentials_key>`), so a session never gets what
+another one's login got (a session with no cookies shares only with others with none); and
+it is looked up only after the check every request cdpkit makes is put to (the MCP
+server's ``--allowed-origins``, :mod:`cdpkit._own_requests`) allows the URL and where its
+download ended: otherwise it is a miss, and the request is made, and refused, as an
+uncached one. Reusing an encoding by the bytes' hash needs no such key: the caller has
+just downloaded those bytes itself.
+
+``[media] cache_dir`` may name a folder of the user's: eviction removes only the records
+of this cache (``<key>.json``, each listing its ``<key>-<n>.webp`` files before they are
+written) and the files they list, never another file there, and a folder that exists is
+never chmodded.
 
 What a page gives is the attacker's: every download is bounded in size and in time and
 must say it is an image (or a video); a picture is measured before it is decoded (no
 decompression bombs); SVG is skipped (its scripts and external references are a browser's
 business); ``data:`` URLs are decoded within a bound; ``ffmpeg`` reads local files only
 (``-protocol_whitelist file``) and only container formats of real videos (no playlists
-that would make it fetch or read anything else). The downloads themselves are the
+that would make it fetch or read anything else); every video stream is probed, the frames
+come from the first one (``-map``), refused when over :data:`MAX_PIXELS`, and neither
+``ffprobe`` nor ``ffmpeg`` decodes a frame over it (``-max_pixels``). The downloads themselves are the
 engine's (the session's HTTP client: its cookies, identity and proxy, every hop checked by
 :mod:`cdpkit._own_requests`).
 """
@@ -27,6 +45,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -38,7 +57,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .._files import private_dir, write_private
+from .. import _own_requests
+from .._files import write_private
+from .._own_requests import Refusal
 
 __all__ = [
     "DATA_URL_MAX_BYTES",
@@ -111,29 +132,40 @@ def content_key(body: bytes, transform: Transform, kind: Kind) -> str:
 class MediaCache:
     """The media cache at ``root``, at most ``max_bytes`` (see the module docstring).
 
-    Layout: ``<key>.json`` (what the entry holds; its modification time is when it was
-    last used) beside ``<key>-<n>.webp``; ``urls/<hash of URL and settings>.json`` names
-    the key a URL gave and when. Safe across processes: every file is written whole and
-    renamed into place, and a missing file is a miss.
+    Layout: ``<key>.json`` (the entry's record: its files; its modification time is when
+    it was last used) beside ``<key>-<n>.webp``; ``urls/<hash>.json`` names the key a URL
+    gave, when, and where it ended, for one set of credentials and settings. Safe across
+    processes: every file is written whole and renamed into place, and a missing file is
+    a miss. ``root`` may be a folder of the user's: eviction removes only records of this
+    cache and the files they list, and only folders made here are set to 0700.
     """
 
     def __init__(self, root: Path, max_bytes: int) -> None:
         self.root = root
         self.max_bytes = max_bytes
 
-    def _url_entry(self, url: str, transform: Transform, kind: Kind) -> Path:
-        name = hashlib.sha256(f"{kind}\0{transform.tag(kind)}\0{url}".encode()).hexdigest()
-        return self.root / "urls" / f"{name}.json"
+    def _url_entry(self, url: str, transform: Transform, kind: Kind, credentials: str) -> Path:
+        text = f"{kind}\0{transform.tag(kind)}\0{credentials}\0{url}"
+        return self.root / "urls" / f"{hashlib.sha256(text.encode()).hexdigest()}.json"
 
-    def by_url(self, url: str, transform: Transform, kind: Kind) -> CachedMedia | None:
-        """What ``url`` gave within the last day, or ``None``."""
-        entry = self._url_entry(url, transform, kind)
+    def by_url(
+        self, url: str, transform: Transform, kind: Kind, credentials: str, refusal: Refusal | None
+    ) -> CachedMedia | None:
+        """What ``url`` gave within the last day to a request carrying ``credentials``
+        (:meth:`BrowseSession.credentials_key <cdpkit._browse._sessions.BrowseSession.credentials_key>`),
+        or ``None``. ``refusal`` is the check every request cdpkit makes is put to
+        (:func:`cdpkit._own_requests.current_refusal`): a URL it refuses, or one whose
+        download ended (after redirects) where it refuses, is a miss, so the request is
+        made and refused as an uncached one is."""
         try:
-            record = json.loads(entry.read_text(encoding="utf-8"))
+            _own_requests.check(url, refusal)
+            note = self._url_entry(url, transform, kind, credentials)
+            record = json.loads(note.read_text(encoding="utf-8"))
             if time.time() - float(record["time"]) > URL_FRESH_SECONDS:
                 return None
+            _own_requests.check(str(record["final"]), refusal)
             return self.by_key(str(record["key"]))
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError):  # RequestRefused is a ValueError
             return None
 
     def by_key(self, key: str) -> CachedMedia | None:
@@ -141,49 +173,64 @@ class MediaCache:
         meta = self.root / f"{key}.json"
         try:
             record = json.loads(meta.read_text(encoding="utf-8"))
-            files = tuple(self.root / name for name in record["files"])
+            files = tuple(self.root / name for name in _listed(key, record))
             if not files or not all(path.is_file() for path in files):
                 return None
             os.utime(meta)  # least recently used is by this time
             return CachedMedia(files, record.get("width"), record.get("height"))
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
-    def remember_url(self, url: str, transform: Transform, kind: Kind, key: str) -> None:
-        """Note that ``url`` gave the entry ``key`` now."""
-        private_dir(self.root / "urls")
-        write_private(self._url_entry(url, transform, kind), json.dumps({"key": key, "time": time.time()}))
+    def remember_url(
+        self, url: str, transform: Transform, kind: Kind, key: str, credentials: str, final_url: str
+    ) -> None:
+        """Note that ``url``, requested with ``credentials``, gave the entry ``key`` now,
+        having ended at ``final_url``."""
+        _own_dir(self.root / "urls")
+        record = {"key": key, "time": time.time(), "final": final_url}
+        write_private(self._url_entry(url, transform, kind, credentials), json.dumps(record))
 
     def store(self, key: str, images: list[bytes], width: int | None, height: int | None) -> CachedMedia:
         """Keep ``images`` (WebP files) as the entry ``key``; then evict the least
         recently used entries beyond the bound (never this one)."""
-        private_dir(self.root)
+        _own_dir(self.root)
         names = [f"{key}-{number}.webp" for number in range(1, len(images) + 1)]
+        record = {"files": names, "width": width, "height": height}
+        # The record first: every file this cache writes is listed before it exists, so
+        # eviction (which deletes only what a record lists) can always find it again.
+        # Until the last file is there, a reader finds one missing: a miss.
+        write_private(self.root / f"{key}.json", json.dumps(record))
         for name, data in zip(names, images, strict=True):
             write_private(self.root / name, data)
-        record = {"files": names, "width": width, "height": height}
-        write_private(self.root / f"{key}.json", json.dumps(record))  # last: the entry is whole
         self.evict(keep=key)
         return CachedMedia(tuple(self.root / name for name in names), width, height)
 
-    def _entries(self) -> Iterator[tuple[str, float, int, list[Path]]]:
-        """(key, last used, bytes, its files) of every entry."""
+    def _candidates(self) -> dict[str, list[Path]]:
+        """The files named as this cache names them, by key (a user's file may be among
+        them: only :meth:`_entries` decides what is an entry)."""
         groups: dict[str, list[Path]] = {}
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             for path in self.root.iterdir():
-                if path.is_file() and not path.name.startswith("."):
+                if _FILE_NAME.fullmatch(path.name) and path.is_file():
                     groups.setdefault(path.name[:64], []).append(path)
-        for key, paths in groups.items():
+        return groups
+
+    def _entries(self) -> Iterator[tuple[str, float, int, list[Path]]]:
+        """(key, last used, bytes, its files) of every entry: a record of this cache and
+        the files it lists (the record last)."""
+        for key in self._candidates():
             meta = self.root / f"{key}.json"
             try:
                 used = meta.stat().st_mtime
-            except OSError:
-                used = 0.0  # files without their record (a crash mid-write): first to go
+                record = json.loads(meta.read_text(encoding="utf-8"))
+                paths = [self.root / name for name in _listed(key, record)]
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                continue  # no record, or not one of this cache's: nothing of it is touched
             size = 0
-            for path in paths:
+            for path in (*paths, meta):
                 with contextlib.suppress(OSError):
                     size += path.stat().st_size
-            yield key, used, size, paths
+            yield key, used, size, [*paths, meta]
 
     def size(self) -> int:
         """Bytes the entries take."""
@@ -191,7 +238,12 @@ class MediaCache:
 
     def evict(self, keep: str | None = None) -> list[str]:
         """Remove the least recently used entries until the cache is within its bound;
-        the keys removed."""
+        the keys removed. Only a record of this cache and the files it lists are ever
+        removed; URL notes older than a day go too."""
+        self._drop_stale_url_notes()
+        named = sum(_size(path) for paths in self._candidates().values() for path in paths)
+        if named <= self.max_bytes:
+            return []  # without reading a record: what is named so is within the bound
         entries = sorted(self._entries(), key=lambda entry: entry[1])
         total = sum(size for _, _, size, _ in entries)
         removed: list[str] = []
@@ -200,13 +252,68 @@ class MediaCache:
                 break
             if key == keep:
                 continue
-            # The record first: a reader never finds a record whose files are gone.
-            for path in sorted(paths, key=lambda path: path.suffix != ".json"):
+            # The record last: a file is never left that no record lists.
+            for path in paths:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
             total -= size
             removed.append(key)
         return removed
+
+    def _drop_stale_url_notes(self) -> None:
+        folder = self.root / "urls"
+        now = time.time()
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            for path in folder.iterdir():
+                if _URL_NOTE.fullmatch(path.name) and path.is_file():
+                    with contextlib.suppress(OSError):
+                        if now - path.stat().st_mtime > URL_FRESH_SECONDS:
+                            path.unlink()
+
+
+_FILE_NAME = re.compile(r"[0-9a-f]{64}(\.json|-[1-9][0-9]{0,3}\.webp)")
+_URL_NOTE = re.compile(r"[0-9a-f]{64}\.json")
+
+
+def _listed(key: str, record: object) -> list[str]:
+    """The file names a record of the entry ``key`` lists (each ``<key>-<n>.webp``).
+
+    Raises:
+        ValueError: ``record`` is not a record of this cache.
+    """
+    if not isinstance(record, dict) or not isinstance(record.get("files"), list):
+        raise ValueError("not a record of the media cache")
+    names = [str(name) for name in record["files"]]
+    ours = (name.startswith(f"{key}-") and _FILE_NAME.fullmatch(name) for name in names)
+    if not names or not all(ours):
+        raise ValueError("not a record of the media cache")
+    return names
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _own_dir(path: Path) -> None:
+    """``path`` as a directory, its missing parents made too; those made now are 0700.
+    One that exists is left as it is: it may be the user's own folder (``[media]
+    cache_dir``), whose mode is theirs."""
+    missing: list[Path] = []
+    for parent in (path, *path.parents):
+        if parent.is_dir():
+            break
+        missing.append(parent)
+    for directory in reversed(missing):
+        try:
+            directory.mkdir(mode=0o700)
+        except FileExistsError:
+            continue  # made meanwhile by another process: not ours to change
+        os.chmod(directory, 0o700)  # whatever the umask
+    if not path.is_dir():
+        raise NotADirectoryError(f"{path} is not a directory")
 
 
 # -- the transforms (run in a worker thread) ----------------------------------------------------
@@ -291,12 +398,20 @@ def ffmpeg_missing() -> str | None:
     )
 
 
-def _probe(path: Path, timeout: float) -> tuple[float | None, int | None, int | None]:
-    """The video's duration in seconds (``None``: unknown) and its frame size."""
+def _probe(path: Path, timeout: float) -> tuple[float | None, int, int, int]:
+    """The video's duration in seconds (``None``: unknown), the index of the stream its
+    frames are taken from (its first video stream that is not a cover picture) and that
+    stream's frame size.
+
+    Every video stream is listed, and ffprobe itself decodes within :data:`MAX_PIXELS`
+    (``-max_pixels``: a stream it would have to decode bigger to measure is reported
+    0x0, and refused here).
+    """
     completed = subprocess.run(
         [
-            "ffprobe", "-v", "error", "-protocol_whitelist", "file",
-            "-select_streams", "v:0", "-show_entries", "format=format_name,duration:stream=width,height",
+            "ffprobe", "-v", "error", "-protocol_whitelist", "file", "-max_pixels", str(MAX_PIXELS),
+            "-select_streams", "v",
+            "-show_entries", "format=format_name,duration:stream=index,width,height:stream_disposition=attached_pic",
             "-of", "json", str(path),
         ],
         capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL,
@@ -311,17 +426,28 @@ def _probe(path: Path, timeout: float) -> tuple[float | None, int | None, int | 
     names = set(str(container.get("format_name", "")).split(","))
     if not names & _VIDEO_FORMATS:
         raise MediaRefused(f"a {container.get('format_name') or 'unknown'} file is not read as a video")
-    streams = info.get("streams") or []
-    if not streams:
+    streams = [
+        stream
+        for stream in info.get("streams") or []
+        if isinstance(stream, dict) and not (stream.get("disposition") or {}).get("attached_pic")
+    ]
+    if not streams or not isinstance(streams[0].get("index"), int):
         raise MediaRefused("a file with no video in it")
-    width, height = streams[0].get("width"), streams[0].get("height")
-    if isinstance(width, int) and isinstance(height, int) and width * height > MAX_PIXELS:
-        raise MediaRefused(f"{width}x{height} pixels a frame is over the {MAX_PIXELS:,} pixels decoded")
+    stream = streams[0]  # the one a browser plays; no other stream is ever decoded
+    width, height = stream.get("width"), stream.get("height")
+    if not (isinstance(width, int) and isinstance(height, int) and width > 0 and height > 0):
+        raise MediaRefused(
+            f"a video whose frame size is unknown, or over the {MAX_PIXELS:,} pixels decoded"
+        )
+    if width * height > MAX_PIXELS:
+        raise MediaRefused(
+            f"{width}x{height} pixels a frame is over the {MAX_PIXELS:,} pixels decoded"
+        )
     try:
         duration: float | None = float(container["duration"])
     except (KeyError, TypeError, ValueError):
         duration = None
-    return duration, width, height
+    return duration, int(stream["index"]), width, height
 
 
 def video_frames(body: bytes, transform: Transform, deadline: float) -> tuple[int | None, int | None, list[bytes]]:
@@ -329,12 +455,15 @@ def video_frames(body: bytes, transform: Transform, deadline: float) -> tuple[in
     over its duration (the middle of each of that many equal parts); one frame, the
     first, when the duration is unknown. ``deadline`` is :func:`time.monotonic`'s.
 
-    Raises:
-        MediaRefused: ffmpeg is missing, the file is not a video it may read, or no frame
-            could be taken.
-    """
-    from PIL import Image
+    The frames are those of the stream :func:`_probe` chose, within the pixel limit:
+    ffmpeg is told to read that stream alone (``-map``, not its own pick, which is the
+    biggest) and to decode no frame over :data:`MAX_PIXELS` (``-max_pixels``: a stream
+    that grows mid-way is cut there).
 
+    Raises:
+        MediaRefused: ffmpeg is missing, the file is not a video it may read, its
+            stream is over the pixel limit, or no frame could be taken.
+    """
     missing = ffmpeg_missing()
     if missing is not None:
         raise MediaRefused(missing)
@@ -342,34 +471,47 @@ def video_frames(body: bytes, transform: Transform, deadline: float) -> tuple[in
         source = Path(folder) / "video"
         write_private(source, body)
         try:
-            duration, width, height = _probe(source, min(_FFMPEG_TIMEOUT, _left(deadline)))
+            duration, stream, width, height = _probe(source, min(_FFMPEG_TIMEOUT, _left(deadline)))
             times = (
                 [duration * (index + 0.5) / transform.video_frames for index in range(transform.video_frames)]
                 if duration and duration > 0
                 else [0.0]
             )
-            box = f"scale='min(iw,{transform.max_width})':'min(ih,{transform.max_height})'" \
-                  ":force_original_aspect_ratio=decrease"  # fmt: skip
-            frames: list[bytes] = []
-            for at in times:
-                completed = subprocess.run(
-                    [
-                        "ffmpeg", "-nostdin", "-v", "error", "-protocol_whitelist", "file",
-                        "-ss", f"{at:.3f}", "-i", str(source), "-frames:v", "1", "-vf", box,
-                        "-f", "image2pipe", "-c:v", "png", "pipe:1",
-                    ],
-                    capture_output=True, timeout=min(_FFMPEG_TIMEOUT, _left(deadline)), check=False,
-                )  # fmt: skip
-                if completed.returncode != 0 or not completed.stdout:
-                    continue
-                with Image.open(io.BytesIO(completed.stdout)) as frame:
-                    frame.load()
-                    frames.append(_webp(frame, transform))
+            frames = [
+                frame for at in times if (frame := _frame(source, stream, at, transform, deadline))
+            ]
         except subprocess.TimeoutExpired:
             raise MediaRefused("ffmpeg did not finish in time") from None
     if not frames:
         raise MediaRefused("ffmpeg could not take a frame of it")
     return width, height, frames
+
+
+def _frame(
+    source: Path, stream: int, at: float, transform: Transform, deadline: float
+) -> bytes | None:
+    """The WebP of stream ``stream``'s frame at ``at`` seconds, or ``None``."""
+    from PIL import Image
+
+    box = f"scale='min(iw,{transform.max_width})':'min(ih,{transform.max_height})'" \
+          ":force_original_aspect_ratio=decrease"  # fmt: skip
+    completed = subprocess.run(
+        [
+            "ffmpeg", "-nostdin", "-v", "error", "-protocol_whitelist", "file",
+            "-max_pixels", str(MAX_PIXELS), "-ss", f"{at:.3f}", "-i", str(source),
+            "-map", f"0:{stream}", "-frames:v", "1", "-vf", box,
+            "-f", "image2pipe", "-c:v", "png", "pipe:1",
+        ],
+        capture_output=True, timeout=min(_FFMPEG_TIMEOUT, _left(deadline)), check=False,
+    )  # fmt: skip
+    if completed.returncode != 0 or not completed.stdout:
+        return None
+    try:
+        with Image.open(io.BytesIO(completed.stdout)) as frame:
+            frame.load()
+            return _webp(frame, transform)
+    except (OSError, ValueError, Image.DecompressionBombError):
+        return None
 
 
 def _left(deadline: float) -> float:

@@ -3,12 +3,17 @@
 
 A saved session is a Playwright ``storage_state`` JSON file (``{"cookies": [...],
 "origins": []}``), so a file made by Playwright can be restored here and back.
+
+What a session sends with a request (its cookies, its headers, its proxy) is named by
+:meth:`BrowseSession.credentials_key`: what one session downloaded is reused (the media
+cache) only for a request that key says would carry the same credentials.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import http.cookiejar
 import json
 import re
@@ -85,6 +90,24 @@ class BrowseSession:
             self._restore(Path(settings.storage_state), saved_login=True)
         if persist and path is not None and path.is_file():
             self._restore(path)
+
+    def credentials_key(self) -> str:
+        """A digest of everything the session's requests carry that could make a server
+        answer one session differently from another: every cookie of the jar (each one,
+        not only the host's: a redirect carries others), the client's headers (extra
+        headers, an ``Authorization``...) and its proxy with its credentials. Two
+        sessions with the same key send the same credentials on every hop; a cookie set
+        or dropped changes it."""
+        digest = hashlib.sha256(b"cdpkit-credentials\0")
+        cookies = sorted(
+            (each.domain, each.path, each.name, each.value or "", each.secure, str(each.port))
+            for each in self.cookies.jar
+        )
+        headers = sorted((name.lower(), value) for name, value in self.client.headers.multi_items())
+        proxy = self.settings.proxy if self.settings is not None else None
+        where = (proxy.server, proxy.username, proxy.password) if proxy is not None else ()
+        digest.update(json.dumps([cookies, headers, where]).encode())
+        return digest.hexdigest()
 
     # -- the browser context, synced with the jar -----------------------------------------
 

@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .._transport import CLOSE_GRACE, MAX_MESSAGE_SIZE, PIPE_MAX_COMMAND_SIZE, TransportClosed
-from ._paths import DaemonPathError, DaemonPaths, daemon_paths
+from ._paths import DaemonPathError, DaemonPaths, check_listener, daemon_paths
 from ._use import current_use, disabled_by_environment
 
 if TYPE_CHECKING:
@@ -88,6 +88,9 @@ async def daemon_browser(options: BrowserOptions) -> Browser | None:
     except _Unanswered as exc:
         _note(f"the cdpkit daemon {exc}; running on a browser of its own (--no-daemon skips it)")
         return None
+    except DaemonPathError as exc:
+        _note(f"{exc}; running on a browser of its own")
+        return None
     from ..browser import attach
 
     try:
@@ -117,6 +120,7 @@ async def _ask(
         _NoDaemon: Nothing listens.
         _Unanswered: No acknowledgement within :data:`ACKNOWLEDGE_WITHIN` (or a quarter
             of ``timeout``), no browser before ``deadline``, or a refusal.
+        DaemonPathError: Another user's process listens on the socket (nothing sent).
     """
     loop = asyncio.get_running_loop()
     acknowledge = min(ACKNOWLEDGE_WITHIN, timeout / 4)
@@ -128,6 +132,7 @@ async def _ask(
     except (TimeoutError, OSError) as exc:
         raise _Unanswered(f"could not be reached ({exc or 'timed out'})") from None
     try:
+        check_listener(writer.get_extra_info("socket"), paths.socket)
         request = {
             "op": "browser", "session": session, "spare": spare,
             "timeout": max(0.1, deadline - loop.time()),
@@ -198,7 +203,8 @@ async def request(op: str, *, timeout: float) -> dict[str, Any] | None:
     answer within ``timeout``.
 
     Raises:
-        DaemonPathError: The daemon's folder is not private.
+        DaemonPathError: The daemon's folder is not private, or another user's process
+            listens on its socket (nothing sent).
     """
     try:
         paths = daemon_paths()
@@ -208,6 +214,7 @@ async def request(op: str, *, timeout: float) -> dict[str, Any] | None:
         async with asyncio.timeout(timeout):
             reader, writer = await asyncio.open_unix_connection(str(paths.socket))
             try:
+                check_listener(writer.get_extra_info("socket"), paths.socket)
                 writer.write(json.dumps({"op": op}).encode() + b"\n")
                 line = await reader.readline()
             finally:

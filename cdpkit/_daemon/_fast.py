@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._paths import DaemonPathError, daemon_paths
+from ._paths import DaemonPathError, check_listener, daemon_paths
 
 # The options each command takes that leave its browser the daemon's: name -> whether it
 # takes a value. Kept in step with the commands by tests/cli/test_daemon_fast.py.
@@ -113,6 +113,7 @@ def run_by_daemon(args: Sequence[str]) -> int | None:
         try:
             runner.settimeout(within)
             runner.connect(str(paths.worker_socket))
+            check_listener(runner, paths.worker_socket)  # the caller's stdio and environment go
             for stream in (sys.stdout, sys.stderr):
                 stream.flush()
             data = json.dumps(request).encode() + b"\n"
@@ -123,8 +124,9 @@ def run_by_daemon(args: Sequence[str]) -> int | None:
             if not isinstance(pid, int):
                 return None  # it will not run it (another Python...): run it here
             runner.sendall(b"go\n")
-        except (OSError, ValueError):
-            return None  # it did not answer in time: the child, not told to go, ends
+        except (OSError, ValueError, DaemonPathError):
+            return None  # it did not answer in time (the child, not told to go, ends), or
+            # is not this user's: the full path says so
         return _wait_for(runner, pid)
 
 
@@ -173,10 +175,11 @@ def _daemon_answers(path: str, within: float) -> bool:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
             probe.settimeout(within)
             probe.connect(path)
+            check_listener(probe, Path(path))
             probe.sendall(b'{"op": "status"}\n')
             return _read_line(probe).get("ok") is True
-    except (OSError, ValueError):
-        return False
+    except (OSError, ValueError, DaemonPathError):
+        return False  # another user's listener: the full path says so
 
 
 def _read_line(connection: socket.socket) -> dict[str, Any]:

@@ -8,6 +8,12 @@ and a session's messages go to the connection that owns it. A connection sees on
 targets of its browser contexts (the one the daemon gave it, and those it created): the
 pages of other commands are let go of (resumed and detached) unseen. A command cannot
 close the shared browser (``Browser.close`` is refused).
+
+A connection reaches only its own contexts and targets: every context, target or session
+id it names must be its own (else a CDP error says so); on its browser session only what
+acts on those is relayed (:data:`_BROWSER_SESSION`), not what would observe or change the
+whole browser (``Fetch.enable``, ``Tracing``, ``Security``...: on a page's own session
+they reach that page alone); target lists and download events are filtered to its own.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from typing import Any
 from .._transport import MAX_MESSAGE_SIZE, PipeTransport, TransportClosed
 from ..errors import LaunchError
 from ..launcher import ChromeProcess, start_chrome
-from ._paths import DaemonPaths
+from ._paths import DaemonPaths, peer_uid
 
 # How often each Chrome is asked whether it still answers, and how long it has to (it is
 # replaced after two misses in a row, or at once when a command is about to get it).
@@ -43,8 +49,22 @@ _CONTEXT_SCOPED = frozenset({
     "Browser.grantPermissions", "Browser.resetPermissions", "Browser.setPermission",
     "Storage.getCookies", "Storage.setCookies", "Storage.clearCookies",
 })  # fmt: skip
+# All a connection may send on its browser session: what acts on its own contexts and
+# targets (the ids it names are checked to be its own), or on nothing of anyone else's.
+# Anything else there (Fetch, Tracing, Security, IO, SystemInfo.getProcessInfo...) would
+# observe or change every context of the shared browser: sent on a page's session instead,
+# it reaches that page alone.
+_BROWSER_SESSION = _CONTEXT_SCOPED | {
+    "Browser.getVersion", "Browser.getWindowForTarget", "SystemInfo.getInfo",
+    "SystemInfo.getFeatureState", "Target.attachToTarget", "Target.activateTarget",
+    "Target.autoAttachRelated", "Target.closeTarget", "Target.createBrowserContext",
+    "Target.detachFromTarget", "Target.disposeBrowserContext", "Target.getBrowserContexts",
+    "Target.getTargetInfo", "Target.getTargets", "Target.setAutoAttach",
+    "Target.setDiscoverTargets",
+}  # fmt: skip
 # What would end or break the browser the other commands share.
 _REFUSED = frozenset({"Browser.close", "Browser.crash", "Browser.crashGpuProcess"})
+_SHARED = "this browser is the cdpkit daemon's, shared by other commands"
 
 
 class _Gone(Exception):
@@ -78,6 +98,8 @@ class _Client:
     created: set[str] = field(default_factory=set)  # contexts it created
     sessions: set[str] = field(default_factory=set)  # child sessions it owns
     targets: set[str] = field(default_factory=set)
+    frames: set[str] = field(default_factory=set)  # frames of its pages it was told of
+    downloads: set[str] = field(default_factory=set)  # guids of its pages' downloads
     closed: bool = False
     wants_spare: bool = False  # a context made ahead is made for the next one like it
 
@@ -103,6 +125,7 @@ class _Chrome:
         self.dead: str | None = None
         self._watch: asyncio.Task[None] | None = None
         self._spare: asyncio.Future[str] | None = None  # a context with a tab, made ahead
+        self._targets: dict[str, str] = {}  # target id -> its browser context's id
 
     @property
     def pid(self) -> int | None:
@@ -122,6 +145,8 @@ class _Chrome:
         self._watch = asyncio.create_task(self._watch_pipe())
         try:
             await self.call("Browser.getVersion", timeout=timeout)
+            # Which context each target is in: a connection may name only its own.
+            await self.call("Target.setDiscoverTargets", {"discover": True}, timeout=timeout)
         except _Gone as exc:
             await self.stop()
             raise LaunchError(f"Chrome did not answer within {timeout:g} s: {exc}") from None
@@ -302,29 +327,29 @@ class _Chrome:
             method = message["method"]
         except (ValueError, KeyError, TypeError):
             return  # not a command; a CDP peer would drop the connection, ignoring is kinder
+        if not isinstance(method, str) or not isinstance(message, dict):
+            return
         session = message.get("sessionId")
+        params = message.setdefault("params", {})
+        if session is not None and session not in client.sessions:
+            client.deliver({"id": original_id, "sessionId": session, "error": {
+                "code": -32001, "message": "Session with given id not found.",
+            }})  # fmt: skip
+            return
+        refusal = self._refusal(client, method, params, browser_session=session is None)
+        if refusal is not None:
+            answer: dict[str, Any] = {"id": original_id, "error": {"code": -32000, "message": refusal}}
+            if session is not None:
+                answer["sessionId"] = session
+            client.deliver(answer)
+            return
         if session is None:
-            params = message.setdefault("params", {})
-            if method in _REFUSED:
-                client.deliver({"id": original_id, "error": {
-                    "code": -32000,
-                    "message": f"{method} is refused: this browser is the cdpkit daemon's, "
-                    "shared by other commands (`cdpkit daemon stop` ends it)",
-                }})  # fmt: skip
-                return
-            if method in _CONTEXT_SCOPED and isinstance(params, dict):
-                params.setdefault("browserContextId", client.context_id)
-            if method == "Target.disposeBrowserContext" and isinstance(params, dict) and (
+            if method == "Target.disposeBrowserContext" and (
                 params.get("browserContextId") not in client.created
             ):
                 client.deliver({"id": original_id, "result": {}})  # the daemon's to dispose
                 return
             message["sessionId"] = client.root
-        elif session not in client.sessions:
-            client.deliver({"id": original_id, "sessionId": session, "error": {
-                "code": -32001, "message": "Session with given id not found.",
-            }})  # fmt: skip
-            return
         message_id = next(self._ids)
         message["id"] = message_id
         self._pending[message_id] = (client, original_id, method)
@@ -332,6 +357,41 @@ class _Chrome:
             self._send(message)
         except _Gone:
             self._pending.pop(message_id, None)
+
+    def _refusal(self, client: _Client, method: str, params: Any, *, browser_session: bool) -> str | None:
+        """Why a connection may not send this command (``None``: it may). On its browser
+        session, only :data:`_BROWSER_SESSION`, its own context named when none is; on
+        any session, the contexts, targets and sessions it names must be its own."""
+        if not isinstance(params, dict):
+            return "params must be an object"
+        if browser_session:
+            if method in _REFUSED:
+                return f"{method} is refused: {_SHARED} (`cdpkit daemon stop` ends it)"
+            if method not in _BROWSER_SESSION:
+                return (
+                    f"{method} is refused on the browser session: {_SHARED}, and there it "
+                    "would observe or change other commands' pages and requests too; send it "
+                    "on the session of a page of your own (Target.attachToTarget)"
+                )
+        if method in _CONTEXT_SCOPED and (browser_session or not method.startswith("Storage.")):
+            # On a page's session too, where Browser.* and Target.createTarget would act on
+            # the default context (its Storage.* act on the page's own, and take no id).
+            params.setdefault("browserContextId", client.context_id)
+        context = params.get("browserContextId")
+        if context is not None and context not in client.contexts:
+            return f"browser context {context} is not this connection's: {_SHARED}"
+        target = params.get("targetId")
+        if target is not None and not self._owns_target(client, target):
+            return f"target {target} is not this connection's: {_SHARED}"
+        named = params.get("sessionId")
+        if method.startswith("Target.") and named is not None and named not in client.sessions:
+            return f"session {named} is not this connection's: {_SHARED}"
+        if method == "Target.attachToBrowserTarget":
+            return f"{method} is refused: {_SHARED}; each connection has one browser session"
+        return None
+
+    def _owns_target(self, client: _Client, target: Any) -> bool:
+        return target in client.targets or self._targets.get(target) in client.contexts
 
     def _from_chrome(self, data: bytes) -> None:
         """One message from Chrome: an answer to its caller, an event to its session's
@@ -357,13 +417,16 @@ class _Chrome:
             message["id"] = original_id
             if message.get("sessionId") == client.root:
                 del message["sessionId"]
-                result = message.get("result")
-                if isinstance(result, dict):
-                    self._answered(client, method, result)
+            result = message.get("result")
+            if isinstance(result, dict):
+                self._answered(client, method, result)
             client.deliver(message)
             return
         session = message.get("sessionId")
-        owner = self._owners.get(session) if session is not None else None
+        if session is None:
+            self._discovered(message.get("method"), message.get("params") or {})
+            return
+        owner = self._owners.get(session)
         if owner is None:
             return
         client = owner
@@ -376,10 +439,28 @@ class _Chrome:
             self._adopt(client, params.get("sessionId"))  # a page's frame or worker
         elif message.get("method") == "Target.detachedFromTarget":
             self._disown(client, params.get("sessionId"))
+        elif message.get("method") in ("Page.frameAttached", "Page.frameNavigated"):
+            frame = params.get("frameId") or (params.get("frame") or {}).get("id")
+            if isinstance(frame, str):
+                client.frames.add(frame)  # its downloads' events are its own
         client.deliver(message)
 
+    def _discovered(self, method: Any, params: dict[str, Any]) -> None:
+        """The daemon's own target discovery: which context each target is in."""
+        info = params.get("targetInfo") or {}
+        if method in ("Target.targetCreated", "Target.targetInfoChanged"):
+            target, context = info.get("targetId"), info.get("browserContextId")
+            if isinstance(target, str) and isinstance(context, str):
+                self._targets[target] = context
+        elif method == "Target.targetDestroyed" and isinstance(params.get("targetId"), str):
+            self._targets.pop(params["targetId"], None)
+
     def _answered(self, client: _Client, method: str, result: dict[str, Any]) -> None:
-        if method == "Target.createBrowserContext":
+        if method == "Target.createTarget" and isinstance(result.get("targetId"), str):
+            client.targets.add(result["targetId"])  # made in a context of its own
+        elif method == "Target.getBrowserContexts" and isinstance(result.get("browserContextIds"), list):
+            result["browserContextIds"] = [c for c in result["browserContextIds"] if c in client.contexts]
+        elif method == "Target.createBrowserContext":
             context_id = result.get("browserContextId")
             if isinstance(context_id, str):
                 client.contexts.add(context_id)
@@ -420,6 +501,21 @@ class _Chrome:
                 return False
             if method == "Target.targetDestroyed":
                 client.targets.discard(target)
+            return True
+        # Chrome sends every download's events to each browser session that asked for
+        # them: only those of this connection's own pages and frames reach it.
+        if method == "Browser.downloadWillBegin":
+            frame = params.get("frameId")
+            if not (frame in client.frames or self._owns_target(client, frame)):
+                return False
+            client.downloads.add(params.get("guid", ""))
+            return True
+        if method == "Browser.downloadProgress":
+            guid = params.get("guid")
+            if guid not in client.downloads:
+                return False
+            if params.get("state") in ("completed", "canceled"):
+                client.downloads.discard(guid)
             return True
         return True
 
@@ -473,6 +569,16 @@ class Daemon:
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(signum, self._stop.set)
+        # Held while it runs: `daemon stop` signals only the process holding it, and a
+        # second daemon leaves this one's socket alone.
+        lock = self.paths.hold_pid_file()
+        try:
+            await self._serve_locked()
+        finally:
+            self.paths.pid_file.unlink(missing_ok=True)
+            os.close(lock)
+
+    async def _serve_locked(self) -> None:
         with contextlib.suppress(FileNotFoundError):
             self.paths.socket.unlink()  # a dead daemon's
         old_umask = os.umask(0o177)  # the socket is 0600 from its first moment
@@ -483,7 +589,6 @@ class Daemon:
         finally:
             os.umask(old_umask)
         os.chmod(self.paths.socket, 0o600)
-        self.paths.pid_file.write_text(f"{os.getpid()}\n")
         watch = asyncio.create_task(self._watch())
         worker = await self._start_worker()
         try:
@@ -603,6 +708,9 @@ class Daemon:
     # -- one connection -------------------------------------------------------------------
 
     async def _serve_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if peer_uid(writer.get_extra_info("socket")) not in (None, os.getuid()):
+            writer.close()  # another user's process (the socket is 0600: only root could)
+            return
         self._connections += 1
         self._last_use = time.monotonic()
         try:

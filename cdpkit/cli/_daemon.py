@@ -20,7 +20,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from .._cli_common import CLIError, run
-from .._daemon._paths import DaemonPathError, daemon_paths
+from .._daemon._paths import DaemonPathError, DaemonPaths, daemon_paths
 from .._daemon._use import DaemonUse, daemon_use
 from ._params import DebugOption, TimeoutOption
 
@@ -138,14 +138,17 @@ def daemon(
         assert paths is not None
         from .._daemon._server import run_daemon
 
-        run_daemon(paths, browsers=browsers, idle_timeout=idle_timeout, session_idle=session_idle,
-                   launch_timeout=timeout)
+        try:
+            run_daemon(paths, browsers=browsers, idle_timeout=idle_timeout,
+                       session_idle=session_idle, launch_timeout=timeout)
+        except DaemonPathError as exc:  # another daemon holds the pid file
+            raise CLIError(str(exc)) from None
         return
     if action is DaemonAction.status:
         # A live daemon answers at once: one that does not within 2 s is wedged.
         answer = run(lambda: _request("status", timeout=min(timeout, 2.0)), debug=debug) if paths else None
         if answer is None:
-            pid = paths.read_pid() if paths else None
+            pid = paths.daemon_pid() if paths else None
             if pid is not None and _running(pid):
                 print(f"the cdpkit daemon (pid {pid}) does not answer (`cdpkit daemon stop` ends it)",
                       file=sys.stderr)
@@ -186,7 +189,10 @@ def daemon(
 async def _request(op: str, *, timeout: float) -> dict[str, Any] | None:
     from .._daemon._client import request
 
-    return await request(op, timeout=timeout)
+    try:
+        return await request(op, timeout=timeout)
+    except DaemonPathError as exc:
+        raise CLIError(str(exc)) from None
 
 
 def _print_status(answer: dict[str, Any]) -> None:
@@ -205,35 +211,53 @@ def _print_status(answer: dict[str, Any]) -> None:
 
 def _stop(timeout: float, debug: bool) -> None:
     """Ask the daemon to stop and wait until it is gone; a daemon that does not answer
-    (e.g. stopped with SIGSTOP) is ended with SIGTERM, then SIGKILL."""
+    (e.g. stopped with SIGSTOP) is ended with SIGTERM, then SIGKILL. Only the daemon
+    itself is ever signalled: the process holding its pid file's lock (a pid file a dead
+    daemon left may name another process by now)."""
     try:
         paths = daemon_paths()
-    except (FileNotFoundError, DaemonPathError):
+    except FileNotFoundError:
         print("no cdpkit daemon runs")
         return
-    pid = paths.read_pid()
+    except DaemonPathError as exc:
+        raise CLIError(str(exc)) from None
+    pid = paths.daemon_pid()
     answer = run(lambda: _request("stop", timeout=min(timeout, 2.0)), debug=debug)
     if answer is None and pid is None:
-        for leftover in (paths.socket, paths.pid_file):
-            leftover.unlink(missing_ok=True)
+        _remove_leftovers(paths)
         print("no cdpkit daemon runs")
         return
     if answer is not None:
         pid = answer.get("pid", pid)
-    if pid is not None and (answer is None or not _wait_gone(pid, timeout)):
-        for signum in (signal.SIGTERM, signal.SIGCONT):  # SIGCONT: a stopped one acts on it
-            _signal(pid, signum)
-        if not _wait_gone(pid, 5.0):
-            _signal(pid, signal.SIGKILL)  # its Chromes' watchdogs end them
-            _wait_gone(pid, 5.0)
-    for leftover in (paths.socket, paths.pid_file):
-        leftover.unlink(missing_ok=True)
+    if (
+        pid is not None
+        and (answer is None or not _wait_gone(pid, timeout))
+        # SIGCONT: a stopped one acts on the SIGTERM
+        and _signal_daemon(paths, pid, signal.SIGTERM, signal.SIGCONT)
+        and not _wait_gone(pid, 5.0)
+        and _signal_daemon(paths, pid, signal.SIGKILL)  # its Chromes' watchdogs end them
+    ):
+        _wait_gone(pid, 5.0)
+    _remove_leftovers(paths)
     print(f"cdpkit daemon stopped (pid {pid})")
 
 
-def _signal(pid: int, signum: int) -> None:
-    with contextlib.suppress(OSError):
-        os.kill(pid, signum)
+def _remove_leftovers(paths: DaemonPaths) -> None:
+    """Remove the socket and pid file a daemon left, unless one still runs."""
+    if paths.daemon_pid() is None:
+        for leftover in (paths.socket, paths.pid_file):
+            leftover.unlink(missing_ok=True)
+
+
+def _signal_daemon(paths: DaemonPaths, pid: int, *signums: int) -> bool:
+    """Send ``signums`` to ``pid`` if it is the daemon (it holds the pid file's lock);
+    whether it was."""
+    if paths.daemon_pid() != pid:
+        return False
+    for signum in signums:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signum)
+    return True
 
 
 def _wait_gone(pid: int, timeout: float) -> bool:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .._own_requests import checked_by
+from .._urls import read_url
 from ._render import MAX_INLINE_BYTES
 from ._schema import (
     Image,
@@ -34,7 +35,7 @@ from ._schema import (
 )
 from ._session import BrowserSession
 from ._text import TOOL_TEXT
-from ._urls import UrlBlockedError, normalize_url
+from ._urls import UrlBlockedError
 
 if TYPE_CHECKING:
     # The light path's engine (and httpx) loads on the first call of its tools, not
@@ -378,7 +379,7 @@ def _engine_tool(
         policy = session.options.url_policy
         url = arguments.get("url")
         if isinstance(url, str):
-            url = normalize_url(url)  # judged and fetched as the browser reads it
+            url = read_url(url)  # judged and fetched as the browser reads it
             policy.check(url, "Browsing")
             arguments = {**arguments, "url": url}
         # Tier 1's requests (and robots.txt) are cdpkit's own: each hop is held to the

@@ -15,15 +15,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import ada_url
-
 from .. import tools
 from .._frames import frame_tree
+from .._urls import read_url
 from ..errors import CDPError, NavigationError
 from ..page import Dialog, Page
 from ._schema import Part, Text
 from ._session import BlockedRequest
-from ._urls import UrlBlockedError, UrlPolicy, normalize_url
+from ._urls import UrlBlockedError, UrlPolicy
 
 ArgumentCheck = Callable[[Page, UrlPolicy, dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -107,10 +106,10 @@ async def check_url_argument(
     page: Page, policy: UrlPolicy, arguments: dict[str, Any]
 ) -> dict[str, Any]:
     """For tools that load ``url``: refuse a blocked one before loading it, and hand the
-    tool the URL as it was judged (:func:`~cdpkit.mcp._urls.normalize_url`)."""
+    tool the URL as it was judged (:func:`~cdpkit.mcp._urls.read_url`)."""
     url = arguments.get("url")
     if isinstance(url, str):
-        url = normalize_url(url)
+        url = read_url(url)
         policy.check(url)
         arguments = {**arguments, "url": url}
     return arguments
@@ -130,10 +129,10 @@ async def check_download_source(
         arguments["url"] = url = resource
     if isinstance(url, str):
         base = page.url
-        absolute = normalize_url(url)
+        absolute = read_url(url)
         if base.startswith("http"):
             with contextlib.suppress(ValueError):  # not a URL even relative to the page
-                absolute = normalize_url(str(ada_url.URL(absolute, base).href))
+                absolute = read_url(absolute, base)
         policy.check(absolute, "Download of")
         arguments = {**arguments, "url": absolute}  # the download fetches what was judged
     return arguments

@@ -34,6 +34,15 @@ browser on every page and frame request when an origin list is set (redirects, c
 links, scripts), and on where the tab ends up after each tool: no tool reads or acts on
 a page at a blocked URL.
 
+Who may use the HTTP server: only requests naming it by the address it listens on, in
+their ``Host`` header and, from a web page, their ``Origin`` (any spelling of that
+address; ``localhost`` too for a loopback address; any IP address when bound to every
+interface): a web page of another name resolved to the server's address (DNS rebinding)
+gets 421 or 403 and nothing else, whatever ``--http`` binds. Each client is known by an
+id the server gave it (its ``mcp-session-id``, or for a stateless client the
+``cdpkit-mcp-client`` cookie), never by its address or port; a client that keeps neither
+is a new client at every request (see :mod:`cdpkit.mcp._app`).
+
 The browser is started as the CLI's are (:mod:`cdpkit._browser_options`): ``--connect``
 (a URL, ``host:port`` or a bare port), ``--headful``, ``--profile``, ``--chrome``,
 ``--chrome-arg``, ``--viewport WxH``, ``--timeout``. Both entry points (this module's

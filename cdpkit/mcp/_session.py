@@ -10,18 +10,18 @@ import asyncio
 import collections
 import contextlib
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import tools
 from .._browser_options import BrowserOptions, CLIError, error_line, start_browser
 from .._daemon._use import daemon_preferred
-from .._model import RawEvent
 from .._secrets import get_logger
 from ..browser import Browser, BrowserContext
-from ..errors import CDPError, ConnectionClosedError
+from ..errors import CDPError
 from ..page import Page
-from ..session import EventStream
+from ..session import Session
 from ..tools._recording import Recording
 from ..tools.files import default_download_dir
 from ..tools.tabs import active_tab
@@ -76,82 +76,144 @@ class BlockedRequest:
         number: Its place in the guard's count (1 for the first refused).
         url: The URL requested.
         reason: Why it is blocked (see :meth:`UrlPolicy.refusal`).
+        context: The ``browserContextId`` of the tab that asked ("" if unknown).
     """
 
     number: int
     url: str
     reason: str
+    context: str = ""
+
+
+# Only documents pause: one round trip per page or frame load, the rest untouched.
+_DOCUMENTS = {
+    "patterns": [{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}]
+}
+# Out-of-process frames of a gated target are attached paused, gated, then resumed.
+_FRAMES = {
+    "autoAttach": True,
+    "waitForDebuggerOnStart": True,
+    "flatten": True,
+    "filter": [{"type": "iframe", "exclude": False}],
+}
 
 
 class RequestGuard:
-    """Refuses, browser-wide, every document request to a blocked origin before it is
-    sent: a tab's or a frame's, each hop of a redirect included. So a blocked page never
-    loads, whatever led there (a link, a script, a redirect, an iframe); the tab shows
-    Chrome's error page (``net::ERR_BLOCKED_BY_CLIENT``) instead.
+    """Refuses every document request of the server's own tabs to a blocked origin
+    before it is sent: a tab's or a frame's, each hop of a redirect included. So a
+    blocked page never loads, whatever led there (a link, a script, a redirect, an
+    iframe, a popup); the tab shows Chrome's error page (``net::ERR_BLOCKED_BY_CLIENT``)
+    instead.
 
-    Only documents are paused (``Fetch.enable`` on the browser target with
-    ``resourceType: Document``): one round trip per page or frame load; the pages' other
-    requests are untouched, and so are the tools' own ``Fetch.enable`` on a page
-    (downloads), which intercept separately. ``file:`` URLs never reach the network: the
-    tools refuse them themselves. On a browser the server attached to (``--connect``),
-    this holds for all its tabs while the server is attached.
+    Per target, never browser-wide: the guard attaches a session of its own to each page
+    the server's :class:`~cdpkit.Browser` has (on the cdpkit daemon, only the pages of the
+    server's own browser contexts; on a browser it launched or attached to with ``--connect``,
+    the tabs its tools act on), before the page makes its first request (popups and new tabs
+    included), and to each out-of-process frame of those pages before it runs. On that
+    session ``Fetch.enable`` pauses documents only, so the pages' other requests are
+    untouched, and so are the tools' own ``Fetch.enable`` on a page (downloads), which
+    intercept on the page's session. Other browser contexts' requests, and their URLs,
+    never reach the guard. ``file:`` URLs never reach the network: the tools refuse them
+    themselves.
     """
 
     def __init__(self, policy: UrlPolicy) -> None:
         self.policy = policy
         self.count = 0
         self.recent: collections.deque[BlockedRequest] = collections.deque(maxlen=20)
-        self._reported = 0
-        self._task: asyncio.Task[None] | None = None
+        self._reported: set[int] = set()  # numbers already taken (of those in recent)
+        self._browser: Browser | None = None
+        self._gated: dict[str, asyncio.Future[None]] = {}  # target id -> its gating
+        self._sessions: dict[str, str] = {}  # the guard's session ids -> their context id
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._unhook: Callable[[], None] | None = None
 
     async def start(self, browser: Browser) -> None:
-        """Start answering ``browser``'s paused document requests.
+        """Guard ``browser``'s pages: those open now (before this returns) and every
+        later one (before it runs).
 
         Raises:
-            CDPError: The browser does not let its requests be intercepted.
+            CDPError: A page's requests could not be intercepted.
         """
-        paused = browser.listen("Fetch.requestPaused", raw=True)  # subscribed before enabling
+        self._browser = browser
+        browser.on_event("Target.detachedFromTarget", self._forget)
+        browser.on_event("Target.targetDestroyed", self._destroyed)
+        self._unhook = browser.before_targets_run(self._gate_target)
+        await asyncio.gather(*(self._gate_page(page) for page in browser.pages))
+
+    async def _gate_target(self, session: Session, parent: Session, info: dict[str, Any]) -> None:
+        """The browser's target hook: a new page, or a frame under a gated session."""
+        if isinstance(session, Page):
+            try:
+                await self._gate_page(session)
+            except CDPError:
+                if not session.closed:
+                    log.warning("The request guard could not gate tab %s", session.target_id)
+                    await _close_quietly(session)  # no tab of the server's runs unguarded
+            return
+        context = self._sessions.get(parent.session_id or "")
+        if context is not None:  # a frame of a gated target: gated before it resumes
+            await self._gate_session(session, context)
+
+    async def _gate_page(self, page: Page) -> None:
+        gating = self._gated.get(page.target_id)
+        if gating is None:
+            gating = self._gated[page.target_id] = asyncio.ensure_future(self._attach(page))
+        await asyncio.shield(gating)
+
+    async def _attach(self, page: Page) -> None:
+        browser = page.browser
         try:
-            await browser.call(
-                "Fetch.enable",
-                {
-                    "patterns": [
-                        {"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}
-                    ]
-                },
-            )
+            own = await browser.attach_session(page.target_id)
         except BaseException:
-            await paused.aclose()
+            self._gated.pop(page.target_id, None)  # tried again by the next hook
             raise
-        self._task = asyncio.create_task(self._answer(browser, paused))
+        await self._gate_session(own, page.context.id if page.context is not None else "")
 
-    def since(self, count: int) -> list[BlockedRequest]:
-        """The requests refused after the guard's :attr:`count` was ``count``."""
-        return [blocked for blocked in self.recent if blocked.number > count]
+    async def _gate_session(self, session: Session, context: str) -> None:
+        """Pause ``session``'s document requests and attach its out-of-process frames."""
+        self._sessions[session.session_id or ""] = context
+        session.on_event("Fetch.requestPaused", self._paused(session, context))
+        session.on_event("Target.detachedFromTarget", self._forget)  # its frames'
+        await asyncio.gather(
+            session.call("Fetch.enable", _DOCUMENTS), session.call("Target.setAutoAttach", _FRAMES)
+        )
 
-    def take_unreported(self) -> list[BlockedRequest]:
-        """The requests refused since the last call (up to the last 20): a link clicked
-        at the end of one tool call is refused during the next one."""
-        fresh = self.since(self._reported)
-        self._reported = self.count
+    def _forget(self, params: dict[str, Any]) -> None:
+        self._sessions.pop(str(params.get("sessionId")), None)
+
+    def _destroyed(self, params: dict[str, Any]) -> None:
+        self._gated.pop(str(params.get("targetId")), None)
+
+    def _paused(self, session: Session, context: str) -> Callable[[dict[str, Any]], None]:
+        def paused(params: dict[str, Any]) -> None:
+            task = asyncio.ensure_future(self._decide(session, context, params))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+        return paused
+
+    def take_unreported(self, context: BrowserContext | None = None) -> list[BlockedRequest]:
+        """The requests of ``context``'s tabs refused since the last call (up to the last
+        20; ``None``: of every tab, for a server whose clients share the browser's
+        contexts): a link clicked at the end of one tool call is refused during the next
+        one. One HTTP client never learns what another client's tabs were refused."""
+        wanted = None if context is None else context.id
+        fresh = [
+            blocked
+            for blocked in self.recent
+            if blocked.number not in self._reported and wanted in (None, blocked.context)
+        ]
+        kept = {blocked.number for blocked in self.recent}
+        self._reported = (self._reported & kept) | {blocked.number for blocked in fresh}
         return fresh
 
-    async def _answer(self, browser: Browser, paused: EventStream[RawEvent]) -> None:
-        async with paused:
-            try:
-                async for event in paused:
-                    try:
-                        await self._decide(browser, event.params)
-                    except Exception:  # a bug here must not stop the guard: pages would hang
-                        log.exception("The request guard failed on %s", event.params)
-            except ConnectionClosedError:
-                pass  # the browser is gone: nothing is waiting any more
-
-    async def _decide(self, browser: Browser, params: dict[str, Any]) -> None:
+    async def _decide(self, session: Session, context: str, params: dict[str, Any]) -> None:
         url = str(params.get("request", {}).get("url", ""))
         try:
             reason = self.policy.refusal(url)
         except Exception:  # never leave a request paused: the page would hang
+            log.exception("The request guard failed on %s", url)
             reason = "the URL could not be checked"
         command: dict[str, Any] = {"requestId": params.get("requestId")}
         if reason is None:
@@ -160,17 +222,31 @@ class RequestGuard:
             method = "Fetch.failRequest"
             command["errorReason"] = "BlockedByClient"
             self.count += 1
-            self.recent.append(BlockedRequest(self.count, url, reason))
+            self.recent.append(BlockedRequest(self.count, url, reason, context))
         with contextlib.suppress(CDPError, TimeoutError):  # the request may be gone already
-            await browser.call(method, command, timeout=10)
+            await session.call(method, command, timeout=10)
 
     async def stop(self) -> None:
         """Stop answering (the browser closes, or closed)."""
-        task, self._task = self._task, None
-        if task is not None:
+        self._browser = None
+        unhook, self._unhook = self._unhook, None
+        if unhook is not None:
+            unhook()
+        for gating in self._gated.values():
+            gating.cancel()
+        tasks = [*self._tasks, *self._gated.values()]
+        self._gated.clear()
+        self._sessions.clear()
+        for task in tasks:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, CDPError):
                 await task
+
+
+async def _close_quietly(page: Page) -> None:
+    with contextlib.suppress(CDPError, TimeoutError):
+        await page.close(timeout=5)
 
 
 class BrowserSession:

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from .. import tools
 from .._own_requests import checked_by
+from .._urls import read_url
 from ..browser import Browser, BrowserContext
 from ..errors import NavigationError
 from ..page import Dialog, DialogPolicy, Page
@@ -88,7 +89,7 @@ from ._schema import (
 from ._session import BlockedRequest, BrowserSession, RequestGuard, ServerOptions
 from ._state import browser_downloads, browser_emulate, browser_save_storage_state
 from ._text import TOOL_TEXT
-from ._urls import UrlBlockedError, UrlPolicy, normalize_url
+from ._urls import UrlBlockedError, UrlPolicy
 
 __all__ = [
     "AGENT_SNAPSHOT_CHARS",
@@ -199,12 +200,13 @@ def _page_tool(
                 except Exception as exc:
                     # A failure message may quote the blocked page too.
                     await check_where_it_ended(page, policy, name, arguments, navigates)
-                    refused = session.guard.take_unreported()
+                    refused = session.guard.take_unreported(session.tab_context)
                     if isinstance(exc, NavigationError) and refused:
                         raise navigation_refused(exc, refused[-1]) from None
                     raise
             await check_where_it_ended(page, policy, name, arguments, navigates)
-        refused_urls = {blocked.url: blocked for blocked in session.guard.take_unreported()}
+        refused = session.guard.take_unreported(session.tab_context)
+        refused_urls = {blocked.url: blocked for blocked in refused}
         notes += [Text(refused_note(blocked)) for blocked in refused_urls.values()]
         if changes is None:
             return render(result, session) + notes
@@ -364,12 +366,12 @@ async def browser_tabs(
         raise ValueError(f"action {action!r} needs tab_id (from browser_tabs action=list)")
     if action == "new":
         if url is not None:
-            url = normalize_url(url)  # judged and loaded as the browser reads it
+            url = read_url(url)  # judged and loaded as the browser reads it
             policy.check(url)
         try:
             page = await tools.new_tab(browser, url, context=context, wait_until="usable")
         except NavigationError as exc:
-            refused = guard.take_unreported() if guard is not None else []
+            refused = guard.take_unreported(context) if guard is not None else []
             opened = active_tab(browser, context=context)
             if not refused or opened is None:
                 raise

@@ -24,13 +24,19 @@ pages under another name): they show local files, history, settings, extensions.
 ``javascript:`` URLs are always refused: they run code (that is ``browser_execute_js``,
 offered only with ``--allow-js``). Any other scheme is refused: it is not a web page.
 
-Every URL is judged as the browser will read it (:func:`normalize_url`, the WHATWG URL
+Every URL is judged as the browser will read it (:func:`read_url`, the WHATWG URL
 parser of ``ada-url``, the one Node uses): leading and trailing C0 controls and spaces
 stripped, tabs and newlines removed anywhere, the scheme lowercased, the host
 percent-decoded, IDNA-mapped and IPv4 numbers in any notation written as dotted
 decimal, backslashes read as slashes. So ``"\\x01javascript:..."``, ``"java\\tscript:..."``
 or ``"http://0x7f.1/"`` are judged as ``javascript:...`` and ``http://127.0.0.1/``, and
 the tools pass that normalised URL on: the browser loads exactly what was judged.
+
+The origin lists compare hosts as the addresses they reach (:func:`host_address`): an
+IPv4 address embedded in IPv6 is that address, and every spelling of this machine
+(``localhost``, ``127.0.0.0/8``, ``[::1]``, ``0.0.0.0``, ``[::]``) is one, so
+``--blocked-origins http://127.0.0.1:8080`` also stops ``http://0.0.0.0:8080`` and
+``http://[::ffff:127.0.0.1]:8080``.
 """
 
 from __future__ import annotations
@@ -38,12 +44,19 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import re
-import urllib.parse
 from collections.abc import Iterable
 
-import ada_url
+from .._urls import THIS_MACHINE, canonical_host, host_address, read_url
+from .._urls import origin as url_origin
 
-__all__ = ["OriginPattern", "UrlBlockedError", "UrlPolicy", "normalize_url", "split_origin_list"]
+__all__ = [
+    "OriginPattern",
+    "UrlBlockedError",
+    "UrlPolicy",
+    "host_address",
+    "read_url",
+    "split_origin_list",
+]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _BROWSER_SCHEMES = frozenset(
@@ -105,7 +118,7 @@ def _normalize_host(host: str, entry: str) -> str:
     labels = host.split(".")
     if not host or not all(_HOST_LABEL.match(label) for label in labels):
         raise ValueError(f"Invalid host {host!r} in origin {entry!r}")
-    return _ipv4(host) or host
+    return canonical_host(host)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -191,97 +204,20 @@ class OriginPattern:
         return cls(text, scheme, _normalize_host(host, entry), subdomains, port)
 
     def matches(self, scheme: str, host: str, port: int) -> bool:
-        """Whether the origin ``scheme://host:port`` (lowercase host) is one of this
-        pattern's."""
+        """Whether the origin ``scheme://host:port`` (host as :func:`read_url`
+        writes it) is one of this pattern's. Hosts are compared as addresses
+        (:func:`host_address`): ``127.0.0.1`` also matches ``0.0.0.0``,
+        ``[::ffff:7f00:1]`` and ``localhost``, in a blocked list as in an allowed one."""
         if self.scheme is not None and scheme != self.scheme:
             return False
         if self.port is not None and port != self.port:
             return False
         if self.host == "*":
             return True
-        if self.subdomains:
+        address = host_address(self.host)
+        if self.subdomains and address != THIS_MACHINE:
             return host.endswith("." + self.host)
-        return host == self.host
-
-
-# What the URL standard strips from both ends of a URL (C0 controls and space) and
-# removes everywhere (tab, newline, carriage return) before parsing it.
-_C0_AND_SPACE = "".join(map(chr, range(0x21)))
-_TAB_OR_NEWLINE = re.compile(r"[\t\n\r]")
-
-
-def normalize_url(url: str) -> str:
-    """``url`` as the browser will read it: parsed by the WHATWG URL standard (which
-    Chrome follows) and written back (``"\\x01JavaScript:x"`` -> ``"javascript:x"``,
-    ``"HTTP://0x7f.1"`` -> ``"http://127.0.0.1/"``). Text that is no URL (``"example.com"``,
-    a relative path) comes back cleaned of what the standard strips, otherwise as given:
-    the browser cannot load it either.
-
-    Judge this, and hand the browser this: the URL judged is the URL loaded."""
-    cleaned = _TAB_OR_NEWLINE.sub("", url.strip(_C0_AND_SPACE))
-    try:
-        return str(ada_url.URL(cleaned).href)
-    except ValueError:
-        return cleaned
-
-
-def _origin(url: str) -> tuple[str, str, int] | None:
-    """``(scheme, host, port)`` of an http(s) URL, with the host as Chrome will read it
-    (see :func:`normalize_url`); ``None`` if it has no host or does not parse."""
-    try:
-        parsed = ada_url.URL(_TAB_OR_NEWLINE.sub("", url.strip(_C0_AND_SPACE)))
-    except ValueError:
-        return None
-    scheme = str(parsed.protocol).rstrip(":").lower()
-    if scheme not in _DEFAULT_PORTS:
-        return None
-    host = _canonical_host(str(parsed.hostname).removeprefix("[").removesuffix("]"))
-    if not host:
-        return None
-    port = str(parsed.port)
-    return scheme, host, int(port) if port else _DEFAULT_PORTS[scheme]
-
-
-def _canonical_host(host: str) -> str:
-    """``host`` as the browser canonicalizes it: percent-decoded, lowercase, without a
-    trailing dot, IDN as punycode, IPv4 in any notation (``0x7f.1``, ``2130706433``) as
-    dotted decimal, IPv6 compressed in brackets."""
-    host = urllib.parse.unquote(host).strip().lower().rstrip(".")
-    if ":" in host:
-        try:
-            return f"[{ipaddress.IPv6Address(host).compressed}]"
-        except ValueError:
-            return f"[{host}]"
-    if not host.isascii():
-        try:
-            host = host.encode("idna").decode("ascii")
-        except UnicodeError:
-            return host
-    return _ipv4(host) or host
-
-
-def _ipv4(host: str) -> str | None:
-    """The dotted-decimal form of an IPv4 address written in any notation the URL
-    standard accepts (decimal, octal ``0177``, hex ``0x7f``, 1 to 4 parts), or ``None``."""
-    parts = host.split(".")
-    if not 1 <= len(parts) <= 4:
-        return None
-    numbers = []
-    for part in parts:
-        try:
-            if part.startswith(("0x", "0X")):
-                numbers.append(int(part[2:] or "0", 16))
-            elif part.startswith("0") and len(part) > 1:
-                numbers.append(int(part[1:], 8))
-            else:
-                numbers.append(int(part, 10))
-        except ValueError:
-            return None
-    *leading, last = numbers
-    if any(n > 255 for n in leading) or last >= 256 ** (5 - len(numbers)):
-        return None
-    value = sum(n << (8 * (3 - i)) for i, n in enumerate(leading)) + last
-    return str(ipaddress.IPv4Address(value))
+        return host_address(host) == address
 
 
 def _origin_text(scheme: str, host: str, port: int) -> str:
@@ -340,7 +276,7 @@ class UrlPolicy:
         allow the URL, e.g. ``"file URLs are not allowed (start the server with
         --allow-file-urls to allow them)"``.
         """
-        url = normalize_url(url)
+        url = read_url(url)
         if not url:
             return None  # a tab that has loaded nothing yet
         scheme, colon, rest = url.partition(":")
@@ -379,7 +315,7 @@ class UrlPolicy:
         return f"{what} not allowed (start the server with --allow-file-urls to allow them)"
 
     def _origin_refusal(self, url: str) -> str | None:
-        origin = _origin(url)
+        origin = url_origin(url)
         if origin is None:
             return "it has no host" if self.restricts else None
         text = _origin_text(*origin)

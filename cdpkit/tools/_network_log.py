@@ -4,6 +4,10 @@ Shared by :mod:`cdpkit.tools.network` (the requests since the last navigation) a
 :mod:`cdpkit.tools.har` (every request of a recording, with the page loads). Events are
 read raw, through the generated JSON shapes (``cdp.network.*JSON``): a page can make
 thousands of requests and no model is built for any of them.
+
+Headers are folded in through :func:`cdpkit._secrets.mask_headers`: a credentials header
+(``Authorization``, ``Proxy-Authorization``: Chrome reports the proxy's Basic credentials
+with each request) keeps its scheme only, so no surface reading the log can show one.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from .._model import RawEvent
-from .._secrets import get_logger
+from .._secrets import get_logger, mask_header_text, mask_headers
 from ..errors import ConnectionClosedError
 from ..page import Page
 from ..session import EventStream
@@ -116,7 +120,7 @@ class NetworkLog:
         if handler is None:
             return
         try:
-            handler(self, params)
+            handler(self, _masked(params))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             _logger.warning("Network log: skipped a %s event it could not read (%r)", method, exc)
 
@@ -246,6 +250,27 @@ class NetworkLog:
         entry = self.entries.get(str(params.get("requestId", "")))
         if entry is not None:
             entry.from_cache = True
+
+
+def _masked(params: dict[str, Any]) -> dict[str, Any]:
+    """An event's parameters with every header it carries masked (copies: other listeners
+    of the same event see it as Chrome sent it). Request events carry ``request.headers``,
+    extra info ``headers``, responses ``headers`` and, on old Chromes, ``requestHeaders``
+    and ``requestHeadersText``."""
+    masked = dict(params)
+    if isinstance(masked.get("headers"), dict):
+        masked["headers"] = mask_headers(masked["headers"])
+    for key in ("request", "response", "redirectResponse"):
+        part = masked.get(key)
+        if not isinstance(part, dict):
+            continue
+        part = masked[key] = dict(part)
+        for name in ("headers", "requestHeaders"):
+            if isinstance(part.get(name), dict):
+                part[name] = mask_headers(part[name])
+        if isinstance(part.get("requestHeadersText"), str):
+            part["requestHeadersText"] = mask_header_text(part["requestHeadersText"])
+    return masked
 
 
 _HANDLERS: dict[str, Any] = {

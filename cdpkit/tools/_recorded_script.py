@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,13 +47,35 @@ def literal(value: Any) -> str:
             raise TypeError(f"no literal for the number {value!r}")
         return repr(value)
     if isinstance(value, str):
-        # JSON's string escapes are Python's; kept readable (no \u for non-ASCII letters).
-        return json.dumps(value, ensure_ascii=False)
+        # JSON's string escapes are Python's; kept readable (no \u for non-ASCII letters),
+        # but what a reader would not see (bidirectional controls) is escaped too.
+        return _visible(json.dumps(value, ensure_ascii=False))
     if isinstance(value, os.PathLike):
         return literal(os.fspath(value))
     if isinstance(value, list | tuple):
         return "[" + ", ".join(literal(item) for item in value) + "]"
     raise TypeError(f"no literal for a {type(value).__name__}")
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _visible(text: str) -> str:
+    """``text`` with each character that is not printable (line breaks, controls,
+    bidirectional overrides, lone surrogates) written as its escape: a comment, string
+    or docstring holding it can neither end early nor show the reader another order."""
+    return "".join(char if char.isprintable() else _escape(char) for char in text)
+
+
+def _in_docstring(text: str) -> str:
+    """``text`` as the body of a triple-quoted string: its backslashes and double quotes
+    escaped (no three quotes can end it, nor a quote at its end), the rest made
+    :func:`_visible`."""
+    return _visible(text.replace("\\", "\\\\").replace('"', '\\"'))
 
 
 def render_call(
@@ -159,8 +182,9 @@ _INDENT = " " * 4
 
 
 def _step_lines(number: int, step: Step, dialogs: int) -> list[str]:
-    lines = [f"# {number}. {step.comments[0]}" if step.comments else f"# {number}."]
-    lines += [f"# {comment}" for comment in step.comments[1:]]
+    # A comment quotes the page (names, texts): a line break in it would end it.
+    lines = [f"# {number}. {_visible(step.comments[0])}" if step.comments else f"# {number}."]
+    lines += [f"# {_visible(comment)}" for comment in step.comments[1:]]
     if step.call is None:
         return lines + step.after
     statement = f"await {step.call}"
@@ -195,8 +219,13 @@ def render_script(steps: Sequence[Step], *, when: str, name: str) -> str:
     """
     imports = "cdp, tools" if any(step.wait_for_load for step in steps) else "tools"
     secrets = any("secret" in step.uses for step in steps)
+    # Any name the file may have: quoted for a shell, then escaped for the docstring.
+    command = _in_docstring(shlex.quote(name))
     source = _HEADER.format(
-        when=when, name=name, imports=imports, stdlib="import os\n" if secrets else ""
+        when=_in_docstring(when),
+        name=command,
+        imports=imports,
+        stdlib="import os\n" if secrets else "",
     )
     if secrets:
         source += _SECRET

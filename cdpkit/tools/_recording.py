@@ -40,6 +40,7 @@ from .._secrets import get_logger
 from ..browser import Browser
 from ..errors import CDPError, ElementNotFoundError
 from ..page import Dialog, Page
+from ._keys import lookup_key, parse_combo
 from ._recorded_script import Source, Step, literal, render_call, render_script
 from ._targeting import main_document
 
@@ -150,6 +151,9 @@ class Recording:
         # When an action first failed to find its element, by action and locator.
         self._misses: dict[tuple[Any, ...], float] = {}
         self._secrets = 0  # password fields typed into so far
+        # The step typing a password key by key (press_key), and its page's target id:
+        # the keys that follow it into that field are that same step.
+        self._typing_secret: tuple[Step, str] | None = None
 
     # -- life ---------------------------------------------------------------------------
 
@@ -322,6 +326,8 @@ class Recording:
             return
         missed = self._misses.pop(pending.key, None) if pending.key is not None else None
         step = pending.build(result, None if missed is None else time.monotonic() - missed)
+        if any(written is step for written in self.steps):
+            return  # one more key of a password typed key by key: the step says it already
         if step.action == "handle_dialog" and isinstance(result, Dialog):
             # The action that opened it arms the answer in the script: the one running
             # now (the answer was waiting for it), else the latest one.
@@ -363,6 +369,37 @@ class Recording:
             self._last = (step, page, pending.document, pending.requested)
         self._write()
 
+    def _new_secret(self) -> str:
+        """The environment variable the next password typed is read from in the replay."""
+        self._secrets += 1
+        return f"CDPKIT_SECRET_{self._secrets}"
+
+    def _secret_key(self, page: Page) -> Callable[[Any, float | None], Step]:
+        """A key typed into a password field, never written down: the keys typed one after
+        another into it are one step typing a secret the replay reads from the environment
+        (the password is never seen here: only that a key typed a character of it)."""
+        typing = self._typing_secret
+        last = self.steps[-1] if self.steps else None
+        if typing is not None and last is typing[0] and typing[1] == page.target_id:
+            step = typing[0]
+            return lambda result, waited: step
+
+        def build(result: Any, waited: float | None) -> Step:
+            variable = self._new_secret()
+            step = Step(
+                render_call("type_text", "page", [Source(f"secret({literal(variable)})")]),
+                comments=[
+                    "Type into the password field: pressed key by key when recorded.",
+                    f"Set ${variable} to what those keys typed to replay it.",
+                ],
+                uses=frozenset({"secret"}),
+                action="type_text",
+            )
+            self._typing_secret = (step, page.target_id)
+            return step
+
+        return build
+
     async def _describe(
         self,
         action: str,
@@ -397,10 +434,12 @@ class Recording:
         key = None
         what = ""
         uses: frozenset[str] = frozenset()
+        typed = action == "press_key" and positional and _types_text(positional[0])
+        if typed and await _is_password_field(first, {}):
+            return self._secret_key(first), None
         if action == "type_text" and positional and await _is_password_field(first, targets):
             # Never written down: the replay reads it from the environment.
-            self._secrets += 1
-            variable = f"CDPKIT_SECRET_{self._secrets}"
+            variable = self._new_secret()
             positional[0] = Source(f"secret({literal(variable)})")
             comments.append(f"Typed into a password field: set ${variable} to replay it.")
             uses = frozenset({"secret"})
@@ -450,6 +489,18 @@ class Recording:
         return build, key
 
 
+def _types_text(key: str) -> bool:
+    """Whether pressing ``key`` (a press_key argument) types a character: what it types
+    into a password field is the password."""
+    try:
+        modifiers, main = parse_combo(key)
+        definition, _ = lookup_key(main)
+    except ValueError:
+        return False  # the tool refuses it
+    shortcut = any(modifier != "Shift" for modifier in modifiers)
+    return bool(definition.text) and definition.text != "\r" and not shortcut
+
+
 def _summary(action: str, what: str) -> str:
     words = action.replace("_", " ").capitalize()
     return f"{words}: {what}." if what else f"{words}."
@@ -469,9 +520,28 @@ def _element_words(locator: dict[str, Any]) -> str:
     return f"the point ({locator.get('x')}, {locator.get('y')})"
 
 
-_IS_PASSWORD = (
-    "function() { const field = this.control || this;"
-    " return field instanceof HTMLInputElement && field.type === 'password'; }"
+# What is typed into such a field is never written down: an input of type password, or one
+# the page marks for a password (autocomplete current-password / new-password). By tag and
+# type rather than instanceof: a field of another frame has that frame's classes.
+_SECRET_FIELD = (
+    "const secretField = (field) => !!field && field.localName === 'input'"
+    " && (field.type === 'password'"
+    " || /\\b(current|new)-password\\b/i.test(field.getAttribute('autocomplete') || ''));"
+)
+_IS_PASSWORD = "function() { " + _SECRET_FIELD + " return secretField(this.control || this); }"
+# The focused field, followed into open shadow roots and same-origin frames. Focus in a
+# frame this page cannot read (another origin) counts as a password field: what cannot be
+# seen is not written down.
+_FOCUS_IS_PASSWORD = (
+    "(() => { " + _SECRET_FIELD + " let field = document.activeElement;"
+    " for (;;) {"
+    "  if (field && field.shadowRoot && field.shadowRoot.activeElement) {"
+    "   field = field.shadowRoot.activeElement; continue; }"
+    "  if (field && (field.localName === 'iframe' || field.localName === 'frame')) {"
+    "   let inner = null; try { inner = field.contentDocument; } catch (e) {}"
+    "   if (!inner) return true;"
+    "   field = inner.activeElement; continue; }"
+    "  return secretField(field); } })()"
 )
 
 
@@ -485,11 +555,7 @@ async def _is_password_field(page: Page, targets: dict[str, Any]) -> bool:
     try:
         if not given:
             focused = await page.send_json(
-                cdp.runtime.evaluate(
-                    "(document.activeElement instanceof HTMLInputElement"
-                    " && document.activeElement.type === 'password')",
-                    return_by_value=True,
-                )
+                cdp.runtime.evaluate(_FOCUS_IS_PASSWORD, return_by_value=True)
             )
             return focused["result"].get("value") is True
         locator = locator_from(
@@ -605,7 +671,9 @@ def record(page: Page | None = None, path: str | os.PathLike[str] | None = None)
     ``python signup.py`` then replays it headless (``--headful`` to watch). Elements are
     written as the most robust locator :func:`cdpkit.tools.locator_for` finds, read
     before the action; a snapshot index never. An action that loaded a new page is
-    followed by a wait for that load.
+    followed by a wait for that load. What goes into a password field, typed whole or key
+    by key (``press_key``), is never written: the script reads it from an environment
+    variable (``$CDPKIT_SECRET_1``...) that a comment names.
 
     Args:
         page: The page the recording starts on: the script opens its URL first (unless

@@ -48,7 +48,9 @@ async def record_har(
     The file is written when the block ends, also when it raises (the exception then
     goes on), and replaces ``path`` whole (written beside it, then renamed), so it is
     never half-written; it holds the cookies sent and set, so it is made readable by its
-    owner only (mode 0600). Each main-frame navigation in the block is a ``page`` of the HAR;
+    owner only (mode 0600); credentials headers (``Authorization``, ``Proxy-Authorization``,
+    which carries the proxy's password) are written with their scheme only (``Basic ***``).
+    Each main-frame navigation in the block is a ``page`` of the HAR;
     requests are its ``entries`` (the last 5,000 are kept), with request and response
     headers, cookies, post data, timings (``blocked``, ``dns``, ``connect``, ``ssl``,
     ``send``, ``wait``, ``receive``; ``-1`` where a phase did not apply), the server's

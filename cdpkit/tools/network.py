@@ -104,7 +104,9 @@ class NetworkRequestDetails:
     Attributes:
         request: The summary, as :func:`network_requests` lists it.
         request_headers: The headers sent (the raw ones from the network stack when
-            Chrome reported them, cookies included).
+            Chrome reported them, cookies included); a credentials header
+            (``Authorization``, ``Proxy-Authorization``) shows its scheme only
+            (``Basic ***``).
         response_headers: The headers received, ``{}`` without a response.
         post_data: The request's body (POST, PUT...), ``None`` if it had none.
         timing: Milliseconds per phase (``blocked``, ``dns``, ``connect``, ``ssl``,

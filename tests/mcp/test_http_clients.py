@@ -302,3 +302,69 @@ async def test_stateless_http_clients_each_have_their_own_context(
         assert sorted(servers.browser_tab_urls()) == sorted(
             [pages.url("/clients/login"), pages.url("/clients/buttons"), pages.url("/clients/buttons")]
         )
+
+
+async def test_a_client_that_never_sends_its_cookie_back_is_not_kept_for_the_idle_timeout() -> None:
+    # A client keeping no cookie is a new client at each request (ids are never derived
+    # from its connection): each one's context ends after the short unclaimed timeout,
+    # while a client that sends its cookie back keeps its own for the idle timeout.
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def request(headers: list[tuple[bytes, bytes]]) -> str:
+        scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers}
+        set_cookie: list[bytes] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b""}
+
+        async def send(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                set_cookie.extend(v for k, v in message["headers"] if k == b"set-cookie")
+
+        await tracker(scope, receive, send)
+        return set_cookie[0].decode().split(";")[0] if set_cookie else ""
+
+    root = BrowserSession(ServerOptions())
+    clients = _ClientSessions(root)
+    tracker = _SessionTracker(app, clients, idle_timeout=30, unclaimed_timeout=0.3)
+    try:
+        kept = await request([])
+        await request([(b"cookie", kept.encode())])  # sent back: claimed
+        forgetful = [await request([]) for _ in range(3)]
+        assert len({kept, *forgetful}) == 4, "each cookie-less request is another client"
+        assert len(tracker.open) == 4
+        deadline = time.monotonic() + 10
+        while len(tracker.open) > 1:
+            assert time.monotonic() < deadline, "unclaimed clients were kept"
+            await asyncio.sleep(0.05)
+        assert [key.decode() for key in tracker.open] == [f"client:{kept.split('=', 1)[1]}"]
+    finally:
+        await tracker.stop()
+
+
+async def test_a_request_refused_in_one_clients_tab_is_reported_to_that_client_only(
+    servers: _Servers, server: FixtureServer
+) -> None:
+    # The request guard serves every client of the server; what it refused in A's tab
+    # (a URL that may carry a token) is A's to read, never B's.
+    blocked = "http://127.0.0.1:1/next?token=SECRET-A"
+    server.route(
+        "/clients/leaves",
+        lambda h: h.reply(
+            200,
+            f"<title>Leaves</title><p>Soon elsewhere</p>"
+            f"<script>setTimeout(() => {{ location.href = {blocked!r} }}, 2500)</script>",
+        ),
+    )
+    server.route("/clients/plain", lambda h: h.reply(200, OTHER))
+    http = servers.start("--blocked-origins", "http://127.0.0.1:1")
+    async with _two_clients(http) as (a, b):
+        await _call(a, "browser_navigate", {"url": server.url("/clients/leaves")})
+        await _call(b, "browser_navigate", {"url": server.url("/clients/plain")})
+        await asyncio.sleep(3.5)  # A's page has tried to leave, and was refused
+        said_to_b = await _call(b, "browser_snapshot") + await _call(b, "browser_tabs")
+        assert "SECRET-A" not in said_to_b, said_to_b
+        said_to_a = await _call(a, "browser_snapshot")
+        assert "SECRET-A" in said_to_a, said_to_a  # A is told, with what was refused

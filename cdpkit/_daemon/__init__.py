@@ -21,10 +21,13 @@ disposed when it ends, and sees only its own pages; ``--session NAME`` keeps a n
 context across commands instead (collected after ``--session-idle`` seconds unused).
 
 Which commands it serves: one shared configuration, cdpkit's default launch (headless, a
-temporary profile, cdpkit's flags, the default viewport). A command whose options change
-the launch (``--headful``, ``--profile``, ``--chrome``, ``--chrome-arg``, ``--viewport``,
-``--proxy``, ``--locale``, ``--stealth``, ``--storage-state``) or that names another
-browser (``--connect``, ``--grid``) runs on its own browser, as without a daemon; the
+temporary profile, cdpkit's flags, the default viewport), on the Chrome the daemon found
+when it started. A command uses it when its browser is the one the command would launch:
+the same Chrome executable (``--chrome``, else ``$CDPKIT_CHROME``, else the usual names
+and places; a link to it is it), and no option that changes the launch (``--headful``,
+``--profile``, ``--chrome-arg``, ``--viewport``, ``--proxy``, ``--locale``, ``--stealth``,
+``--storage-state``) and no other browser named (``--connect``, ``--grid``); else it runs
+on its own browser, as without a daemon (another Chrome is said in a ``note:`` line); the
 per-page identity options (``--user-agent``, ``--timezone``, ``--extra-header``) are
 applied to its pages in the daemon's browser.
 

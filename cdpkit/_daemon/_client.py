@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +33,6 @@ def own_browser_reasons(options: BrowserOptions) -> list[str]:
         ("--grid", options.grid is not None),
         ("--headful", options.headful),
         ("--profile", options.profile is not None),
-        ("--chrome", options.chrome is not None),
         ("--chrome-arg", bool(options.chrome_args)),
         ("--viewport", options.viewport is not None),
         ("--proxy", settings is not None and settings.proxy is not None),
@@ -44,6 +44,30 @@ def own_browser_reasons(options: BrowserOptions) -> list[str]:
     if settings is not None and settings.launch_args() and not reasons:
         reasons.append("the browser settings")
     return reasons
+
+
+def _other_chrome(options: BrowserOptions, paths: DaemonPaths) -> str | None:
+    """Why the daemon's Chrome is not the one this command would launch, ``None`` when it
+    is. The one rule: a command uses the daemon when the daemon's browser is the Chrome
+    it would launch itself (``--chrome``, else ``$CDPKIT_CHROME``, else the usual names
+    and places, as :func:`cdpkit.launcher.find_chrome` finds it), in any spelling (a link
+    to it is it)."""
+    from ..errors import LaunchError
+    from ..launcher import find_chrome
+
+    running = paths.daemon_chrome()
+    try:
+        wanted = os.path.realpath(find_chrome(options.chrome))
+    except LaunchError:
+        return None  # none to launch here: the daemon's is the only one
+    if running is None or os.path.realpath(running) == wanted:
+        return None  # (a daemon that did not say which Chrome it runs: one of before)
+    from_env = os.environ.get("CDPKIT_CHROME")
+    if options.chrome is not None and options.chrome != from_env:
+        named = "--chrome"
+    else:
+        named = "$CDPKIT_CHROME" if from_env else "the Chrome found here"
+    return f"{named} is {wanted}, and the daemon runs {running}"
 
 
 def _note(text: str) -> None:
@@ -75,6 +99,10 @@ async def daemon_browser(options: BrowserOptions) -> Browser | None:
         if use.session is not None:
             _note(f"no cdpkit daemon runs, so --session {use.session} keeps nothing after this "
                   "command (`cdpkit daemon start` starts one)")
+        return None
+    other = _other_chrome(options, paths)
+    if other is not None:
+        _note(f"{other}; running on a browser of its own")
         return None
     loop = asyncio.get_running_loop()
     deadline = loop.time() + options.timeout

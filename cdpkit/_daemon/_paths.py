@@ -24,6 +24,8 @@ class DaemonPaths(NamedTuple):
         pid_file: The daemon's process id, while it runs (and locked by it meanwhile).
         log_file: What a daemon started in the background printed.
         worker_socket: Where the daemon's warm command runner listens (see :mod:`._worker`).
+        chrome_file: The Chrome executable it launches (a command that asks for another
+            one, with ``--chrome`` or ``$CDPKIT_CHROME``, runs on a browser of its own).
     """
 
     folder: Path
@@ -43,6 +45,18 @@ class DaemonPaths(NamedTuple):
     @property
     def log_file(self) -> Path:
         return self.folder / "daemon.log"
+
+    @property
+    def chrome_file(self) -> Path:
+        """The Chrome executable the daemon launches (its resolved path), while it runs."""
+        return self.folder / "daemon.chrome"
+
+    def daemon_chrome(self) -> str | None:
+        """The Chrome the running daemon launches, ``None`` when it did not say."""
+        try:
+            return self.chrome_file.read_text(encoding="utf-8").strip() or None
+        except OSError:
+            return None
 
     def daemon_pid(self) -> int | None:
         """The running daemon's pid: the pid file's while a process holds its lock (the

@@ -30,9 +30,10 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._files import write_private
 from .._transport import MAX_MESSAGE_SIZE, PipeTransport, TransportClosed
 from ..errors import LaunchError
-from ..launcher import ChromeProcess, start_chrome
+from ..launcher import ChromeProcess, find_chrome, start_chrome
 from ._paths import DaemonPaths, peer_uid
 
 # How often each Chrome is asked whether it still answers, and how long it has to (it is
@@ -111,8 +112,9 @@ class _Client:
 class _Chrome:
     """One Chrome the daemon launched, and the connections relayed to it."""
 
-    def __init__(self, number: int) -> None:
+    def __init__(self, number: int, executable: str | None = None) -> None:
         self.number = number
+        self.executable = executable
         self.process: ChromeProcess | None = None
         self.transport: PipeTransport | None = None
         self._ids = itertools.count(1)
@@ -137,7 +139,7 @@ class _Chrome:
         Raises:
             LaunchError: It would not start or answer within ``timeout``.
         """
-        self.process = await start_chrome(pipe=True, headless=True)
+        self.process = await start_chrome(executable_path=self.executable, pipe=True, headless=True)
         assert self.process.pipe_fds is not None
         self.transport = PipeTransport(*self.process.pipe_fds)
         await self.transport.start()
@@ -548,6 +550,7 @@ class Daemon:
     ) -> None:
         self.paths = paths
         self.browsers = browsers
+        self.executable: str | None = None  # found once at start: every Chrome is this one
         self.idle_timeout = idle_timeout
         self.session_idle = session_idle
         self.launch_timeout = launch_timeout
@@ -576,11 +579,16 @@ class Daemon:
             await self._serve_locked()
         finally:
             self.paths.pid_file.unlink(missing_ok=True)
+            self.paths.chrome_file.unlink(missing_ok=True)
             os.close(lock)
 
     async def _serve_locked(self) -> None:
         with contextlib.suppress(FileNotFoundError):
             self.paths.socket.unlink()  # a dead daemon's
+        # Which Chrome it runs, for commands to compare with the one they would launch.
+        with contextlib.suppress(LaunchError):
+            self.executable = os.path.realpath(find_chrome())
+            write_private(self.paths.chrome_file, self.executable.encode())
         old_umask = os.umask(0o177)  # the socket is 0600 from its first moment
         try:
             server = await asyncio.start_unix_server(
@@ -679,7 +687,7 @@ class Daemon:
                     chosen = None
             if chosen is not None:
                 return chosen, time.monotonic() - chosen.last_answer > FRESH
-            chosen = _Chrome(next(self._numbers))
+            chosen = _Chrome(next(self._numbers), self.executable)
             await chosen.start(timeout)
             self.launches += 1
             self.chromes.append(chosen)

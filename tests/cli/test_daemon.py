@@ -219,3 +219,33 @@ def test_the_daemon_ends_after_its_idle_timeout(daemon: Daemon, server: FixtureS
     wait_gone([pid, *chromes], timeout=20)
     assert not daemon.socket.exists()
     assert daemon.cli.run("daemon", "status").returncode == 1
+
+
+def test_cdpkit_chrome_uses_the_daemon_when_it_names_the_daemons_chrome(
+    daemon: Daemon, server: FixtureServer, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # $CDPKIT_CHROME (`cdpkit mcp --chrome` too) says which Chrome a command would launch: the daemon's
+    # browser serves it when it is that Chrome, in any spelling (a link to it), and the
+    # command says why not when it is another.
+    import shutil
+
+    found = shutil.which("chromium") or shutil.which("google-chrome") or shutil.which("chrome")
+    assert found is not None
+    link = tmp_path_factory.mktemp("chrome-link") / "my-chrome"
+    link.symlink_to(found)
+    daemon.start()
+    same = daemon.cli.run("eval", page(server), "1 + 1", "--wait", "0", env={"CDPKIT_CHROME": str(link)})
+    assert same.returncode == 0 and same.stdout.strip() == "2", same.stderr
+    assert same.stderr == ""
+    assert "1 launched in all, 1 command(s) served" in daemon.status()
+    direct = daemon.cli.run("eval", page(server), "2 + 2", "--wait", "0", env={"CDPKIT_CHROME": found})
+    assert direct.stdout.strip() == "4" and direct.stderr == "", direct.stderr
+    assert "2 command(s) served" in daemon.status()
+    # Another executable (a copy is another file): its own browser, and it says so.
+    copy = link.parent / "another-chrome"
+    copy.write_text(f'#!/bin/sh\nexec "{found}" "$@"\n')
+    copy.chmod(0o755)
+    other = daemon.cli.run("eval", page(server), "3 + 3", "--wait", "0", env={"CDPKIT_CHROME": str(copy)})
+    assert other.returncode == 0 and other.stdout.strip() == "6", other.stderr
+    assert "note: $CDPKIT_CHROME is" in other.stderr and "running on a browser of its own" in other.stderr
+    assert "2 command(s) served" in daemon.status()

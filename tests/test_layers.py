@@ -39,6 +39,7 @@ FLOORS: dict[str, int] = {
     "_files": 1,  # writing the files that hold credentials
     "_tasks": 1,  # fire-and-forget tasks whose failures are always retrieved
     "_keywords": 0,  # a typing helper: imports nothing of cdpkit
+    "_urls": 1,  # every URL a person or an agent gives, read by the URL standard
     "_navigation": 2,
     "_frames": 2,
     "page": 2,

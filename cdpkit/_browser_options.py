@@ -21,7 +21,7 @@ import re
 import sys
 import traceback
 import urllib.parse
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -327,8 +327,24 @@ def has_display(chrome_args: tuple[str, ...]) -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+# Where a running browser can come from before one is launched or attached as the options
+# say: handed in from above (the daemon registers itself when a command may use it), so
+# this floor never imports what sits over it.
+BrowserSource = Callable[["BrowserOptions"], Awaitable["Browser | None"]]
+_sources: list[BrowserSource] = []
+
+
+def add_browser_source(source: BrowserSource) -> None:
+    """Ask ``source`` first for every browser :func:`start_browser` starts from now on: it
+    answers a browser for these options, or ``None`` (then the next source, and at last
+    the options' own launch or attach). Added once however often it is given."""
+    if source not in _sources:
+        _sources.append(source)
+
+
 async def start_browser(options: BrowserOptions) -> Browser:
-    """Launch or attach to a browser as ``options`` say (``await browser.close()`` when done).
+    """Launch or attach to a browser as ``options`` say (``await browser.close()`` when done),
+    unless a browser source (:func:`add_browser_source`: a running daemon) gives one.
 
     Raises:
         CLIError: ``--headful`` without a display, or ``--connect`` to an endpoint that
@@ -336,11 +352,10 @@ async def start_browser(options: BrowserOptions) -> Browser:
     """
     import cdpkit
 
-    from ._daemon._client import daemon_browser
-
-    shared = await daemon_browser(options)  # a running daemon's, when the command may use it
-    if shared is not None:
-        return shared
+    for source in list(_sources):
+        shared = await source(options)
+        if shared is not None:
+            return shared
     headers = dict(options.headers)
     settings = options.settings
     if options.grid is not None:

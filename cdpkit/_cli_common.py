@@ -156,14 +156,16 @@ def note_status(status: int | None) -> None:
         print(f"note: the page answered HTTP {status}", file=sys.stderr)
 
 
-def content_wait(timeout: float) -> SmartWait:
-    """The smart wait of the commands, bounded by their ``--timeout``."""
+def content_wait(timeout: float, script_timeout: float | None = None) -> SmartWait:
+    """The smart wait of the commands, bounded by their ``--timeout``, giving up
+    parser-blocking scripts after ``--script-timeout`` (0: not)."""
     from .tools import SmartWait
 
     default = SmartWait()
     return SmartWait(
         network_idle_timeout=min(default.network_idle_timeout, timeout),
         max_wait=min(default.max_wait, timeout),
+        script_timeout=script_timeout or None,
     )
 
 
@@ -178,9 +180,14 @@ async def settle(page: Page, wait_ms: int | None, timeout: float) -> None:
         await wait(page, wait_ms)
 
 
-async def load_page(page: Page, url: str, timeout: float, wait_ms: int | None = 0) -> None:
+async def load_page(
+    page: Page, url: str, timeout: float, wait_ms: int | None = 0, *, script_timeout: float | None = None
+) -> None:
+    """Load ``url`` for a command (``--script-timeout`` 0 or absent: wait for scripts)."""
     from .tools import navigate
 
-    result = await navigate(page, url, timeout=timeout)
+    result = await navigate(page, url, timeout=timeout, script_timeout=script_timeout or None)
+    for script in result.given_up:
+        print(f"note: gave up the script {script} (--script-timeout)", file=sys.stderr)
     note_status(result.status)
     await settle(page, wait_ms, timeout)

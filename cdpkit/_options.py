@@ -215,6 +215,18 @@ _TABLE = (
         minimum=0.1,
     ),
     _option(
+        "script_timeout", "float", "--script-timeout",
+        "Give up a parser-blocking script (one without async or defer) that has "
+        "not loaded after SECONDS: the page goes on as if it had failed to load (default: "
+        "wait for it, as a browser does; 0 too).",
+        metavar="SECONDS",
+        config="browser.script_timeout",
+        mcp_help="Give up a parser-blocking script (one without async or defer) "
+        "that has not loaded after SECONDS, so a page whose third-party script never "
+        "answers still renders (default 10; 0 waits for it, as a browser does).",
+        minimum=0,
+    ),
+    _option(
         "wait", "int", "--wait",
         "After loading, wait exactly MS milliseconds (0: not at all) instead of waiting "
         "until the page's content stops changing.",
@@ -325,8 +337,12 @@ OPTIONS: dict[str, Option] = {entry.name: entry for entry in _TABLE}
 IDENTITY = ("user_agent", "locale", "timezone", "proxy", "stealth", "extra_header", "storage_state")
 """The identity options (:func:`cdpkit._browser_options.browser_settings`)."""
 
-BROWSER = ("connect", "grid", "header", "headful", "profile", "chrome", "chrome_arg", "viewport", "timeout")
-"""The options saying how a command gets its browser (:func:`cdpkit._browser_options.browser_options`)."""
+BROWSER = (
+    "connect", "grid", "header", "headful", "profile", "chrome", "chrome_arg", "viewport", "timeout",
+    "script_timeout",
+)  # fmt: skip
+"""The options saying how a command gets its browser (:func:`cdpkit._browser_options.browser_options`),
+and ``script_timeout``: how long its page loads wait for a parser-blocking script."""
 
 MEDIA = ("download_media", "video_frames")
 """The media options of ``cdpkit browse`` (its ``[media]`` table)."""
@@ -336,7 +352,7 @@ LAUNCH_ONLY = ("headful", "profile", "chrome", "chrome_arg", "viewport")
 
 MCP = (
     "http", "headful", "connect", "grid", "header", "profile", "chrome", "chrome_arg", "viewport",
-    "timeout", "downloads", "allow_js", "allow_file_urls", "allowed_origins", "blocked_origins",
+    "timeout", "script_timeout", "downloads", "allow_js", "allow_file_urls", "allowed_origins", "blocked_origins",
     *IDENTITY, "snapshot_after_action", "record", "shared_context",
 )  # fmt: skip
 """The options of ``cdpkit mcp`` and ``python -m cdpkit.mcp_server``, in order."""

@@ -24,6 +24,7 @@ from .session import Session
 if TYPE_CHECKING:
     from ._frames import FrameTracker
     from ._model import Command
+    from ._navigation import ScriptGate, Stall
     from ._settings import PageSetup
     from .browser import Browser, BrowserContext
     from .connection import Connection
@@ -136,6 +137,11 @@ class Page(Session):
         self._setup: PageSetup | None = browser._page_setup(self, context)
         self._setup_error: CDPError | None = None
         self._auth_answered: set[str] = set()
+        # Made by a navigation with script_timeout (see cdpkit._navigation.ScriptGate).
+        self._script_gate: ScriptGate | None = None
+        # What the page waits on while it renders nothing, since a navigation returned
+        # so; read and dropped by the snapshots (cdpkit._navigation.stall_words).
+        self._stall: Stall | None = None
         if self._setup is not None and self._setup.network:
             self._domain_users["Network"] = 1  # extra headers need it: never disabled
         if self._setup is not None and self._setup.proxy is not None:
@@ -214,8 +220,12 @@ class Page(Session):
         keeping what the page itself needs: on a page answering a proxy's credential
         challenges, every request still pauses at its request stage (the page continues
         those itself; a tool ignores pauses without a response) and challenges still
-        reach the page. Undo it with :meth:`fetch_release`, never ``Fetch.disable``."""
+        reach the page. Undo it with :meth:`fetch_release`, never ``Fetch.disable``.
+        While a navigation's ``script_timeout`` holds the page, script requests pause
+        too (they are its to answer; a tool ignores pauses of other resource types)."""
         setup = self._setup
+        if self._script_gate is not None:
+            patterns = [*patterns, *self._script_gate.patterns()]
         if setup is None or setup.proxy is None:
             return cdp.fetch.enable(patterns=list(patterns))
         every_request = cdp.fetch.RequestPattern(url_pattern="*", request_stage="Request")
@@ -227,7 +237,8 @@ class Page(Session):
         if self.closed:
             return
         with contextlib.suppress(CDPError):
-            if self._setup is not None and self._setup.proxy is not None:
+            gate = self._script_gate
+            if (self._setup is not None and self._setup.proxy is not None) or (gate and gate.held):
                 await self.send(self.fetch_enable())
             else:
                 await self.send(cdp.fetch.disable())
@@ -235,6 +246,8 @@ class Page(Session):
     def _request_paused(self, params: dict[str, Any]) -> None:
         if "responseStatusCode" in params or "responseErrorReason" in params:
             return  # a tool's pause at the response (see fetch_enable): the tool answers it
+        if self._script_gate is not None and self._script_gate.takes(params):
+            return  # a script held by script_timeout: the gate answers it
         request_id = cdp.fetch.RequestId(params["requestId"])
         self.browser._background(self._quietly(cdp.fetch.continue_request(request_id)))
 

@@ -3,7 +3,9 @@ hand-written modules import each other in a cycle.
 
 Floors, bottom to top: the generated bindings with ``_model`` and ``codegen``; the
 protocol core (errors, transport, connection, session, launcher, profiles); browser and
-page; the tools; the programs (CLI, REPL, MCP). The walk is static (``ast``): every
+page; the tools; the front ends' floor (the options table, the config file, "options ->
+running browser", error wording); the daemon (handed to the floor below as a source of
+browsers); the programs (CLI, REPL, MCP, TUI). The walk is static (``ast``): every
 ``import`` counts, also those inside functions, except under ``if TYPE_CHECKING:``.
 """
 
@@ -62,19 +64,23 @@ FLOORS: dict[str, int] = {
     "pytest_plugin": 4,
     "sync.": 4,  # blocking twins of the whole public API (browser, tools, browse engine)
     "_cli_common": 4,
-    "_daemon.": 4,  # the daemon (a warm browser for the commands) and the commands' side of it
+    # The daemon sits above the front ends' floor (options, config, "options -> running
+    # browser", error wording), which is handed it as a source of browsers; its command
+    # runner runs the CLI itself.
+    "_daemon.": 5,
+    "_daemon._worker": 6,
     "_protocol_docs": 4,
-    "cli": 4,
-    "cli.": 4,
-    "_tui.": 4,  # cdpkit tui: at the CLI's floor; core, tools and browse never import it
-    "repl": 4,
-    "repl.": 4,
-    "mcp": 4,
-    "mcp.": 4,
-    "mcp_server": 4,
-    "__main__": 4,
+    "cli": 6,
+    "cli.": 6,
+    "_tui.": 6,  # cdpkit tui: at the CLI's floor; core, tools and browse never import it
+    "repl": 6,
+    "repl.": 6,
+    "mcp": 6,
+    "mcp.": 6,
+    "mcp_server": 6,
+    "__main__": 6,
 }
-FLOOR_NAMES = ["bindings", "core", "browser/page", "tools", "programs"]
+FLOOR_NAMES = ["bindings", "core", "browser/page", "tools", "front ends", "daemon", "programs"]
 ALLOWED_UPWARD = {("__init__", "tools"), ("__init__", "_browse")}
 
 

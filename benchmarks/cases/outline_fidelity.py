@@ -4,7 +4,7 @@ On each page of ``../shared/corpus/readability-dev/*/source.html`` (served on
 127.0.0.1, as :mod:`benchmarks.cases.snapshot_peers` serves them; ``--corpus DIR`` for
 another folder), after the load and 0.5 s: the time of ``tools.snapshot(page,
 max_chars=None)`` with ``engine="chrome"`` (Chrome's ``getFullAXTree``) and with
-``engine="page"`` (``cdpkit/tools/_js/outline.js``), median of ``--runs`` each,
+``engine="page"`` (``cdpkit/tools/_snapshot/_js/outline.js``), median of ``--runs`` each,
 interleaved; then, matching
 the two outlines' lines by DOM node (backend node id; the engine's nodes are mapped to
 theirs here only, with ``DOM.describeNode``):
@@ -110,7 +110,7 @@ async def engine_lines(page: Any) -> dict[int, Line]:
     """The engine's entries in the page's own session, by the backend node id of their
     node (found in bulk: the registry's elements of each world, then DOM.describeNode)."""
     from cdpkit import cdp
-    from cdpkit.tools._page_outline import page_outline
+    from cdpkit.tools._snapshot._page_outline import page_outline
 
     entries = [entry for entry in await page_outline(page) if entry.session is page]
     lines: dict[int, Line] = {}

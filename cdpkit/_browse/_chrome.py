@@ -92,6 +92,7 @@ async def render(
     user_agent: str | None = None,
     accept_language: str | None = None,
     proxy_auth: bool = False,
+    script_timeout: float | None = None,
 ) -> Rendered:
     """Load ``url`` in ``page`` as tier 2 or 3 does, and read the page back, all before
     ``deadline`` (``loop.time()``); ``timeout`` is the call's whole time, for messages.
@@ -99,6 +100,10 @@ async def render(
     ``proxy_auth``: the page answers its proxy's credential challenges (its context's
     settings have a proxy with credentials), so it continues every request itself at the
     request stage; tier 2 then fails the heavy resources at their response instead.
+
+    ``script_timeout``: give up a parser-blocking script not loaded after this many
+    seconds (``[browser] script_timeout``), so a page stalled on a script gives its content
+    then rather than an empty result or the whole timeout.
 
     Raises:
         BrowseError: ``network.*`` or ``page.navigation`` when it did not load;
@@ -130,7 +135,7 @@ async def render(
             await page.send(page.fetch_enable(patterns))
             tasks.append(asyncio.create_task(_fail_heavy_requests(page, paused, at_response=proxy_auth)))
         try:
-            return await _load(page, url, tier, deadline, timeout, accessibility, in_flight)
+            return await _load(page, url, tier, deadline, timeout, accessibility, in_flight, script_timeout)
         finally:
             for task in tasks:
                 task.cancel()
@@ -178,7 +183,9 @@ async def _fail_heavy_requests(page: Page, paused: EventStream[Any], *, at_respo
     async for event in paused:
         pause = cast("RequestPausedJSON", event.params)
         at_its_response = "responseStatusCode" in pause or "responseErrorReason" in pause
-        if at_response and (not at_its_response or pause.get("resourceType") not in BLOCKED_TYPES):
+        if pause.get("resourceType") not in BLOCKED_TYPES:
+            continue  # a script held by script_timeout, or the proxy's: the page answers it
+        if at_response and not at_its_response:
             continue  # a request-stage pause of the proxy's: the page continues it
         with contextlib.suppress(CDPError):
             await page.send(cdp.fetch.fail_request(pause["requestId"], "BlockedByClient"))
@@ -192,6 +199,7 @@ async def _load(
     timeout: float,
     accessibility: bool,
     in_flight: _InFlight,
+    script_timeout: float | None = None,
 ) -> Rendered:
     loop = in_flight.loop
     status: int | None = None
@@ -201,7 +209,7 @@ async def _load(
     try:
         if budget <= 0:
             raise WaitTimeoutError("no time left to load the page", 0)
-        loaded = await navigate(page, url, timeout=budget)
+        loaded = await navigate(page, url, timeout=budget, script_timeout=script_timeout)
         status = loaded.status
         left = deadline - loop.time() - reserve
         if tier == 2:

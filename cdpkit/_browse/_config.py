@@ -12,6 +12,7 @@ names the file, the table and the key::
     viewport = "1280x800"
     args = ["--lang=fr"]    # extra Chrome flags
     connect = "http://127.0.0.1:9222"   # attach to this browser instead of launching one
+    script_timeout = 10     # give up a parser-blocking script not loaded after 10 s
     # The identity, every tier alike (cdpkit.BrowserSettings' keys):
     user_agent = "..."      # default: cdpkit's own, honest one (tier 1), Chrome's (tiers 2-3)
     user_agents = ["...", "..."]        # rotated, one per session (not with user_agent)
@@ -89,6 +90,7 @@ class BrowserSettings:
     viewport: str | None = None
     args: tuple[str, ...] = ()
     connect: str | None = None
+    script_timeout: float | None = None
     # The identity keys of the table (:class:`cdpkit.BrowserSettings`), ``None`` when the
     # table has none: how every tier presents itself.
     settings: Identity | None = None
@@ -189,6 +191,7 @@ _SURFACE_TABLES = ("tui",)
 _RANGES: dict[tuple[str, str], tuple[Any, str]] = {
     ("browser", "timeout"): (lambda v: v > 0, "a positive number of seconds"),
     ("network", "timeout"): (lambda v: v > 0, "a positive number of seconds"),
+    ("browser", "script_timeout"): (lambda v: v >= 0, "a number of seconds (0: wait for scripts)"),
     ("network", "retries"): (lambda v: 0 <= v <= 10, "a whole number from 0 to 10"),
     ("network", "max_redirects"): (lambda v: 0 <= v <= 100, "a whole number from 0 to 100"),
     ("media", "max_width"): (lambda v: v > 0, "a positive number of pixels"),

@@ -723,6 +723,7 @@ class _Call:
                 user_agent=identity.user_agent if identity is not None and language else None,
                 accept_language=language,
                 proxy_auth=identity is not None and identity.proxy is not None and identity.proxy.needs_auth,
+                script_timeout=self.config.browser.script_timeout or None,
             )
         finally:
             with anyio.CancelScope(shield=True):

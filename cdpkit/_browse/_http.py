@@ -1,23 +1,21 @@
-"""Tier 1: fetching over HTTP with httpx, no browser. One client per session (its cookie
-jar is the session's), an honest user agent, redirects and retries as configured, every
-failure as a :class:`BrowseError` of the ``network`` family; and ``robots.txt``.
+"""Tier 1: fetching over HTTP, no browser, with cdpkit's own client
+(:mod:`cdpkit._own_requests`: the proxy, each hop checked). One client per session (its
+cookie jar is the session's), an honest user agent, redirects and retries as configured,
+every failure as a :class:`BrowseError` of the ``network`` family; and ``robots.txt``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import ssl
 import urllib.parse
 import urllib.robotparser
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 import httpx
 
 from .. import _own_requests
 from .._settings import BrowserSettings, Proxy
-from .._urls import read_url
 from ._config import EngineConfig
 from ._result import BrowseError
 
@@ -39,23 +37,17 @@ def user_agent() -> str:
     return f"{ROBOTS_TOKEN}/{__version__} (+https://pypi.org/project/cdpkit/) python-httpx/{httpx.__version__}"
 
 
-@dataclass(frozen=True, slots=True)
-class Fetched:
-    """A tier-1 response: where it ended, its status and headers, and the body."""
-
-    url: str
-    final_url: str
-    status: int
-    content_type: str
-    body: bytes
+Fetched = _own_requests.Fetched
+"""A tier-1 response: where it ended, its status and headers, and the body (the answer of
+every request cdpkit makes itself)."""
 
 
 def make_client(config: EngineConfig, settings: BrowserSettings | None = None) -> httpx.AsyncClient:
-    """A client for one session (``client.cookies`` is its jar): the identity of
+    """A client for one session (``client.cookies`` is its jar): cdpkit's own client
+    (:func:`cdpkit._own_requests.client`: the proxy, each hop checked) with the identity of
     ``settings`` (the session's: its user agent already picked from a rotation), else
     cdpkit's honest one; the language (the settings', else ``[network] accept_language``),
-    extra headers, ``DNT``, the proxy with its credentials, the redirect limit and
-    connection retries.
+    extra headers, ``DNT``, the redirect limit and connection retries.
 
     Raises:
         ValueError: A SOCKS proxy without httpx's SOCKS support installed.
@@ -65,7 +57,7 @@ def make_client(config: EngineConfig, settings: BrowserSettings | None = None) -
         "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
         "Accept-Language": config.network.accept_language,
     }
-    proxy: httpx.Proxy | None = None
+    proxy: Proxy | None = None
     if settings is not None:
         agent = settings.user_agent or (settings.user_agents or (None,))[0]
         if agent:
@@ -74,91 +66,10 @@ def make_client(config: EngineConfig, settings: BrowserSettings | None = None) -
         if settings.send_dnt:
             headers["DNT"] = "1"
         headers.update(settings.extra_headers)
-        if settings.proxy is not None:
-            proxy = _httpx_proxy(settings.proxy)
-    retries = config.network.retries
-    mounts: dict[str, httpx.AsyncBaseTransport | None] = {}
-    if proxy is None:
-        # A plain http:// URL without a proxy never speaks TLS: its transport needs no
-        # verified context, so the first page of `cdpkit tui` / `browse` does not wait
-        # for certifi's bundle to load (50-250 ms); https:// builds it on its first request.
-        mounts["http://"] = httpx.AsyncHTTPTransport(retries=retries, verify=False)
-    return httpx.AsyncClient(
-        follow_redirects=True,
-        max_redirects=config.network.max_redirects,
-        transport=_DeferredTransport(retries, proxy, settings.proxy if settings is not None else None),
-        mounts=mounts,
-        headers=headers,
-        # Each hop (the first request, each redirect) is put to the caller's check before
-        # it is sent (see cdpkit._own_requests.checked_by); a redirect out of http(s) is
-        # refused before it is followed.
-        event_hooks={"request": [_check_hop], "response": [_refuse_unsafe_redirect]},
+        proxy = settings.proxy
+    return _own_requests.client(
+        proxy, headers=headers, retries=config.network.retries, max_redirects=config.network.max_redirects
     )
-
-
-async def _check_hop(request: httpx.Request) -> None:
-    _own_requests.check(str(request.url))
-
-
-class UnsafeRedirect(httpx.HTTPError):
-    """A redirect to a URL that is not ``http(s)`` (``data:``, ``javascript:``,
-    ``file:``...), refused before it is followed, as Chrome refuses it
-    (``net::ERR_UNSAFE_REDIRECT``).
-
-    Attributes:
-        scheme: The target's scheme, without its colon.
-    """
-
-    def __init__(self, scheme: str) -> None:
-        super().__init__(f"a redirect to a {scheme}: URL")
-        self.scheme = scheme
-
-
-async def _refuse_unsafe_redirect(response: httpx.Response) -> None:
-    """Raise :class:`UnsafeRedirect` for a redirect whose ``Location`` leaves http(s)."""
-    location = response.headers.get("location") if response.is_redirect else None
-    if location is None:
-        return
-    # As a browser reads it (the URL standard), relative to the response's own URL.
-    target = read_url(location, str(response.url))
-    scheme = target.partition(":")[0].lower() if ":" in target else response.url.scheme
-    if scheme not in ("http", "https"):
-        raise UnsafeRedirect(scheme)
-
-
-class _DeferredTransport(httpx.AsyncBaseTransport):
-    """httpx's transport with certificate verification, built on its first request; with
-    a proxy, the hosts its bypass list names (as Chrome reads it) are reached directly."""
-
-    def __init__(self, retries: int, proxy: httpx.Proxy | None, rules: Proxy | None = None) -> None:
-        self._retries = retries
-        self._proxy = proxy
-        self._rules = rules
-        self._transport: httpx.AsyncHTTPTransport | None = None
-        self._direct: httpx.AsyncHTTPTransport | None = None
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if self._rules is not None and _own_requests.bypasses(self._rules, str(request.url)):
-            if self._direct is None:
-                self._direct = httpx.AsyncHTTPTransport(retries=self._retries)
-            return await self._direct.handle_async_request(request)
-        if self._transport is None:
-            self._transport = httpx.AsyncHTTPTransport(retries=self._retries, proxy=self._proxy)
-        return await self._transport.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        for transport in (self._transport, self._direct):
-            if transport is not None:
-                await transport.aclose()
-
-
-def _httpx_proxy(proxy: Proxy) -> httpx.Proxy:
-    """``proxy`` for httpx: Basic credentials sent with each request (httpx does not
-    answer a 407 itself), loopback included as Chrome's side does."""
-    if proxy.server.lower().startswith("socks") and importlib.util.find_spec("socksio") is None:
-        raise ValueError(f"proxy {proxy.server}: tier 1 needs SOCKS support for it: pip install 'cdpkit-browser[socks]'")
-    auth = (proxy.username, proxy.password or "") if proxy.username is not None else None
-    return httpx.Proxy(proxy.server, auth=auth)
 
 
 def robots_token(agent: str | None) -> str:
@@ -193,41 +104,33 @@ async def fetch(
             for a body over ``max_bytes`` (64 MiB), ``processing.type`` for a type
             ``accept`` refuses.
     """
+    def wanted(answer: Fetched) -> bool:
+        refused = accept(answer.mime_type) if accept is not None and answer.status < 400 else None
+        if refused is not None:
+            raise BrowseError(url, "processing.type", refused, recoverable=False)
+        return True
+
     try:
         async with asyncio.timeout(timeout):
-            request = client.build_request("GET", url, timeout=httpx.Timeout(timeout), headers=headers)
-            response = await client.send(request, stream=True)
-            try:
-                chunks: list[bytes] = []
-                size = 0
-                refused = (
-                    accept(response.headers.get("content-type", "").split(";", 1)[0].strip().lower())
-                    if accept is not None and response.status_code < 400
-                    else None
-                )
-                if refused is not None:
-                    raise BrowseError(url, "processing.type", refused, recoverable=False)
-                declared = response.headers.get("content-length", "")
-                if declared.isdigit() and int(declared) > max_bytes:
-                    raise _too_large(url, max_bytes)
-                async for chunk in response.aiter_bytes():
-                    size += len(chunk)
-                    if size > max_bytes:
-                        raise _too_large(url, max_bytes)
-                    chunks.append(chunk)
-            finally:
-                await response.aclose()
+            return await _own_requests.fetch(
+                client, url, timeout, headers=headers, max_bytes=max_bytes, read=wanted
+            )
     except TimeoutError:
         raise network_error(url, "network.timeout", timeout=timeout) from None
     except httpx.HTTPError as exc:
         raise _from_httpx(url, exc, timeout) from None
+    except _own_requests.TooLarge:
+        raise _too_large(url, max_bytes) from None
+    except _own_requests.UnsafeRedirect as exc:
+        raise BrowseError(url, "network.redirect",
+                          f"it redirects to a {exc.scheme}: URL, which cdpkit does not follow (only "
+                          "http and https; browsers refuse it too: net::ERR_UNSAFE_REDIRECT)",
+                          recoverable=False, suggestion="the page cannot be fetched: its server sends "
+                          "visitors elsewhere than to a web page") from None
     except _own_requests.RequestRefused as exc:
         how = "is" if exc.url == url else f"was redirected to {exc.url}, which is"
         raise BrowseError(url, "network.blocked", f"it {how} blocked: {exc.reason}; nothing was requested from there",
                           recoverable=False, suggestion="browse an allowed URL") from None
-    return Fetched(
-        url, str(response.url), response.status_code, response.headers.get("content-type", ""), b"".join(chunks)
-    )
 
 
 def _too_large(url: str, max_bytes: int) -> BrowseError:
@@ -273,12 +176,6 @@ def _from_httpx(url: str, exc: httpx.HTTPError, timeout: float) -> BrowseError:
         return network_error(url, "network.timeout", timeout=timeout)
     if isinstance(exc, httpx.ProxyError):  # httpx's words name the proxy's answer, not its password
         return network_error(url, "network.proxy", detail=text)
-    if isinstance(exc, UnsafeRedirect):
-        return BrowseError(url, "network.redirect",
-                           f"it redirects to a {exc.scheme}: URL, which cdpkit does not follow (only "
-                           "http and https; browsers refuse it too: net::ERR_UNSAFE_REDIRECT)",
-                           recoverable=False, suggestion="the page cannot be fetched: its server sends "
-                           "visitors elsewhere than to a web page")
     if isinstance(exc, httpx.TooManyRedirects):
         return network_error(url, "network.redirects", detail=text)
     if isinstance(exc, httpx.DecodingError):

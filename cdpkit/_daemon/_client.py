@@ -12,8 +12,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .._transport import CLOSE_GRACE, MAX_MESSAGE_SIZE, PIPE_MAX_COMMAND_SIZE, TransportClosed
+from ._choice import current_use, disabled_by_environment
 from ._paths import DaemonPathError, DaemonPaths, check_listener, daemon_paths
-from ._use import current_use, disabled_by_environment
 
 if TYPE_CHECKING:
     from .._browser_options import BrowserOptions

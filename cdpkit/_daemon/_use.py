@@ -1,53 +1,40 @@
 """Whether a command may use a running daemon (``--no-daemon``, ``--session NAME``,
-``CDPKIT_NO_DAEMON``): what the command line sets before the command runs, and
-:func:`cdpkit._daemon._client.daemon_browser` reads. Light (no dataclasses, which load ``inspect``): the CLI imports it at start, the
-fast path (:mod:`._fast`) too."""
+``CDPKIT_NO_DAEMON``): what the command line sets before the command runs (kept in
+:mod:`._choice`), and the daemon handed to the commands as a source of browsers. Light:
+the CLI imports it at start."""
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
-import os
 from collections.abc import Iterator
-from typing import NamedTuple
 
+from ._choice import DaemonUse, current_use, decided, disabled_by_environment
 
-class DaemonUse(NamedTuple):
-    """Whether this command may use a running daemon, and in which named session."""
-
-    enabled: bool = True
-    session: str | None = None
-
-
-_use: contextvars.ContextVar[DaemonUse | None] = contextvars.ContextVar("cdpkit_daemon_use", default=None)
-
-
-def disabled_by_environment() -> bool:
-    """``CDPKIT_NO_DAEMON`` set (to anything but ``0``): no command uses the daemon."""
-    return os.environ.get("CDPKIT_NO_DAEMON", "") not in ("", "0")
+__all__ = ["DaemonUse", "current_use", "daemon_preferred", "daemon_use", "disabled_by_environment"]
 
 
 @contextlib.contextmanager
 def daemon_use(use: DaemonUse) -> Iterator[None]:
-    """Within the block, :func:`daemon_browser` does as ``use`` says."""
-    token = _use.set(use)
+    """Within the block, :func:`daemon_browser` does as ``use`` says; the daemon is then a
+    source of browsers for the commands (:func:`cdpkit._browser_options.add_browser_source`:
+    the floor below is handed the daemon, it never imports it)."""
+    from .._browser_options import add_browser_source
+    from ._client import daemon_browser
+
+    add_browser_source(daemon_browser)
+    token = decided.set(use)
     try:
         yield
     finally:
-        _use.reset(token)
+        decided.reset(token)
 
 
 @contextlib.contextmanager
 def daemon_preferred() -> Iterator[None]:
     """Within the block, use a running daemon unless the command already decided (e.g.
     ``--no-daemon``): for the surfaces that start their browser themselves (TUI, MCP)."""
-    if _use.get() is not None:
+    if decided.get() is not None:
         yield
         return
     with daemon_use(DaemonUse()):
         yield
-
-
-def current_use() -> DaemonUse | None:
-    """What the command decided, ``None`` when it did not (it then uses no daemon)."""
-    return _use.get()

@@ -33,6 +33,7 @@ from ._params import (
     HeaderOption,
     HeadfulOption,
     ProfileOption,
+    ScriptTimeoutOption,
     TimeoutOption,
     UrlArgument,
     ViewportOption,
@@ -159,6 +160,7 @@ def screenshot(
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
     viewport: ViewportOption = None,
+    script_timeout: ScriptTimeoutOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
@@ -183,7 +185,7 @@ def screenshot(
         from ..tools import screenshot as take_screenshot
 
         async with open_page(options, har=har) as page:
-            await load_page(page, address, timeout, wait_ms)
+            await load_page(page, address, timeout, wait_ms, script_timeout=script_timeout)
             data = await take_screenshot(
                 page, full_page=full_page, format=fmt, quality=quality, **target  # type: ignore[arg-type]
             )
@@ -208,6 +210,7 @@ def pdf(
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
     viewport: ViewportOption = None,
+    script_timeout: ScriptTimeoutOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
@@ -227,7 +230,7 @@ def pdf(
         from ..tools import pdf as print_pdf
 
         async with open_page(options, har=har) as page:
-            await load_page(page, target, timeout, wait_ms)
+            await load_page(page, target, timeout, wait_ms, script_timeout=script_timeout)
             data = await print_pdf(page)
         where = write_output(data, output)
         if where != "stdout":
@@ -284,6 +287,7 @@ def snapshot(
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
     viewport: ViewportOption = None,
+    script_timeout: ScriptTimeoutOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
@@ -302,7 +306,7 @@ def snapshot(
         from ..tools import snapshot as take_snapshot
 
         async with open_page(options, har=har) as page:
-            await load_page(page, target, timeout, wait_ms)
+            await load_page(page, target, timeout, wait_ms, script_timeout=script_timeout)
             result = await take_snapshot(
                 page,
                 interactive_only=interactive_only,
@@ -351,6 +355,7 @@ def scrape(
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
     viewport: ViewportOption = None,
+    script_timeout: ScriptTimeoutOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
@@ -381,7 +386,7 @@ def scrape(
                     selector=selector,
                     max_chars=max_chars,
                     wait_for_ms=wait_ms,
-                    smart_wait=content_wait(timeout),
+                    smart_wait=content_wait(timeout, script_timeout),
                     timeout=timeout,
                 )
             except NotAPageError as exc:
@@ -434,6 +439,7 @@ def eval_(
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
     viewport: ViewportOption = None,
+    script_timeout: ScriptTimeoutOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
@@ -452,7 +458,7 @@ def eval_(
         from ..tools import evaluate
 
         async with open_page(options, har=har) as page:
-            await load_page(page, target, timeout, wait_ms)
+            await load_page(page, target, timeout, wait_ms, script_timeout=script_timeout)
             value = await evaluate(page, expression)
         if isinstance(value, str):
             print(value)

@@ -71,6 +71,7 @@ ViewportOption = Annotated[str | None, typer_option("viewport")]
 TimeoutOption = Annotated[float, typer_option("timeout")]
 DebugOption = Annotated[bool, typer_option("debug")]
 WaitOption = Annotated[int | None, typer_option("wait")]
+ScriptTimeoutOption = Annotated[float | None, typer_option("script_timeout")]
 UrlArgument = Annotated[
     str,
     typer.Argument(

@@ -51,13 +51,24 @@ def render_navigation(result: Any, session: BrowserSession) -> list[Part]:
     parts: list[Part] = [
         Text(to_json({"url": result.url, "status": result.status, "title": result.title}))
     ]
+    if result.nothing_rendered:  # the page shows nothing: say why before anything else
+        parts.append(Text(f"The page shows nothing: {result.nothing_rendered}."))
     if pending:
         shown = "\n".join(f"- {url}" for url in pending[:_PENDING_SHOWN])
         more = len(pending) - _PENDING_SHOWN
+        state = "The page is not rendered yet" if result.nothing_rendered else "The page is usable"
         parts.append(
             Text(
-                f"The page is usable; {len(pending)} request(s) still loading (not waited "
+                f"{state}; {len(pending)} request(s) still loading (not waited "
                 f"for):\n{shown}" + (f"\n... and {more} more" if more > 0 else "")
+            )
+        )
+    if result.given_up:
+        shown = "\n".join(f"- {url}" for url in result.given_up)
+        parts.append(
+            Text(
+                f"Given up (parser-blocking scripts not loaded within --script-timeout; the "
+                f"page went on as if they had failed to load):\n{shown}"
             )
         )
     return parts

@@ -126,6 +126,26 @@ def _seconds(value: float | str | None) -> float:
     return seconds
 
 
+# The agents' script_timeout when none is given: a script still not there after 10 s
+# rarely comes, and the agent sees the page instead of a blank one (docs/mcp.md).
+DEFAULT_SCRIPT_TIMEOUT = 10.0
+
+
+def _script_timeout(value: float | str | None) -> float | None:
+    """``--script-timeout``: ``None`` (wait for scripts) for 0."""
+    from .._browser_options import CLIError
+
+    if value is None:
+        return DEFAULT_SCRIPT_TIMEOUT
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 <= seconds < float("inf"):
+        raise CLIError(f"Invalid --script-timeout {value!r}: give a number of seconds (0: wait)", 2)
+    return seconds or None
+
+
 def server_options(**values: Any) -> ServerOptions:
     """The server's options from the values of its command line, checked: what both
     ``cdpkit mcp`` and ``python -m cdpkit.mcp_server`` run before anything starts.
@@ -185,6 +205,7 @@ def server_options(**values: Any) -> ServerOptions:
         snapshot_after_action=bool(options.get("snapshot_after_action")),
         record=Path(record).expanduser() if record is not None else None,
         shared_context=bool(options.get("shared_context")),
+        script_timeout=_script_timeout(options.get("script_timeout")),
     )
 
 

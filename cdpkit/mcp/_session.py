@@ -52,6 +52,8 @@ class ServerOptions:
             default context (``--shared-context``) instead of a context of its own.
         record: Record the session as a cdpkit script in this file from the start
             (``--record``; see :mod:`cdpkit.mcp._recording`).
+        script_timeout: The navigations give up a parser-blocking script not loaded
+            after this many seconds (``--script-timeout``; ``None``: they wait for it).
     """
 
     browser: BrowserOptions = dataclasses.field(default_factory=BrowserOptions)
@@ -62,6 +64,7 @@ class ServerOptions:
     snapshot_after_action: bool = False
     shared_context: bool = False
     record: Path | None = None
+    script_timeout: float | None = 10.0  # see docs/mcp.md: why 10 s
 
     @property
     def download_dir(self) -> Path:

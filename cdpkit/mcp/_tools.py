@@ -299,35 +299,58 @@ async def handle_dialog(page: Page, *, accept: bool = True, prompt_text: str | N
 
 
 async def navigate(
-    page: Page, url: str, *, wait_until: WaitUntil = "usable", timeout: float = 30
+    page: Page,
+    url: str,
+    *,
+    wait_until: WaitUntil = "usable",
+    timeout: float = 30,
+    script_timeout: float | None = None,
 ) -> NavigationResult:
     """Load ``url`` in the page and wait until it is usable (:func:`cdpkit.tools.navigate`,
     ``wait_until="usable"`` by default: an unreachable tracker or a hanging image does
-    not turn a readable page into a timeout; the result lists what is still loading)."""
-    return await tools.navigate(page, url, wait_until=wait_until, timeout=timeout)
+    not turn a readable page into a timeout; the result lists what is still loading, and
+    says so when nothing is rendered yet). ``script_timeout``: the server's
+    ``--script-timeout`` (not an MCP argument)."""
+    return await tools.navigate(
+        page, url, wait_until=wait_until, timeout=timeout, script_timeout=script_timeout
+    )
 
 
 async def go_back(
-    page: Page, *, wait_until: WaitUntil = "usable", timeout: float = 30
+    page: Page,
+    *,
+    wait_until: WaitUntil = "usable",
+    timeout: float = 30,
+    script_timeout: float | None = None,
 ) -> NavigationResult | None:
     """Go one step back in the page's history and wait until it is usable, as
     :func:`navigate` does (``None``: there is no earlier page)."""
-    return await tools.go_back(page, wait_until=wait_until, timeout=timeout)
+    return await tools.go_back(page, wait_until=wait_until, timeout=timeout, script_timeout=script_timeout)
 
 
 async def go_forward(
-    page: Page, *, wait_until: WaitUntil = "usable", timeout: float = 30
+    page: Page,
+    *,
+    wait_until: WaitUntil = "usable",
+    timeout: float = 30,
+    script_timeout: float | None = None,
 ) -> NavigationResult | None:
     """Go one step forward in the page's history and wait until it is usable, as
     :func:`navigate` does (``None``: there is no later page)."""
-    return await tools.go_forward(page, wait_until=wait_until, timeout=timeout)
+    return await tools.go_forward(
+        page, wait_until=wait_until, timeout=timeout, script_timeout=script_timeout
+    )
 
 
 async def reload(
-    page: Page, *, wait_until: WaitUntil = "usable", timeout: float = 30
+    page: Page,
+    *,
+    wait_until: WaitUntil = "usable",
+    timeout: float = 30,
+    script_timeout: float | None = None,
 ) -> NavigationResult:
     """Reload the page and wait until it is usable, as :func:`navigate` does."""
-    return await tools.reload(page, wait_until=wait_until, timeout=timeout)
+    return await tools.reload(page, wait_until=wait_until, timeout=timeout, script_timeout=script_timeout)
 
 
 async def browser_tabs(
@@ -339,6 +362,7 @@ async def browser_tabs(
     url_policy: UrlPolicy | None = None,
     guard: RequestGuard | None = None,
     context: BrowserContext | None = None,
+    script_timeout: float | None = None,
 ) -> list[tools.Tab]:
     """List, open, switch to or close browser tabs. The active tab is the one every other
     tool acts on.
@@ -369,7 +393,9 @@ async def browser_tabs(
             url = read_url(url)  # judged and loaded as the browser reads it
             policy.check(url)
         try:
-            page = await tools.new_tab(browser, url, context=context, wait_until="usable")
+            page = await tools.new_tab(
+                browser, url, context=context, wait_until="usable", script_timeout=script_timeout
+            )
         except NavigationError as exc:
             refused = guard.take_unreported(context) if guard is not None else []
             opened = active_tab(browser, context=context)
@@ -472,6 +498,9 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
     def url_policy(session: BrowserSession) -> dict[str, Any]:
         return {"url_policy": session.options.url_policy, "guard": session.guard}
 
+    def scripts(session: BrowserSession) -> dict[str, Any]:
+        return {"script_timeout": session.options.script_timeout}
+
     # Said where URLs are given, so the model knows before it tries (what is refused
     # whatever the origin lists say, file: URLs, is said once, in the instructions).
     policy = options.url_policy.describe(file_urls=False)
@@ -485,6 +514,8 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             navigate,
             borrow=tools.navigate,
             render=render_navigation,
+            exclude=("script_timeout",),
+            fixed=scripts,
             page_content=True,
             reads_page=False,
             navigates=True,
@@ -496,6 +527,8 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             "browser_go_back",
             go_back,
             render=render_navigation,
+            exclude=("script_timeout",),
+            fixed=scripts,
             page_content=True,
             borrow=tools.navigate,
             reads_page=False,
@@ -506,6 +539,8 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             "browser_go_forward",
             go_forward,
             render=render_navigation,
+            exclude=("script_timeout",),
+            fixed=scripts,
             page_content=True,
             borrow=tools.navigate,
             reads_page=False,
@@ -516,6 +551,8 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             "browser_reload",
             reload,
             render=render_navigation,
+            exclude=("script_timeout",),
+            fixed=scripts,
             page_content=True,
             borrow=tools.navigate,
             navigates=True,
@@ -634,8 +671,10 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         _page_tool(
             "browser_tabs",
             browser_tabs,
-            exclude=("url_policy", "guard", "context"),
-            fixed=lambda session: {**url_policy(session), "context": session.tab_context},
+            exclude=("url_policy", "guard", "context", "script_timeout"),
+            fixed=lambda session: {
+                **url_policy(session), "context": session.tab_context, **scripts(session)
+            },
             on_browser=True,
             page_content=True,
             note=policy,

@@ -361,7 +361,9 @@ class Page(Session):
         keeping what the page itself needs: on a page answering a proxy's credential
         challenges, every request still pauses at its request stage (the page continues
         those itself; a tool ignores pauses without a response) and challenges still
-        reach the page. Undo it with :meth:`fetch_release`, never ``Fetch.disable``."""
+        reach the page. Undo it with :meth:`fetch_release`, never ``Fetch.disable``.
+        While a navigation's ``script_timeout`` holds the page, script requests pause
+        too (they are its to answer; a tool ignores pauses of other resource types)."""
         return _call(lambda: self._impl.fetch_enable(patterns))
 
     def fetch_release(self) -> None:

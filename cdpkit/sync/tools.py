@@ -522,18 +522,20 @@ def get_attributes(page: Page, *, selector: str | None = None, index: int | None
     return _run(_tools.get_attributes(_unwrap(page), selector=selector, index=index, x=x, y=y, role=role, name=name, exact=exact, text=text, label=label, timeout=timeout))
 
 
-def go_back(page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30) -> NavigationResult | None:
-    """Go one step back in the page's history and wait as :func:`navigate` does.
+def go_back(page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30, script_timeout: float | None = None) -> NavigationResult | None:
+    """Go one step back in the page's history and wait as :func:`navigate` does (with
+    ``script_timeout`` as there).
 
     Returns:
         Where it landed, or ``None`` if there is no earlier page (nothing happens).
     """
-    return _run(_tools.go_back(_unwrap(page), wait_until=wait_until, timeout=timeout))
+    return _run(_tools.go_back(_unwrap(page), wait_until=wait_until, timeout=timeout, script_timeout=script_timeout))
 
 
-def go_forward(page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30) -> NavigationResult | None:
-    """Go one step forward in the page's history; ``None`` if there is no later page."""
-    return _run(_tools.go_forward(_unwrap(page), wait_until=wait_until, timeout=timeout))
+def go_forward(page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30, script_timeout: float | None = None) -> NavigationResult | None:
+    """Go one step forward in the page's history (waiting as :func:`navigate` does);
+    ``None`` if there is no later page."""
+    return _run(_tools.go_forward(_unwrap(page), wait_until=wait_until, timeout=timeout, script_timeout=script_timeout))
 
 
 def handle_dialog(page: Page, *, accept: bool = True, prompt_text: str | None = None, timeout: float = 30) -> Dialog:
@@ -750,7 +752,7 @@ def mouse_wheel(page: Page, x: float, y: float, *, delta_x: float = 0, delta_y: 
     _run(_tools.mouse_wheel(_unwrap(page), x, y, delta_x=delta_x, delta_y=delta_y))
 
 
-def navigate(page: Page, url: str, *, wait_until: WaitUntil = "load", timeout: float = 30) -> NavigationResult:
+def navigate(page: Page, url: str, *, wait_until: WaitUntil = "load", timeout: float = 30, script_timeout: float | None = None) -> NavigationResult:
     """Load ``url`` in the page and wait until it is ready.
 
     A URL that differs from the current one only by its ``#fragment`` is a same-document
@@ -771,11 +773,22 @@ def navigate(page: Page, url: str, *, wait_until: WaitUntil = "load", timeout: f
             parser-blocking script that never answers: once the document has committed, 5 s
             with requests in flight but none starting, ending or receiving data ends the wait
             with what was parsed so far. A main document that never answers still times out.
+            When it returns before the page rendered anything, the result's
+            ``nothing_rendered`` says why (``"nothing rendered yet: the parser waits on
+            <script src=URL> for 5 s"``), and so does the first line of
+            :func:`~cdpkit.tools.snapshot` until the page renders.
         timeout: Seconds for the whole navigation.
+        script_timeout: Give up a parser-blocking script (a ``<script src>`` without
+            ``async``, ``defer`` or ``type=module``) that has not loaded after this many
+            seconds: the parser goes on as if it had failed to load, the page's later
+            scripts run, and the result's ``given_up`` lists it. ``None`` (the default):
+            wait for such scripts as a browser does. With it, script requests pause before
+            they are sent and a parser-blocking one is fetched by the browser for the page
+            (its cookies, cache and proxy), until it and the scripts it started end.
 
     Returns:
         The final URL, HTTP status and title (and with ``"usable"``, what is still
-        loading).
+        loading; with ``script_timeout``, what was given up).
 
     Raises:
         NavigationError: The page did not load: DNS failure, refused connection, invalid
@@ -786,7 +799,7 @@ def navigate(page: Page, url: str, *, wait_until: WaitUntil = "load", timeout: f
             A navigation still waiting for the server's response is stopped (the page
             stays where it was); one that has a response keeps loading.
     """
-    return _run(_tools.navigate(_unwrap(page), url, wait_until=wait_until, timeout=timeout))
+    return _run(_tools.navigate(_unwrap(page), url, wait_until=wait_until, timeout=timeout, script_timeout=script_timeout))
 
 
 def network_request(page: Page, id: str, *, body: bool = True, save_to: str | Path | None = None) -> NetworkRequestDetails:
@@ -840,7 +853,7 @@ def network_requests(page: Page, *, url_pattern: str | None = None, resource_typ
     return _run(_tools.network_requests(_unwrap(page), url_pattern=url_pattern, resource_types=resource_types, failed_only=failed_only))
 
 
-def new_tab(browser: Browser, url: str | None = None, *, context: BrowserContext | None = None, wait_until: WaitUntil = "load") -> Page:
+def new_tab(browser: Browser, url: str | None = None, *, context: BrowserContext | None = None, wait_until: WaitUntil = "load", script_timeout: float | None = None) -> Page:
     """Open a new tab, bring it to the front and make it the active tab.
 
     The tab opens in ``context`` when given; otherwise in the same browser context as
@@ -854,6 +867,8 @@ def new_tab(browser: Browser, url: str | None = None, *, context: BrowserContext
             active tab).
         wait_until: What to wait for when loading ``url``, as in
             :func:`~cdpkit.tools.navigate` (``"load"`` by default).
+        script_timeout: Give up the parser-blocking scripts of ``url`` that have not
+            loaded after this many seconds, as :func:`~cdpkit.tools.navigate` does.
 
     Returns:
         The new tab's page.
@@ -862,7 +877,7 @@ def new_tab(browser: Browser, url: str | None = None, *, context: BrowserContext
         NavigationError: ``url`` could not be loaded; the tab stays open (and active) on
             Chrome's error page.
     """
-    return cast("Page", _wrap(_run(_tools.new_tab(_unwrap(browser), url, context=_unwrap(context), wait_until=wait_until))))
+    return cast("Page", _wrap(_run(_tools.new_tab(_unwrap(browser), url, context=_unwrap(context), wait_until=wait_until, script_timeout=script_timeout))))
 
 
 def page_metadata(page: Page) -> PageMetadata:
@@ -1048,9 +1063,9 @@ def record_har(page: Page, path: str | os.PathLike[str], *, max_body_size: int =
         yield value
 
 
-def reload(page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30) -> NavigationResult:
-    """Reload the page and wait as :func:`navigate` does."""
-    return _run(_tools.reload(_unwrap(page), wait_until=wait_until, timeout=timeout))
+def reload(page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30, script_timeout: float | None = None) -> NavigationResult:
+    """Reload the page and wait as :func:`navigate` does (with ``script_timeout`` as there)."""
+    return _run(_tools.reload(_unwrap(page), wait_until=wait_until, timeout=timeout, script_timeout=script_timeout))
 
 
 def resource_url(page: Page, *, selector: str | None = None, index: int | None = None, role: str | None = None, name: str | None = None, exact: bool = True, text: str | None = None, label: str | None = None) -> str:

@@ -1,6 +1,7 @@
 """How :func:`~cdpkit.tools.download` gets a body onto disk: through a request the page
 makes itself (paused at the response with ``Fetch``, streamed with ``IO.read``), or a
-direct request with the page's cookies; redirects followed, every byte accounted for.
+direct request with the page's cookies (cdpkit's own client, :mod:`cdpkit._own_requests`);
+redirects followed, every byte accounted for.
 
 Either way the body goes to a hidden ``.part`` file in the download directory
 (:class:`PartFile`) and is complete, or the fetch raises :class:`~cdpkit.DownloadError`.
@@ -12,16 +13,10 @@ import asyncio
 import base64
 import contextlib
 import functools
-import http.client
 import os
 import re
-import socket
-import ssl
 import tempfile
-import threading
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,16 +133,13 @@ async def fetch_in_page(
     raise DownloadError(f"Download of {url} failed: more than {_MAX_REDIRECTS} redirects")
 
 
-def _check_hop(url: str, hop: str, refusal: _own_requests.Refusal | None = None) -> None:
-    """Refuse ``hop`` (``url`` itself or where it redirected) if the check in force
+def _check_hop(url: str, hop: str) -> None:
+    """Refuse ``hop`` (where ``url`` redirected) if the check in force
     (:func:`cdpkit._own_requests.checked_by`) does: nothing is requested from there."""
     try:
-        _own_requests.check(hop, refusal)
+        _own_requests.check(hop)
     except _own_requests.RequestRefused as exc:
-        how = "is" if hop == url else f"was redirected to {hop}, which is"
-        raise DownloadError(
-            f"Download of {url} {how} blocked: {exc.reason}. Nothing was requested from there."
-        ) from None
+        raise _download_error(url, exc, False, 0) from None
 
 
 def page_proxy(page: Page) -> Proxy | None:
@@ -317,126 +309,77 @@ async def _take_body(
 
 async def fetch_directly(page: Page, url: str, directory: Path) -> Fetched:
     """The fallback: a direct request with the page's cookies for ``url`` and the page's
-    URL as Referer, streamed to disk from a worker thread.
+    URL as Referer, through cdpkit's own client (:func:`cdpkit._own_requests.client`: the
+    page's proxy, HTTP or SOCKS; each hop put to the check in force), streamed to disk.
 
     A body shorter than its ``Content-Length`` or a chunked body without its terminating
     chunk raises :class:`DownloadError`. If the call is cancelled (a timeout), the
-    connection is shut down so the worker thread ends too."""
+    connection is closed with it."""
     cookies = (await page.send(cdp.network.get_cookies(urls=[url]))).cookies
     cookie_header = "; ".join(f"{c.name}={c.value}" for c in cookies)
     user_agent = await evaluate(page, _USER_AGENT)
-    request_headers = {"User-Agent": str(user_agent or "cdpkit")}
+    # identity: the bytes saved are the bytes the server holds (as urllib asked before).
+    request_headers = {"User-Agent": str(user_agent or "cdpkit"), "Accept-Encoding": "identity"}
     if page.url.startswith("http"):
         request_headers["Referer"] = page.url
     if cookie_header:
         request_headers["Cookie"] = cookie_header
-    # The request goes where the page's would (its proxy), and each hop only where the
-    # check in force allows; the worker thread does not inherit it: handed over here.
-    refusal = _own_requests.current_refusal()
-    _check_hop(url, url, refusal)
-    cancelled = threading.Event()
-    sockets: list[socket.socket] = []
     try:
-        opener = _tracking_opener(sockets, cancelled, page_proxy(page), refusal)
-    except ValueError as exc:  # a SOCKS proxy: the request would go around it
+        client = _own_requests.client(page_proxy(page), max_redirects=_MAX_REDIRECTS)
+    except ValueError as exc:  # a SOCKS proxy without the SOCKS support
         raise DownloadError(
             f"Download of {url} failed: the page could not fetch it, and {exc}"
         ) from None
     part = PartFile(directory)
+    answered = False
 
-    def fetch() -> tuple[dict[str, str], str]:
-        request = urllib.request.Request(url, headers=request_headers)
-        with opener.open(request, timeout=30) as response:
-            while data := response.read(CHUNK_SIZE):
-                if cancelled.is_set():
-                    raise TimeoutError
-                part.file.write(data)
-                part.size += len(data)
-            part.file.close()
-            headers = {name.lower(): value for name, value in response.headers.items()}
-            return headers, str(response.geturl())
+    def wanted(answer: _own_requests.Fetched) -> bool:
+        nonlocal answered
+        answered = True
+        if answer.status >= 400:
+            raise DownloadError(f"Resource fetch failed: {answer.status} for {url}")
+        return True
 
-    future = asyncio.get_running_loop().run_in_executor(None, fetch)
     try:
-        headers, final_url = await asyncio.shield(future)
-        short = _short_body_error(url, part.size, headers)
+        async with client:
+            fetched = await _own_requests.fetch(
+                client,
+                url,
+                30,
+                headers=request_headers,
+                read=wanted,
+                into=part.write,
+                chunk_size=CHUNK_SIZE,
+            )
+        part.file.close()
+        short = _short_body_error(url, part.size, dict(fetched.headers))
         if short is not None:
             raise short
-    except asyncio.CancelledError:
-        cancelled.set()
-        for sock in sockets:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-        # Give the thread a moment to see the shutdown; it cannot be interrupted while
-        # still connecting, and then ends within the connect timeout, writing nothing.
-        await asyncio.wait({future}, timeout=1)
-        if future.done():
-            future.exception()  # retrieved: the cancellation is what the caller sees
-        else:
-            future.add_done_callback(lambda f: f.cancelled() or f.exception())
+    except BaseException as exc:
         part.discard()
-        raise
-    except urllib.error.HTTPError as exc:
-        part.discard()
-        raise DownloadError(f"Resource fetch failed: {exc.code} for {url}") from None
-    except _own_requests.RequestRefused as exc:
-        part.discard()
-        _check_hop(url, exc.url, refusal)
-        raise
-    except http.client.IncompleteRead as exc:
-        part.discard()
-        raise DownloadError(
-            f"Download of {url} failed: the connection closed after {part.size + len(exc.partial)} "
+        raise _download_error(url, exc, answered, part.size) from None
+    return Fetched(part, dict(fetched.headers), fetched.final_url)
+
+
+def _download_error(url: str, exc: BaseException, answered: bool, size: int) -> BaseException:
+    """What a failed direct request raises: a :class:`DownloadError` in the download's
+    words; a cancellation or another error as it is."""
+    import httpx
+
+    if isinstance(exc, _own_requests.RequestRefused):
+        how = "is" if exc.url == url else f"was redirected to {exc.url}, which is"
+        return DownloadError(
+            f"Download of {url} {how} blocked: {exc.reason}. Nothing was requested from there."
+        )
+    if isinstance(exc, httpx.TooManyRedirects):
+        return DownloadError(f"Download of {url} failed: more than {_MAX_REDIRECTS} redirects")
+    if answered and isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
+        return DownloadError(
+            f"Download of {url} failed: the connection closed after {size} "
             "bytes, before the end of the body (a chunked body without its last chunk, or "
             "fewer bytes than Content-Length)"
-        ) from None
-    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-        part.discard()
-        reason = getattr(exc, "reason", None) or exc or type(exc).__name__
-        raise DownloadError(f"Network request failed for {url}: {reason}") from None
-    except BaseException:
-        part.discard()
-        raise
-    return Fetched(part, headers, final_url)
-
-
-def _tracking_opener(
-    sockets: list[socket.socket],
-    cancelled: threading.Event,
-    proxy: Proxy | None = None,
-    refusal: _own_requests.Refusal | None = None,
-) -> urllib.request.OpenerDirector:
-    """A urllib opener whose connections add their sockets to ``sockets`` once connected
-    (and give up if ``cancelled`` is set), so a cancelled download can shut them down
-    from another thread, even while the request still waits for the response; through
-    ``proxy`` as the browser goes, each redirect put to ``refusal`` first.
-
-    Raises:
-        ValueError: A SOCKS proxy (urllib cannot speak it).
-    """
-
-    def track(sock: socket.socket | None) -> None:
-        if sock is not None:
-            sockets.append(sock)
-        if cancelled.is_set():
-            raise TimeoutError("the download was cancelled")
-
-    class Connection(http.client.HTTPConnection):
-        def connect(self) -> None:
-            super().connect()
-            track(self.sock)
-
-    class TLSConnection(http.client.HTTPSConnection):
-        def connect(self) -> None:
-            super().connect()
-            track(self.sock)
-
-    class Handler(urllib.request.HTTPHandler):
-        def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-            return self.do_open(Connection, req)
-
-    class TLSHandler(urllib.request.HTTPSHandler):
-        def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-            return self.do_open(TLSConnection, req, context=ssl.create_default_context())
-
-    return _own_requests.urllib_opener(proxy, refusal, Handler(), TLSHandler())
+        )
+    if isinstance(exc, httpx.HTTPError):
+        reason = str(exc) or type(exc).__name__
+        return DownloadError(f"Network request failed for {url}: {reason}")
+    return exc

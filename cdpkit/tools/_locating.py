@@ -2,8 +2,8 @@
 the label of a form field) rather than by where it is in the DOM.
 
 A :class:`Locator` is matched against the page engine's outline, the one
-:func:`~cdpkit.tools.snapshot` shows (``_page_outline``: roles and names computed by
-``_js/outline.js``, across open shadow roots and every frame's document), so a locator
+:func:`~cdpkit.tools.snapshot` shows (``_snapshot._page_outline``: roles and names computed by
+``_snapshot/_js/outline.js``, across open shadow roots and every frame's document), so a locator
 finds what a snapshot line names:
 
 * ``role`` (with ``name``): an outline entry of that role (Chrome's role names, as the
@@ -36,8 +36,7 @@ from ..errors import AmbiguousLocatorError, ElementNotFoundError, ProtocolError
 from ..page import Page
 from ..session import Session
 from ._elements import Element, release_remote
-from ._outline_model import quote_text
-from ._page_outline import OutlineEntry, outline_backend_id, page_outline
+from ._snapshot import OutlineEntry, outline_backend_id, page_outline, quote_text
 
 __all__ = [
     "DEFAULT_LOCATOR_TIMEOUT",

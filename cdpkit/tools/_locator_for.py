@@ -16,9 +16,9 @@ from .. import cdp
 from ..page import Page
 from ._elements import Element
 from ._locating import Locator, Match, designated_numbers, matches_in
-from ._page_outline import OutlineEntry, outline_number, page_outline
 from ._pointing import clickable_point
 from ._scripts import Script
+from ._snapshot import OutlineEntry, outline_number, page_outline
 from ._targeting import resolve_element
 
 __all__ = ["generated_id", "locator_for"]

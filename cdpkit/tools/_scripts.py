@@ -7,7 +7,9 @@ element finder every tool uses; ``helpers.js``: visibility, unique selectors, te
 normalisation; ``text.js``: the visible-text walk; ``hit.js``: what a click at a point
 reaches, and how an error names it). The libraries a script names, and the ones they
 need, are bundled into its source once, when it is first used, and cached for the life
-of the process.
+of the process. A long script may be split by concern into parts (``_js/<name>/<part>.js``,
+declarations only): they are put at the start of its function's body, so the page still
+runs one function, one closure (:func:`assemble`).
 
 Scripts run through the typed bindings: :func:`evaluate` (``Runtime.evaluate``, in the
 page's main frame, ``this`` being the window) and :func:`call_function`
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -31,8 +34,8 @@ from ..errors import EvaluationError
 from ..session import Session
 
 __all__ = [
-    "Script", "call_function", "check_exception", "evaluate", "evaluate_handle", "source",
-    "thrown_at",
+    "Script", "assemble", "call_function", "check_exception", "evaluate", "evaluate_handle",
+    "source", "thrown_at",
 ]
 
 # The error the finder (find.js, ``H.check``) throws for a selector the browser rejects.
@@ -56,11 +59,14 @@ class Script:
         uses: The helper libraries it calls through ``H`` (their own needs are added).
         package: The package whose ``_js`` folder holds the file (the tools' by default;
             a front end keeps its own scripts beside its code).
+        parts: The files of ``_js/<name>/`` (without ``.js``) that open the function's
+            body, in this order: a script split by concern (see :func:`assemble`).
     """
 
     name: str
     uses: tuple[str, ...] = ()
     package: str = __package__
+    parts: tuple[str, ...] = ()
 
     @property
     def source(self) -> str:
@@ -72,6 +78,32 @@ class Script:
 def _read(name: str, package: str = __package__) -> str:
     """The text of ``_js/<name>.js`` of ``package`` as installed."""
     return (resources.files(package) / "_js" / f"{name}.js").read_text(encoding="utf-8").strip()
+
+
+def _read_part(name: str, part: str, package: str) -> str:
+    """The text of the part ``_js/<name>/<part>.js`` of ``package`` (indentation kept)."""
+    path = resources.files(package).joinpath("_js", name, f"{part}.js")
+    return path.read_text(encoding="utf-8").rstrip()
+
+
+# The line that opens a script's function (after its leading comments).
+_OPENING = re.compile(r"^[ \t]*(?:async[ \t]+)?function[ \t]*\([^)]*\)[ \t]*\{[ \t]*$", re.M)
+
+
+def assemble(body: str, parts: list[str]) -> str:
+    """``body`` (a script's function expression) with ``parts`` (each a run of
+    declarations) put at the start of its function's body, in order: the one function the
+    page runs, whose closure every part shares (so a part calls another's functions and
+    reads the walk's state as if all were one file).
+
+    Raises:
+        ValueError: No line of ``body`` opens a function (``function(a, b) {``).
+    """
+    opening = _OPENING.search(body)
+    if opening is None:
+        raise ValueError("The script has no line opening its function: function(...) {")
+    cut = opening.end()
+    return body[:cut] + "\n" + "\n".join(parts) + body[cut:]
 
 
 def _libraries(uses: tuple[str, ...]) -> list[str]:
@@ -94,6 +126,9 @@ def source(script: Script) -> str:
     """The JavaScript source of ``script``: its function, or, when it uses libraries, a
     function that builds ``H`` from them and then applies the script's function."""
     body = _read(script.name, script.package)
+    if script.parts:
+        parts = [_read_part(script.name, part, script.package) for part in script.parts]
+        body = assemble(body, parts)
     if not script.uses:
         return body
     libraries = "\n".join(_read(name) for name in _libraries(script.uses))

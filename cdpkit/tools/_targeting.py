@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from .. import cdp
 from .._frames import frame_tree
@@ -34,11 +32,8 @@ from ..errors import CDPError, ElementNotFoundError, ProtocolError
 from ..page import Page
 from ._elements import Box, Element, Point, release_remote
 from ._locating import DEFAULT_LOCATOR_TIMEOUT, Locator, locate
-from ._page_outline import OutlineEntry, outline_backend_id
 from ._scripts import Script, evaluate_handle
-
-if TYPE_CHECKING:
-    from .accessibility import Snapshot, SnapshotNode
+from ._snapshot import OutlineEntry, SnapshotState, outline_backend_id
 
 __all__ = [
     "Box",
@@ -134,61 +129,6 @@ async def _by_point(page: Page, x: float, y: float) -> Element:
     if remote.object_id is None:
         raise ElementNotFoundError(f"No element at ({x:g}, {y:g}) in the viewport")
     return Element(page, remote.object_id, f"point ({x:g}, {y:g})")
-
-
-@dataclass(slots=True)
-class SnapshotState:
-    """What :func:`~cdpkit.tools.snapshot` keeps about a page: the latest snapshot, and
-    the stable numbering that ``index=`` targets.
-
-    Kept with the page: read it with ``page.state(SnapshotState)``. A DOM node keeps its
-    index across the snapshots of the page's document while it lives; new nodes get new
-    numbers, never reused. When the page's main frame loads a new document, the next
-    snapshot starts the numbering again, and indices from before fail as stale.
-
-    Attributes:
-        snapshot: The latest snapshot, ``None`` before the first.
-        document: The loader id of the main-frame document the numbering belongs to.
-        next_index: The number the next new node gets (how many were given so far).
-        indices: Per session id: node key (backend node id, or the frame and accessibility
-            id of a node that is not a DOM node) -> its index.
-        listed: Index -> the node as the latest snapshot that listed it saw it.
-        previous: The latest full outline per set of options (what ``diff=True``
-            compares with).
-    """
-
-    snapshot: Snapshot | None = None
-    document: str | None = None
-    next_index: int = 0
-    indices: dict[str, dict[Any, int]] = field(default_factory=dict)
-    listed: dict[int, SnapshotNode] = field(default_factory=dict)
-    previous: dict[Any, Any] = field(default_factory=dict)
-
-    def restart(self, document: str | None) -> None:
-        """Start a new numbering for the document ``document`` (a navigation happened)."""
-        self.document = document
-        self.next_index = 0
-        self.indices = {}
-        self.listed = {}
-        self.previous = {}
-
-    def node(self, index: int) -> SnapshotNode:
-        """The node listed as ``[index]`` by a snapshot of the page's current numbering.
-
-        Raises:
-            ElementNotFoundError: No snapshot was taken yet, or no snapshot listed
-                ``index`` (the message says how many indices were given).
-        """
-        if self.snapshot is None:
-            raise ElementNotFoundError(
-                f"Element index {index}: no snapshot of this page yet; take one with snapshot()"
-            )
-        node = self.listed.get(index)
-        if node is None:
-            raise ElementNotFoundError(
-                f"Element index {index} out of range (snapshot has {self.next_index})"
-            )
-        return node
 
 
 async def main_document(page: Page) -> str | None:

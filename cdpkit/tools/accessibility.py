@@ -1,16 +1,16 @@
 """The accessibility snapshot: the page as an indexed outline an agent can read and act on.
 
 Two engines compute it. The default, ``"page"``, runs a script in each frame's document
-(:mod:`._page_outline`): see there; when it fails on a page (twice, the second time in
-fresh worlds) the other answers the snapshot. The other, ``"chrome"``, reads Chrome's
-own tree (:mod:`._chrome_outline`). Both write the lines of the same model
-(:mod:`._outline_model`); this module is the public :func:`snapshot`: scopes, filters,
-engines, the fallback, the numbering and the budget.
+(:mod:`._snapshot._page_outline`): see there; when it fails on a page (twice, the second
+time in fresh worlds) the other answers the snapshot. The other, ``"chrome"``, reads
+Chrome's own tree (:mod:`._snapshot._chrome_outline`). Both write the lines of the same
+model (:mod:`._snapshot._outline_model`); this module is the public :func:`snapshot`:
+scopes, filters, engines, the fallback, the numbering and the budget.
 
 What the snapshots of a page know is kept in ``page.state(SnapshotState)``: the stable
 numbering (a DOM node keeps its index while it lives, until the page loads a new
 document), the nodes ``index=`` targeting resolves, and the outlines ``diff=True``
-compares with. The budget and the diff are in :mod:`._snapshot_views`.
+compares with. The budget and the diff are in :mod:`._snapshot._views`.
 
 Boxes are in CSS pixels of the page's viewport (like ``getBoundingClientRect()`` in the
 top document), so the centre of a box is a point ``x=``/``y=`` targeting can use.
@@ -22,38 +22,43 @@ import asyncio
 import contextlib
 import gc
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from .. import cdp
 from .._frames import content_origin
+from .._navigation import stall_words
 from .._secrets import get_logger
 from ..errors import ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
-from ._chrome_outline import Collected, build_outline, collect_session
 from ._dispatch import check_no_dialog
-from ._outline_model import (
+from ._elements import Box
+from ._pointing import frame_ids
+from ._snapshot import FOCUSABLE as _FOCUSABLE
+from ._snapshot import (
     INTERACTIVE_ROLES,
     MAX_TEXT,
     NOT_INTERACTIVE,
+    Collected,
     Filters,
+    OutlineSegment,
+    OutlineWorldError,
     Snapshot,
+    SnapshotCut,
     SnapshotNode,
+    SnapshotScope,
+    SnapshotState,
+    build_outline,
+    collect_session,
+    diff_lines,
+    fit_budget,
+    fit_lines,
     lowered_roles,
+    page_segments,
     quote_text,
+    renew_worlds,
 )
-from ._page_outline import FOCUSABLE as _FOCUSABLE
-from ._page_outline import OutlineSegment, OutlineWorldError, page_segments, renew_worlds
-from ._pointing import frame_ids
-from ._snapshot_views import SnapshotCut, diff_lines, fit_budget, fit_lines
-from ._targeting import Box, SnapshotState, main_document, resolve_element
-
-if TYPE_CHECKING:
-    # The raw JSON shapes of the two big results, checked by the type checker only: the
-    # snapshot reads them through Session.send_json, the typed fast path (building the
-    # models of 19,000 AX nodes would cost more than the call; see send_json).
-    pass
+from ._targeting import main_document, resolve_element
 
 __all__ = ["Box", "Snapshot", "SnapshotCut", "SnapshotNode", "SnapshotState", "snapshot"]
 
@@ -282,7 +287,9 @@ async def snapshot(
             lines = fit_lines(lines, max_chars)
     elif max_chars is not None:
         lines, nodes, cut = fit_budget(lines, nodes, max_chars)
-    result = Snapshot("\n".join(lines), nodes, cut)
+    # A page that has rendered nothing says why first (see tools.navigate).
+    stalled = await stall_words(page)  # no call to the page unless a navigation said so
+    result = Snapshot("\n".join([stalled, *lines] if stalled else lines), nodes, cut)
     state.snapshot = result
     return result
 
@@ -417,22 +424,6 @@ async def peek_changes(
     if state.document != document:
         return None
     return diff_lines(previous, lines, nodes)[0]
-
-
-@dataclass(slots=True)
-class SnapshotScope:
-    """The element scoping a snapshot."""
-
-    session: Session
-    backend_id: int
-    # For the page engine: the frame holding it, and where that frame's viewport lies in
-    # the page's (None: not rendered).
-    frame_id: str | None = None
-    origin: tuple[float, float] | None = None
-
-    @property
-    def key(self) -> tuple[int, int]:
-        return (id(self.session), self.backend_id)
 
 
 async def _scope_root(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -14,13 +13,18 @@ from .._navigation import (
     InFlight,
     NavigationResult,
     WaitUntil,
+    check_script_timeout,
     check_wait_until,
     current_result,
+    forget_stall,
+    giving_up_scripts,
     load,
     page_set_up,
     send_retrying,
     timed_out,
+    usable_result,
     wait_usable,
+    with_given_up,
 )
 from ..errors import WaitTimeoutError
 from ..page import Page
@@ -55,6 +59,7 @@ async def navigate(
     *,
     wait_until: WaitUntil = "load",
     timeout: float = 30,
+    script_timeout: float | None = None,
 ) -> NavigationResult:
     """Load ``url`` in the page and wait until it is ready.
 
@@ -76,11 +81,22 @@ async def navigate(
             parser-blocking script that never answers: once the document has committed, 5 s
             with requests in flight but none starting, ending or receiving data ends the wait
             with what was parsed so far. A main document that never answers still times out.
+            When it returns before the page rendered anything, the result's
+            ``nothing_rendered`` says why (``"nothing rendered yet: the parser waits on
+            <script src=URL> for 5 s"``), and so does the first line of
+            :func:`~cdpkit.tools.snapshot` until the page renders.
         timeout: Seconds for the whole navigation.
+        script_timeout: Give up a parser-blocking script (a ``<script src>`` without
+            ``async``, ``defer`` or ``type=module``) that has not loaded after this many
+            seconds: the parser goes on as if it had failed to load, the page's later
+            scripts run, and the result's ``given_up`` lists it. ``None`` (the default):
+            wait for such scripts as a browser does. With it, script requests pause before
+            they are sent and a parser-blocking one is fetched by the browser for the page
+            (its cookies, cache and proxy), until it and the scripts it started end.
 
     Returns:
         The final URL, HTTP status and title (and with ``"usable"``, what is still
-        loading).
+        loading; with ``script_timeout``, what was given up).
 
     Raises:
         NavigationError: The page did not load: DNS failure, refused connection, invalid
@@ -91,11 +107,11 @@ async def navigate(
             A navigation still waiting for the server's response is stopped (the page
             stays where it was); one that has a response keeps loading.
     """
-    return await load(page, url, wait_until=wait_until, timeout=timeout)
+    return await load(page, url, wait_until=wait_until, timeout=timeout, script_timeout=script_timeout)
 
 
 async def _history_move(
-    page: Page, step: int, wait_until: str, timeout: float, function: str
+    page: Page, step: int, wait_until: str, timeout: float, function: str, script_timeout: float | None
 ) -> NavigationResult | None:
     try:
         async with asyncio.timeout(timeout):
@@ -115,6 +131,7 @@ async def _history_move(
         timeout,
         what=f"the history navigation to {entry.url}",
         function=function,
+        script_timeout=script_timeout,
     )
 
 
@@ -125,6 +142,7 @@ async def _wait_navigation(
     timeout: float,
     what: str,
     function: str,
+    script_timeout: float | None = None,
 ) -> NavigationResult:
     """Run ``start`` and wait until the main frame's next document reaches ``wait_until``.
 
@@ -136,7 +154,8 @@ async def _wait_navigation(
     main_frame = page.target_id  # a page's main frame id is its target id
     landed: str | None = None
     requests = InFlight()
-    pending: tuple[str, ...] = ()
+    loaded: bool | None = None  # with "usable": whether the load event came
+    forget_stall(page)  # a new document: what the old one waited on is moot
     try:
         # Raw events read through their generated JSON shapes: the fast path. Only a few
         # keys are read, a newer Chrome's changes elsewhere in these events cannot break
@@ -146,7 +165,7 @@ async def _wait_navigation(
             cdp.page.NavigatedWithinDocument,
             cdp.page.LifecycleEvent,
             raw=True,
-        ) as events, requests.following(page, usable):
+        ) as events, requests.following(page, usable), giving_up_scripts(page, script_timeout) as gate:
             await page_set_up(page)  # or its first commit may go unreported
             await start()
             loader_id: str | None = None
@@ -167,47 +186,64 @@ async def _wait_navigation(
                         break
                     loader_id = frame["loaderId"]
                     if usable:  # committed: parsed or stalled, then loaded or quiet
-                        if not await wait_usable(page, events, main_frame, loader_id, requests):
-                            pending = requests.urls()
+                        loaded = await wait_usable(page, events, main_frame, loader_id, requests)
                         break
                 elif method == _LIFECYCLE_EVENT and loader_id is not None:
                     stage = cast("LifecycleEventJSON", event.params)
                     if stage["loaderId"] == loader_id and stage["name"] == lifecycle:
                         break
-            result = await current_result(page, url=landed)
-            return dataclasses.replace(result, pending=pending)
+            if loaded is not None:
+                return await usable_result(page, landed, loaded, requests, gate)
+            return with_given_up(await current_result(page, url=landed), gate)
     except TimeoutError:
         raise timed_out(f"{what} to reach {STAGES[wait_until]}", timeout, function) from None
 
 
 @recorded
 async def go_back(
-    page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30
+    page: Page,
+    *,
+    wait_until: WaitUntil = "load",
+    timeout: float = 30,
+    script_timeout: float | None = None,
 ) -> NavigationResult | None:
-    """Go one step back in the page's history and wait as :func:`navigate` does.
+    """Go one step back in the page's history and wait as :func:`navigate` does (with
+    ``script_timeout`` as there).
 
     Returns:
         Where it landed, or ``None`` if there is no earlier page (nothing happens).
     """
     check_wait_until(wait_until)
-    return await _history_move(page, -1, wait_until, timeout, "go_back")
+    check_script_timeout(script_timeout)
+    return await _history_move(page, -1, wait_until, timeout, "go_back", script_timeout)
 
 
 @recorded
 async def go_forward(
-    page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30
+    page: Page,
+    *,
+    wait_until: WaitUntil = "load",
+    timeout: float = 30,
+    script_timeout: float | None = None,
 ) -> NavigationResult | None:
-    """Go one step forward in the page's history; ``None`` if there is no later page."""
+    """Go one step forward in the page's history (waiting as :func:`navigate` does);
+    ``None`` if there is no later page."""
     check_wait_until(wait_until)
-    return await _history_move(page, 1, wait_until, timeout, "go_forward")
+    check_script_timeout(script_timeout)
+    return await _history_move(page, 1, wait_until, timeout, "go_forward", script_timeout)
 
 
 @recorded
 async def reload(
-    page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30
+    page: Page,
+    *,
+    wait_until: WaitUntil = "load",
+    timeout: float = 30,
+    script_timeout: float | None = None,
 ) -> NavigationResult:
-    """Reload the page and wait as :func:`navigate` does."""
+    """Reload the page and wait as :func:`navigate` does (with ``script_timeout`` as there)."""
     check_wait_until(wait_until)
+    check_script_timeout(script_timeout)
     return await _wait_navigation(
         page,
         lambda: page.send(cdp.page.reload()),
@@ -215,6 +251,7 @@ async def reload(
         timeout,
         what=f"the reload of {page.url}",
         function="reload",
+        script_timeout=script_timeout,
     )
 
 

@@ -13,9 +13,7 @@ import asyncio
 import contextlib
 import functools
 import mimetypes
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from html import escape as html_escape
@@ -116,6 +114,9 @@ class SmartWait:
         quiet: Seconds without a content change (the load event counts as one) that
             settle a loaded page.
         empty_wait: Seconds without a change that settle a page with no text yet.
+        script_timeout: :func:`scrape` gives up a parser-blocking script that has not
+            loaded after this many seconds (see :func:`~cdpkit.tools.navigate`), so a page
+            stalled on a script gives its content then; ``None``: it waits for it.
     """
 
     network_idle_timeout: float = 1.0
@@ -125,6 +126,7 @@ class SmartWait:
     max_wait: float = 10.0
     quiet: float = 0.5
     empty_wait: float = 3.0
+    script_timeout: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,8 +238,11 @@ async def scrape(
         # a slow image, font or third-party request holding back the load event holds
         # the scrape only ``network_idle_timeout`` past the last change of the content.
         async with _watching_requests(page) as requests:
-            loaded = await navigate(page, url, wait_until="domcontentloaded", timeout=timeout)
-            await _settle(page, smart_wait or SmartWait(), requests)
+            settings = smart_wait or SmartWait()
+            loaded = await navigate(
+                page, url, wait_until="domcontentloaded", timeout=timeout, script_timeout=settings.script_timeout
+            )
+            await _settle(page, settings, requests)
         loaded = replace(loaded, title=await _title(page) or loaded.title)
     else:
         loaded = await navigate(page, url, timeout=timeout)
@@ -494,39 +499,37 @@ async def _probe_media(page: Page, url: str) -> tuple[bytes, str, str] | _NotAPa
         if jar:
             headers["Cookie"] = jar
 
-    # Where the page's request would go (its proxy), each hop checked as the caller's
-    # check says (cdpkit._own_requests); a SOCKS proxy urllib cannot speak: "a page".
-    refusal = _own_requests.current_refusal()
+    # cdpkit's own client: where the page's request would go (its proxy, HTTP or SOCKS),
+    # each hop checked as the caller's check says (cdpkit._own_requests). Without the
+    # SOCKS support a SOCKS proxy needs: "a page", the browser goes.
     try:
-        _own_requests.check(url, refusal)
-        opener = _own_requests.urllib_opener(page_proxy(page), refusal)
+        client = _own_requests.client(page_proxy(page))
     except ValueError:
         return None
+    import httpx  # loaded by the client already; not with the tools
 
-    def probe() -> tuple[bytes, str, str] | _NotAPage | None:
-        request = urllib.request.Request(url, headers=headers)
-        try:
-            response = opener.open(request, timeout=10)
-        except (urllib.error.URLError, OSError, ValueError):  # RequestRefused included
-            return None
-        with response:
-            content_type = (response.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-            disposition = (response.headers.get("Content-Disposition") or "").lower()
-            final_url = response.geturl()
-            extension = PurePosixPath(urllib.parse.urlsplit(final_url).path).suffix.lower()
-            is_media = (
-                disposition.startswith("attachment")
-                or content_type.startswith(MEDIA_TYPES)
-                or (content_type == "application/octet-stream" and extension in MEDIA_EXTENSIONS)
+    try:
+        async with client:
+            fetched = await _own_requests.fetch(
+                client, url, 10, headers=headers, max_bytes=MAX_MEDIA_BYTES, read=_is_media
             )
-            if not is_media:
-                return None if _shown_by_the_browser(content_type) else _NotAPage(content_type)
-            data = response.read(MAX_MEDIA_BYTES + 1)
-            if len(data) > MAX_MEDIA_BYTES:
-                return None
-            mime = content_type or mimetypes.guess_type(final_url)[0] or "application/octet-stream"
-            if mime == "application/octet-stream":
-                mime = mimetypes.guess_type(final_url)[0] or mime
-            return data, mime, final_url
+    except (OSError, ValueError, httpx.HTTPError):  # RequestRefused and TooLarge included
+        return None
+    if not _is_media(fetched):
+        return None if _shown_by_the_browser(fetched.mime_type) else _NotAPage(fetched.mime_type)
+    final_url = fetched.final_url
+    mime = fetched.mime_type or mimetypes.guess_type(final_url)[0] or "application/octet-stream"
+    if mime == "application/octet-stream":
+        mime = mimetypes.guess_type(final_url)[0] or mime
+    return fetched.body, mime, final_url
 
-    return await anyio.to_thread.run_sync(probe, abandon_on_cancel=True)
+
+def _is_media(answer: _own_requests.Fetched) -> bool:
+    """Whether the answer is a media file (by its type, its disposition or, for a generic
+    type, its extension)."""
+    extension = PurePosixPath(urllib.parse.urlsplit(answer.final_url).path).suffix.lower()
+    return (
+        answer.headers.get("content-disposition", "").lower().startswith("attachment")
+        or answer.mime_type.startswith(MEDIA_TYPES)
+        or (answer.mime_type == "application/octet-stream" and extension in MEDIA_EXTENSIONS)
+    )

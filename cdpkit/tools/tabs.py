@@ -117,6 +117,7 @@ async def new_tab(
     *,
     context: BrowserContext | None = None,
     wait_until: WaitUntil = "load",
+    script_timeout: float | None = None,
 ) -> Page:
     """Open a new tab, bring it to the front and make it the active tab.
 
@@ -131,6 +132,8 @@ async def new_tab(
             active tab).
         wait_until: What to wait for when loading ``url``, as in
             :func:`~cdpkit.tools.navigate` (``"load"`` by default).
+        script_timeout: Give up the parser-blocking scripts of ``url`` that have not
+            loaded after this many seconds, as :func:`~cdpkit.tools.navigate` does.
 
     Returns:
         The new tab's page.
@@ -149,7 +152,7 @@ async def new_tab(
     with contextlib.suppress(CDPError):
         await page.send(cdp.page.bring_to_front())
     if url is not None:
-        await navigate(page, url, wait_until=wait_until)
+        await navigate(page, url, wait_until=wait_until, script_timeout=script_timeout)
     return page
 
 

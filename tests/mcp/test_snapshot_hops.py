@@ -198,7 +198,7 @@ async def test_two_tabs_in_turn(mcp: McpSession, sites: tuple[FixtureServer, Fix
 # A server whose page engine always throws: its snapshots come from Chrome's tree.
 _BROKEN_ENGINE = (
     "import sys, types\n"
-    "from cdpkit.tools import _page_outline\n"
+    "from cdpkit.tools._snapshot import _page_outline\n"
     "_page_outline._OUTLINE = types.SimpleNamespace(\n"
     "    source=\"function() { throw new Error('broken on purpose'); }\")\n"
     "from cdpkit.mcp_server import main\n"

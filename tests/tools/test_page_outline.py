@@ -1,4 +1,4 @@
-"""The in-page outline engine (``cdpkit.tools._page_outline``, ``_js/outline.js``, the
+"""The in-page outline engine (``cdpkit.tools._snapshot._page_outline``, ``_js/outline.js``, the
 snapshot's default engine): roles, names, values, states and boxes computed in the page,
 checked on a page of common controls, hidden content, a shadow root and iframes, and
 against Chrome's own accessibility tree (by DOM node, as
@@ -11,7 +11,7 @@ import pytest
 import cdpkit
 from benchmarks.cases.outline_fidelity import CONTROL_ROLES, chrome_lines, engine_lines
 from cdpkit import cdp, tools
-from cdpkit.tools._page_outline import OutlineEntry, page_outline
+from cdpkit.tools._snapshot._page_outline import OutlineEntry, page_outline
 from cdpkit.tools._targeting import outline_backend_id, resolve_element
 from tests.server import FixtureServer
 

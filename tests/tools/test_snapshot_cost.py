@@ -1,7 +1,7 @@
 """What makes the snapshot of a big page cheap must not change what it says.
 
 It decodes Chrome's accessibility trees and layout captures with decoders that read only
-the fields the outline uses (cdpkit/tools/_chrome_outline.py ``ax_tree_decoder``,
+the fields the outline uses (cdpkit/tools/_snapshot/_chrome_outline.py ``ax_tree_decoder``,
 ``capture_decoder``): what it writes must be
 exactly what the full ``json.loads`` decoding gives, on pages with every kind of state,
 value and frame; and text msgspec refuses (a lone surrogate, which Chrome sends as a
@@ -20,7 +20,8 @@ import pytest
 
 import cdpkit
 from cdpkit import cdp
-from cdpkit.tools import _chrome_outline, accessibility
+from cdpkit.tools import accessibility
+from cdpkit.tools._snapshot import _chrome_outline
 from cdpkit.tools.accessibility import Snapshot, snapshot
 from cdpkit.tools.navigation import navigate
 from tests.server import FixtureServer

@@ -16,7 +16,7 @@ import pytest
 import cdpkit
 from cdpkit import cdp, tools
 from cdpkit.session import Session
-from cdpkit.tools import _page_outline
+from cdpkit.tools._snapshot import _page_outline
 from tests.lifecycle_site import (
     data_url,
     fill_blank_js,

@@ -2,8 +2,9 @@
 
 Chrome's own accessibility tree (``Accessibility.getFullAXTree``, the ``"chrome"`` engine)
 costs Chrome most of a snapshot's time: it builds every node, inline text boxes included,
-for a page of a few hundred lines. Here one script (``_js/outline.js``) walks each frame's
-document in the page instead (its composed tree: open shadow roots, slotted content) and
+for a page of a few hundred lines. Here one script (``_js/outline.js``, split by concern into
+``_js/outline/*.js``: DOM helpers, roles, names, the name from content, states; one function
+when assembled) walks each frame's document in the page instead (its composed tree: open shadow roots, slotted content) and
 computes roles, names, values, states and boxes itself, with Chrome's role names, so its
 lines read like the other engine's (``benchmarks/cases/outline_fidelity.py`` measures the
 agreement and the time on the corpus pages).
@@ -42,16 +43,16 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import cdp
-from .._frames import frame_tree
-from .._secrets import get_logger
-from .._wire import decode_message
-from ..cdp.runtime import ExecutionContextId, RemoteObjectId
-from ..errors import CDPError, ConnectionClosedError, EvaluationError, ProtocolError
-from ..page import Page
-from ..session import Session
-from ._elements import Box, release_remote
-from ._scripts import Script, check_exception
+from ... import cdp
+from ..._frames import frame_tree
+from ..._secrets import get_logger
+from ..._wire import decode_message
+from ...cdp.runtime import ExecutionContextId, RemoteObjectId
+from ...errors import CDPError, ConnectionClosedError, EvaluationError, ProtocolError
+from ...page import Page
+from ...session import Session
+from .._elements import Box, release_remote
+from .._scripts import Script, check_exception
 
 __all__ = [
     "OutlineEntry",
@@ -66,7 +67,10 @@ __all__ = [
 
 log = get_logger("cdpkit")
 
-_OUTLINE = Script("outline")
+# One function, split by concern into parts (_js/outline/*.js) that share its closure.
+_OUTLINE = Script(
+    "outline", package=__package__, parts=("dom", "roles", "names", "content", "states")
+)
 _WORLD_NAME = "cdpkit-outline"
 # Where a world keeps the script's function once sent.
 _WALK = "__cdpkitOutlineWalk"

@@ -22,19 +22,19 @@ from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 import msgspec
 
-from .. import cdp
-from .._frames import content_origin
-from ..errors import ConnectionClosedError, ProtocolError
-from ..page import Page
-from ..session import Session
-from ._targeting import Box, SnapshotState
+from ... import cdp
+from ..._frames import content_origin
+from ...errors import ConnectionClosedError, ProtocolError
+from ...page import Page
+from ...session import Session
+from .._elements import Box
 
 if TYPE_CHECKING:
     # The raw JSON shapes of the two big results, checked by the type checker only: the
     # snapshot reads them through Session.send_json, the typed fast path (building the
     # models of 19,000 AX nodes would cost more than the call; see send_json).
-    from ..cdp.accessibility import AXNodeJSON, AXPropertyJSON
-    from ..cdp.dom_snapshot import CaptureSnapshotResultJSON, DocumentSnapshotJSON
+    from ...cdp.accessibility import AXNodeJSON, AXPropertyJSON
+    from ...cdp.dom_snapshot import CaptureSnapshotResultJSON, DocumentSnapshotJSON
 
 from ._outline_model import (
     DROPPED,
@@ -45,6 +45,7 @@ from ._outline_model import (
     UNNAMED_NOISE,
     Filters,
     SnapshotNode,
+    SnapshotState,
     ax_focusable,
     filter_matches,
     quote_text,

@@ -9,35 +9,12 @@ Both work on the outline's lines and their nodes (``lines[i]`` is the line of
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .accessibility import SnapshotNode
+from ._outline_model import SnapshotCut, SnapshotNode
 
-__all__ = ["SnapshotCut", "diff_lines", "fit_budget", "fit_lines"]
+__all__ = ["diff_lines", "fit_budget", "fit_lines"]
 
 UNCHANGED = "unchanged"
-
-
-@dataclass(frozen=True, slots=True)
-class SnapshotCut:
-    """A subtree a snapshot's ``max_chars`` budget left out.
-
-    Attributes:
-        index: The index of the subtree's top node: its line is kept (ending with the
-            ``… (N more lines cut; snapshot(index=I) to see them)`` hint) unless the
-            budget could not hold even that; ``snapshot(index=I)`` lists the subtree.
-        role: That node's role.
-        name: That node's name.
-        lines: How many lines under it were left out (the top line not counted when it
-            is shown).
-    """
-
-    index: int
-    role: str
-    name: str
-    lines: int
 
 
 def _hint(count: int, index: int) -> str:

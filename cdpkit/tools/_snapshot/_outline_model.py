@@ -1,35 +1,37 @@
 """The snapshot's outline model: its lines (:class:`SnapshotNode`), the snapshot
-(:class:`Snapshot`), the roles it groups, how a name or value is written, and the filters
-both engines apply (:class:`Filters`).
+(:class:`Snapshot`) and what its budget cut (:class:`SnapshotCut`), what a page's snapshots
+keep (:class:`SnapshotState`), the roles it groups, how a name or value is written, and the
+filters both engines apply (:class:`Filters`, :class:`SnapshotScope`).
+
+The types every module of the snapshot (and ``index=`` targeting) shares live here, below
+all of them: this module imports none of theirs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..session import Session
-from ._elements import Box
-from ._snapshot_views import SnapshotCut
+from ...errors import ElementNotFoundError
+from ...session import Session
+from .._elements import Box
 
 if TYPE_CHECKING:
-    # The raw JSON shapes of the two big results, checked by the type checker only: the
+    # The raw JSON shape of Chrome's AX properties, checked by the type checker only: the
     # snapshot reads them through Session.send_json, the typed fast path (building the
     # models of 19,000 AX nodes would cost more than the call; see send_json).
-    from ..cdp.accessibility import AXPropertyJSON
-
-
-if TYPE_CHECKING:
-    from ._snapshot_views import SnapshotCut
-    from .accessibility import SnapshotScope
+    from ...cdp.accessibility import AXPropertyJSON
 
 __all__ = [
     "INTERACTIVE_ROLES",
     "MAX_TEXT",
     "Filters",
     "Snapshot",
+    "SnapshotCut",
     "SnapshotNode",
+    "SnapshotScope",
+    "SnapshotState",
     "ax_focusable",
     "filter_matches",
     "lowered_roles",
@@ -99,6 +101,26 @@ class SnapshotNode:
 
 
 @dataclass(frozen=True, slots=True)
+class SnapshotCut:
+    """A subtree a snapshot's ``max_chars`` budget left out.
+
+    Attributes:
+        index: The index of the subtree's top node: its line is kept (ending with the
+            ``… (N more lines cut; snapshot(index=I) to see them)`` hint) unless the
+            budget could not hold even that; ``snapshot(index=I)`` lists the subtree.
+        role: That node's role.
+        name: That node's name.
+        lines: How many lines under it were left out (the top line not counted when it
+            is shown).
+    """
+
+    index: int
+    role: str
+    name: str
+    lines: int
+
+
+@dataclass(frozen=True, slots=True)
 class Snapshot:
     """An accessibility snapshot of a page.
 
@@ -117,6 +139,77 @@ class Snapshot:
 
     def __str__(self) -> str:
         return self.text
+
+
+@dataclass(slots=True)
+class SnapshotState:
+    """What :func:`~cdpkit.tools.snapshot` keeps about a page: the latest snapshot, and
+    the stable numbering that ``index=`` targets.
+
+    Kept with the page: read it with ``page.state(SnapshotState)``. A DOM node keeps its
+    index across the snapshots of the page's document while it lives; new nodes get new
+    numbers, never reused. When the page's main frame loads a new document, the next
+    snapshot starts the numbering again, and indices from before fail as stale.
+
+    Attributes:
+        snapshot: The latest snapshot, ``None`` before the first.
+        document: The loader id of the main-frame document the numbering belongs to.
+        next_index: The number the next new node gets (how many were given so far).
+        indices: Per session id: node key (backend node id, or the frame and accessibility
+            id of a node that is not a DOM node) -> its index.
+        listed: Index -> the node as the latest snapshot that listed it saw it.
+        previous: The latest full outline per set of options (what ``diff=True``
+            compares with).
+    """
+
+    snapshot: Snapshot | None = None
+    document: str | None = None
+    next_index: int = 0
+    indices: dict[str, dict[Any, int]] = field(default_factory=dict)
+    listed: dict[int, SnapshotNode] = field(default_factory=dict)
+    previous: dict[Any, Any] = field(default_factory=dict)
+
+    def restart(self, document: str | None) -> None:
+        """Start a new numbering for the document ``document`` (a navigation happened)."""
+        self.document = document
+        self.next_index = 0
+        self.indices = {}
+        self.listed = {}
+        self.previous = {}
+
+    def node(self, index: int) -> SnapshotNode:
+        """The node listed as ``[index]`` by a snapshot of the page's current numbering.
+
+        Raises:
+            ElementNotFoundError: No snapshot was taken yet, or no snapshot listed
+                ``index`` (the message says how many indices were given).
+        """
+        if self.snapshot is None:
+            raise ElementNotFoundError(
+                f"Element index {index}: no snapshot of this page yet; take one with snapshot()"
+            )
+        node = self.listed.get(index)
+        if node is None:
+            raise ElementNotFoundError(
+                f"Element index {index} out of range (snapshot has {self.next_index})"
+            )
+        return node
+
+
+@dataclass(slots=True)
+class SnapshotScope:
+    """The element scoping a snapshot."""
+
+    session: Session
+    backend_id: int
+    # For the page engine: the frame holding it, and where that frame's viewport lies in
+    # the page's (None: not rendered).
+    frame_id: str | None = None
+    origin: tuple[float, float] | None = None
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (id(self.session), self.backend_id)
 
 
 def quote_text(text: str) -> str:

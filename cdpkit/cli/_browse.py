@@ -28,6 +28,7 @@ from ._params import (
     HeaderOption,
     HeadfulOption,
     ProfileOption,
+    ScriptTimeoutOption,
     ViewportOption,
     typer_option,
 )
@@ -229,6 +230,7 @@ def browse(
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
     viewport: ViewportOption = None,
+    script_timeout: ScriptTimeoutOption = None,
     batch: BatchOption = None,
     concurrency: ConcurrencyOption = 4,
     respect_robots: Annotated[
@@ -273,7 +275,10 @@ def browse(
     # launches or attaches as the config says.
     given = any((connect, grid, header, headful, profile, chrome_arg, viewport))
     media = {"video_frames": video_frames} if video_frames is not None else {}
-    engine = _engine(options if given else None, settings, respect_robots=respect_robots, media=media)
+    browser = {"script_timeout": script_timeout} if script_timeout is not None else {}
+    engine = _engine(
+        options if given else None, settings, respect_robots=respect_robots, media=media, browser=browser
+    )
     if batch is not None:
         run_batch(
             batch, engine=engine, browse_one=_browse_one, call=call, concurrency=concurrency,
@@ -298,15 +303,18 @@ def _engine(
     *,
     respect_robots: bool,
     media: Mapping[str, Any] | None = None,
+    browser: Mapping[str, Any] | None = None,
 ) -> Engine:
     """The command's engine (the config file read and checked, nothing started): the
     identity options over the config's, ``--respect-robots`` over ``[privacy]``, the
-    media options over ``[media]``."""
+    media options over ``[media]``, ``--script-timeout`` over ``[browser]``."""
     from .._browse import Engine
 
     tables: dict[str, Any] = {"privacy": {"respect_robots_txt": True}} if respect_robots else {}
     if media:
         tables["media"] = dict(media)
+    if browser:
+        tables["browser"] = dict(browser)
     try:
         engine = Engine(
             tables, browser_factory=browser_factory(options) if options is not None else None, settings=settings

@@ -60,13 +60,15 @@ def repl(
     viewport: ViewportOption = None,
     wait_ms: WaitOption = None,
     timeout: TimeoutOption = 30.0,
+    script_timeout: ScriptTimeoutOption = None,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
 ) -> None:
     """A Python console on a live page: top-level await; cdpkit, cdp, tools, browser and
     page preloaded; raw lines like `Page.navigate url=https://example.com`; :help lists
     the rest. Reads a script from stdin when it is not a terminal. The page opened
-    first, and by `:tab new URL` or `:goto URL`, is waited on as --wait says."""
+    first, and by `:tab new URL` or `:goto URL`, is waited on as --wait says (and gives
+    up its stalled scripts as --script-timeout says)."""
     from .. import repl as repl_module
 
     options = browser_options(
@@ -75,7 +77,10 @@ def repl(
     )
     start_url = normalize_url(url) if url is not None else None
     raise typer.Exit(
-        repl_module.run(options, start_url, wait_ms=wait_ms, debug=debug_wanted(debug))
+        repl_module.run(
+            options, start_url, wait_ms=wait_ms, script_timeout=script_timeout or None,
+            debug=debug_wanted(debug),
+        )
     )
 
 

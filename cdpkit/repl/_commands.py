@@ -170,7 +170,9 @@ class MetaCommands:
         page = self.console.page
 
         async def go() -> Any:
-            result = await navigate(page, url, timeout=self.console.timeout)
+            result = await navigate(
+                page, url, timeout=self.console.timeout, script_timeout=self.console.script_timeout
+            )
             await settle(page, self.console.wait_ms, self.console.timeout)
             return result
 
@@ -270,7 +272,9 @@ class MetaCommands:
                     url = normalize_url(args[1])
                 except CLIError as exc:
                     raise ValueError(str(exc)) from None
-            page = self.console.runner.run(new_tab(self.console.browser, url))
+            page = self.console.runner.run(
+                new_tab(self.console.browser, url, script_timeout=self.console.script_timeout)
+            )
             if url is not None:
                 self.console.runner.run(settle(page, self.console.wait_ms, self.console.timeout))
         else:

@@ -66,6 +66,7 @@ class ReplConsole(code.InteractiveConsole):
         launched: bool,
         wait_ms: int | None = None,
         timeout: float = 30.0,
+        script_timeout: float | None = None,
     ) -> None:
         import cdpkit
         from cdpkit import cdp, tools
@@ -88,6 +89,7 @@ class ReplConsole(code.InteractiveConsole):
         self.launched = launched
         self.wait_ms = wait_ms
         self.timeout = timeout
+        self.script_timeout = script_timeout
         self.failed = False
         self.closing = False
         self._output = threading.Lock()
@@ -264,7 +266,7 @@ class ReplConsole(code.InteractiveConsole):
 
 
 async def _start(
-    options: BrowserOptions, url: str | None, wait_ms: int | None
+    options: BrowserOptions, url: str | None, wait_ms: int | None, script_timeout: float | None
 ) -> tuple[Browser, Page, Exception | None]:
     from .._cli_common import first_page, settle, start_browser
     from ..tools import navigate
@@ -276,7 +278,7 @@ async def _start(
         failure: Exception | None = None
         if url is not None:
             try:
-                await navigate(page, url, timeout=options.timeout)
+                await navigate(page, url, timeout=options.timeout, script_timeout=script_timeout)
                 await settle(page, wait_ms, options.timeout)
             except CDPError as exc:
                 failure = exc
@@ -312,10 +314,16 @@ def _banner(browser: Browser, page: Page, launched: bool, options: BrowserOption
 
 
 def run(
-    options: BrowserOptions, url: str | None, *, wait_ms: int | None = None, debug: bool = False
+    options: BrowserOptions,
+    url: str | None,
+    *,
+    wait_ms: int | None = None,
+    script_timeout: float | None = None,
+    debug: bool = False,
 ) -> int:
     """Start the browser and the console (on ``url``, waited on as ``wait_ms`` says, see
-    :func:`cdpkit._cli_common.settle`), run until the user leaves, clean up.
+    :func:`cdpkit._cli_common.settle`; ``script_timeout`` for the pages ``:goto`` and
+    ``:tab new`` load too), run until the user leaves, clean up.
 
     Returns:
         The exit status: 0, or 1 if the browser could not start or (when stdin is not a
@@ -332,7 +340,7 @@ def run(
     }
     try:
         try:
-            browser, page, failure = runner.run(_start(options, url, wait_ms))
+            browser, page, failure = runner.run(_start(options, url, wait_ms, script_timeout))
         except KeyboardInterrupt:
             print("error: interrupted", file=sys.stderr)
             return 130
@@ -347,6 +355,7 @@ def run(
             launched=options.connect is None,
             wait_ms=wait_ms,
             timeout=options.timeout,
+            script_timeout=script_timeout,
         )
         if failure is not None:
             console.error(f"error: {error_line(failure)}")

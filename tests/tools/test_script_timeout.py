@@ -4,6 +4,7 @@ such scripts up so the page renders; scripts within the limit still run."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import time
@@ -81,3 +82,51 @@ def test_cdpkit_snapshot_with_script_timeout_shows_the_stalled_page(
     assert 'heading "Stalled story"' in completed.stdout
     assert 'button "Read on"' in completed.stdout
     assert f"gave up the script {stalls.script(1, 60)}" in completed.stderr
+
+
+async def test_scrape_and_browse_tier_3_give_the_stalled_page_after_script_timeout(
+    page: cdpkit.Page, stalls: StallServer
+) -> None:
+    # The smart wait of scrape, and browse at tier 3, give the content after the scripts
+    # are given up: not an empty result, not the whole timeout.
+    started = time.monotonic()
+    scraped = await tools.scrape(
+        page, stalls.url(25), format="text", smart_wait=tools.SmartWait(script_timeout=2), timeout=20
+    )
+    assert "Stalled story" in scraped.content
+    assert time.monotonic() - started < 15
+    async with cdpkit.engine(browser={"script_timeout": 2}) as engine:
+        started = time.monotonic()
+        browsed = await engine.browse(stalls.url(25), tier=3, format="text", timeout=20)
+        assert "Stalled story" in browsed.content
+        assert time.monotonic() - started < 15
+
+
+async def test_without_script_timeout_no_request_is_paused(page: cdpkit.Page, stalls: StallServer) -> None:
+    # Off (the default for scripts): nothing of the page's loading is intercepted, so a
+    # page that does not stall loads as it did.
+    async with page.listen("Fetch.requestPaused", raw=True) as paused:
+        await tools.navigate(page, stalls.url(0.2), timeout=20)
+        assert await tools.evaluate(page, "window.slowRan") == 2
+        await tools.reload(page, timeout=20)
+        with pytest.raises(TimeoutError):  # none was paused, none arrives
+            async with asyncio.timeout(0.5):
+                await anext(aiter(paused))
+
+
+def test_cdpkit_browse_and_repl_take_script_timeout(stalls: StallServer, tmp_path: Path) -> None:
+    env = {**isolated_env(tmp_path), "CDPKIT_NO_DAEMON": "1"}
+    browsed = subprocess.run(
+        [sys.executable, "-m", "cdpkit", "browse", stalls.url(60), "--tier", "3", "--script-timeout", "2",
+         "--format", "text"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60,
+    )  # fmt: skip
+    assert browsed.returncode == 0, browsed.stderr
+    assert "Stalled story" in browsed.stdout
+    script = f":goto {stalls.url(60)}\nprint(await tools.evaluate(page, 'document.querySelector(\"h1\").textContent'))\n"
+    console = subprocess.run(
+        [sys.executable, "-m", "cdpkit", "repl", "--script-timeout", "2", "--wait", "0"],
+        input=script, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60,
+    )  # fmt: skip
+    assert console.returncode == 0, console.stdout + console.stderr
+    assert "Stalled story" in console.stdout

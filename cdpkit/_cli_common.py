@@ -1,8 +1,9 @@
 """What the ``cdpkit`` command and its REPL share: URL normalization, settling a page,
 and how commands run (signals, exit statuses); the browser options and error reporting
-come from :mod:`cdpkit._browser_options` (shared with the MCP server) and are re-exported. ``cli`` and ``repl`` both import it, so
-neither imports the other at startup. Typer is imported only by :func:`run`: ``cdpkit tui``'s
-fast path uses :func:`run_plain` and loads none of it.
+are :mod:`cdpkit._browser_options`'s (shared with the MCP server), imported from there.
+``cli`` and ``repl`` both import it, so neither imports the other at startup. Typer is
+imported only by :func:`run`: ``cdpkit tui``'s fast path uses :func:`run_plain` and loads
+none of it.
 """
 
 from __future__ import annotations
@@ -14,21 +15,7 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
-# The browser options and error reporting live in _browser_options (shared with the MCP
-# server, which must not import typer); re-exported for the cli package and the REPL.
-from ._browser_options import BrowserOptions as BrowserOptions
-from ._browser_options import CLIError as CLIError
-from ._browser_options import browser_options as browser_options
-from ._browser_options import connect_endpoint as connect_endpoint
-from ._browser_options import debug_wanted as debug_wanted
-from ._browser_options import error_line as error_line
-from ._browser_options import first_page as first_page
-from ._browser_options import has_display as has_display
-from ._browser_options import open_browser as open_browser
-from ._browser_options import open_page as open_page
-from ._browser_options import parse_viewport as parse_viewport
-from ._browser_options import report_error as report_error
-from ._browser_options import start_browser as start_browser
+from ._browser_options import CLIError, report_error
 from ._urls import InvalidUrlError, url_to_open
 
 if TYPE_CHECKING:

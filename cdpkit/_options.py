@@ -488,14 +488,13 @@ def config_layer() -> tuple[dict[str, Any], Any]:
         OptionError: The file is not valid TOML, or a table, key or value is wrong (the
             message names the file, the table and the key).
     """
-    from ._browse._config import BrowserSettings as Table
-    from ._browse._config import load_config
+    from ._browse import BrowserTable, load_config
 
     try:
         table = load_config().browser
     except ValueError as exc:
         raise OptionError(str(exc)) from None
-    defaults = Table()
+    defaults = BrowserTable()
     values: dict[str, Any] = {}
     for entry in OPTIONS.values():
         table_name, _, key = (entry.config or "").partition(".")
@@ -540,23 +539,4 @@ def layered_browser(
         import dataclasses
 
         base = dataclasses.replace(base, proxy=None, storage_state=None)  # a launched browser's only
-    return values, _over(base, top)
-
-
-def _over(base: BrowserSettings | None, top: BrowserSettings | None) -> BrowserSettings | None:
-    """``base`` with every setting ``top`` gives (not left at its default) over it."""
-    if base is None or top is None:
-        return top if base is None else base
-    from ._settings import BrowserSettings
-
-    defaults = BrowserSettings()
-    changes = {
-        name: getattr(top, name)
-        for name in ("user_agent", "locale", "timezone", "proxy", "stealth", "storage_state")
-        if getattr(top, name) != getattr(defaults, name)
-    }
-    if "user_agent" in changes:
-        changes["user_agents"] = ()  # one user agent replaces the file's rotation
-    if top.extra_headers:
-        changes["extra_headers"] = {**base.extra_headers, **top.extra_headers}
-    return base.replace(**changes) if changes else base
+    return values, top if base is None else base if top is None else base.over(top)

@@ -10,12 +10,24 @@ from __future__ import annotations
 
 import difflib
 import functools
+import importlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ._cli_common import CLIError
+from ._browser_options import CLIError
 
-__all__ = ["command_params", "describe_protocol"]
+if TYPE_CHECKING:
+    from .cdp import _registry as registry
+
+__all__ = ["command_params", "describe_protocol", "registry"]
+
+
+def __getattr__(name: str) -> Any:
+    # `registry`: where each wire name lives in the bindings (pure data, generated), for the
+    # front ends that list or check names (the REPL, `cdpkit doctor`); loaded when asked for.
+    if name == "registry":
+        return importlib.import_module(f"{__package__}.cdp._registry")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @functools.cache

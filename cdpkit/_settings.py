@@ -23,7 +23,7 @@ import json
 import os
 import re
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -39,8 +39,10 @@ __all__ = [
     "PageSetup",
     "Proxy",
     "page_setup",
+    "request_headers",
     "resolve_settings",
     "user_agent_metadata",
+    "user_agent_override",
 ]
 
 _PROXY_SCHEMES = ("http", "https", "socks4", "socks5")
@@ -299,6 +301,64 @@ class BrowserSettings:
             )
         return cls(**dict(values))
 
+    def over(self, top: BrowserSettings | Mapping[str, Any]) -> BrowserSettings:
+        """These settings with a higher layer's over them: the one merge of two layers
+        (the config file's ``[browser]`` table, the engine's own tables, ``settings=``, the
+        command line's flags, each over the one below).
+
+        A layer gives a setting when it is not at its default (``top`` a
+        :class:`BrowserSettings`), or when its key is there (``top`` a mapping such as a
+        config table, where ``stealth = false`` is given). Each setting given replaces
+        this one's, except:
+
+        - ``extra_headers`` are added header by header: a name both give (in any case)
+          takes ``top``'s value, the other headers are kept;
+        - ``user_agent`` and ``user_agents`` are one choice: a layer that gives one drops
+          the other's (one user agent replaces a rotation below it, a rotation one user
+          agent), rather than the two clashing.
+
+        Raises:
+            ValueError: ``top`` is a mapping with an unknown key or a bad value.
+        """
+        if isinstance(top, BrowserSettings):
+            defaults = BrowserSettings()
+            given = {
+                item.name: getattr(top, item.name)
+                for item in dataclasses.fields(top)
+                if getattr(top, item.name) != getattr(defaults, item.name)
+            }
+        else:
+            checked = BrowserSettings.from_mapping(top)
+            given = {name: getattr(checked, name) for name in top}
+        if "user_agent" in given:
+            given.setdefault("user_agents", ())
+        if "user_agents" in given:
+            given.setdefault("user_agent", None)
+        if "extra_headers" in given:
+            names = {name.lower() for name in given["extra_headers"]}
+            kept = {
+                name: value
+                for name, value in self.extra_headers.items()
+                if name.lower() not in names
+            }
+            given["extra_headers"] = {**kept, **given["extra_headers"]}
+        return dataclasses.replace(self, **given) if given else self
+
+    def user_agent_for(self, index: int) -> str | None:
+        """The user agent of the ``index``-th context these settings make (from 0; a
+        launched browser's default context is the 0th): ``user_agent``, else the
+        rotation's next, round robin; ``None``: Chrome's own."""
+        if self.user_agent is not None or not self.user_agents:
+            return self.user_agent
+        return self.user_agents[index % len(self.user_agents)]
+
+    def for_context(self, index: int) -> BrowserSettings:
+        """These settings as the ``index``-th context takes them: with ``user_agents``,
+        its user agent picked (:meth:`user_agent_for`) and no rotation left."""
+        if not self.user_agents:
+            return self
+        return dataclasses.replace(self, user_agent=self.user_agent_for(index), user_agents=())
+
     def replace(self, **changes: Any) -> BrowserSettings:
         """A copy with ``changes`` (values ``None`` leave a setting as it is)."""
         given = {name: value for name, value in changes.items() if value is not None}
@@ -465,11 +525,57 @@ class PageSetup:
     network: bool
 
 
+def user_agent_override(
+    settings: BrowserSettings | None,
+    *,
+    user_agent: str | None,
+    browser_user_agent: str,
+    languages: Sequence[str] = (),
+) -> Command[Any] | None:
+    """The ``Emulation.setUserAgentOverride`` that gives a page its identity: the user
+    agent (``user_agent``: the context's, e.g. from the rotation, else
+    ``browser_user_agent``, Chrome's own, ``HeadlessChrome`` taken out with ``stealth``),
+    client hints consistent with it, and the languages (the settings', else
+    ``languages``). ``None`` when Chrome's own would do."""
+    stealth = settings is not None and settings.stealth is not False
+    agent = user_agent or browser_user_agent
+    if stealth:
+        agent = agent.replace("HeadlessChrome", "Chrome")
+    # Chrome takes the languages and adds the q-values to the header itself.
+    own = settings.languages if settings is not None else []
+    accept_language = ",".join(own or languages) or None
+    if user_agent is None and not stealth and accept_language is None:
+        return None
+    return cdp.emulation.set_user_agent_override(
+        agent,
+        accept_language=accept_language,
+        user_agent_metadata=user_agent_metadata(agent, stealth=stealth),
+    )
+
+
+def request_headers(
+    settings: BrowserSettings | None, *, user_agent: str, accept_language: str
+) -> dict[str, str]:
+    """The identity of a request cdpkit makes itself (``User-Agent``, ``Accept-Language``,
+    ``DNT``, the extra headers), as :func:`page_setup` gives it to a page: the settings'
+    user agent (a rotation's first: give a context's, :meth:`BrowserSettings.for_context`),
+    else ``user_agent``; their language, else ``accept_language``."""
+    headers = {"User-Agent": user_agent, "Accept-Language": accept_language}
+    if settings is None:
+        return headers
+    headers["User-Agent"] = settings.user_agent_for(0) or user_agent
+    headers["Accept-Language"] = settings.effective_accept_language or accept_language
+    if settings.send_dnt:
+        headers["DNT"] = "1"
+    headers.update(settings.extra_headers)
+    return headers
+
+
 def page_setup(
     settings: BrowserSettings, *, user_agent: str | None, browser_user_agent: str
 ) -> PageSetup:
     """The commands that give a page ``settings`` (``user_agent``: the one this context
-    got, e.g. from the rotation; ``browser_user_agent``: Chrome's own)."""
+    got, :meth:`BrowserSettings.user_agent_for`; ``browser_user_agent``: Chrome's own)."""
     commands: list[Command[Any]] = []
     headers = dict(settings.extra_headers)
     if settings.send_dnt:
@@ -477,19 +583,11 @@ def page_setup(
     if headers:
         commands += [cdp.network.enable(), cdp.network.set_extra_http_headers(headers)]
     stealth = settings.stealth is not False
-    agent = user_agent or browser_user_agent
-    if stealth:
-        agent = agent.replace("HeadlessChrome", "Chrome")
-    # Chrome takes the languages and adds the q-values to the header itself.
-    accept_language = ",".join(settings.languages) or None
-    if user_agent is not None or stealth or accept_language is not None:
-        commands.append(
-            cdp.emulation.set_user_agent_override(
-                agent,
-                accept_language=accept_language,
-                user_agent_metadata=user_agent_metadata(agent, stealth=stealth),
-            )
-        )
+    override = user_agent_override(
+        settings, user_agent=user_agent, browser_user_agent=browser_user_agent
+    )
+    if override is not None:
+        commands.append(override)
     if settings.locale is not None:
         commands.append(cdp.emulation.set_locale_override(locale=settings.locale.replace("-", "_")))
     if settings.timezone is not None:

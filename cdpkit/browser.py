@@ -314,9 +314,7 @@ class Browser(Session):
             settings, agent = context.settings, context.user_agent
         else:
             key, settings = None, self.settings
-            agent = None
-            if settings is not None:
-                agent = settings.user_agent or (settings.user_agents or (None,))[0]
+            agent = settings.user_agent_for(0) if settings is not None else None
         if settings is None or (self.process is None and not self._started):
             return None
         if key not in self._setups:
@@ -417,12 +415,9 @@ class Browser(Session):
         own = resolve_settings(settings if settings is not None else self.settings, dict(identity))
         if own is not None and own.proxy is None and self.settings is not None:
             own = own.replace(proxy=self.settings.proxy)  # its credentials still answered
-        agent = None
-        if own is not None:
-            agent = own.user_agent
-            if agent is None and own.user_agents:
-                agent = own.user_agents[self._rotation % len(own.user_agents)]
-                self._rotation += 1
+        agent = own.user_agent_for(self._rotation) if own is not None else None
+        if own is not None and own.user_agents:
+            self._rotation += 1
         command = cdp.target.create_browser_context(dispose_on_detach=True)
         if own is not None and own.proxy is not None:
             command = cdp.target.create_browser_context(

@@ -256,7 +256,7 @@ def sync_page(
 ) -> Iterator[sync.Page]:
     """``page`` for tests that are not async (a :class:`cdpkit.sync.Page`); a failing test's
     artifacts are saved as for ``page``."""
-    from .sync._runner import run, unwrap
+    from .sync import run, unwrap
 
     created = sync_context.new_page()
     try:

@@ -428,3 +428,87 @@ def test_the_underscored_import_walk_finds_names_not_modules_nor_aliases() -> No
         "    from .information import _message\n"
     )
     assert _underscored_imports(ast.parse(source)) == [("_extension", 1), ("_message", 4)]
+
+
+# -- no package reaches into another package's private modules -------------------------------
+
+# A private module (``_engine``) belongs to the package that holds it (``cdpkit._browse``):
+# modules inside that package import it; any other module imports what the package's
+# ``__init__`` names, a small surface it keeps (lazily, where a load costs). The top-level
+# private modules (``cdpkit._urls``...) are cdpkit's own and the floors govern them.
+# The generated bindings' tables (``cdp._registry``, ``cdp._docs``) are read by two modules
+# only: their runtime and the one reader of the protocol's names for the front ends
+# (cdpkit.cdp's ``__init__`` is written by codegen and names the domains alone).
+PRIVATE_READERS: dict[str, set[str]] = {"cdp": {"_model", "_protocol_docs"}}
+
+
+def _package(module: str, is_package: bool) -> str:
+    return module if is_package else module.rpartition(".")[0]
+
+
+def _keeper(target: str) -> str | None:
+    """The package that keeps ``target`` private: the one holding its last private part
+    (``None`` for a public module, ``""`` for cdpkit's own private modules)."""
+    parts = target.split(".")
+    for i in range(len(parts) - 1, -1, -1):
+        if _is_private(parts[i]):
+            return ".".join(parts[:i])
+    return None
+
+
+def _private_reach(
+    module: str, is_package: bool, imports: list[tuple[str, int]]
+) -> list[tuple[str, int]]:
+    """``(target, line)`` of each import of a module another package keeps private."""
+    package = _package(module, is_package)
+    found = []
+    for target, line in imports:
+        keeper = _keeper(target)
+        if keeper is None or keeper in ("", package) or package.startswith(f"{keeper}."):
+            continue
+        if module in PRIVATE_READERS.get(keeper, set()):
+            continue
+        if (target, line) not in found:
+            found.append((target, line))
+    return found
+
+
+def test_no_package_imports_another_packages_private_modules() -> None:
+    offenders = []
+    paths = _hand_written()
+    for module, imports in _graph().items():
+        is_package = paths[module].name == "__init__.py"
+        for target, line in _private_reach(module, is_package, imports):
+            offenders.append(
+                f"{_where(module, line)}: {_label(module)} imports {_label(target)}, private to "
+                f"{_label(_keeper(target) or '')}"
+            )
+    assert not offenders, (
+        "private modules of another package (import the name from the package, whose "
+        "__init__ names what other packages use):\n" + "\n".join(offenders)
+    )
+
+
+def test_the_private_reach_walk_tells_a_packages_surface_from_its_private_modules() -> None:
+    source = (
+        "from .._urls import parse_url\n"
+        "from .._browse import Engine\n"
+        "from .._browse._engine import engine\n"
+        "from ._app import app\n"
+        "def f():\n"
+        "    from ..tools import _locating\n"
+        "    from ..tools._snapshot import Snapshot\n"
+        "    from ..cdp import _registry\n"
+    )
+    imports = _imports(ast.parse(source), "cli._pages", is_package=False)
+    assert _private_reach("cli._pages", False, imports) == [
+        ("_browse._engine", 3),
+        ("tools._locating", 6),
+        ("tools._snapshot", 7),
+        ("cdp._registry", 8),
+    ]
+    # Inside a package its private modules are its own, but not those of a package inside it.
+    inner = "from ._snapshot import Snapshot\nfrom ._snapshot._views import fit_budget\n"
+    imports = _imports(ast.parse(inner), "tools.scraping", is_package=False)
+    assert _private_reach("tools.scraping", False, imports) == [("tools._snapshot._views", 2)]
+    assert _private_reach("_protocol_docs", False, [("cdp._registry", 9)]) == []

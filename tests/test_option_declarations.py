@@ -13,8 +13,7 @@ import pytest
 
 import cdpkit
 from cdpkit._browse import Engine
-from cdpkit._browse._config import BrowserSettings as BrowserTable
-from cdpkit._browse._config import ConfigError, EngineConfig, merge_tables
+from cdpkit._browse._config import BrowserTable, ConfigError, EngineConfig, merge_tables
 from cdpkit._browse._engine import EngineKeywords
 from cdpkit._browse._result import BrowseCall
 from cdpkit._options import IDENTITY, OPTIONS, env_value

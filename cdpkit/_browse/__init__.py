@@ -17,21 +17,65 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._config import ConfigError
-    from ._engine import Engine, browse, engine
-    from ._result import BrowseError, BrowseOptions, BrowseResult
+    from ._config import BrowserTable, ConfigError, load_config, surface_table
+    from ._engine import Engine, EngineKeywords, browse, engine
+    from ._extract import extract_html
+    from ._formats import FORM_HEAD
+    from ._result import (
+        BROWSE_CALL_DEFAULTS,
+        BrowseCall,
+        BrowseError,
+        BrowseOptions,
+        BrowseResult,
+        Form,
+        FormField,
+    )
+    from ._sessions import check_session_name
 
+# What the rest of cdpkit uses of the engine, and the module defining each: cdpkit.browse
+# and friends, the front ends (config tables, session names, results), scrape's extraction
+# and the sync twins. Nothing outside this package imports its modules themselves.
 _HOMES = {
-    "ConfigError": "_config",
-    "Engine": "_engine",
-    "browse": "_engine",
-    "engine": "_engine",
+    "BROWSE_CALL_DEFAULTS": "_result",
+    "BrowseCall": "_result",
     "BrowseError": "_result",
     "BrowseOptions": "_result",
     "BrowseResult": "_result",
+    "BrowserTable": "_config",
+    "ConfigError": "_config",
+    "Engine": "_engine",
+    "EngineKeywords": "_engine",
+    "FORM_HEAD": "_formats",
+    "Form": "_result",
+    "FormField": "_result",
+    "browse": "_engine",
+    "check_session_name": "_sessions",
+    "engine": "_engine",
+    "extract_html": "_extract",
+    "load_config": "_config",
+    "surface_table": "_config",
 }
 
-__all__ = ["BrowseError", "BrowseOptions", "BrowseResult", "ConfigError", "Engine", "browse", "engine"]
+__all__ = [
+    "BROWSE_CALL_DEFAULTS",
+    "FORM_HEAD",
+    "BrowseCall",
+    "BrowseError",
+    "BrowseOptions",
+    "BrowseResult",
+    "BrowserTable",
+    "ConfigError",
+    "Engine",
+    "EngineKeywords",
+    "Form",
+    "FormField",
+    "browse",
+    "check_session_name",
+    "engine",
+    "extract_html",
+    "load_config",
+    "surface_table",
+]
 
 
 def __getattr__(name: str) -> Any:

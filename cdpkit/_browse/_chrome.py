@@ -20,6 +20,7 @@ from ._http import network_error
 from ._result import BrowseError
 
 if TYPE_CHECKING:
+    from .._model import Command
     from ..cdp.fetch import RequestPausedJSON
     from ..page import Page
     from ..session import EventStream
@@ -89,13 +90,16 @@ async def render(
     deadline: float,
     timeout: float,
     accessibility: bool = False,
-    user_agent: str | None = None,
-    accept_language: str | None = None,
+    identity: Command[Any] | None = None,
     proxy_auth: bool = False,
     script_timeout: float | None = None,
 ) -> Rendered:
     """Load ``url`` in ``page`` as tier 2 or 3 does, and read the page back, all before
     ``deadline`` (``loop.time()``); ``timeout`` is the call's whole time, for messages.
+
+    ``identity``: sent first, an override of the page's identity
+    (:func:`cdpkit._settings.user_agent_override`) for what the context's settings leave
+    to the engine's config (``[network] accept_language``).
 
     ``proxy_auth``: the page answers its proxy's credential challenges (its context's
     settings have a proxy with credentials), so it continues every request itself at the
@@ -111,9 +115,8 @@ async def render(
         CDPError: The page crashed or the browser went away (the engine degrades).
     """
     loop = asyncio.get_running_loop()
-    if user_agent or accept_language:
-        agent = user_agent or page_user_agent(page)
-        await page.send(cdp.emulation.set_user_agent_override(agent, accept_language=accept_language))
+    if identity is not None:
+        await page.send(identity)
     tasks: list[asyncio.Task[None]] = []
     in_flight = _InFlight(loop)
     async with contextlib.AsyncExitStack() as stack:
@@ -142,11 +145,6 @@ async def render(
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-
-
-def page_user_agent(page: Page) -> str:
-    """The browser's own user agent (for an override that only changes the language)."""
-    return page.browser.version.user_agent
 
 
 class _InFlight:

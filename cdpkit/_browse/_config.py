@@ -72,10 +72,10 @@ from typing import Any
 
 import platformdirs
 
-from .._settings import BrowserSettings as Identity
+from .._settings import BrowserSettings
 from ._result import FORMATS, LINK_STYLES
 
-__all__ = ["ConfigError", "EngineConfig", "config_path", "load_config", "merge_tables", "surface_table"]
+__all__ = ["BrowserTable", "ConfigError", "EngineConfig", "config_path", "load_config", "merge_tables", "surface_table"]
 
 
 class ConfigError(ValueError):
@@ -84,7 +84,10 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class BrowserSettings:
+class BrowserTable:
+    """The config file's ``[browser]`` table: how the browser of tiers 2 and 3 is started
+    or reached, and the identity (:class:`cdpkit.BrowserSettings`) every tier presents."""
+
     headless: bool = True
     timeout: float = 30.0
     viewport: str | None = None
@@ -93,7 +96,7 @@ class BrowserSettings:
     script_timeout: float | None = None
     # The identity keys of the table (:class:`cdpkit.BrowserSettings`), ``None`` when the
     # table has none: how every tier presents itself.
-    settings: Identity | None = None
+    settings: BrowserSettings | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +146,7 @@ class SessionSettings:
 class EngineConfig:
     """Every setting of the engine, one attribute per table of the config file."""
 
-    browser: BrowserSettings = field(default_factory=BrowserSettings)
+    browser: BrowserTable = field(default_factory=BrowserTable)
     media: MediaSettings = field(default_factory=MediaSettings)
     output: OutputSettings = field(default_factory=OutputSettings)
     extraction: ExtractionSettings = field(default_factory=ExtractionSettings)
@@ -176,7 +179,7 @@ class EngineConfig:
 
 
 _CLASSES: dict[str, type[Any]] = {
-    "browser": BrowserSettings,
+    "browser": BrowserTable,
     "media": MediaSettings,
     "output": OutputSettings,
     "extraction": ExtractionSettings,
@@ -306,7 +309,7 @@ def merge_tables(
     return config
 
 
-_IDENTITY_KEYS = tuple(f.name for f in fields(Identity))
+_IDENTITY_KEYS = tuple(f.name for f in fields(BrowserSettings))
 # Identity keys TOML could give a value of the wrong type that BrowserSettings would
 # still take (any value is truthy): checked here, by name.
 _IDENTITY_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
@@ -318,9 +321,10 @@ _IDENTITY_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
 }
 
 
-def _merged_identity(base: Identity | None, values: Mapping[str, Any], where: str) -> Identity:
-    """``base`` with the identity keys of a ``[browser]`` table over it, each checked by
-    :class:`cdpkit.BrowserSettings` (the error names ``where``, the table and the key)."""
+def _merged_identity(base: BrowserSettings | None, values: Mapping[str, Any], where: str) -> BrowserSettings:
+    """``base`` with the identity keys of a ``[browser]`` table over it
+    (:meth:`cdpkit.BrowserSettings.over`), each checked by :class:`cdpkit.BrowserSettings`
+    (the error names ``where``, the table and the key)."""
     for key, value in values.items():
         allowed = _IDENTITY_TYPES.get(key)
         if allowed is not None and value is not None and (
@@ -328,17 +332,11 @@ def _merged_identity(base: Identity | None, values: Mapping[str, Any], where: st
         ):
             raise ConfigError(f"{where}: [browser] {key} must be {allowed[1]}, not {value!r}")
         try:
-            Identity.from_mapping({key: value})
+            BrowserSettings.from_mapping({key: value})
         except (ValueError, TypeError) as exc:
             raise ConfigError(f"{where}: [browser] {key}: {exc}") from None
-    given = dict(values)
-    # One layer's user agent (or rotation) replaces the other's, rather than clashing.
-    if "user_agent" in given:
-        given.setdefault("user_agents", ())
-    if "user_agents" in given:
-        given.setdefault("user_agent", None)
     try:
-        return replace(base, **given) if base is not None else Identity.from_mapping(given)
+        return (base if base is not None else BrowserSettings()).over(values)
     except (ValueError, TypeError) as exc:
         raise ConfigError(f"{where}: [browser]: {exc}") from None
 

@@ -26,7 +26,7 @@ import anyio
 
 from .. import _own_requests
 from .._keywords import IdentityKeywords, check_keywords, keyword_signature
-from .._settings import BrowserSettings, resolve_settings
+from .._settings import BrowserSettings, resolve_settings, user_agent_override
 from .._urls import parse_url
 from ..errors import CDPError, ConnectError, LaunchError, PageCrashedError
 from ._config import EngineConfig, load_config
@@ -215,7 +215,8 @@ class Engine:
         self.config: EngineConfig = load_config(merged, path=Path(config_file) if config_file else None)
         if settings is not None:
             resolve_settings(settings, {})  # a TypeError for anything else
-            identity = _overlaid(self.config.browser.settings, settings)
+            base = self.config.browser.settings
+            identity = settings if base is None else base.over(settings)
             self.config = dataclasses.replace(
                 self.config, browser=dataclasses.replace(self.config.browser, settings=identity)
             )
@@ -446,9 +447,8 @@ class Engine:
         settings = self.config.browser.settings
         if settings is None or not settings.user_agents:
             return settings
-        agent = settings.user_agents[self._rotation % len(settings.user_agents)]
         self._rotation += 1
-        return dataclasses.replace(settings, user_agent=agent, user_agents=())
+        return settings.for_context(self._rotation - 1)
 
     async def browser_for_pages(self, deadline: float) -> Browser:
         """The browser tiers 2 and 3 use, made the first time (within ``deadline``)."""
@@ -486,23 +486,6 @@ class Engine:
             command_timeout=settings.timeout,
             settings=_launch_wide(settings.settings),
         )
-
-
-def _overlaid(base: BrowserSettings | None, top: BrowserSettings) -> BrowserSettings:
-    """``base`` with every setting ``top`` gives (not left at its default) over it."""
-    if base is None:
-        return top
-    defaults = BrowserSettings()
-    given = {
-        item.name: getattr(top, item.name)
-        for item in dataclasses.fields(top)
-        if getattr(top, item.name) != getattr(defaults, item.name)
-    }
-    if "user_agent" in given:
-        given.setdefault("user_agents", ())
-    if "user_agents" in given:
-        given.setdefault("user_agent", None)
-    return dataclasses.replace(base, **given)
 
 
 def _launch_wide(settings: BrowserSettings | None) -> BrowserSettings | None:
@@ -708,11 +691,16 @@ class _Call:
         try:
             network = self.config.network
             identity = self.session.settings
-            language = None
+            override = None
             # The context's settings already give the page its language (and user agent).
             if network.accept_language != "en-US,en;q=0.9" and (identity is None or not identity.languages):
-                # Chrome takes the languages alone and adds the q-values itself.
-                language = ",".join(part.split(";")[0].strip() for part in network.accept_language.split(","))
+                # The context's identity again, with [network]'s languages (no q-values).
+                override = user_agent_override(
+                    identity,
+                    user_agent=identity.user_agent if identity is not None else None,
+                    browser_user_agent=browser.version.user_agent,
+                    languages=[part.split(";")[0].strip() for part in network.accept_language.split(",")],
+                )
             return await render(
                 page,
                 self.url,
@@ -720,8 +708,7 @@ class _Call:
                 deadline=self.deadline,
                 timeout=self.options.timeout,
                 accessibility=self.options.format == "a11y",
-                user_agent=identity.user_agent if identity is not None and language else None,
-                accept_language=language,
+                identity=override,
                 proxy_auth=identity is not None and identity.proxy is not None and identity.proxy.needs_auth,
                 script_timeout=self.config.browser.script_timeout or None,
             )

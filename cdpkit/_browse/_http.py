@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 import httpx
 
 from .. import _own_requests
-from .._settings import BrowserSettings, Proxy
+from .._settings import BrowserSettings, Proxy, request_headers
 from ._config import EngineConfig
 from ._result import BrowseError
 
@@ -52,21 +52,15 @@ def make_client(config: EngineConfig, settings: BrowserSettings | None = None) -
     Raises:
         ValueError: A SOCKS proxy without httpx's SOCKS support installed.
     """
+    identity = request_headers(
+        settings, user_agent=user_agent(), accept_language=config.network.accept_language
+    )
     headers = {
-        "User-Agent": user_agent(),
+        "User-Agent": identity.pop("User-Agent"),
         "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
-        "Accept-Language": config.network.accept_language,
+        **identity,
     }
-    proxy: Proxy | None = None
-    if settings is not None:
-        agent = settings.user_agent or (settings.user_agents or (None,))[0]
-        if agent:
-            headers["User-Agent"] = agent
-        headers["Accept-Language"] = settings.effective_accept_language or headers["Accept-Language"]
-        if settings.send_dnt:
-            headers["DNT"] = "1"
-        headers.update(settings.extra_headers)
-        proxy = settings.proxy
+    proxy: Proxy | None = settings.proxy if settings is not None else None
     return _own_requests.client(
         proxy, headers=headers, retries=config.network.retries, max_redirects=config.network.max_redirects
     )

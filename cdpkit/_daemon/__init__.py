@@ -45,7 +45,58 @@ The parts: :mod:`._use` (what the command line decided; light, imported at start
 :mod:`._paths` (the private folder), :mod:`._client` (a command's side), :mod:`._server`
 (the daemon process), :mod:`._worker` (its warm command runner, which forks a child per
 one-shot command it is handed) and :mod:`._fast` (the commands' fast path to it: stdlib
-only, tried before typer and the rest load). This module imports none of them: a
-command that uses no browser
+only, tried before typer and the rest load). This module imports none of them: it names
+what the commands use, each loaded on first access, so a command that uses no browser
 loads none of it.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._choice import DaemonUse
+    from ._client import request
+    from ._engines import daemon_first
+    from ._fast import run_by_daemon
+    from ._paths import DaemonPathError, DaemonPaths, daemon_paths
+    from ._server import run_daemon
+    from ._use import daemon_preferred, daemon_use
+
+# What the commands use of the daemon, and the module defining each, loaded on first access
+# (the fast path stays stdlib only; a command loads only the parts it uses).
+_HOMES = {
+    "DaemonPathError": "_paths",
+    "DaemonPaths": "_paths",
+    "DaemonUse": "_choice",
+    "daemon_first": "_engines",
+    "daemon_paths": "_paths",
+    "daemon_preferred": "_use",
+    "daemon_use": "_use",
+    "request": "_client",
+    "run_by_daemon": "_fast",
+    "run_daemon": "_server",
+}
+
+__all__ = [
+    "DaemonPathError",
+    "DaemonPaths",
+    "DaemonUse",
+    "daemon_first",
+    "daemon_paths",
+    "daemon_preferred",
+    "daemon_use",
+    "request",
+    "run_by_daemon",
+    "run_daemon",
+]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

@@ -114,7 +114,7 @@ def _build_app_once() -> None:
     call: tens of milliseconds a child would pay)."""
     import typer.main
 
-    from ..cli._app import app
+    from ..cli import app
 
     built = typer.main.get_command(app)
     build = typer.main.get_command

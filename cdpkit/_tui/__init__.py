@@ -12,20 +12,44 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import os
 import signal
 import threading
 from collections.abc import Iterator
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._driver import DEFAULT_SESSION, Driver
 from ._keymap import Keymap, load_keymap
 
 if TYPE_CHECKING:
     from .._browse import BrowseResult, Engine
+    from ._command import main, prepare
 
-__all__ = ["DEFAULT_SESSION", "TEXTUAL_MISSING", "Driver", "Keymap", "load_keymap", "run_tui"]
+__all__ = [
+    "DEFAULT_SESSION",
+    "TEXTUAL_MISSING",
+    "Driver",
+    "Keymap",
+    "load_keymap",
+    "main",
+    "prepare",
+    "run_tui",
+]
+
+# The command line's side (the fast path `cdpkit tui` takes, the checks the typer command
+# shares), loaded when a command asks for it.
+_COMMAND = ("main", "prepare")
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _COMMAND:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}._command"), name)
+    globals()[name] = value
+    return value
+
 
 # Seconds a TUI told to end by SIGHUP/SIGTERM has to close its browser before it exits hard.
 HARD_EXIT_GRACE = 10.0

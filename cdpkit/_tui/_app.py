@@ -697,7 +697,8 @@ def _normalized(url: str) -> str:
     Raises:
         ValueError: Not a URL or file it can open (the message says why).
     """
-    from .._cli_common import CLIError, normalize_url
+    from .._browser_options import CLIError
+    from .._cli_common import normalize_url
 
     try:
         return normalize_url(url)

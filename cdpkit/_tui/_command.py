@@ -54,7 +54,7 @@ def prepare(
         raise CLIError(f"Invalid --timeout {timeout:g}: give a positive number of seconds", 2)
     target = normalize_url(url) if url is not None else None
     if session is not None:
-        from .._browse._sessions import check_session_name
+        from .._browse import check_session_name
 
         try:
             check_session_name(session)
@@ -73,8 +73,7 @@ def prepare(
     settings = browser_settings(**values)
     given = connect is not None or headful
     options = browser_options(connect, headful, None, None, timeout) if given else None
-    from .._browse import Engine
-    from .._browse._config import ConfigError
+    from .._browse import ConfigError, Engine
 
     try:
         keymap = load_keymap()
@@ -82,7 +81,7 @@ def prepare(
             browser_factory=_browser_factory(options) if options is not None else None, settings=settings
         )
         if options is None:  # the config's browser: a running cdpkit daemon's when it fits
-            from .._daemon._engines import daemon_first
+            from .._daemon import daemon_first
 
             engine = Engine(browser_factory=daemon_first(engine), settings=settings)
     except ConfigError as exc:  # names the file, the table and the key
@@ -99,7 +98,7 @@ def _browser_factory(options: BrowserOptions) -> Callable[[], Awaitable[Browser]
     from .._browser_options import start_browser
 
     async def make() -> Browser:
-        from .._daemon._use import daemon_preferred
+        from .._daemon import daemon_preferred
 
         with daemon_preferred():  # a running cdpkit daemon's browser, unless --no-daemon
             return await start_browser(options)

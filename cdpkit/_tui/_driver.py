@@ -193,8 +193,8 @@ class Driver:
             ValueError: No such form.
             ElementNotFoundError: A field or the submit control is not on the live page.
         """
-        from ..tools import click, count_elements, element_state, select_option, type_text
-        from ..tools._scripts import Script, evaluate
+        from ..tools import Script, click, count_elements, element_state, select_option, type_text
+        from ..tools import evaluate_script as evaluate
 
         # The TUI's own scripts (cdpkit/_tui/_js/), loaded once like the tools'.
         mark_form = Script("mark_form", package=__package__)
@@ -272,7 +272,7 @@ class Driver:
     async def use_session(self, name: str) -> BrowseResult | None:
         """Browse in session ``name`` from now on (its cookies), reading the current page
         again in it."""
-        from .._browse._sessions import check_session_name
+        from .._browse import check_session_name
 
         check_session_name(name)
         await self._close_page()

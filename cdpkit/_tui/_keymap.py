@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._browse._config import ConfigError, surface_table
+from .._browse import ConfigError, surface_table
 
 __all__ = ["ACTIONS", "DEFAULT_KEYS", "Keymap", "load_keymap"]
 

@@ -15,8 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .._browse._formats import FORM_HEAD
-from .._browse._result import BrowseResult, Form, FormField
+from .._browse import FORM_HEAD, BrowseResult, Form, FormField
 
 __all__ = ["ITALIC_OFF", "ITALIC_ON", "Control", "Line", "italic_runs", "plain_text", "render_result", "render_snapshot", "wrap_line"]
 

@@ -47,7 +47,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .._cli_common import BrowserOptions, CLIError, normalize_url, open_browser
+    from .._browser_options import BrowserOptions, CLIError, open_browser
+    from .._cli_common import normalize_url
     from ._app import app
 
 __all__ = ["BrowserOptions", "CLIError", "app", "main", "normalize_url", "open_browser"]
@@ -83,7 +84,7 @@ def _main(argv: list[str] | None) -> None:
     if argv is None and args and args[0] in FAST_COMMANDS:
         # A one-shot command a running daemon's warm runner can take (only when run as
         # the program: its output goes to the process's own descriptors).
-        from .._daemon._fast import run_by_daemon
+        from .._daemon import run_by_daemon
 
         status = run_by_daemon(args)
         if status is not None:
@@ -93,7 +94,7 @@ def _main(argv: list[str] | None) -> None:
 
         sys.exit(serve_mcp(args[1:]))
     if _runs_tui(args):
-        from .._tui._command import main as run_tui
+        from .._tui import main as run_tui
 
         status = run_tui(args[1:])
         if status is not None:

@@ -13,9 +13,10 @@ from typing import Annotated
 
 import typer
 
-from .._cli_common import BrowserOptions, CLIError, normalize_url, open_browser
-from .._cli_common import error_line as error_line
+from .._browser_options import BrowserOptions, CLIError, open_browser
+from .._browser_options import error_line as error_line
 from .._cli_common import human_size as human_size
+from .._cli_common import normalize_url
 from ._browse import browse
 from ._browser import http_endpoint as http_endpoint
 from ._browser import launch, open_browser_command

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .._cli_common import CLIError, browser_options, normalize_url, run, start_browser
+from .._browser_options import CLIError, browser_options, start_browser
+from .._cli_common import normalize_url, run
 from .._options import OPTIONS
 from .._settings import BrowserSettings
 from ._browse_batch import BatchOption, ConcurrencyOption, check_batch, run_batch
@@ -322,7 +323,7 @@ def _engine(
     except ValueError as exc:  # the config file: names the file, table and key
         raise CLIError(str(exc), 2) from None
     if options is None:  # the config's browser: a running daemon's when it is the daemon's kind
-        from .._daemon._engines import daemon_first
+        from .._daemon import daemon_first
 
         engine = Engine(tables, browser_factory=daemon_first(engine), settings=settings)
     return engine

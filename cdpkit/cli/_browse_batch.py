@@ -23,7 +23,8 @@ from typing import IO, TYPE_CHECKING, Annotated, Any, Protocol
 
 import typer
 
-from .._cli_common import CLIError, error_line, normalize_url, run
+from .._browser_options import CLIError, error_line
+from .._cli_common import normalize_url, run
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -127,7 +128,7 @@ def error_record(url: str, exc: BaseException) -> dict[str, Any]:
     """The output line of a URL that failed: its code (``network.dns``, ``http.404``...),
     the message without the URL and code around it, whether trying again may work, and
     what to change."""
-    from .._browse._result import BrowseError
+    from .._browse import BrowseError
 
     if isinstance(exc, BrowseError):
         return {
@@ -350,7 +351,7 @@ def check_call_options(call: Mapping[str, Any]) -> None:
     Raises:
         CLIError: The option and why (exit status 2).
     """
-    from .._browse._result import BrowseOptions
+    from .._browse import BrowseOptions
 
     given = {name: value for name, value in call.items() if value is not None}
     for name in ("selectors", "exclude_selectors", "keywords"):
@@ -381,7 +382,7 @@ def run_batch(
         CLIError: A batch file that cannot be read or lists no URL, or a bad option
             (exit status 2).
     """
-    from .._browse._sessions import check_session_name
+    from .._browse import check_session_name
 
     check_call_options(call)
     if session is not None:

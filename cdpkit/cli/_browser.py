@@ -11,18 +11,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .._cli_common import (
-    TERMINATING_SIGNALS,
+from .._browser_options import (
     CLIError,
     browser_options,
     error_line,
     has_display,
-    normalize_url,
     open_browser,
     report_error,
-    run,
     start_browser,
 )
+from .._cli_common import TERMINATING_SIGNALS, normalize_url, run
 from .._settings import BrowserSettings
 from ..errors import CDPError, ProfileLockedError
 from ._params import (

@@ -19,9 +19,9 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from .._cli_common import CLIError, run
-from .._daemon._paths import DaemonPathError, DaemonPaths, daemon_paths
-from .._daemon._use import DaemonUse, daemon_use
+from .._browser_options import CLIError
+from .._cli_common import run
+from .._daemon import DaemonPathError, DaemonPaths, DaemonUse, daemon_paths, daemon_use
 from ._params import DebugOption, TimeoutOption
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -136,7 +136,7 @@ def daemon(
         paths = None
     if action is DaemonAction.run:
         assert paths is not None
-        from .._daemon._server import run_daemon
+        from .._daemon import run_daemon
 
         try:
             run_daemon(paths, browsers=browsers, idle_timeout=idle_timeout,
@@ -187,7 +187,7 @@ def daemon(
 
 
 async def _request(op: str, *, timeout: float) -> dict[str, Any] | None:
-    from .._daemon._client import request
+    from .._daemon import request
 
     try:
         return await request(op, timeout=timeout)

@@ -15,11 +15,8 @@ from typing import Annotated, Any
 
 import typer
 
-from .._cli_common import (
-    browser_options,
-    open_browser,
-    run,
-)
+from .._browser_options import browser_options, open_browser
+from .._cli_common import run
 from ._browser import http_endpoint
 from ._params import (
     ChromeArgOption,
@@ -63,7 +60,7 @@ class ProtocolDiff:
 
 def diff_protocol(document: dict[str, Any]) -> ProtocolDiff:
     """Compare a protocol document (as served at ``/json/protocol``) with the bindings."""
-    from ..cdp import _registry
+    from .._protocol_docs import registry as _registry
 
     domains: set[str] = set()
     commands: set[str] = set()
@@ -132,7 +129,7 @@ def doctor(
     import cdpkit
 
     from .._profiles import profiles_root
-    from ..cdp import _registry
+    from .._protocol_docs import registry as _registry
 
     options = browser_options(
         connect, False, None, chrome_arg, timeout, grid=grid, header=header

@@ -13,15 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .._cli_common import (
-    CLIError,
-    browser_options,
-    human_size,
-    load_page,
-    normalize_url,
-    open_page,
-    run,
-)
+from .._browser_options import CLIError, browser_options, open_page
+from .._cli_common import human_size, load_page, normalize_url, run
 from .._settings import BrowserSettings
 from ._params import (
     ChromeArgOption,

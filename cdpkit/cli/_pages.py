@@ -11,18 +11,8 @@ from typing import Annotated, Any
 
 import typer
 
-from .._cli_common import (
-    CLIError,
-    browser_options,
-    content_wait,
-    debug_wanted,
-    human_size,
-    load_page,
-    normalize_url,
-    note_status,
-    open_page,
-    run,
-)
+from .._browser_options import CLIError, browser_options, debug_wanted, open_page
+from .._cli_common import content_wait, human_size, load_page, normalize_url, note_status, run
 from .._settings import BrowserSettings
 from ._params import (
     ChromeArgOption,
@@ -104,7 +94,7 @@ def _element_target(element: str | None, selector: str | None) -> dict[str, Any]
         return {"selector": selector} if selector is not None else {}
     if selector is not None:
         raise CLIError("Give --element or --selector, not both", 2)
-    from ..tools._locating import parse_target
+    from ..tools import parse_target
 
     try:
         target, others = parse_target(element)

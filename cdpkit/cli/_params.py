@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import typer
 
-from .._cli_common import CLIError
+from .._browser_options import CLIError
 from .._options import BROWSER, IDENTITY, OPTIONS, layered_browser
 
 F = TypeVar("F", bound=Callable[..., Any])

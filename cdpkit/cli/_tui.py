@@ -12,7 +12,8 @@ from typing import Annotated
 
 import typer
 
-from .._cli_common import debug_wanted, run
+from .._browser_options import debug_wanted
+from .._cli_common import run
 from ._params import ConnectOption, DebugOption, HeadfulOption
 
 
@@ -44,7 +45,7 @@ def tui(
     them), forms filled with Tab and Enter and submitted in Chrome, and a command mode
     (:snapshot, :click N, :type N text, :screenshot PATH, :markdown PATH...). Chrome starts
     only when a page needs it, and is closed when you quit."""
-    from .._tui._command import prepare
+    from .._tui import prepare
 
     work = prepare(url, tier=tier, session=session, timeout=timeout, connect=connect, headful=headful)
     run(work, debug=debug_wanted(debug))

@@ -24,7 +24,6 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from .._browser_options import CLIError
 from .._secrets import get_logger
 from .._urls import read_url
 from ..errors import CDPError
@@ -94,7 +93,7 @@ RESOURCES = [
 
 # Errors whose message is written for the model as it is; anything else is a bug of the
 # server and gets its type name in front.
-_TOOL_ERRORS = (CDPError, CLIError, ValueError, LookupError, OSError, RuntimeError, TimeoutError)
+_TOOL_ERRORS = (CDPError, ValueError, LookupError, OSError, RuntimeError, TimeoutError)
 
 
 def _content(part: Part) -> types.TextContent | types.ImageContent | types.EmbeddedResource:

@@ -240,7 +240,7 @@ async def session_close(engine: _Engine, name: str) -> str:
     Returns:
         What was closed.
     """
-    from .._browse._result import BrowseError
+    from .._browse import BrowseError
 
     try:
         await engine.close_session(name)
@@ -386,7 +386,7 @@ def _engine_tool(
         # policy before it is sent, so a redirect to a blocked origin is never followed.
         with checked_by(policy.refusal):
             result = await function(await session.engine(), **arguments)
-        from .._browse._result import BrowseResult
+        from .._browse import BrowseResult
 
         if isinstance(result, BrowseResult):
             reason = policy.refusal(result.final_url)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..tools._recording import Recording
+from ..tools import Recording
 from ..tools.files import claim_free_name, sanitize_filename
 from ._schema import Part, Text, ToolSpec, describe, input_model_of, parse_docstring
 from ._session import BrowserSession

@@ -16,22 +16,29 @@ from typing import TYPE_CHECKING, Any
 
 from .. import tools
 from .._browser_options import BrowserOptions, CLIError, error_line, start_browser
-from .._daemon._use import daemon_preferred
+from .._daemon import daemon_preferred
 from .._secrets import get_logger
 from ..browser import Browser, BrowserContext
 from ..errors import CDPError
 from ..page import Page
 from ..session import Session
-from ..tools._recording import Recording
+from ..tools import Recording
 from ..tools.files import default_download_dir
 from ..tools.tabs import active_tab
 from ._downloads import DownloadTracker
 from ._urls import UrlPolicy
 
 if TYPE_CHECKING:
-    from .._browse._engine import Engine
+    from .._browse import Engine
 
 log = get_logger("cdpkit.mcp")
+
+
+class BrowserUnavailableError(RuntimeError):
+    """The server's browser could not be started or reached. The message is the agent's to
+    read and names the server's option to change (``--timeout``, ``--connect``,
+    ``--headful``...): the person who set the server up gives those."""
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ServerOptions:
@@ -328,7 +335,7 @@ class BrowserSession:
             return await self._owner.engine()
         async with self._engine_starting:
             if self._engine is None:
-                from .._browse._engine import Engine
+                from .._browse import Engine
 
                 # The server's identity (user agent, language, proxy...) holds for tier 1 too.
                 engine = Engine(browser_factory=self.browser, settings=self.options.browser.settings)
@@ -366,8 +373,8 @@ class BrowserSession:
         """The browser, launched (or attached) now if it is not running.
 
         Raises:
-            CLIError: It could not be started or reached; the message names the server's
-                option to change (``--timeout``, ``--connect``, ``--headful``...).
+            BrowserUnavailableError: It could not be started or reached; the message names
+                the server's option to change (``--timeout``, ``--connect``, ``--headful``...).
         """
         if self._owner is not None:
             browser = await self._owner.browser()
@@ -399,9 +406,10 @@ class BrowserSession:
         try:
             with daemon_preferred():  # a running cdpkit daemon's browser (CDPKIT_NO_DAEMON=1: not)
                 browser = await start_browser(options.browser)
-        except (CDPError, TimeoutError, OSError) as exc:
-            # Worded as the command line words it: the server's options, not launch()'s.
-            raise CLIError(error_line(exc)) from exc
+        except (CDPError, TimeoutError, OSError, CLIError) as exc:
+            # Worded with the server's options, not launch()'s (its command line's words):
+            # a tool's error, not a command line's (no exit status).
+            raise BrowserUnavailableError(error_line(exc)) from exc
         if options.url_policy.restricts:
             try:
                 await self.guard.start(browser)

@@ -33,7 +33,7 @@ from .._urls import read_url
 from ..browser import Browser, BrowserContext
 from ..errors import NavigationError
 from ..page import Dialog, DialogPolicy, Page
-from ..tools._recording import current_recording
+from ..tools import current_recording
 from ..tools.navigation import NavigationResult, WaitUntil
 from ..tools.tabs import active_tab
 from ._browse import browse_tools

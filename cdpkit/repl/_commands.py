@@ -149,7 +149,7 @@ class MetaCommands:
             self.console.runner.run(recording.stop())
 
     def _doc_command(self, args: list[str]) -> None:
-        from .._cli_common import CLIError
+        from .._browser_options import CLIError
         from .._protocol_docs import describe_protocol
 
         try:
@@ -158,7 +158,8 @@ class MetaCommands:
             self.console.error(f"error: {exc}")
 
     def _goto_command(self, args: list[str]) -> None:
-        from .._cli_common import CLIError, normalize_url, settle
+        from .._browser_options import CLIError
+        from .._cli_common import normalize_url, settle
         from ..tools import navigate
 
         if len(args) != 1:
@@ -190,7 +191,7 @@ class MetaCommands:
     # -- element commands: the tools' targets as key=value words -----------------------------
 
     def _target(self, rest: str, usage: str, *, words: bool = False) -> tuple[dict[str, Any], list[str]]:
-        from ..tools._locating import parse_target
+        from ..tools import parse_target
 
         target, others = parse_target(rest)
         if others and not words:
@@ -264,7 +265,8 @@ class MetaCommands:
         if not args:
             raise ValueError(":tab N (the number from :tabs), or :tab new [URL]")
         if args[0] == "new":
-            from .._cli_common import CLIError, normalize_url, settle
+            from .._browser_options import CLIError
+            from .._cli_common import normalize_url, settle
 
             url = None
             if len(args) > 1:
@@ -293,7 +295,7 @@ class MetaCommands:
         print(f"page is now tab {self.console.browser.pages.index(page)}: {page.url}")
 
     def _events_command(self, args: list[str]) -> None:
-        from ..cdp import _registry
+        from .._protocol_docs import registry as _registry
 
         if not args:
             active = ", ".join(self.event_tasks) or "none"
@@ -341,7 +343,7 @@ class MetaCommands:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _print_events(self, page: Page, domain: str, ready: asyncio.Future[None]) -> None:
-        from ..cdp import _registry
+        from .._protocol_docs import registry as _registry
 
         spec = "*" if domain == "*" else f"{domain}.*"
         try:

@@ -54,7 +54,7 @@ class Completer:
 
     def complete(self, text: str, line: str, begin: int) -> list[str]:
         """Every completion of ``text``, which starts at ``begin`` in ``line``."""
-        from ..cdp import _registry
+        from .._protocol_docs import registry as _registry
 
         head = line[:begin]
         stripped = line.lstrip()

@@ -25,7 +25,7 @@ from ._lines import parse_raw_line, shorten
 from ._runner import Runner
 
 if TYPE_CHECKING:
-    from .._cli_common import BrowserOptions
+    from .._browser_options import BrowserOptions
     from ..browser import Browser
     from ..page import Page
 
@@ -184,7 +184,7 @@ class ReplConsole(code.InteractiveConsole):
         except ProtocolError as exc:
             hint = ""
             if exc.code == -32601:
-                from ..cdp import _registry
+                from .._protocol_docs import registry as _registry
 
                 close = difflib.get_close_matches(method, list(_registry.COMMANDS), n=3, cutoff=0.7)
                 if close:
@@ -268,7 +268,8 @@ class ReplConsole(code.InteractiveConsole):
 async def _start(
     options: BrowserOptions, url: str | None, wait_ms: int | None, script_timeout: float | None
 ) -> tuple[Browser, Page, Exception | None]:
-    from .._cli_common import first_page, settle, start_browser
+    from .._browser_options import first_page, start_browser
+    from .._cli_common import settle
     from ..tools import navigate
 
     launched = options.connect is None
@@ -329,7 +330,7 @@ def run(
         The exit status: 0, or 1 if the browser could not start or (when stdin is not a
         terminal) any line failed; 130 if interrupted while starting.
     """
-    from .._cli_common import error_line, report_error
+    from .._browser_options import error_line, report_error
 
     interactive = sys.stdin.isatty()
     runner = Runner()

@@ -57,6 +57,11 @@ from ._generated import (
     record,
 )
 
+# For cdpkit's pytest plugin (its sync_page saves a failed test's artifacts with the async
+# page behind the twin), not part of the API: not in __all__.
+from ._runner import run as run
+from ._runner import unwrap as unwrap
+
 __all__ = [
     "Browser",
     "BrowserContext",

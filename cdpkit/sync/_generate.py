@@ -535,6 +535,19 @@ def _wrapped(line: str, indent: str) -> list[str]:
     ]
 
 
+def _surface(module: str, name: str) -> str:
+    """Where the twins import ``name`` of ``module`` from: the package holding a private
+    module (``cdpkit._browse._engine``) when that package names it, as every other package of
+    cdpkit does (tests/test_layers.py); else the module itself."""
+    parent, _, last = module.rpartition(".")
+    if not (last.startswith("_") and parent.startswith("cdpkit.")):
+        return module
+    obj = getattr(importlib.import_module(module), name, None)  # None: for the type checker only
+    if obj is not None and getattr(importlib.import_module(parent), name, None) is obj:
+        return _surface(parent, name)
+    return module
+
+
 def _import_block(
     names: dict[str, Origin], indent: str = "", first: tuple[str, ...] = ()
 ) -> list[str]:
@@ -547,7 +560,7 @@ def _import_block(
     for local, origin in names.items():
         if origin.name is not None:
             shown = origin.name if origin.name == local else f"{origin.name} as {local}"
-            by_module.setdefault(origin.module, []).append(shown)
+            by_module.setdefault(_surface(origin.module, origin.name), []).append(shown)
     for module in sorted(by_module):
         members = sorted(by_module[module], key=_name_key)
         together = [n for n in members if " as " not in n]

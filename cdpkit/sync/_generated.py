@@ -7,8 +7,7 @@ import contextlib
 from typing import TYPE_CHECKING, Generic, TypeVar, cast, overload
 
 import cdpkit as _cdpkit
-from cdpkit._browse._engine import EngineKeywords
-from cdpkit._browse._result import BROWSE_CALL_DEFAULTS, BrowseCall
+from cdpkit._browse import BROWSE_CALL_DEFAULTS, BrowseCall, EngineKeywords
 from cdpkit._keywords import IdentityKeywords, LaunchIdentityKeywords, keyword_signature
 
 from . import _runner
@@ -26,10 +25,11 @@ if TYPE_CHECKING:
     from typing import Any, Literal, Self, Unpack
 
     from cdpkit import cdp
+    from cdpkit._browse import BrowseResult
+    from cdpkit._browse import Engine as AsyncEngine
     from cdpkit._browse._config import EngineConfig
     from cdpkit._browse._engine import BrowserFactory
-    from cdpkit._browse._engine import Engine as AsyncEngine
-    from cdpkit._browse._result import BrowseFormat, BrowseResult, LinkStyle
+    from cdpkit._browse._result import BrowseFormat, LinkStyle
     from cdpkit._grid import GridBrowser as AsyncGridBrowser
     from cdpkit._model import Command, Event, RawEvent
     from cdpkit._pool import Pool as AsyncPool
@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from cdpkit.page import ConsoleEntry, Dialog, DialogPolicy
     from cdpkit.page import Page as AsyncPage
     from cdpkit.session import Session as AsyncSession
+    from cdpkit.tools import Recording as AsyncRecording
     from cdpkit.tools._recorded_script import Step
-    from cdpkit.tools._recording import Recording as AsyncRecording
 
 E = TypeVar("E", bound="Event")
 R = TypeVar("R")

@@ -8,7 +8,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any, cast
 
 from cdpkit import tools as _tools
-from cdpkit.tools._locating import DEFAULT_LOCATOR_TIMEOUT
+from cdpkit.tools import DEFAULT_LOCATOR_TIMEOUT
 
 from . import _runner
 from ._generated import Browser, BrowserContext, Page, Recording

@@ -36,9 +36,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._locating import DEFAULT_LOCATOR_TIMEOUT as DEFAULT_LOCATOR_TIMEOUT
     from ._locating import Locator
+    from ._locating import parse_target as parse_target
     from ._locator_for import locator_for
     from ._recording import Recording, record
+    from ._recording import current_recording as current_recording
+    from ._scripts import Script as Script
+    from ._scripts import evaluate as _evaluate_script
     from ._targeting import Box
     from .accessibility import Snapshot, SnapshotCut, SnapshotNode, SnapshotState, snapshot
     from .dom import (
@@ -87,6 +92,9 @@ if TYPE_CHECKING:
     from .scraping import Link, ScrapeResult, SmartWait, scrape, wait_for_content
     from .storage import StorageState, load_storage_state, save_storage_state
     from .tabs import Tab, active_tab, close_tab, list_tabs, new_tab, switch_tab
+
+    # The internals of _SHARED (below): imported `as` themselves, or named as shared.
+    evaluate_script = _evaluate_script
 
 # Each name and the module that defines it, loaded on first access: a program (or the
 # `cdpkit screenshot` command) that uses one tool does not import all of them (the HAR
@@ -266,7 +274,25 @@ __all__ = [
 ]
 
 
+# What other packages of cdpkit share of the tools' internals, not public (not in __all__):
+# name -> (module, name there). The REPL and `cdpkit click` read a target line as the tools
+# do, the MCP server follows a recording, the TUI runs its scripts as the tools run theirs,
+# and the sync twins default to the locators' wait.
+_SHARED = {
+    "DEFAULT_LOCATOR_TIMEOUT": ("_locating", "DEFAULT_LOCATOR_TIMEOUT"),
+    "Script": ("_scripts", "Script"),
+    "current_recording": ("_recording", "current_recording"),
+    "evaluate_script": ("_scripts", "evaluate"),
+    "parse_target": ("_locating", "parse_target"),
+}
+
+
 def __getattr__(name: str) -> Any:
+    if name in _SHARED:
+        home, attribute = _SHARED[name]
+        shared = getattr(importlib.import_module(f"{__name__}.{home}"), attribute)
+        globals()[name] = shared
+        return shared
     module_name = _EXPORTS.get(name)
     if module_name is None:
         # A submodule (``tools.har``): imported as ``import cdpkit.tools.har`` would.

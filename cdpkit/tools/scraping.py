@@ -306,8 +306,7 @@ def _to_markdown(
     whole page with ``keep_page_chrome``, or the selected element whole; the title on top
     unless the content's first heading (or a level-1 heading) says it, as browse decides
     (:func:`cdpkit._browse._extract.says_title`)."""
-    from .._browse._extract import extract_html
-    from .._browse._result import BrowseOptions
+    from .._browse import BrowseOptions, extract_html
 
     html, url = dom["html"], dom["url"]
     if selected:

@@ -133,7 +133,8 @@ async def test_send_to_a_peer_that_stops_reading_times_out_and_the_stream_stays_
             ),
             10,
         )
-        assert time.monotonic() - started < 1 + 3  # the 1 s timeouts, not the 10 s bound
+        # The 1 s timeouts, not the 10 s bound (encoding 80 MB takes seconds on a loaded machine).
+        assert time.monotonic() - started < 1 + 5
         assert all(isinstance(r, cdpkit.CommandTimeoutError) for r in results), results[:3]
         # The timed-out messages were whole: once the peer reads again, it parses every one
         # of them, and the connection keeps working.

@@ -180,10 +180,14 @@ async def test_closing_a_connected_browser_that_stopped_is_bounded_by_the_comman
         assert host.process is not None
         endpoint = await host.process.wait_for_endpoint(5)
         await host.pages[0].send(cdp.runtime.evaluate("1"))  # the first tab is set up
-        browser = await cdpkit.connect(endpoint, command_timeout=command_timeout)
+        # Set up with the default timeout (a loaded machine may take over 1 s to open a
+        # tab); the bound under test is the one in force when the browser stops.
+        browser = await cdpkit.connect(endpoint)
         page = await browser.new_page()  # closed by close(), as is the context
         context = await browser.new_context()
-        await context.new_page()
+        other = await context.new_page()
+        for session in (browser, page, other):
+            session.command_timeout = command_timeout
         with stopped(host.process.pid):
             if flooded:  # 80 MiB the stopped browser never reads: the send buffer is full
                 expression = "'" + "y" * (4 * 1024 * 1024) + "'"

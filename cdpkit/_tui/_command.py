@@ -35,15 +35,15 @@ TIERS = (1, 2, 3)
 
 def prepare(
     url: str | None, *, tier: int | None, session: str | None, timeout: float, connect: str | None,
-    headful: bool,
+    headful: bool, script_timeout: float | None = None,
 ) -> Callable[[], Coroutine[Any, Any, None]]:  # fmt: skip
     """Check ``cdpkit tui``'s values and build what it runs: the app on an engine that
     starts no browser until a page needs one.
 
     Raises:
         CLIError: Textual is missing (exit status 1), or a value is wrong: the URL, the
-            session name, ``--timeout``, ``--connect``, the ``[tui.keys]`` of the config
-            file (exit status 2). The message names it.
+            session name, ``--timeout``, ``--connect``, ``--script-timeout``, the
+            ``[tui.keys]`` of the config file (exit status 2). The message names it.
     """
     from .._cli_common import normalize_url
     from . import TEXTUAL_MISSING, load_keymap, run_tui, textual_installed
@@ -60,16 +60,21 @@ def prepare(
             check_session_name(session)
         except ValueError as exc:
             raise CLIError(f"Invalid --session: {exc}", 2) from None
-    # --connect, --headful and the identity from their CDPKIT_* variables too; the config
-    # file's [browser] table is the engine's own.
+    # --connect, --headful, --script-timeout and the identity from their CDPKIT_* variables
+    # too; the config file's [browser] table is the engine's own.
     from .._options import IDENTITY, OptionError, layered
 
+    flags = {"connect": connect, "headful": headful, "script_timeout": script_timeout}
     try:
-        values = layered({"connect": connect, "headful": headful}, ("connect", "headful", *IDENTITY),
+        values = layered(flags, ("connect", "headful", "script_timeout", *IDENTITY),
                          environ=os.environ, config={})  # fmt: skip
     except OptionError as exc:
         raise CLIError(str(exc), 2) from None
     connect, headful = values.pop("connect", None), bool(values.pop("headful", False))
+    # Over the config file's [browser] script_timeout: every page the engine loads (each
+    # tier-3 render) and the live page (see Driver.live_page) give up a stalled script.
+    script_timeout = values.pop("script_timeout", None)
+    config = {"browser": {"script_timeout": script_timeout}} if script_timeout is not None else None
     settings = browser_settings(**values)
     given = connect is not None or headful
     options = browser_options(connect, headful, None, None, timeout) if given else None
@@ -77,13 +82,12 @@ def prepare(
 
     try:
         keymap = load_keymap()
-        engine = Engine(
-            browser_factory=_browser_factory(options) if options is not None else None, settings=settings
-        )
+        factory = _browser_factory(options) if options is not None else None
+        engine = Engine(config, browser_factory=factory, settings=settings)
         if options is None:  # the config's browser: a running cdpkit daemon's when it fits
             from .._daemon import daemon_first
 
-            engine = Engine(browser_factory=daemon_first(engine), settings=settings)
+            engine = Engine(config, browser_factory=daemon_first(engine), settings=settings)
     except ConfigError as exc:  # names the file, the table and the key
         raise CLIError(str(exc), 2) from None
 
@@ -123,6 +127,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=float, default=30.0)
     parser.add_argument("--connect")
     parser.add_argument("--headful", action="store_true")
+    parser.add_argument("--script-timeout", type=float)
     parser.add_argument("--debug", action="store_true")
     return parser
 
@@ -139,9 +144,12 @@ def main(argv: Sequence[str]) -> int | None:
         return None
     if args.tier is not None and args.tier not in TIERS:
         return None
+    if args.script_timeout is not None and not args.script_timeout >= 0:  # typer's min=0 words it
+        return None
     try:
         work = prepare(args.url, tier=args.tier, session=args.session, timeout=args.timeout,
-                       connect=args.connect, headful=args.headful)  # fmt: skip
+                       connect=args.connect, headful=args.headful,
+                       script_timeout=args.script_timeout)  # fmt: skip
     except CLIError as exc:  # as the app reports a value refused before any browser starts
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -140,7 +140,10 @@ class Driver:
         if self._page is None or self._page.closed:
             self._page = await self.engine.session_page(self.session, persist=self.persist, timeout=self.timeout)
         if self._page.url != url:
-            await navigate(self._page, url, timeout=self.timeout)
+            # The engine's [browser] script_timeout (--script-timeout over the config
+            # file's), as its own renders take it: a stalled script does not hold the page.
+            script_timeout = self.engine.config.browser.script_timeout or None
+            await navigate(self._page, url, timeout=self.timeout, script_timeout=script_timeout)
         return self._page
 
     async def _read_live(self, page: Page) -> BrowseResult:

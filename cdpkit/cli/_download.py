@@ -24,6 +24,7 @@ from ._params import (
     HeaderOption,
     HeadfulOption,
     ProfileOption,
+    ScriptTimeoutOption,
     TimeoutOption,
     UrlArgument,
     ViewportOption,
@@ -159,6 +160,7 @@ def download(
     profile: ProfileOption = None,
     chrome_arg: ChromeArgOption = None,
     viewport: ViewportOption = None,
+    script_timeout: ScriptTimeoutOption = None,
     timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
@@ -188,9 +190,9 @@ def download(
 
         async with open_page(options) as page:
             if selector is not None:
-                await load_page(page, target, timeout)
+                await load_page(page, target, timeout, script_timeout=script_timeout)
             elif page_url is not None:
-                await load_page(page, page_url, timeout)
+                await load_page(page, page_url, timeout, script_timeout=script_timeout)
             stop = asyncio.Event()
             watcher = (
                 asyncio.create_task(

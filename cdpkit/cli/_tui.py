@@ -14,7 +14,7 @@ import typer
 
 from .._browser_options import debug_wanted
 from .._cli_common import run
-from ._params import ConnectOption, DebugOption, HeadfulOption
+from ._params import ConnectOption, DebugOption, HeadfulOption, ScriptTimeoutOption
 
 
 def tui(
@@ -38,6 +38,7 @@ def tui(
     ] = 30.0,
     connect: ConnectOption = None,
     headful: HeadfulOption = False,
+    script_timeout: ScriptTimeoutOption = None,
     debug: DebugOption = False,
 ) -> None:
     """Read and drive the web from a terminal: the page as text with numbered links
@@ -47,5 +48,6 @@ def tui(
     only when a page needs it, and is closed when you quit."""
     from .._tui import prepare
 
-    work = prepare(url, tier=tier, session=session, timeout=timeout, connect=connect, headful=headful)
+    work = prepare(url, tier=tier, session=session, timeout=timeout, connect=connect, headful=headful,
+                   script_timeout=script_timeout)  # fmt: skip
     run(work, debug=debug_wanted(debug))

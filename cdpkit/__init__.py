@@ -13,7 +13,9 @@ module per domain); ``cdpkit.tools`` the browser tools for scripts and AI agents
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from . import cdp, tools
@@ -126,24 +128,6 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    import importlib
-
-    home = _HOMES.get(name)
-    if home is not None:
-        value = getattr(importlib.import_module(home, __name__), name)
-    else:
-        # The subpackages (cdp, tools) and the modules importing cdpkit once loaded
-        # eagerly (cdpkit.browser, cdpkit.errors...), reachable as attributes as before.
-        try:
-            value = importlib.import_module(f".{name}", __name__)
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-            raise AttributeError(f"module 'cdpkit' has no attribute {name!r}") from None
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+# A name not in _HOMES is a subpackage (cdp, tools) or one of the modules importing cdpkit
+# once loaded eagerly (cdpkit.browser, cdpkit.errors...), reachable as an attribute as before.
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, submodules=True)

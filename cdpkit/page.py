@@ -24,8 +24,8 @@ from .session import Session
 if TYPE_CHECKING:
     from ._frames import FrameTracker
     from ._model import Command
-    from ._navigation import ScriptGate, Stall
-    from ._settings import PageSetup
+    from ._page_setup import PageSetup
+    from ._script_gate import ScriptGate, Stall
     from .browser import Browser, BrowserContext
     from .connection import Connection
 
@@ -137,10 +137,10 @@ class Page(Session):
         self._setup: PageSetup | None = browser._page_setup(self, context)
         self._setup_error: CDPError | None = None
         self._auth_answered: set[str] = set()
-        # Made by a navigation with script_timeout (see cdpkit._navigation.ScriptGate).
+        # Made by a navigation with script_timeout (see cdpkit._script_gate.ScriptGate).
         self._script_gate: ScriptGate | None = None
         # What the page waits on while it renders nothing, since a navigation returned
-        # so; read and dropped by the snapshots (cdpkit._navigation.stall_words).
+        # so; read and dropped by the snapshots (cdpkit._script_gate.stall_words).
         self._stall: Stall | None = None
         if self._setup is not None and self._setup.network:
             self._domain_users["Network"] = 1  # extra headers need it: never disabled

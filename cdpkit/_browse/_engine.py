@@ -26,7 +26,8 @@ import anyio
 
 from .. import _own_requests
 from .._keywords import IdentityKeywords, check_keywords, keyword_signature
-from .._settings import BrowserSettings, resolve_settings, user_agent_override
+from .._page_setup import user_agent_override
+from .._settings import BrowserSettings, resolve_settings
 from .._urls import parse_url
 from ..errors import CDPError, ConnectError, LaunchError, PageCrashedError
 from ._config import EngineConfig, load_config

@@ -15,7 +15,8 @@ from collections.abc import Callable, Mapping
 import httpx
 
 from .. import _own_requests
-from .._settings import BrowserSettings, Proxy, request_headers
+from .._page_setup import request_headers
+from .._settings import BrowserSettings, Proxy
 from ._config import EngineConfig
 from ._result import BrowseError
 

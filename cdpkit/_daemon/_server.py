@@ -9,11 +9,8 @@ targets of its browser contexts (the one the daemon gave it, and those it create
 pages of other commands are let go of (resumed and detached) unseen. A command cannot
 close the shared browser (``Browser.close`` is refused).
 
-A connection reaches only its own contexts and targets: every context, target or session
-id it names must be its own (else a CDP error says so); on its browser session only what
-acts on those is relayed (:data:`_BROWSER_SESSION`), not what would observe or change the
-whole browser (``Fetch.enable``, ``Tracing``, ``Security``...: on a page's own session
-they reach that page alone); target lists and download events are filtered to its own.
+A connection reaches only its own contexts and targets: the allow-list and the filtering
+that keep it so are :mod:`._relay`'s (:data:`._relay.BROWSER_SESSION`).
 """
 
 from __future__ import annotations
@@ -27,7 +24,6 @@ import signal
 import sys
 import time
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
 from typing import Any
 
 from .._files import write_private
@@ -35,6 +31,7 @@ from .._transport import MAX_MESSAGE_SIZE, PipeTransport, TransportClosed
 from ..errors import LaunchError
 from ..launcher import ChromeProcess, find_chrome, start_chrome
 from ._paths import DaemonPaths, peer_uid
+from ._relay import Client, Gone, Relay, Session
 
 # How often each Chrome is asked whether it still answers, and how long it has to (it is
 # replaced after two misses in a row, or at once when a command is about to get it).
@@ -43,91 +40,25 @@ HEALTH_TIMEOUT = 2.0
 # A Chrome that answered this recently is handed out without asking again.
 FRESH = 1.0
 
-# Browser-level commands that act on the default context when none is named: a command's
-# connection names its own instead, so its downloads, cookies and permissions stay its own.
-_CONTEXT_SCOPED = frozenset({
-    "Target.createTarget", "Browser.setDownloadBehavior", "Browser.cancelDownload",
-    "Browser.grantPermissions", "Browser.resetPermissions", "Browser.setPermission",
-    "Storage.getCookies", "Storage.setCookies", "Storage.clearCookies",
-})  # fmt: skip
-# All a connection may send on its browser session: what acts on its own contexts and
-# targets (the ids it names are checked to be its own), or on nothing of anyone else's.
-# Anything else there (Fetch, Tracing, Security, IO, SystemInfo.getProcessInfo...) would
-# observe or change every context of the shared browser: sent on a page's session instead,
-# it reaches that page alone.
-_BROWSER_SESSION = _CONTEXT_SCOPED | {
-    "Browser.getVersion", "Browser.getWindowForTarget", "SystemInfo.getInfo",
-    "SystemInfo.getFeatureState", "Target.attachToTarget", "Target.activateTarget",
-    "Target.autoAttachRelated", "Target.closeTarget", "Target.createBrowserContext",
-    "Target.detachFromTarget", "Target.disposeBrowserContext", "Target.getBrowserContexts",
-    "Target.getTargetInfo", "Target.getTargets", "Target.setAutoAttach",
-    "Target.setDiscoverTargets",
-}  # fmt: skip
-# What would end or break the browser the other commands share.
-_REFUSED = frozenset({"Browser.close", "Browser.crash", "Browser.crashGpuProcess"})
-_SHARED = "this browser is the cdpkit daemon's, shared by other commands"
 
-
-class _Gone(Exception):
-    """The Chrome stopped answering or exited."""
-
-
-class _Unanswered(_Gone):
+class _Unanswered(Gone):
     """The Chrome did not answer a new connection's first call."""
 
 
-@dataclass(eq=False)
-class _Session:
-    """A named session: a browser context kept across commands."""
-
-    name: str
-    context_id: str
-    users: int = 0
-    last_used: float = field(default_factory=time.monotonic)
-
-
-@dataclass(eq=False)
-class _Client:
-    """One command's relayed connection."""
-
-    writer: asyncio.StreamWriter
-    chrome: _Chrome
-    root: str = ""  # its browser session's id
-    context_id: str = ""  # the context it works in (fresh, or its named session's)
-    session: _Session | None = None
-    contexts: set[str] = field(default_factory=set)  # contexts it may see
-    created: set[str] = field(default_factory=set)  # contexts it created
-    sessions: set[str] = field(default_factory=set)  # child sessions it owns
-    targets: set[str] = field(default_factory=set)
-    frames: set[str] = field(default_factory=set)  # frames of its pages it was told of
-    downloads: set[str] = field(default_factory=set)  # guids of its pages' downloads
-    closed: bool = False
-    wants_spare: bool = False  # a context made ahead is made for the next one like it
-
-    def deliver(self, message: dict[str, Any]) -> None:
-        if not self.closed and not self.writer.is_closing():
-            self.writer.write(json.dumps(message, separators=(",", ":")).encode() + b"\0")
-
-
-class _Chrome:
+class _Chrome(Relay):
     """One Chrome the daemon launched, and the connections relayed to it."""
 
     def __init__(self, number: int, executable: str | None = None) -> None:
+        super().__init__()
         self.number = number
         self.executable = executable
         self.process: ChromeProcess | None = None
         self.transport: PipeTransport | None = None
-        self._ids = itertools.count(1)
-        self._pending: dict[int, asyncio.Future[Any] | tuple[_Client, Any, str]] = {}
-        self._owners: dict[str, _Client] = {}  # session id -> the connection it belongs to
-        self.clients: set[_Client] = set()
-        self.named: dict[str, _Session] = {}
-        self.last_answer = 0.0
+        self.named: dict[str, Session] = {}
         self.misses = 0  # health checks missed in a row
         self.dead: str | None = None
         self._watch: asyncio.Task[None] | None = None
         self._spare: asyncio.Future[str] | None = None  # a context with a tab, made ahead
-        self._targets: dict[str, str] = {}  # target id -> its browser context's id
 
     @property
     def pid(self) -> int | None:
@@ -149,7 +80,7 @@ class _Chrome:
             await self.call("Browser.getVersion", timeout=timeout)
             # Which context each target is in: a connection may name only its own.
             await self.call("Target.setDiscoverTargets", {"discover": True}, timeout=timeout)
-        except _Gone as exc:
+        except Gone as exc:
             await self.stop()
             raise LaunchError(f"Chrome did not answer within {timeout:g} s: {exc}") from None
 
@@ -166,7 +97,7 @@ class _Chrome:
             self.dead = reason
         for waiter in self._pending.values():
             if isinstance(waiter, asyncio.Future) and not waiter.done():
-                waiter.set_exception(_Gone(reason))
+                waiter.set_exception(Gone(reason))
         self._pending.clear()
         for client in list(self.clients):
             client.closed = True
@@ -190,12 +121,12 @@ class _Chrome:
 
     def _send(self, message: dict[str, Any]) -> None:
         if self.dead is not None or self.transport is None:
-            raise _Gone(self.dead or "not started")
+            raise Gone(self.dead or "not started")
         try:
             self.transport.send_nowait(json.dumps(message, separators=(",", ":")))
         except TransportClosed as exc:
             self.retire(exc.reason)
-            raise _Gone(exc.reason) from None
+            raise Gone(exc.reason) from None
 
     async def call(
         self, method: str, params: dict[str, Any] | None = None, *, session: str | None = None,
@@ -204,7 +135,7 @@ class _Chrome:
         """Send a command of the daemon's own and wait for its answer.
 
         Raises:
-            _Gone: No answer within ``timeout``, Chrome gone, or an error answer.
+            Gone: No answer within ``timeout``, Chrome gone, or an error answer.
         """
         message_id = next(self._ids)
         message: dict[str, Any] = {"id": message_id, "method": method, "params": params or {}}
@@ -217,17 +148,9 @@ class _Chrome:
             async with asyncio.timeout(timeout):
                 return await waiter
         except TimeoutError:
-            raise _Gone(f"{method} got no answer within {timeout:g} s") from None
+            raise Gone(f"{method} got no answer within {timeout:g} s") from None
         finally:
             self._pending.pop(message_id, None)
-
-    def notify(self, method: str, params: dict[str, Any], *, session: str | None = None) -> None:
-        """Send a command whose answer nobody waits for."""
-        message: dict[str, Any] = {"id": next(self._ids), "method": method, "params": params}
-        if session is not None:
-            message["sessionId"] = session
-        with contextlib.suppress(_Gone):
-            self._send(message)
 
     async def healthy(self, timeout: float) -> bool:
         """Whether Chrome still runs and answers within ``timeout``."""
@@ -235,7 +158,7 @@ class _Chrome:
             return False
         try:
             await self.call("Browser.getVersion", timeout=timeout)
-        except _Gone:
+        except Gone:
             return False
         return True
 
@@ -244,7 +167,7 @@ class _Chrome:
     async def admit(
         self, writer: asyncio.StreamWriter, session_name: str | None, *, spare: bool = False,
         answer_within: float = 10.0,
-    ) -> _Client:
+    ) -> Client:
         """A relayed connection in a browser context of its own, or in the named one; with
         ``spare``, the context made ahead with a blank tab open in it (the command's first
         page: a new tab costs a renderer's start), the next one made once it ends (off the
@@ -255,12 +178,12 @@ class _Chrome:
 
         Raises:
             _Unanswered: Chrome did not answer that first call.
-            _Gone: Chrome did not answer a later one.
+            Gone: Chrome did not answer a later one.
         """
-        client = _Client(writer, self)
+        client = Client(writer, self)
         try:
             attached = await self.call("Target.attachToBrowserTarget", timeout=answer_within)
-        except _Gone as exc:
+        except Gone as exc:
             raise _Unanswered(str(exc)) from None
         client.root = attached["sessionId"]
         self._owners[client.root] = client
@@ -268,7 +191,7 @@ class _Chrome:
             named = self.named.get(session_name)
             if named is None:
                 created = await self.call("Target.createBrowserContext")
-                named = self.named[session_name] = _Session(session_name, created["browserContextId"])
+                named = self.named[session_name] = Session(session_name, created["browserContextId"])
             named.users += 1
             named.last_used = time.monotonic()
             client.session = named
@@ -295,7 +218,7 @@ class _Chrome:
         await self.call("Target.createTarget", {"url": "about:blank", "browserContextId": context_id})
         return context_id
 
-    def release(self, client: _Client) -> None:
+    def release(self, client: Client) -> None:
         """Let go of a connection that ended: its browser session and its contexts (a
         named session's context is kept)."""
         client.closed = True
@@ -317,221 +240,9 @@ class _Chrome:
         if client.wants_spare and self._spare is None:
             self._spare = asyncio.ensure_future(self._make_spare())
 
-    def forget_session(self, named: _Session) -> None:
+    def forget_session(self, named: Session) -> None:
         self.named.pop(named.name, None)
         self.notify("Target.disposeBrowserContext", {"browserContextId": named.context_id})
-
-    def from_client(self, client: _Client, data: bytes) -> None:
-        """One message a command sent: renumbered and sent on, or refused."""
-        try:
-            message = json.loads(data)
-            original_id = message["id"]
-            method = message["method"]
-        except (ValueError, KeyError, TypeError):
-            return  # not a command; a CDP peer would drop the connection, ignoring is kinder
-        if not isinstance(method, str) or not isinstance(message, dict):
-            return
-        session = message.get("sessionId")
-        params = message.setdefault("params", {})
-        if session is not None and session not in client.sessions:
-            client.deliver({"id": original_id, "sessionId": session, "error": {
-                "code": -32001, "message": "Session with given id not found.",
-            }})  # fmt: skip
-            return
-        refusal = self._refusal(client, method, params, browser_session=session is None)
-        if refusal is not None:
-            answer: dict[str, Any] = {"id": original_id, "error": {"code": -32000, "message": refusal}}
-            if session is not None:
-                answer["sessionId"] = session
-            client.deliver(answer)
-            return
-        if session is None:
-            if method == "Target.disposeBrowserContext" and (
-                params.get("browserContextId") not in client.created
-            ):
-                client.deliver({"id": original_id, "result": {}})  # the daemon's to dispose
-                return
-            message["sessionId"] = client.root
-        message_id = next(self._ids)
-        message["id"] = message_id
-        self._pending[message_id] = (client, original_id, method)
-        try:
-            self._send(message)
-        except _Gone:
-            self._pending.pop(message_id, None)
-
-    def _refusal(self, client: _Client, method: str, params: Any, *, browser_session: bool) -> str | None:
-        """Why a connection may not send this command (``None``: it may). On its browser
-        session, only :data:`_BROWSER_SESSION`, its own context named when none is; on
-        any session, the contexts, targets and sessions it names must be its own."""
-        if not isinstance(params, dict):
-            return "params must be an object"
-        if browser_session:
-            if method in _REFUSED:
-                return f"{method} is refused: {_SHARED} (`cdpkit daemon stop` ends it)"
-            if method not in _BROWSER_SESSION:
-                return (
-                    f"{method} is refused on the browser session: {_SHARED}, and there it "
-                    "would observe or change other commands' pages and requests too; send it "
-                    "on the session of a page of your own (Target.attachToTarget)"
-                )
-        if method in _CONTEXT_SCOPED and (browser_session or not method.startswith("Storage.")):
-            # On a page's session too, where Browser.* and Target.createTarget would act on
-            # the default context (its Storage.* act on the page's own, and take no id).
-            params.setdefault("browserContextId", client.context_id)
-        context = params.get("browserContextId")
-        if context is not None and context not in client.contexts:
-            return f"browser context {context} is not this connection's: {_SHARED}"
-        target = params.get("targetId")
-        if target is not None and not self._owns_target(client, target):
-            return f"target {target} is not this connection's: {_SHARED}"
-        named = params.get("sessionId")
-        if method.startswith("Target.") and named is not None and named not in client.sessions:
-            return f"session {named} is not this connection's: {_SHARED}"
-        if method == "Target.attachToBrowserTarget":
-            return f"{method} is refused: {_SHARED}; each connection has one browser session"
-        return None
-
-    def _owns_target(self, client: _Client, target: Any) -> bool:
-        return target in client.targets or self._targets.get(target) in client.contexts
-
-    def _from_chrome(self, data: bytes) -> None:
-        """One message from Chrome: an answer to its caller, an event to its session's
-        connection."""
-        self.last_answer = time.monotonic()
-        try:
-            message = json.loads(data)
-        except ValueError:
-            return
-        if "id" in message:
-            waiter = self._pending.pop(message["id"], None)
-            if waiter is None:
-                return
-            if isinstance(waiter, asyncio.Future):
-                if waiter.done():
-                    return
-                if "error" in message:
-                    waiter.set_exception(_Gone(str(message["error"].get("message"))))
-                else:
-                    waiter.set_result(message.get("result", {}))
-                return
-            client, original_id, method = waiter
-            message["id"] = original_id
-            if message.get("sessionId") == client.root:
-                del message["sessionId"]
-            result = message.get("result")
-            if isinstance(result, dict):
-                self._answered(client, method, result)
-            client.deliver(message)
-            return
-        session = message.get("sessionId")
-        if session is None:
-            self._discovered(message.get("method"), message.get("params") or {})
-            return
-        owner = self._owners.get(session)
-        if owner is None:
-            return
-        client = owner
-        params = message.get("params") or {}
-        if session == client.root:
-            if not self._root_event(client, message.get("method"), params):
-                return
-            del message["sessionId"]
-        elif message.get("method") == "Target.attachedToTarget":
-            self._adopt(client, params.get("sessionId"))  # a page's frame or worker
-        elif message.get("method") == "Target.detachedFromTarget":
-            self._disown(client, params.get("sessionId"))
-        elif message.get("method") in ("Page.frameAttached", "Page.frameNavigated"):
-            frame = params.get("frameId") or (params.get("frame") or {}).get("id")
-            if isinstance(frame, str):
-                client.frames.add(frame)  # its downloads' events are its own
-        client.deliver(message)
-
-    def _discovered(self, method: Any, params: dict[str, Any]) -> None:
-        """The daemon's own target discovery: which context each target is in."""
-        info = params.get("targetInfo") or {}
-        if method in ("Target.targetCreated", "Target.targetInfoChanged"):
-            target, context = info.get("targetId"), info.get("browserContextId")
-            if isinstance(target, str) and isinstance(context, str):
-                self._targets[target] = context
-        elif method == "Target.targetDestroyed" and isinstance(params.get("targetId"), str):
-            self._targets.pop(params["targetId"], None)
-
-    def _answered(self, client: _Client, method: str, result: dict[str, Any]) -> None:
-        if method == "Target.createTarget" and isinstance(result.get("targetId"), str):
-            client.targets.add(result["targetId"])  # made in a context of its own
-        elif method == "Target.getBrowserContexts" and isinstance(result.get("browserContextIds"), list):
-            result["browserContextIds"] = [c for c in result["browserContextIds"] if c in client.contexts]
-        elif method == "Target.createBrowserContext":
-            context_id = result.get("browserContextId")
-            if isinstance(context_id, str):
-                client.contexts.add(context_id)
-                client.created.add(context_id)
-        elif method == "Target.getTargets" and isinstance(result.get("targetInfos"), list):
-            result["targetInfos"] = [
-                info for info in result["targetInfos"]
-                if isinstance(info, dict) and info.get("browserContextId") in client.contexts
-            ]  # fmt: skip
-        elif method == "Target.attachToTarget" and isinstance(result.get("sessionId"), str):
-            self._adopt(client, result["sessionId"])
-
-    def _root_event(self, client: _Client, method: Any, params: dict[str, Any]) -> bool:
-        """Whether an event of a connection's browser session reaches it: only those about
-        its own contexts' targets."""
-        if method == "Target.attachedToTarget":
-            info = params.get("targetInfo") or {}
-            child = params.get("sessionId")
-            if info.get("browserContextId") in client.contexts:
-                self._adopt(client, child)
-                return True
-            if isinstance(child, str):  # another command's page: let it run, let go of it
-                if params.get("waitingForDebugger"):
-                    self.notify("Runtime.runIfWaitingForDebugger", {}, session=child)
-                self.notify("Target.detachFromTarget", {"sessionId": child}, session=client.root)
-            return False
-        if method == "Target.detachedFromTarget":
-            return self._disown(client, params.get("sessionId"))
-        if method in ("Target.targetCreated", "Target.targetInfoChanged"):
-            info = params.get("targetInfo") or {}
-            if info.get("browserContextId") not in client.contexts:
-                return False
-            client.targets.add(info.get("targetId", ""))
-            return True
-        if method in ("Target.targetDestroyed", "Target.targetCrashed"):
-            target = params.get("targetId")
-            if target not in client.targets:
-                return False
-            if method == "Target.targetDestroyed":
-                client.targets.discard(target)
-            return True
-        # Chrome sends every download's events to each browser session that asked for
-        # them: only those of this connection's own pages and frames reach it.
-        if method == "Browser.downloadWillBegin":
-            frame = params.get("frameId")
-            if not (frame in client.frames or self._owns_target(client, frame)):
-                return False
-            client.downloads.add(params.get("guid", ""))
-            return True
-        if method == "Browser.downloadProgress":
-            guid = params.get("guid")
-            if guid not in client.downloads:
-                return False
-            if params.get("state") in ("completed", "canceled"):
-                client.downloads.discard(guid)
-            return True
-        return True
-
-    def _adopt(self, client: _Client, session: Any) -> None:
-        if isinstance(session, str):
-            client.sessions.add(session)
-            self._owners[session] = client
-
-    def _disown(self, client: _Client, session: Any) -> bool:
-        if session not in client.sessions:
-            return False
-        client.sessions.discard(session)
-        self._owners.pop(session, None)
-        return True
 
 
 class Daemon:
@@ -695,7 +406,7 @@ class Daemon:
 
     async def _admit(
         self, writer: asyncio.StreamWriter, session_name: str | None, timeout: float, *, spare: bool
-    ) -> tuple[_Chrome, _Client]:
+    ) -> tuple[_Chrome, Client]:
         """A Chrome for a new connection, and the connection admitted to it. A Chrome that
         has not answered for a while is checked by the admission's first call (no round
         trip of its own on the command's clock): one that does not answer it within
@@ -753,7 +464,7 @@ class Daemon:
         await writer.drain()
         try:
             chrome, client = await self._admit(writer, session_name, timeout, spare=request.get("spare") is True)
-        except (LaunchError, _Gone, OSError) as exc:
+        except (LaunchError, Gone, OSError) as exc:
             _reply(writer, {"ok": False, "error": str(exc)})
             return
         self.served += 1

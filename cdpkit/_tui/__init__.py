@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import os
 import signal
 import threading
 from collections.abc import Iterator
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
 from ._driver import DEFAULT_SESSION, Driver
 from ._keymap import Keymap, load_keymap
 
@@ -40,15 +40,7 @@ __all__ = [
 
 # The command line's side (the fast path `cdpkit tui` takes, the checks the typer command
 # shares), loaded when a command asks for it.
-_COMMAND = ("main", "prepare")
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _COMMAND:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}._command"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(("main", "prepare"), "_command"))
 
 
 # Seconds a TUI told to end by SIGHUP/SIGTERM has to close its browser before it exits hard.

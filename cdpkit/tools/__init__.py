@@ -32,8 +32,9 @@ performance        performance_trace (a DevTools trace file and the Web Vitals)
 =================  ==========================================================================
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._locating import DEFAULT_LOCATOR_TIMEOUT as DEFAULT_LOCATOR_TIMEOUT
@@ -287,25 +288,5 @@ _SHARED = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _SHARED:
-        home, attribute = _SHARED[name]
-        shared = getattr(importlib.import_module(f"{__name__}.{home}"), attribute)
-        globals()[name] = shared
-        return shared
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        # A submodule (``tools.har``): imported as ``import cdpkit.tools.har`` would.
-        try:
-            return importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f"{__name__}.{module_name}"), name)
-    globals()[name] = value  # the next access is a plain lookup
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+# A name that is neither is a submodule (``tools.har``), loaded as ``import cdpkit.tools.har``.
+__getattr__, __dir__ = lazy_exports(__name__, {**_EXPORTS, **_SHARED}, submodules=True)

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from .. import cdp
 from .._frames import content_origin
-from .._navigation import stall_words
+from .._script_gate import stall_words
 from .._secrets import get_logger
 from ..errors import ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page

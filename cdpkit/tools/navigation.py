@@ -7,25 +7,22 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from .. import cdp
+from .._lifecycle import InFlight, send_retrying, wait_usable
 from .._navigation import (
     LIFECYCLE_EVENTS,
     STAGES,
-    InFlight,
     NavigationResult,
     WaitUntil,
     check_script_timeout,
     check_wait_until,
     current_result,
-    forget_stall,
-    giving_up_scripts,
     load,
     page_set_up,
-    send_retrying,
     timed_out,
     usable_result,
-    wait_usable,
     with_given_up,
 )
+from .._script_gate import forget_stall, giving_up_scripts
 from ..errors import WaitTimeoutError
 from ..page import Page
 from ._recording import recorded

@@ -297,14 +297,16 @@ def parse_viewport(value: str) -> tuple[int, int]:
 def connect_endpoint(value: str) -> str:
     """The endpoint ``--connect`` means: a bare port (``9222``) is
     ``http://127.0.0.1:9222``, ``host:port`` is ``http://host:port``; a URL stays as it is;
-    ``auto`` finds the person's own running Chrome.
+    ``auto`` finds the person's own running Chrome; ``extension`` drives it through the
+    cdpkit extension.
 
     Raises:
         CLIError: A port out of range (exit status 2).
     """
     text = value.strip()
-    if text.lower() == "auto":
-        return "auto"  # the person's own running Chrome (cdpkit.connect("auto"))
+    if text.lower() in ("auto", "extension"):
+        # The person's own running Chrome (its debugging port, or the cdpkit extension).
+        return text.lower()
     if text.isdigit():
         text = f"127.0.0.1:{text}"
     if HOST_PORT_RE.match(text) and "://" not in text:

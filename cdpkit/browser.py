@@ -823,7 +823,10 @@ def connect(
             (stable, beta, dev, canary or Chromium, found through the ``DevToolsActivePort``
             of its default profile; Chrome 144+ writes it when remote debugging is turned on
             at ``chrome://inspect/#remote-debugging``, and asks the user to allow the
-            connection). A token in the query is sent on the lookup and
+            connection); or ``"extension"``: the person's own browser as it runs, through
+            the cdpkit extension and its bridge (see docs/extension.md: ``cdpkit extension
+            path`` and ``cdpkit extension install``; its tabs are the pages, no new
+            contexts). A token in the query is sent on the lookup and
             on the WebSocket; ``user:password@`` in an http(s) URL becomes Basic auth.
         headers: HTTP headers sent on the ``/json/version`` lookup and on the WebSocket
             upgrade (e.g. ``{"Authorization": "Bearer ..."}``). Never shown in errors.
@@ -861,18 +864,23 @@ def connect(
         stage = f"{redact(endpoint)} to answer"
         try:
             async with asyncio.timeout(timeout):
-                if endpoint.strip().lower() == "auto":
+                chosen = endpoint.strip().lower()
+                upgrade_headers = sent_headers
+                if chosen == "auto":
                     from ._autoconnect import find_running_chrome
 
                     stage = "the person's running Chrome to be found"
                     url = await anyio.to_thread.run_sync(find_running_chrome)
+                elif chosen == "extension":
+                    url, bridge_headers = _extension_bridge()
+                    upgrade_headers = {**sent_headers, **bridge_headers}
                 else:
                     url = await browser_ws_url(endpoint, sent_headers)
                 shown = redact(url)
                 stage = f"the WebSocket handshake with {shown}"
                 try:
                     transport = await WebSocketTransport.connect(
-                        url, timeout=None, headers=sent_headers, ping_interval=keepalive
+                        url, timeout=None, headers=upgrade_headers, ping_interval=keepalive
                     )
                 except OSError as exc:
                     raise ConnectError(f"Could not connect to {shown}: {exc}") from None
@@ -902,6 +910,25 @@ def connect(
             ) from None
 
     return _BrowserStarter(start)
+
+
+def _extension_bridge() -> tuple[str, dict[str, str]]:
+    """The running extension bridge's client URL and the header with its token.
+
+    Raises:
+        ConnectError: No bridge runs (the extension is not loaded, not connected, or its
+            native host is not installed), saying what to do.
+    """
+    from ._bridge import read_bridge_info
+
+    info = read_bridge_info()
+    if info is None:
+        raise ConnectError(
+            "No cdpkit extension bridge is running: load the extension in your browser "
+            "(`cdpkit extension path` is the folder for chrome://extensions -> Load unpacked), "
+            "run `cdpkit extension install` once, and check that its popup says Connected"
+        )
+    return info.client_url, {"Authorization": f"Bearer {info.token}"}
 
 
 async def attach(

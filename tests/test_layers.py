@@ -39,16 +39,25 @@ FLOORS: dict[str, int] = {
     "_autoconnect": 1,
     "_secrets": 1,  # masking the proxy passwords in messages and logs
     "_files": 1,  # writing the files that hold credentials
+    "_runtime": 1,
+    # The extension bridge: a process of its own (stdlib and websockets), and where it is
+    # (bridge.json), which connect("extension") reads.
+    "_bridge": 1,
+    "_bridge.": 1,  # the user's private runtime folder (the daemon's socket, the bridge's address)
     "_tasks": 1,  # fire-and-forget tasks whose failures are always retrieved
+    "_lazy": 0,  # the lazy exports of cdpkit's packages: imports nothing of cdpkit
     "_keywords": 0,  # a typing helper: imports nothing of cdpkit
     "_urls": 1,  # every URL a person or an agent gives, read by the URL standard
     "_navigation": 2,
+    "_lifecycle": 2,  # the waits under a navigation: lifecycle events, requests in flight
+    "_script_gate": 2,  # parser-blocking scripts: given up (script_timeout), or said in words
     "_frames": 2,
     "page": 2,
     "browser": 2,
     "_grid": 2,
     "_pool": 2,
     "_settings": 2,
+    "_page_setup": 2,  # the settings applied to a page (and to cdpkit's own requests)
     "_own_requests": 2,
     "_storage": 2,
     # The package re-exports the core (floor 2) and imports the tools only lazily, in

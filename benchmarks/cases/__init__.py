@@ -8,6 +8,7 @@ from benchmarks.cases import (
     calls,
     daemon,
     downloads,
+    extension_bridge,
     grid,
     media,
     memory,
@@ -25,5 +26,6 @@ CASES: dict[str, Case] = {
     for case in (*startup.CASES, *calls.CASES, *browsing.CASES, *downloads.CASES,
                  *typed.CASES, *grid.CASES, *browse.CASES, *scrape_corpus.CASES,
                  *memory.CASES, *outline_agreement.CASES, *daemon.CASES,
-                 *media.CASES, *recording.CASES, *sync_calls.CASES)
+                 *media.CASES, *recording.CASES, *sync_calls.CASES,
+                 *extension_bridge.CASES)
 }

@@ -26,6 +26,7 @@ from ._doctor import diff_protocol as diff_protocol
 from ._doctor import doctor
 from ._doctor import format_protocol_diff as format_protocol_diff
 from ._download import download
+from ._extension import extension
 from ._mcp import mcp
 from ._pages import eval_, pdf, repl, scrape, screenshot, snapshot
 from ._params import check_output_dir as check_output_dir
@@ -99,6 +100,7 @@ for _command, _name in (
     if (_name or _command.__name__) in DAEMON_COMMANDS:
         _command = with_daemon(_command)
     app.command(_name)(_command)
+app.add_typer(extension)
 
 
 def main(argv: list[str] | None = None) -> None:

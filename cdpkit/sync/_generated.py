@@ -1161,7 +1161,10 @@ def connect(endpoint: str, *, headers: Mapping[str, str] | None = None, timeout:
             (stable, beta, dev, canary or Chromium, found through the ``DevToolsActivePort``
             of its default profile; Chrome 144+ writes it when remote debugging is turned on
             at ``chrome://inspect/#remote-debugging``, and asks the user to allow the
-            connection). A token in the query is sent on the lookup and
+            connection); or ``"extension"``: the person's own browser as it runs, through
+            the cdpkit extension and its bridge (see docs/extension.md: ``cdpkit extension
+            path`` and ``cdpkit extension install``; its tabs are the pages, no new
+            contexts). A token in the query is sent on the lookup and
             on the WebSocket; ``user:password@`` in an http(s) URL becomes Basic auth.
         headers: HTTP headers sent on the ``/json/version`` lookup and on the WebSocket
             upgrade (e.g. ``{"Authorization": "Bearer ..."}``). Never shown in errors.

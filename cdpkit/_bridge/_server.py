@@ -1,0 +1,733 @@
+"""The extension bridge: one process per user, on 127.0.0.1 at a random port, between the
+cdpkit extension in the person's browser and any number of cdpkit clients.
+
+To each client the bridge is a browser endpoint: it answers the ``Target`` and ``Browser``
+commands cdpkit sends at the browser level from the extension's ``chrome.tabs`` and
+``chrome.debugger`` (the tabs are the targets; a session is a client's attachment to a
+tab), and relays everything sent on a session to the tab, and the tab's events back to the
+sessions on it. Each client has its own sessions: it sees the person's tabs and the tabs
+it opened itself, never another client's. Who may connect: the extension endpoint wants the
+token and ``Origin: chrome-extension://<the extension's ID>``; a client wants the token and
+no ``Origin`` at all (every web page's WebSocket sends one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import itertools
+import json
+import logging
+import os
+import secrets
+import shutil
+import signal
+import urllib.parse
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+from websockets.protocol import State
+
+from .._tasks import run_in_background
+from ._emulation import run_browser_command
+from ._parts import CallError, Client, Download, Relayed, Tab
+from ._state import BridgeInfo, extension_origin, remove_bridge_info, write_bridge_info
+
+log = logging.getLogger("cdpkit.bridge")
+
+_MAX_MESSAGE = 256 * 1024 * 1024  # a full-page screenshot is tens of MB
+_MAX_BACKLOG = 256 * 1024 * 1024  # unread bytes a peer may leave queued before it is closed
+_EXTENSION_GRACE = 5.0  # seconds a restarting extension has to come back before clients go
+_WORKER_RESTART = 45.0  # ... while its browser runs (a stopped worker's alarm fires every 30 s)
+# What chrome.debugger says when the tab under a command went away: the client hears the
+# tab's session end (its pending calls fail as TargetClosedError), not a protocol error.
+_GONE = ("Detached while handling command", "Debugger is not attached", "No tab with given id")
+
+
+class Bridge:
+    """The bridge's state and its two endpoints (``/extension``, ``/client``)."""
+
+    def __init__(self, token: str, *, idle_timeout: float = 10.0) -> None:
+        self.token = token
+        self.origin = extension_origin()
+        self.idle_timeout = idle_timeout
+        self.extension: ServerConnection | None = None
+        self.user_agent = ""
+        self.browser_pid: int | None = None  # the browser the extension runs in
+        self.tabs: dict[int, Tab] = {}
+        self.children: dict[str, int] = {}  # a frame's child session -> its tab
+        self.clients: list[Client] = []
+        self.downloads: dict[str, Download] = {}
+        self.unmatched_downloads: dict[int, tuple[str, str]] = {}
+        self._ids = itertools.count(1)
+        self._clients = itertools.count(1)
+        self._relayed: dict[int, Relayed] = {}
+        self._calls: dict[int, asyncio.Future[Any]] = {}
+        # Run on an answer as it is read, before the next message from the extension.
+        self._on_answer: dict[int, Callable[[Any], None]] = {}
+        self._extension_back = asyncio.Event()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.stopped = asyncio.Event()
+
+    def _background(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+        run_in_background(coroutine, self._tasks, what="A bridge task")
+
+    # -- who may connect ---------------------------------------------------------------
+
+    async def check_request(
+        self, connection: ServerConnection, request: Request
+    ) -> Response | None:
+        """Refuse, before the upgrade, anyone without the token (and the right origin)."""
+        url = urllib.parse.urlsplit(request.path)
+        query = urllib.parse.parse_qs(url.query)
+        origin = request.headers.get("Origin")
+        if url.path == "/extension":
+            given = query.get("token", [""])[0]
+            if origin != self.origin:
+                return _refuse(connection, 403, "only the cdpkit extension may connect here")
+        elif url.path == "/client":
+            given = _bearer(request.headers) or query.get("token", [""])[0]
+            if origin is not None:  # a web page (any page a browser shows sends one)
+                return _refuse(connection, 403, "web pages may not connect to the bridge")
+        else:
+            return _refuse(connection, 404, "not found")
+        if not hmac.compare_digest(given.encode(), self.token.encode()):
+            return _refuse(connection, 401, "a token is needed (see bridge.json)")
+        if url.path == "/client" and self.extension is None:
+            # A browser starting (or a worker restarting) connects within seconds.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(_EXTENSION_GRACE):
+                    await self._extension_back.wait()
+            if self.extension is None:
+                return _refuse(connection, 503, "the browser's cdpkit extension is not connected")
+        return None
+
+    async def handle(self, connection: ServerConnection) -> None:
+        path = urllib.parse.urlsplit(connection.request.path if connection.request else "").path
+        if path == "/extension":
+            await self._serve_extension(connection)
+        else:
+            await self._serve_client(connection)
+
+    # -- the extension -----------------------------------------------------------------
+
+    async def _serve_extension(self, connection: ServerConnection) -> None:
+        try:  # its first word says which browser it is (Browser.getVersion answers with it)
+            async with asyncio.timeout(10):
+                hello = json.loads(await connection.recv())
+            self.user_agent = str(hello["userAgent"])
+            pid = hello.get("browserPid")
+            self.browser_pid = pid if isinstance(pid, int) and pid > 1 else None
+        except (TimeoutError, ConnectionClosed, ValueError, KeyError, TypeError):
+            await connection.close(1008, "the extension says hello first")
+            return
+        previous = self.extension
+        self.extension = connection  # the newest wins: the old one is a stopped worker's
+        if previous is not None:
+            await previous.close(1000, "replaced by a newer connection")
+        returning = self._extension_back.is_set() is False and bool(self.clients)
+        self._extension_back.set()
+        if returning:
+            self._background(self._reattach())
+        self._send_client_count()
+        try:
+            async for raw in connection:
+                self._from_extension(json.loads(raw))
+        except (ConnectionClosed, ValueError):
+            pass
+        finally:
+            if self.extension is connection:
+                self.extension = None
+                self._extension_back.clear()
+                for future in self._calls.values():
+                    if not future.done():
+                        future.set_exception(CallError("the browser's extension went away"))
+                self._calls.clear()
+                self._background(self._await_extension())
+
+    async def _await_extension(self) -> None:
+        """A worker Chrome stopped comes back (its alarm wakes it within 30 s); a browser
+        that quit does not: then every client's connection closes at once (their calls
+        fail). Without the browser's pid, a restart gets :data:`_EXTENSION_GRACE`."""
+        pid = self.browser_pid
+        wait = _WORKER_RESTART if pid is not None else _EXTENSION_GRACE
+        deadline = asyncio.get_running_loop().time() + wait
+        while asyncio.get_running_loop().time() < deadline:
+            if self._extension_back.is_set():
+                return
+            if pid is not None and not _process_alive(pid):
+                break
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(0.1):
+                    await self._extension_back.wait()
+        if self._extension_back.is_set():
+            return
+        for client in list(self.clients):
+            await client.connection.close(1001, "the browser went away")
+
+    async def _reattach(self) -> None:
+        """After the extension came back: the tabs clients had sessions on are attached
+        again; commands that were under way are answered with an error (not lost)."""
+        lost = list(self._relayed.items())
+        self._relayed.clear()
+        for _, relayed in lost:
+            self._answer_error(
+                relayed.client,
+                relayed.command_id,
+                relayed.session_id,
+                "the browser's extension restarted while the command ran",
+            )
+        for tab in list(self.tabs.values()):
+            tab.debugger_attached = False
+            if tab.sessions:
+                with contextlib.suppress(CallError):
+                    await self._attach_debugger(tab)
+
+    def _to_extension(self, message: dict[str, Any]) -> None:
+        if self.extension is not None:
+            _write_now(self.extension, json.dumps(message))
+
+    async def call(self, op: str, *, on_answer: Callable[[Any], None] | None = None,
+                   **fields: Any) -> Any:
+        """Ask the extension to do ``op``; its answer. ``on_answer`` sees it as soon as it
+        is read (e.g. a new tab is recorded as the client's before the extension's report
+        of that tab is read).
+
+        Raises:
+            CallError: It could not, or it is not connected.
+        """
+        if self.extension is None:
+            raise CallError("the browser's cdpkit extension is not connected")
+        number = next(self._ids)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._calls[number] = future
+        if on_answer is not None:
+            self._on_answer[number] = on_answer
+        self._to_extension({"id": number, "op": op, **fields})
+        try:
+            async with asyncio.timeout(30):
+                return await future
+        except TimeoutError:
+            raise CallError(f"the extension did not answer {op} within 30 s") from None
+        finally:
+            self._calls.pop(number, None)
+            self._on_answer.pop(number, None)
+
+    def _from_extension(self, message: dict[str, Any]) -> None:
+        if "id" in message:
+            self._answer_from_extension(message)
+            return
+        kind = message.get("type")
+        if kind == "event":
+            self._tab_event(message)
+        elif kind == "detached":
+            self._tab_detached(int(message["tabId"]), str(message.get("reason")))
+        elif kind == "tabCreated":
+            self._tab_created(message["target"])
+        elif kind == "tabUpdated":
+            self._tab_updated(message)
+        elif kind == "tabRemoved":
+            self._tab_removed(int(message["tabId"]))
+        elif kind == "downloadCreated":
+            self._download_created(message)
+        elif kind == "downloadChanged":
+            self._background(self._download_changed(message))
+        elif kind == "ping":
+            self._to_extension({"op": "pong"})
+
+    def _answer_from_extension(self, message: dict[str, Any]) -> None:
+        number = message["id"]
+        future = self._calls.get(number)
+        if future is not None:
+            if not future.done():
+                if "error" in message:
+                    future.set_exception(CallError(str(message["error"])))
+                else:
+                    on_answer = self._on_answer.pop(number, None)
+                    if on_answer is not None:
+                        on_answer(message.get("result"))
+                    future.set_result(message.get("result"))
+            return
+        relayed = self._relayed.pop(number, None)
+        if relayed is None or (
+            relayed.session_id not in relayed.client.sessions
+            and (relayed.session_id not in self.children)
+        ):
+            return  # its session ended meanwhile: the client was told
+        if "error" in message:
+            text = str(message["error"])
+            if any(gone in text for gone in _GONE) and relayed.tab_id in self.tabs:
+                self._end_sessions(self.tabs[relayed.tab_id])
+                return
+            self._answer_error(relayed.client, relayed.command_id, relayed.session_id, text)
+        else:
+            self._send(
+                relayed.client,
+                {
+                    "id": relayed.command_id,
+                    "sessionId": relayed.session_id,
+                    "result": message.get("result") or {},
+                },
+            )
+
+    # -- tabs --------------------------------------------------------------------------
+
+    def _tab_event(self, message: dict[str, Any]) -> None:
+        tab = self.tabs.get(int(message["tabId"]))
+        if tab is None:
+            return
+        method, params, child = (
+            message["method"],
+            message.get("params") or {},
+            message.get("sessionId"),
+        )
+        if method == "Target.attachedToTarget":
+            self.children[str(params.get("sessionId"))] = tab.tab_id
+        elif method == "Target.detachedFromTarget":
+            self.children.pop(str(params.get("sessionId")), None)
+        if child:
+            for client in {client for client, _ in tab.sessions}:
+                self._send(client, {"method": method, "params": params, "sessionId": child})
+            return
+        for client, session_id in list(tab.sessions):
+            self._send(client, {"method": method, "params": params, "sessionId": session_id})
+        if method == "Page.downloadWillBegin":
+            self._download_began(tab, params)
+        elif method == "Page.downloadProgress" and params.get("state") == "inProgress":
+            self._to_download_watchers(tab, "Browser.downloadProgress", params)
+
+    def _tab_detached(self, tab_id: int, reason: str) -> None:
+        tab = self.tabs.get(tab_id)
+        if tab is None:
+            return
+        tab.debugger_attached = False
+        self._end_sessions(tab)
+        if reason == "target_closed":
+            self._tab_removed(tab_id)
+
+    def _end_sessions(self, tab: Tab) -> None:
+        """The tab's sessions are over (closed, or the person pressed Cancel on Chrome's
+        bar): each client hears its session end, which fails its pending calls."""
+        for client, session_id in list(tab.sessions):
+            client.sessions.pop(session_id, None)
+            self._send(
+                client,
+                {
+                    "method": "Target.detachedFromTarget",
+                    "params": {"sessionId": session_id, "targetId": tab.target_id},
+                },
+            )
+        tab.sessions.clear()
+        for child in [child for child, owner in self.children.items() if owner == tab.tab_id]:
+            del self.children[child]
+        for number in [n for n, r in self._relayed.items() if r.tab_id == tab.tab_id]:
+            del self._relayed[number]
+
+    def _tab_created(self, target: dict[str, Any]) -> Tab:
+        tab_id = int(target["tabId"])
+        known = self.tabs.get(tab_id)
+        if known is not None:
+            return known
+        opener_id = target.get("openerTabId")
+        opener = self.tabs.get(int(opener_id)) if opener_id is not None else None
+        tab = Tab(
+            tab_id,
+            str(target["targetId"]),
+            str(target.get("url", "")),
+            str(target.get("title", "")),
+            opener.tab_id if opener else None,
+            owner=opener.owner if opener is not None else None,
+        )
+        self.tabs[tab_id] = tab
+        self._announce(tab)
+        return tab
+
+    def _announce(self, tab: Tab, only: Client | None = None) -> None:
+        for client in [only] if only is not None else list(self.clients):
+            if not client.sees(tab):
+                continue
+            if client.discover:
+                self._send(
+                    client,
+                    {
+                        "method": "Target.targetCreated",
+                        "params": {"targetInfo": tab.info(self.tabs)},
+                    },
+                )
+            if client.auto_attach:
+                self._background(self._auto_attach(client, tab))
+
+    async def _auto_attach(self, client: Client, tab: Tab) -> None:
+        with contextlib.suppress(CallError):
+            await self.attach(client, tab)
+
+    def _tab_updated(self, message: dict[str, Any]) -> None:
+        tab = self.tabs.get(int(message["tabId"]))
+        if tab is None:
+            if not message.get("hidden"):
+                self._background(self._refresh_tabs())  # e.g. a new tab page that left chrome://
+            return
+        tab.url = str(message.get("url") or tab.url)
+        tab.title = str(message.get("title") or tab.title)
+        for client in self.clients:
+            if client.discover and client.sees(tab):
+                self._send(
+                    client,
+                    {
+                        "method": "Target.targetInfoChanged",
+                        "params": {"targetInfo": tab.info(self.tabs)},
+                    },
+                )
+
+    def _tab_removed(self, tab_id: int) -> None:
+        tab = self.tabs.pop(tab_id, None)
+        if tab is None:
+            return
+        self._end_sessions(tab)
+        for client in self.clients:
+            if client.discover and client.sees(tab):
+                self._send(
+                    client,
+                    {"method": "Target.targetDestroyed", "params": {"targetId": tab.target_id}},
+                )
+
+    async def _refresh_tabs(self) -> None:
+        """Read the tabs again from the extension: new ones are announced, gone ones
+        removed."""
+        targets = await self.call("targets")
+        present = {int(target["tabId"]) for target in targets}
+        for target in targets:
+            self._tab_created(target)
+        for tab_id in [tab_id for tab_id in self.tabs if tab_id not in present]:
+            self._tab_removed(tab_id)
+
+    async def _attach_debugger(self, tab: Tab) -> None:
+        async with tab.attaching:
+            if not tab.debugger_attached:
+                await self.call("attach", tabId=tab.tab_id)
+                tab.debugger_attached = True
+
+    async def attach(self, client: Client, tab: Tab) -> str:
+        """A new session of ``client`` on ``tab`` (attaching the debugger if needed),
+        announced to the client as ``Target.attachedToTarget``; its id."""
+        await self._attach_debugger(tab)
+        if tab.tab_id not in self.tabs or client not in self.clients:
+            raise CallError("No target with given id found")
+        session_id = secrets.token_hex(16).upper()
+        client.sessions[session_id] = tab.tab_id
+        tab.sessions.add((client, session_id))
+        self._send(
+            client,
+            {
+                "method": "Target.attachedToTarget",
+                "params": {
+                    "sessionId": session_id,
+                    "targetInfo": tab.info(self.tabs),
+                    "waitingForDebugger": False,
+                },
+            },
+        )
+        return session_id
+
+    async def detach(self, client: Client, session_id: str) -> None:
+        tab_id = client.sessions.pop(session_id, None)
+        tab = self.tabs.get(tab_id) if tab_id is not None else None
+        if tab is None:
+            return
+        tab.sessions.discard((client, session_id))
+        self._send(
+            client,
+            {
+                "method": "Target.detachedFromTarget",
+                "params": {"sessionId": session_id, "targetId": tab.target_id},
+            },
+        )
+        await self._release(tab)
+
+    async def _release(self, tab: Tab) -> None:
+        """Detach the debugger from a tab no session uses (Chrome's bar goes away once no
+        tab is attached)."""
+        async with tab.attaching:
+            if not tab.sessions and tab.debugger_attached and self.extension is not None:
+                tab.debugger_attached = False
+                with contextlib.suppress(CallError):
+                    await self.call("detach", tabId=tab.tab_id)
+
+    # -- clients -----------------------------------------------------------------------
+
+    async def _serve_client(self, connection: ServerConnection) -> None:
+        client = Client(connection, next(self._clients))
+        self.clients.append(client)
+        self._send_client_count()
+        try:
+            async for raw in connection:
+                self._from_client(client, raw)
+        except ConnectionClosed:
+            pass
+        finally:
+            await self._client_left(client)
+
+    async def _client_left(self, client: Client) -> None:
+        self.clients.remove(client)
+        self._send_client_count()
+        for number in [n for n, r in self._relayed.items() if r.client is client]:
+            del self._relayed[number]
+        released = []
+        for session_id, tab_id in client.sessions.items():
+            tab = self.tabs.get(tab_id)
+            if tab is not None:
+                tab.sessions.discard((client, session_id))
+                released.append(tab)
+        client.sessions.clear()
+        for tab in self.tabs.values():
+            if tab.owner is client:
+                tab.owner = None  # a tab it left open is the person's now
+        for tab in released:
+            await self._release(tab)
+
+    def _send_client_count(self) -> None:
+        if self.extension is not None:
+            self._to_extension({"op": "clients", "count": len(self.clients)})
+
+    def _send(self, client: Client, message: dict[str, Any]) -> None:
+        _write_now(client.connection, json.dumps(message))
+
+    def _answer_error(
+        self, client: Client, command_id: Any, session_id: str | None, text: str
+    ) -> None:
+        try:
+            error = json.loads(text)
+            if not isinstance(error, dict) or "message" not in error:
+                raise ValueError(text)
+        except ValueError:
+            error = {"code": -32000, "message": text}
+        answer: dict[str, Any] = {"id": command_id, "error": error}
+        if session_id is not None:
+            answer["sessionId"] = session_id
+        self._send(client, answer)
+
+    def _from_client(self, client: Client, raw: str | bytes) -> None:
+        try:
+            message = json.loads(raw)
+            command_id, method = message["id"], str(message["method"])
+            params = message.get("params") or {}
+        except (ValueError, KeyError, TypeError):
+            self._answer_error(client, None, None, "not a DevTools protocol command")
+            return
+        session_id = message.get("sessionId")
+        if session_id is None:
+            self._background(self._browser_command(client, command_id, method, params))
+            return
+        tab_id = client.sessions.get(session_id)
+        child = None
+        if tab_id is None and session_id in self.children:
+            owner = self.children[session_id]
+            if owner in client.sessions.values():
+                tab_id, child = owner, session_id
+        if tab_id is None or self.extension is None:
+            self._answer_error(
+                client,
+                command_id,
+                session_id,
+                json.dumps({"code": -32001, "message": "Session with given id not found."}),
+            )
+            return
+        number = next(self._ids)
+        self._relayed[number] = Relayed(client, command_id, session_id, tab_id)
+        self._to_extension(
+            {
+                "id": number,
+                "op": "command",
+                "tabId": tab_id,
+                "sessionId": child,
+                "method": method,
+                "params": params,
+            }
+        )
+
+    async def _browser_command(
+        self, client: Client, command_id: Any, method: str, params: dict[str, Any]
+    ) -> None:
+        async with client.lock:
+            try:
+                result = await run_browser_command(self, client, method, params)
+            except CallError as exc:
+                self._answer_error(client, command_id, None, str(exc))
+                return
+            except Exception as exc:  # a bug here must not end the bridge
+                log.exception("%s failed", method)
+                self._answer_error(
+                    client, command_id, None, f"{method} failed in the bridge: {exc}"
+                )
+                return
+        self._send(client, {"id": command_id, "result": result})
+
+    # -- downloads: Chrome saves them (chrome.downloads); moved where a client asked -------
+
+    def _to_download_watchers(self, tab: Tab, method: str, params: dict[str, Any]) -> None:
+        for client in self.clients:
+            if client.download_events and client.sees(tab):
+                self._send(client, {"method": method, "params": params})
+
+    def _download_began(self, tab: Tab, params: dict[str, Any]) -> None:
+        download = Download(str(params.get("guid")), str(params.get("url")), tab.tab_id)
+        self.downloads[download.guid] = download
+        for chrome_id, urls in list(self.unmatched_downloads.items()):
+            if download.url in urls:
+                download.chrome_id = chrome_id
+                del self.unmatched_downloads[chrome_id]
+                break
+        self._to_download_watchers(tab, "Browser.downloadWillBegin", params)
+        denied = any(c.download_behavior == "deny" and c.sees(tab) for c in self.clients)
+        if denied and download.chrome_id is not None:
+            self._background(self._cancel_download(download.chrome_id))
+
+    async def _cancel_download(self, chrome_id: int) -> None:
+        with contextlib.suppress(CallError):
+            await self.call("cancelDownload", downloadId=chrome_id)
+
+    def _download_created(self, message: dict[str, Any]) -> None:
+        chrome_id = int(message["downloadId"])
+        urls = (str(message.get("url")), str(message.get("finalUrl")))
+        for download in reversed(list(self.downloads.values())):
+            if download.chrome_id is None and download.url in urls:
+                download.chrome_id = chrome_id
+                return
+        self.unmatched_downloads[chrome_id] = urls
+
+    async def _download_changed(self, message: dict[str, Any]) -> None:
+        chrome_id = int(message["downloadId"])
+        download = next((d for d in self.downloads.values() if d.chrome_id == chrome_id), None)
+        state = message.get("state")
+        if download is None or state not in ("complete", "interrupted"):
+            return
+        del self.downloads[download.guid]
+        tab = self.tabs.get(download.tab_id)
+        received, total = message.get("bytesReceived", 0), message.get("totalBytes", 0)
+        progress = {
+            "guid": download.guid,
+            "totalBytes": total if total >= 0 else received,
+            "receivedBytes": received,
+            "state": "canceled",
+        }
+        if state == "complete":
+            taker = next(
+                (
+                    c
+                    for c in self.clients
+                    if c.download_path is not None
+                    and c.download_behavior in ("allow", "allowAndName")
+                    and (tab is None or c.sees(tab))
+                ),
+                None,
+            )
+            if taker is not None and message.get("filename"):
+                moved = await _move_download(Path(str(message["filename"])), taker, download.guid)
+                progress["state"] = "completed" if moved else "canceled"
+            else:
+                progress["state"] = "completed"
+        for client in self.clients:
+            if client.download_events and (tab is None or client.sees(tab)):
+                self._send(client, {"method": "Browser.downloadProgress", "params": progress})
+
+    # -- running -----------------------------------------------------------------------
+
+    async def watch_idle(self) -> None:
+        """End the bridge once neither the extension nor any client has been connected
+        for ``idle_timeout`` (the browser quit)."""
+        idle = 0.0
+        while True:
+            await asyncio.sleep(0.5)
+            idle = idle + 0.5 if self.extension is None and not self.clients else 0.0
+            if idle >= self.idle_timeout:
+                self.stopped.set()
+                return
+
+
+async def _move_download(source: Path, client: Client, guid: str) -> bool:
+    """Move a finished download into the folder ``client`` named (as Chrome's
+    ``allowAndName`` does: under its guid); whether it could."""
+    folder = client.download_path
+    if folder is None:
+        return False
+    name = guid if client.download_behavior == "allowAndName" else source.name
+    target = folder / Path(name).name  # a name, never a path
+    try:
+        await asyncio.to_thread(shutil.move, str(source), str(target))
+    except OSError as exc:
+        log.warning("Could not move the download %s to %s: %s", source, target, exc)
+        return False
+    return True
+
+
+def _write_now(connection: ServerConnection, text: str) -> None:
+    """Send ``text`` at once, in the order of the calls: written to the socket before this
+    returns (no task, no queue: a relayed answer costs one hop less). A peer that leaves
+    more than :data:`_MAX_BACKLOG` unread is cut off rather than held in memory."""
+    if connection.protocol.state is not State.OPEN:
+        return
+    transport = connection.transport
+    if transport.get_write_buffer_size() > _MAX_BACKLOG:
+        transport.abort()  # it stopped reading: never hold the bridge up
+        return
+    connection.protocol.send_text(text.encode())
+    connection.send_data()
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether ``pid`` runs: a process that exited but was not yet reaped by its parent
+    (a zombie, on Linux) has quit."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it runs (another user's pid would not be the browser's)
+    with contextlib.suppress(OSError, IndexError):
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+        return state not in ("Z", "X")
+    return True
+
+
+def _bearer(headers: Headers) -> str:
+    value = headers.get("Authorization", "")
+    scheme, _, token = value.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def _refuse(connection: ServerConnection, status: int, text: str) -> Response:
+    return connection.respond(status, text + "\n")
+
+
+async def run(*, idle_timeout: float = 10.0) -> None:
+    """Serve until idle: listen on 127.0.0.1 at a random port, publish ``bridge.json``,
+    and remove it when done."""
+    bridge = Bridge(secrets.token_urlsafe(32), idle_timeout=idle_timeout)
+    server: Server
+    async with serve(
+        bridge.handle,
+        "127.0.0.1",
+        0,
+        process_request=bridge.check_request,
+        max_size=_MAX_MESSAGE,
+        ping_interval=20,
+        ping_timeout=None,
+    ) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        info = BridgeInfo(port, bridge.token, os.getpid())
+        write_bridge_info(info)
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, bridge.stopped.set)
+        watcher = asyncio.create_task(bridge.watch_idle())
+        try:
+            await bridge.stopped.wait()
+        finally:
+            watcher.cancel()
+            remove_bridge_info(info.pid)

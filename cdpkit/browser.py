@@ -47,7 +47,8 @@ from .page import Page
 from .session import Session
 
 if TYPE_CHECKING:
-    from ._settings import BrowserSettings, PageSetup
+    from ._page_setup import PageSetup
+    from ._settings import BrowserSettings
     from .cdp.browser import GetVersionResult
 
 __all__ = ["Browser", "BrowserContext", "connect", "launch"]
@@ -318,7 +319,7 @@ class Browser(Session):
         if settings is None or (self.process is None and not self._started):
             return None
         if key not in self._setups:
-            from ._settings import page_setup
+            from ._page_setup import page_setup
 
             self._setups[key] = page_setup(
                 settings, user_agent=agent, browser_user_agent=self.version.user_agent

@@ -199,7 +199,7 @@ async def _set_download_behavior(
 async def _cancel_download(
     bridge: Bridge, client: Client, params: dict[str, Any]
 ) -> dict[str, Any]:
-    download = bridge.downloads.get(str(params.get("guid")))
+    download = bridge.downloads.by_guid.get(str(params.get("guid")))
     if download is not None and download.chrome_id is not None:
         await bridge.call("cancelDownload", downloadId=download.chrome_id)
     return {}

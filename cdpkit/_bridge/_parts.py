@@ -4,12 +4,18 @@ their way, and the error the extension answers with."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Response
+from websockets.protocol import State
 
+MAX_BACKLOG = 256 * 1024 * 1024  # unread bytes a peer may leave queued before it is closed
 CONTEXT_ID = "cdpkit-extension-default"  # the person's profile: the one browser context
 
 
@@ -77,3 +83,42 @@ class Relayed:
     command_id: Any
     session_id: str
     tab_id: int
+
+
+def write_now(connection: ServerConnection, text: str) -> None:
+    """Send ``text`` at once, in the order of the calls: written to the socket before this
+    returns (no task, no queue: a relayed answer costs one hop less). A peer that leaves
+    more than :data:`MAX_BACKLOG` unread is cut off rather than held in memory."""
+    if connection.protocol.state is not State.OPEN:
+        return
+    transport = connection.transport
+    if transport.get_write_buffer_size() > MAX_BACKLOG:
+        transport.abort()  # it stopped reading: never hold the bridge up
+        return
+    connection.protocol.send_text(text.encode())
+    connection.send_data()
+
+
+def process_alive(pid: int) -> bool:
+    """Whether ``pid`` runs: a process that exited but was not yet reaped by its parent
+    (a zombie, on Linux) has quit."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it runs (another user's pid would not be the browser's)
+    with contextlib.suppress(OSError, IndexError):
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+        return state not in ("Z", "X")
+    return True
+
+
+def bearer(headers: Headers) -> str:
+    value = headers.get("Authorization", "")
+    scheme, _, token = value.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def refuse(connection: ServerConnection, status: int, text: str) -> Response:
+    return connection.respond(status, text + "\n")

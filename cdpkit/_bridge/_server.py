@@ -19,30 +19,24 @@ import hmac
 import itertools
 import json
 import logging
-import os
 import secrets
-import shutil
-import signal
 import urllib.parse
 from collections.abc import Callable, Coroutine
-from pathlib import Path
 from typing import Any
 
-from websockets.asyncio.server import Server, ServerConnection, serve
-from websockets.datastructures import Headers
+from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
-from websockets.protocol import State
 
 from .._tasks import run_in_background
+from ._downloads import Downloads
 from ._emulation import run_browser_command
-from ._parts import CallError, Client, Download, Relayed, Tab
-from ._state import BridgeInfo, extension_origin, remove_bridge_info, write_bridge_info
+from ._parts import CallError, Client, Relayed, Tab, bearer, process_alive, refuse, write_now
+from ._state import extension_origin
 
 log = logging.getLogger("cdpkit.bridge")
 
-_MAX_MESSAGE = 256 * 1024 * 1024  # a full-page screenshot is tens of MB
-_MAX_BACKLOG = 256 * 1024 * 1024  # unread bytes a peer may leave queued before it is closed
+MAX_MESSAGE = 256 * 1024 * 1024  # a full-page screenshot is tens of MB
 _EXTENSION_GRACE = 5.0  # seconds a restarting extension has to come back before clients go
 _WORKER_RESTART = 45.0  # ... while its browser runs (a stopped worker's alarm fires every 30 s)
 # What chrome.debugger says when the tab under a command went away: the client hears the
@@ -63,8 +57,7 @@ class Bridge:
         self.tabs: dict[int, Tab] = {}
         self.children: dict[str, int] = {}  # a frame's child session -> its tab
         self.clients: list[Client] = []
-        self.downloads: dict[str, Download] = {}
-        self.unmatched_downloads: dict[int, tuple[str, str]] = {}
+        self.downloads = Downloads(self)
         self._ids = itertools.count(1)
         self._clients = itertools.count(1)
         self._relayed: dict[int, Relayed] = {}
@@ -90,22 +83,22 @@ class Bridge:
         if url.path == "/extension":
             given = query.get("token", [""])[0]
             if origin != self.origin:
-                return _refuse(connection, 403, "only the cdpkit extension may connect here")
+                return refuse(connection, 403, "only the cdpkit extension may connect here")
         elif url.path == "/client":
-            given = _bearer(request.headers) or query.get("token", [""])[0]
+            given = bearer(request.headers) or query.get("token", [""])[0]
             if origin is not None:  # a web page (any page a browser shows sends one)
-                return _refuse(connection, 403, "web pages may not connect to the bridge")
+                return refuse(connection, 403, "web pages may not connect to the bridge")
         else:
-            return _refuse(connection, 404, "not found")
+            return refuse(connection, 404, "not found")
         if not hmac.compare_digest(given.encode(), self.token.encode()):
-            return _refuse(connection, 401, "a token is needed (see bridge.json)")
+            return refuse(connection, 401, "a token is needed (see bridge.json)")
         if url.path == "/client" and self.extension is None:
             # A browser starting (or a worker restarting) connects within seconds.
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(_EXTENSION_GRACE):
                     await self._extension_back.wait()
             if self.extension is None:
-                return _refuse(connection, 503, "the browser's cdpkit extension is not connected")
+                return refuse(connection, 503, "the browser's cdpkit extension is not connected")
         return None
 
     async def handle(self, connection: ServerConnection) -> None:
@@ -161,7 +154,7 @@ class Bridge:
         while asyncio.get_running_loop().time() < deadline:
             if self._extension_back.is_set():
                 return
-            if pid is not None and not _process_alive(pid):
+            if pid is not None and not process_alive(pid):
                 break
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(0.1):
@@ -191,10 +184,11 @@ class Bridge:
 
     def _to_extension(self, message: dict[str, Any]) -> None:
         if self.extension is not None:
-            _write_now(self.extension, json.dumps(message))
+            write_now(self.extension, json.dumps(message))
 
-    async def call(self, op: str, *, on_answer: Callable[[Any], None] | None = None,
-                   **fields: Any) -> Any:
+    async def call(
+        self, op: str, *, on_answer: Callable[[Any], None] | None = None, **fields: Any
+    ) -> Any:
         """Ask the extension to do ``op``; its answer. ``on_answer`` sees it as soon as it
         is read (e.g. a new tab is recorded as the client's before the extension's report
         of that tab is read).
@@ -235,9 +229,9 @@ class Bridge:
         elif kind == "tabRemoved":
             self._tab_removed(int(message["tabId"]))
         elif kind == "downloadCreated":
-            self._download_created(message)
+            self.downloads.created(message)
         elif kind == "downloadChanged":
-            self._background(self._download_changed(message))
+            self._background(self.downloads.changed(message))
         elif kind == "ping":
             self._to_extension({"op": "pong"})
 
@@ -298,9 +292,9 @@ class Bridge:
         for client, session_id in list(tab.sessions):
             self._send(client, {"method": method, "params": params, "sessionId": session_id})
         if method == "Page.downloadWillBegin":
-            self._download_began(tab, params)
+            self.downloads.began(tab, params)
         elif method == "Page.downloadProgress" and params.get("state") == "inProgress":
-            self._to_download_watchers(tab, "Browser.downloadProgress", params)
+            self.downloads.tell_watchers(tab, "Browser.downloadProgress", params)
 
     def _tab_detached(self, tab_id: int, reason: str) -> None:
         tab = self.tabs.get(tab_id)
@@ -496,7 +490,7 @@ class Bridge:
             self._to_extension({"op": "clients", "count": len(self.clients)})
 
     def _send(self, client: Client, message: dict[str, Any]) -> None:
-        _write_now(client.connection, json.dumps(message))
+        write_now(client.connection, json.dumps(message))
 
     def _answer_error(
         self, client: Client, command_id: Any, session_id: str | None, text: str
@@ -568,74 +562,6 @@ class Bridge:
                 return
         self._send(client, {"id": command_id, "result": result})
 
-    # -- downloads: Chrome saves them (chrome.downloads); moved where a client asked -------
-
-    def _to_download_watchers(self, tab: Tab, method: str, params: dict[str, Any]) -> None:
-        for client in self.clients:
-            if client.download_events and client.sees(tab):
-                self._send(client, {"method": method, "params": params})
-
-    def _download_began(self, tab: Tab, params: dict[str, Any]) -> None:
-        download = Download(str(params.get("guid")), str(params.get("url")), tab.tab_id)
-        self.downloads[download.guid] = download
-        for chrome_id, urls in list(self.unmatched_downloads.items()):
-            if download.url in urls:
-                download.chrome_id = chrome_id
-                del self.unmatched_downloads[chrome_id]
-                break
-        self._to_download_watchers(tab, "Browser.downloadWillBegin", params)
-        denied = any(c.download_behavior == "deny" and c.sees(tab) for c in self.clients)
-        if denied and download.chrome_id is not None:
-            self._background(self._cancel_download(download.chrome_id))
-
-    async def _cancel_download(self, chrome_id: int) -> None:
-        with contextlib.suppress(CallError):
-            await self.call("cancelDownload", downloadId=chrome_id)
-
-    def _download_created(self, message: dict[str, Any]) -> None:
-        chrome_id = int(message["downloadId"])
-        urls = (str(message.get("url")), str(message.get("finalUrl")))
-        for download in reversed(list(self.downloads.values())):
-            if download.chrome_id is None and download.url in urls:
-                download.chrome_id = chrome_id
-                return
-        self.unmatched_downloads[chrome_id] = urls
-
-    async def _download_changed(self, message: dict[str, Any]) -> None:
-        chrome_id = int(message["downloadId"])
-        download = next((d for d in self.downloads.values() if d.chrome_id == chrome_id), None)
-        state = message.get("state")
-        if download is None or state not in ("complete", "interrupted"):
-            return
-        del self.downloads[download.guid]
-        tab = self.tabs.get(download.tab_id)
-        received, total = message.get("bytesReceived", 0), message.get("totalBytes", 0)
-        progress = {
-            "guid": download.guid,
-            "totalBytes": total if total >= 0 else received,
-            "receivedBytes": received,
-            "state": "canceled",
-        }
-        if state == "complete":
-            taker = next(
-                (
-                    c
-                    for c in self.clients
-                    if c.download_path is not None
-                    and c.download_behavior in ("allow", "allowAndName")
-                    and (tab is None or c.sees(tab))
-                ),
-                None,
-            )
-            if taker is not None and message.get("filename"):
-                moved = await _move_download(Path(str(message["filename"])), taker, download.guid)
-                progress["state"] = "completed" if moved else "canceled"
-            else:
-                progress["state"] = "completed"
-        for client in self.clients:
-            if client.download_events and (tab is None or client.sees(tab)):
-                self._send(client, {"method": "Browser.downloadProgress", "params": progress})
-
     # -- running -----------------------------------------------------------------------
 
     async def watch_idle(self) -> None:
@@ -648,86 +574,3 @@ class Bridge:
             if idle >= self.idle_timeout:
                 self.stopped.set()
                 return
-
-
-async def _move_download(source: Path, client: Client, guid: str) -> bool:
-    """Move a finished download into the folder ``client`` named (as Chrome's
-    ``allowAndName`` does: under its guid); whether it could."""
-    folder = client.download_path
-    if folder is None:
-        return False
-    name = guid if client.download_behavior == "allowAndName" else source.name
-    target = folder / Path(name).name  # a name, never a path
-    try:
-        await asyncio.to_thread(shutil.move, str(source), str(target))
-    except OSError as exc:
-        log.warning("Could not move the download %s to %s: %s", source, target, exc)
-        return False
-    return True
-
-
-def _write_now(connection: ServerConnection, text: str) -> None:
-    """Send ``text`` at once, in the order of the calls: written to the socket before this
-    returns (no task, no queue: a relayed answer costs one hop less). A peer that leaves
-    more than :data:`_MAX_BACKLOG` unread is cut off rather than held in memory."""
-    if connection.protocol.state is not State.OPEN:
-        return
-    transport = connection.transport
-    if transport.get_write_buffer_size() > _MAX_BACKLOG:
-        transport.abort()  # it stopped reading: never hold the bridge up
-        return
-    connection.protocol.send_text(text.encode())
-    connection.send_data()
-
-
-def _process_alive(pid: int) -> bool:
-    """Whether ``pid`` runs: a process that exited but was not yet reaped by its parent
-    (a zombie, on Linux) has quit."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # it runs (another user's pid would not be the browser's)
-    with contextlib.suppress(OSError, IndexError):
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-        return state not in ("Z", "X")
-    return True
-
-
-def _bearer(headers: Headers) -> str:
-    value = headers.get("Authorization", "")
-    scheme, _, token = value.partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else ""
-
-
-def _refuse(connection: ServerConnection, status: int, text: str) -> Response:
-    return connection.respond(status, text + "\n")
-
-
-async def run(*, idle_timeout: float = 10.0) -> None:
-    """Serve until idle: listen on 127.0.0.1 at a random port, publish ``bridge.json``,
-    and remove it when done."""
-    bridge = Bridge(secrets.token_urlsafe(32), idle_timeout=idle_timeout)
-    server: Server
-    async with serve(
-        bridge.handle,
-        "127.0.0.1",
-        0,
-        process_request=bridge.check_request,
-        max_size=_MAX_MESSAGE,
-        ping_interval=20,
-        ping_timeout=None,
-    ) as server:
-        port = next(iter(server.sockets)).getsockname()[1]
-        info = BridgeInfo(port, bridge.token, os.getpid())
-        write_bridge_info(info)
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, bridge.stopped.set)
-        watcher = asyncio.create_task(bridge.watch_idle())
-        try:
-            await bridge.stopped.wait()
-        finally:
-            watcher.cancel()
-            remove_bridge_info(info.pid)

@@ -295,3 +295,18 @@ async def test_the_mcp_server_drives_the_persons_browser_over_connect_extension(
         assert "Welcome back, Ada" in outline
     finally:
         await session.stop()
+
+
+async def test_without_a_bridge_connect_says_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    with pytest.raises(cdpkit.ConnectError, match="cdpkit extension install"):
+        async with cdpkit.connect("extension"):
+            pass
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "CDPKIT_NO_DAEMON": "1"}
+    shown = subprocess.run([sys.executable, "-m", "cdpkit", "snapshot", "http://127.0.0.1:9/", "--connect",
+                            "extension"], capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
+    assert shown.returncode == 1 and "cdpkit extension path" in shown.stderr, shown.stderr

@@ -19,6 +19,7 @@ import hmac
 import itertools
 import json
 import logging
+import re
 import secrets
 import urllib.parse
 from collections.abc import Callable, Coroutine
@@ -41,6 +42,12 @@ _EXTENSION_GRACE = 5.0  # seconds a restarting extension has to come back before
 _WORKER_RESTART = 45.0  # ... while its browser runs (a stopped worker's alarm fires every 30 s)
 # What chrome.debugger says when the tab under a command went away: the client hears the
 # tab's session end (its pending calls fail as TargetClosedError), not a protocol error.
+_NAME = re.compile(r"[A-Za-z0-9_.]{1,200}")  # a method's name, a session id
+# Events the bridge reads itself (the rest go on as text).
+_INSPECTED = frozenset(
+    ("Target.attachedToTarget", "Target.detachedFromTarget", "Page.downloadWillBegin",
+     "Page.downloadProgress")
+)  # fmt: skip
 _GONE = ("Detached while handling command", "Debugger is not attached", "No tab with given id")
 
 
@@ -131,7 +138,7 @@ class Bridge:
         self._send_client_count()
         try:
             async for raw in connection:
-                self._from_extension(json.loads(raw))
+                self._from_extension_text(raw if isinstance(raw, str) else raw.decode())
         except (ConnectionClosed, ValueError):
             pass
         finally:
@@ -213,14 +220,26 @@ class Bridge:
             self._calls.pop(number, None)
             self._on_answer.pop(number, None)
 
+    def _from_extension_text(self, raw: str) -> None:
+        """A relayed answer (``R|id|result``, ``X|id|error``) or a tab's event
+        (``E|tab|child session|method|params``) goes on as text, never parsed and written
+        again (a snapshot's answer is megabytes); anything else is a JSON object."""
+        kind = raw[:2]
+        if kind == "E|":
+            _, tab, child, method, params = raw.split("|", 4)
+            self._tab_event(int(tab), child, method, params)
+        elif kind in ("R|", "X|"):
+            _, number, payload = raw.split("|", 2)
+            self._relayed_answer(int(number), payload, failed=kind == "X|")
+        else:
+            self._from_extension(json.loads(raw))
+
     def _from_extension(self, message: dict[str, Any]) -> None:
         if "id" in message:
             self._answer_from_extension(message)
             return
         kind = message.get("type")
-        if kind == "event":
-            self._tab_event(message)
-        elif kind == "detached":
+        if kind == "detached":
             self._tab_detached(int(message["tabId"]), str(message.get("reason")))
         elif kind == "tabCreated":
             self._tab_created(message["target"])
@@ -238,60 +257,58 @@ class Bridge:
     def _answer_from_extension(self, message: dict[str, Any]) -> None:
         number = message["id"]
         future = self._calls.get(number)
-        if future is not None:
-            if not future.done():
-                if "error" in message:
-                    future.set_exception(CallError(str(message["error"])))
-                else:
-                    on_answer = self._on_answer.pop(number, None)
-                    if on_answer is not None:
-                        on_answer(message.get("result"))
-                    future.set_result(message.get("result"))
-            return
+        if future is not None and not future.done():
+            if "error" in message:
+                future.set_exception(CallError(str(message["error"])))
+            else:
+                on_answer = self._on_answer.pop(number, None)
+                if on_answer is not None:
+                    on_answer(message.get("result"))
+                future.set_result(message.get("result"))
+
+    def _relayed_answer(self, number: int, payload: str, *, failed: bool) -> None:
         relayed = self._relayed.pop(number, None)
         if relayed is None or (
             relayed.session_id not in relayed.client.sessions
-            and (relayed.session_id not in self.children)
+            and relayed.session_id not in self.children
         ):
             return  # its session ended meanwhile: the client was told
-        if "error" in message:
-            text = str(message["error"])
-            if any(gone in text for gone in _GONE) and relayed.tab_id in self.tabs:
+        if failed:
+            if any(gone in payload for gone in _GONE) and relayed.tab_id in self.tabs:
                 self._end_sessions(self.tabs[relayed.tab_id])
                 return
-            self._answer_error(relayed.client, relayed.command_id, relayed.session_id, text)
-        else:
-            self._send(
-                relayed.client,
-                {
-                    "id": relayed.command_id,
-                    "sessionId": relayed.session_id,
-                    "result": message.get("result") or {},
-                },
-            )
+            self._answer_error(relayed.client, relayed.command_id, relayed.session_id, payload)
+            return
+        # Session ids are hex (the bridge's and Chrome's): nothing to escape.
+        write_now(relayed.client.connection, '{{"id":{},"sessionId":"{}","result":{}}}'.format(
+            json.dumps(relayed.command_id), relayed.session_id, payload or "{}"))
 
     # -- tabs --------------------------------------------------------------------------
 
-    def _tab_event(self, message: dict[str, Any]) -> None:
-        tab = self.tabs.get(int(message["tabId"]))
-        if tab is None:
+    def _tab_event(self, tab_id: int, child: str, method: str, params: str) -> None:
+        tab = self.tabs.get(tab_id)
+        if tab is None or not _NAME.fullmatch(method) or (child and not _NAME.fullmatch(child)):
+            return  # written into JSON as they are: names and hex ids only
+        if method in _INSPECTED:
+            self._inspect_event(tab, method, json.loads(params), child)
+        if child:  # a frame's session: one id for every client on the tab
+            text = f'{{"method":"{method}","params":{params},"sessionId":"{child}"}}'
+            for client in {client for client, _ in tab.sessions}:
+                write_now(client.connection, text)
             return
-        method, params, child = (
-            message["method"],
-            message.get("params") or {},
-            message.get("sessionId"),
-        )
+        for client, session_id in list(tab.sessions):
+            write_now(client.connection, f'{{"method":"{method}","params":{params},"sessionId":"{session_id}"}}')
+
+    def _inspect_event(self, tab: Tab, method: str, params: dict[str, Any], child: str) -> None:
+        """What the bridge itself learns from a tab's event: its frames' sessions, and
+        the downloads it starts."""
         if method == "Target.attachedToTarget":
             self.children[str(params.get("sessionId"))] = tab.tab_id
         elif method == "Target.detachedFromTarget":
             self.children.pop(str(params.get("sessionId")), None)
-        if child:
-            for client in {client for client, _ in tab.sessions}:
-                self._send(client, {"method": method, "params": params, "sessionId": child})
+        elif child:
             return
-        for client, session_id in list(tab.sessions):
-            self._send(client, {"method": method, "params": params, "sessionId": session_id})
-        if method == "Page.downloadWillBegin":
+        elif method == "Page.downloadWillBegin":
             self.downloads.began(tab, params)
         elif method == "Page.downloadProgress" and params.get("state") == "inProgress":
             self.downloads.tell_watchers(tab, "Browser.downloadProgress", params)

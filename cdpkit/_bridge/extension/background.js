@@ -142,7 +142,7 @@ function openSocket(port, token) {
 }
 
 function send(message) {
-  if (socket !== null && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  sendText(JSON.stringify(message));
 }
 
 // -- what the bridge asks --------------------------------------------------------------
@@ -154,6 +154,10 @@ async function onBridgeMessage(message) {
     return;
   }
   if (message.op === "pong") return;
+  if (message.op === "command") {
+    relay(message);
+    return;
+  }
   let reply;
   try {
     reply = { id: message.id, result: await perform(message) };
@@ -163,14 +167,22 @@ async function onBridgeMessage(message) {
   send(reply);
 }
 
+// A client's command to a tab. Its answer goes back as text the bridge passes on without
+// parsing it: "R|id|<result JSON>", or "X|id|<error>".
+function relay(message) {
+  const target = message.sessionId ? { tabId: message.tabId, sessionId: message.sessionId } : { tabId: message.tabId };
+  chrome.debugger.sendCommand(target, message.method, message.params || {}).then(
+    (result) => sendText(`R|${message.id}|${JSON.stringify(result || {})}`),
+    (error) => sendText(`X|${message.id}|${String(error && error.message ? error.message : error)}`),
+  );
+}
+
+function sendText(text) {
+  if (socket !== null && socket.readyState === WebSocket.OPEN) socket.send(text);
+}
+
 async function perform(message) {
   switch (message.op) {
-    case "command":
-      return await chrome.debugger.sendCommand(
-        message.sessionId ? { tabId: message.tabId, sessionId: message.sessionId } : { tabId: message.tabId },
-        message.method,
-        message.params || {},
-      );
     case "attach":
       await attach(message.tabId);
       return {};
@@ -263,9 +275,11 @@ async function create(message) {
 
 // -- what happens in the browser -------------------------------------------------------
 
+// A tab's event, as text the bridge routes without parsing it:
+// "E|tab|child session|method|<params JSON>".
 chrome.debugger.onEvent.addListener((source, method, params) => {
   if (source.tabId === undefined) return;
-  send({ type: "event", tabId: source.tabId, sessionId: source.sessionId || null, method, params: params || {} });
+  sendText(`E|${source.tabId}|${source.sessionId || ""}|${method}|${JSON.stringify(params || {})}`);
 });
 
 chrome.debugger.onDetach.addListener((source, reason) => {

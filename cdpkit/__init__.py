@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from ._model import Command, Event, RawEvent
     from ._pool import Pool, pool
     from ._settings import BrowserSettings, Proxy
-    from .browser import Browser, BrowserContext, connect, launch
+    from ._starting import connect, launch
+    from .browser import Browser, BrowserContext
     from .errors import (
         AmbiguousLocatorError,
         CDPError,
@@ -118,7 +119,8 @@ _HOMES = {
     **dict.fromkeys(("GridBrowser", "grid"), "._grid"),
     **dict.fromkeys(("Command", "Event", "RawEvent"), "._model"),
     **dict.fromkeys(("Pool", "pool"), "._pool"),
-    **dict.fromkeys(("Browser", "BrowserContext", "connect", "launch"), ".browser"),
+    **dict.fromkeys(("Browser", "BrowserContext"), ".browser"),
+    **dict.fromkeys(("connect", "launch"), "._starting"),
     **dict.fromkeys(_ERRORS, ".errors"),
     **dict.fromkeys(("Dialog", "Page"), ".page"),
     **dict.fromkeys(("EventStream", "Expectation", "Session"), ".session"),

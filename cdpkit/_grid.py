@@ -24,8 +24,9 @@ import anyio
 from . import cdp
 from ._endpoint import check_headers, http_request, redact
 from ._secrets import get_logger
+from ._starting import connect
 from ._tasks import run_in_background
-from .browser import Browser, connect
+from .browser import Browser
 from .errors import CDPError, CommandTimeoutError, ConnectError, GridCapacityError, GridError
 from .launcher import (
     DEFAULT_ARGS,

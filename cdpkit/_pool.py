@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 from . import _grid
 from ._keywords import IdentityKeywords
+from ._starting import launch
 from ._tasks import run_in_background
-from .browser import Browser, BrowserContext, launch
+from .browser import Browser, BrowserContext
 from .errors import CDPError, WaitTimeoutError
 from .page import Page
 

@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .browser import Browser, BrowserContext, connect, launch
+from ._starting import connect, launch
+from .browser import Browser, BrowserContext
 from .page import Page
 
 if TYPE_CHECKING:

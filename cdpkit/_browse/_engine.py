@@ -469,7 +469,7 @@ class Engine:
             return self._browser
 
     async def _start_browser(self, left: float) -> Browser:
-        from ..browser import connect, launch
+        from .._starting import connect, launch
 
         if self._factory is not None:
             made = await self._factory()

@@ -119,7 +119,7 @@ async def daemon_browser(options: BrowserOptions) -> Browser | None:
     except DaemonPathError as exc:
         _note(f"{exc}; running on a browser of its own")
         return None
-    from ..browser import attach
+    from .._starting import attach
 
     try:
         async with asyncio.timeout(max(0.1, deadline - loop.time())):

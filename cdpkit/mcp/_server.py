@@ -246,12 +246,12 @@ async def serve_async(options: ServerOptions, handoff: Handoff | None = None) ->
     import asyncio
     import signal
 
-    from . import _app
+    from . import _app, _http
     from ._session import BrowserSession
 
     session = BrowserSession(options)
     if options.http is not None:
-        await _app.run_http(session, *options.http)
+        await _http.run_http(session, *options.http)
         return
     main_task = asyncio.current_task()
     loop = asyncio.get_running_loop()

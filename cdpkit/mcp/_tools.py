@@ -25,17 +25,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Literal
+from typing import Any
 
 from .. import tools
 from .._own_requests import checked_by
-from .._urls import read_url
-from ..browser import Browser, BrowserContext
 from ..errors import NavigationError
-from ..page import Dialog, DialogPolicy, Page
-from ..tools import current_recording
-from ..tools.navigation import NavigationResult, WaitUntil
-from ..tools.tabs import active_tab
 from ._browse import browse_tools
 from ._changes import LOADED_SETTLE, SETTLE, summarize, watch_changes
 from ._network import (
@@ -43,6 +37,15 @@ from ._network import (
     browser_network_requests,
     browser_performance_trace,
     watch_network,
+)
+from ._page_tools import (
+    browser_tabs,
+    go_back,
+    go_forward,
+    handle_dialog,
+    navigate,
+    reload,
+    snapshot_for_agents,
 )
 from ._reach import (
     ArgumentCheck,
@@ -89,10 +92,8 @@ from ._schema import (
 from ._session import BlockedRequest, BrowserSession, RequestGuard, ServerOptions
 from ._state import browser_downloads, browser_emulate, browser_save_storage_state
 from ._text import TOOL_TEXT
-from ._urls import UrlBlockedError, UrlPolicy
 
 __all__ = [
-    "AGENT_SNAPSHOT_CHARS",
     "MAX_INLINE_BYTES",
     "PAGE_CONTENT_NOTE",
     "Blob",
@@ -108,13 +109,11 @@ __all__ = [
     "ToolSpec",
     "browser_tabs",
     "build_tools",
-    "dom_resource",
     "handle_dialog",
     "location",
     "mcp_words",
     "parse_docstring",
     "render_download",
-    "tabs_resource",
     "to_json",
 ]
 
@@ -235,287 +234,57 @@ def recorded_by(session: BrowserSession) -> contextlib.AbstractContextManager[An
     return recording.activated() if recording is not None else contextlib.nullcontext()
 
 
-# -- the MCP-specific tools -------------------------------------------------------------------
-
-@dataclasses.dataclass(slots=True)
-class _ArmedDialogAnswer:
-    """The one-shot dialog policy ``browser_handle_dialog`` set on a page, and the policy it
-    replaced (``None`` when none is armed)."""
-
-    armed: tuple[DialogPolicy, DialogPolicy] | None = None
-
-
-async def handle_dialog(page: Page, *, accept: bool = True, prompt_text: str | None = None) -> str:
-    """Answer a JavaScript dialog (alert, confirm, prompt, beforeunload), or say how to
-    answer the next one. Never waits.
-
-    If a dialog is open now, it is answered. Otherwise the answer is kept for the next
-    dialog this page opens (later ones are dismissed again, the default), and the call
-    returns at once: call this first, then do the action that opens the dialog (e.g.
-    ``browser_click``); that action's result says how the dialog was answered. Without
-    this, dialogs are dismissed (Cancel) as soon as they open, except ``beforeunload``,
-    which is accepted.
-
-    Args:
-        page: The page.
-        accept: Accept (OK) or dismiss (Cancel) the dialog.
-        prompt_text: The text to answer a ``prompt()`` with (when accepting).
-
-    Returns:
-        What was done: the dialog answered (type, message, answer), or the answer kept
-        for the next dialog.
-    """
-    try:
-        dialog = await tools.handle_dialog(page, accept=accept, prompt_text=prompt_text, timeout=0)
-    except TimeoutError:
-        pass  # none open
-    else:
-        return to_json({"answered": dataclasses.asdict(dialog)})
-    # Called again before a dialog came: replace the kept answer, do not stack it.
-    kept = page.state(_ArmedDialogAnswer)
-    armed = kept.armed
-    previous = (
-        armed[1] if armed is not None and page.dialog_policy is armed[0] else page.dialog_policy
-    )
-    answer = (accept, prompt_text if accept else None)
-
-    def once(dialog: Dialog) -> tuple[bool, str | None] | None:
-        page.dialog_policy = previous
-        kept.armed = None
-        return answer
-
-    page.dialog_policy = once
-    kept.armed = (once, previous)
-    recording = current_recording()
-    if recording is not None:  # the script answers the next action's dialog so too
-        recording.answer_next_dialog(accept, prompt_text if accept else None)
-    how = "accepted" if accept else "dismissed"
-    if accept and prompt_text is not None:
-        how += f" (a prompt answered with {prompt_text!r})"
-    return (
-        f"No dialog is open. The next dialog this page opens will be {how}; later ones are "
-        f"answered as before. Now do the action that opens it."
-    )
-
-
-async def navigate(
-    page: Page,
-    url: str,
-    *,
-    wait_until: WaitUntil = "usable",
-    timeout: float = 30,
-    script_timeout: float | None = None,
-) -> NavigationResult:
-    """Load ``url`` in the page and wait until it is usable (:func:`cdpkit.tools.navigate`,
-    ``wait_until="usable"`` by default: an unreachable tracker or a hanging image does
-    not turn a readable page into a timeout; the result lists what is still loading, and
-    says so when nothing is rendered yet). ``script_timeout``: the server's
-    ``--script-timeout`` (not an MCP argument)."""
-    return await tools.navigate(
-        page, url, wait_until=wait_until, timeout=timeout, script_timeout=script_timeout
-    )
-
-
-async def go_back(
-    page: Page,
-    *,
-    wait_until: WaitUntil = "usable",
-    timeout: float = 30,
-    script_timeout: float | None = None,
-) -> NavigationResult | None:
-    """Go one step back in the page's history and wait until it is usable, as
-    :func:`navigate` does (``None``: there is no earlier page)."""
-    return await tools.go_back(page, wait_until=wait_until, timeout=timeout, script_timeout=script_timeout)
-
-
-async def go_forward(
-    page: Page,
-    *,
-    wait_until: WaitUntil = "usable",
-    timeout: float = 30,
-    script_timeout: float | None = None,
-) -> NavigationResult | None:
-    """Go one step forward in the page's history and wait until it is usable, as
-    :func:`navigate` does (``None``: there is no later page)."""
-    return await tools.go_forward(
-        page, wait_until=wait_until, timeout=timeout, script_timeout=script_timeout
-    )
-
-
-async def reload(
-    page: Page,
-    *,
-    wait_until: WaitUntil = "usable",
-    timeout: float = 30,
-    script_timeout: float | None = None,
-) -> NavigationResult:
-    """Reload the page and wait until it is usable, as :func:`navigate` does."""
-    return await tools.reload(page, wait_until=wait_until, timeout=timeout, script_timeout=script_timeout)
-
-
-async def browser_tabs(
-    browser: Browser,
-    action: Literal["list", "new", "switch", "close"] = "list",
-    *,
-    url: str | None = None,
-    tab_id: str | None = None,
-    url_policy: UrlPolicy | None = None,
-    guard: RequestGuard | None = None,
-    context: BrowserContext | None = None,
-    script_timeout: float | None = None,
-) -> list[tools.Tab]:
-    """List, open, switch to or close browser tabs. The active tab is the one every other
-    tool acts on.
-
-    Args:
-        browser: The browser.
-        action: ``"list"`` the tabs; open a ``"new"`` one (it becomes active), optionally
-            loading ``url``; ``"switch"`` to the tab ``tab_id`` (it becomes active);
-            ``"close"`` the tab ``tab_id`` (the previously active one becomes active).
-        url: For ``"new"``: the URL to load in the new tab.
-        tab_id: For ``"switch"`` and ``"close"``: the tab's id, from the list.
-        url_policy: The server's URL policy (not an MCP argument): a blocked ``url`` is
-            refused; a new tab that ends at a blocked URL is closed; the titles of tabs
-            at blocked URLs are not shown.
-        guard: The server's request guard (not an MCP argument): a new tab whose load
-            it refused (a redirect to a blocked URL) is closed.
-        context: The client's own browser context (not an MCP argument): only its tabs
-            are listed, opened, switched to and closed; ``None`` for all of the browser's.
-
-    Returns:
-        The open tabs after the action: id, title, URL and which one is active.
-    """
-    policy = url_policy or UrlPolicy()
-    if action in ("switch", "close") and not tab_id:
-        raise ValueError(f"action {action!r} needs tab_id (from browser_tabs action=list)")
-    if action == "new":
-        if url is not None:
-            url = read_url(url)  # judged and loaded as the browser reads it
-            policy.check(url)
-        try:
-            page = await tools.new_tab(
-                browser, url, context=context, wait_until="usable", script_timeout=script_timeout
-            )
-        except NavigationError as exc:
-            refused = guard.take_unreported(context) if guard is not None else []
-            opened = active_tab(browser, context=context)
-            if not refused or opened is None:
-                raise
-            await tools.close_tab(browser, opened.target_id, context=context)
-            message = str(navigation_refused(exc, refused[-1]))
-            raise UrlBlockedError(f"{message} The new tab was closed.") from None
-        final = await location(page)
-        reason = policy.refusal(final)
-        if reason is not None and url is not None:
-            await tools.close_tab(browser, page.target_id, context=context)
-            raise UrlBlockedError(
-                f"Navigation to {url} was redirected to {final}, which is blocked: {reason}. "
-                f"The new tab was closed."
-            )
-    elif action == "switch":
-        assert tab_id is not None
-        await tools.switch_tab(browser, tab_id, context=context)
-    elif action == "close":
-        assert tab_id is not None
-        await tools.close_tab(browser, tab_id, context=context)
-    elif action != "list":
-        raise ValueError(f"action must be list, new, switch or close; got {action!r}")
-    return hide_blocked_titles(await tools.list_tabs(browser, context=context), policy)
-
-
-def hide_blocked_titles(tabs: list[tools.Tab], policy: UrlPolicy) -> list[tools.Tab]:
-    """The tabs, with the title of each tab at a blocked URL replaced by a note: a title
-    is that page's content."""
-    return [
-        dataclasses.replace(tab, title="(not shown: this URL is blocked)")
-        if policy.refusal(tab.url) is not None
-        else tab
-        for tab in tabs
-    ]
-
-
-# The default budget of browser_snapshot: about 5,000 tokens, a fraction of an agent's
-# context, and the outline of most pages whole.
-AGENT_SNAPSHOT_CHARS = 20_000
-
-
-async def snapshot_for_agents(
-    page: Page,
-    *,
-    max_chars: int | None = AGENT_SNAPSHOT_CHARS,
-    selector: str | None = None,
-    index: int | None = None,
-    interactive_only: bool = False,
-    depth: int | None = None,
-    diff: bool = False,
-    boxes: Literal["all", "interactive", "none"] = "interactive",
-) -> tools.Snapshot:
-    """Describe the page as an indented outline of its accessibility tree, one numbered
-    line per node (``[index] role "name" @(x,y,w,h)``, then ``value="..."`` and states
-    such as ``[checked]``), so elements can then be targeted by ``index=``. An element
-    keeps its index while it lives (until the page loads a new document).
-
-    Boxes are shown on controls only unless ``boxes`` says otherwise. The outline is
-    cut to fit ``max_chars`` (20,000 characters unless given): whole
-    subtrees are cut, the later and larger first, each leaving its top line ending in
-    ``… (N more lines cut; snapshot(index=I) to see them)``. To see more: pass that
-    ``index``, a ``selector``, ``interactive_only``, or a larger ``max_chars``
-    (``null`` for no limit). After acting, ``diff=true`` lists only what changed.
-
-    Args:
-        page: The page.
-        max_chars: The budget for the text, in characters: 20,000 unless given; ``null``
-            for no limit.
-        boxes: Which lines show their ``@(x,y,w,h)`` box (viewport CSS pixels; the
-            centre is clickable with ``x``/``y``): the ``"interactive"`` ones (controls
-            and anything focusable, the default), ``"all"``, or ``"none"``.
-
-    Returns:
-        The outline.
-    """
-    return await tools.snapshot(
-        page,
-        max_chars=max_chars,
-        selector=selector,
-        index=index,
-        interactive_only=interactive_only,
-        depth=depth,
-        diff=diff,
-        boxes=boxes,
-    )
-
-
 # -- the list ---------------------------------------------------------------------------------
+
+def _downloads(session: BrowserSession) -> dict[str, Any]:
+    return {"dest_dir": session.options.download_dir}
+
+
+def _url_policy(session: BrowserSession) -> dict[str, Any]:
+    return {"url_policy": session.options.url_policy, "guard": session.guard}
+
+
+def _scripts(session: BrowserSession) -> dict[str, Any]:
+    return {"script_timeout": session.options.script_timeout}
+
 
 def build_tools(options: ServerOptions) -> list[ToolSpec]:
     """Every tool of the server, in a stable order: ``browse`` first (it covers most
     needs; see :mod:`cdpkit.mcp._browse`), then the browser tools; ``browser_execute_js``
     only with ``options.allow_js``."""
-
-    def downloads(session: BrowserSession) -> dict[str, Any]:
-        return {"dest_dir": session.options.download_dir}
-
-    def url_policy(session: BrowserSession) -> dict[str, Any]:
-        return {"url_policy": session.options.url_policy, "guard": session.guard}
-
-    def scripts(session: BrowserSession) -> dict[str, Any]:
-        return {"script_timeout": session.options.script_timeout}
-
     # Said where URLs are given, so the model knows before it tries (what is refused
     # whatever the origin lists say, file: URLs, is said once, in the instructions).
     policy = options.url_policy.describe(file_urls=False)
-
     specs = [
-        # the light path: read a page without driving the browser
-        *browse_tools(policy),
-        # navigation
+        *browse_tools(policy),  # the light path: read a page without driving the browser
+        *_navigation_tools(policy),
+        *_input_tools(options),
+        *_information_tools(),
+    ]
+    if options.allow_js:
+        specs.append(
+            _page_tool("browser_execute_js", tools.evaluate, render=render_json, page_content=True)
+        )
+    return [
+        *specs,
+        _page_tool("browser_pdf", tools.pdf, render=render_pdf, read_only=True),
+        *_dom_tools(),
+        *_tab_and_file_tools(options, policy),
+        *_observation_tools(),
+        *recording_tools(),  # the session as a script that replays without the agent
+    ]
+
+
+def _navigation_tools(policy: str) -> list[ToolSpec]:
+    """Loading pages and moving in their history."""
+    return [
         _page_tool(
             "browser_navigate",
             navigate,
             borrow=tools.navigate,
             render=render_navigation,
             exclude=("script_timeout",),
-            fixed=scripts,
+            fixed=_scripts,
             page_content=True,
             reads_page=False,
             navigates=True,
@@ -528,7 +297,7 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             go_back,
             render=render_navigation,
             exclude=("script_timeout",),
-            fixed=scripts,
+            fixed=_scripts,
             page_content=True,
             borrow=tools.navigate,
             reads_page=False,
@@ -540,7 +309,7 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             go_forward,
             render=render_navigation,
             exclude=("script_timeout",),
-            fixed=scripts,
+            fixed=_scripts,
             page_content=True,
             borrow=tools.navigate,
             reads_page=False,
@@ -552,7 +321,7 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             reload,
             render=render_navigation,
             exclude=("script_timeout",),
-            fixed=scripts,
+            fixed=_scripts,
             page_content=True,
             borrow=tools.navigate,
             navigates=True,
@@ -560,7 +329,12 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
         ),
         _page_tool("browser_wait", tools.wait, read_only=True, reads_page=False),
         _page_tool("browser_wait_for", tools.wait_for, read_only=True),
-        # input
+    ]
+
+
+def _input_tools(options: ServerOptions) -> list[ToolSpec]:
+    """Acting on the page as a person does."""
+    return [
         _page_tool(
             "browser_click", tools.click, exclude=_LOCATOR_TUNING, acts=True, page_content=True
         ),
@@ -594,7 +368,12 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             else "Only files of the download directory (where browser_download saves them).",
         ),
         _page_tool("browser_handle_dialog", handle_dialog, page_content=True, acts=True),
-        # information
+    ]
+
+
+def _information_tools() -> list[ToolSpec]:
+    """What the page shows: its outline, pixels, console."""
+    return [
         _page_tool(
             "browser_snapshot",
             snapshot_for_agents,
@@ -627,13 +406,11 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             page_content=True,
         ),
     ]
-    if options.allow_js:
-        specs.append(
-            _page_tool("browser_execute_js", tools.evaluate, render=render_json, page_content=True)
-        )
-    specs += [
-        _page_tool("browser_pdf", tools.pdf, render=render_pdf, read_only=True),
-        # DOM exploration
+
+
+def _dom_tools() -> list[ToolSpec]:
+    """Exploring the DOM."""
+    return [
         _page_tool("browser_query_dom", tools.query_dom, page_content=True, read_only=True),
         _page_tool(
             "browser_get_visible_text", tools.visible_text, page_content=True, read_only=True
@@ -667,13 +444,18 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             read_only=True,
         ),
         _page_tool("browser_get_dom_tree", tools.dom_tree, page_content=True, read_only=True),
-        # tabs, files, scrape
+    ]
+
+
+def _tab_and_file_tools(options: ServerOptions, policy: str) -> list[ToolSpec]:
+    """Tabs, downloads and scraping."""
+    return [
         _page_tool(
             "browser_tabs",
             browser_tabs,
             exclude=("url_policy", "guard", "context", "script_timeout"),
             fixed=lambda session: {
-                **url_policy(session), "context": session.tab_context, **scripts(session)
+                **_url_policy(session), "context": session.tab_context, **_scripts(session)
             },
             on_browser=True,
             page_content=True,
@@ -684,7 +466,7 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             download_refusing_blocked_redirects(options.url_policy),
             # The element to download by index, selector or url, as before.
             exclude=("dest_dir", "role", "name", "exact", "text", "label"),
-            fixed=downloads,
+            fixed=_downloads,
             render=render_download,
             check_arguments=check_download_source,
             note="Saved in the download directory; the result carries the file up to "
@@ -701,7 +483,12 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             check_arguments=check_url_argument,
             note=policy,
         ),
-        # seeing what the page does: network requests, performance
+    ]
+
+
+def _observation_tools() -> list[ToolSpec]:
+    """What the page does (requests, performance), the state an agent keeps, and the place it pretends to be."""
+    return [
         _page_tool(
             "browser_network_requests", browser_network_requests, page_content=True, read_only=True
         ),
@@ -737,36 +524,4 @@ def build_tools(options: ServerOptions) -> list[ToolSpec]:
             on_browser=True,
             read_only=True,
         ),
-        # the session as a script that replays without the agent
-        *recording_tools(),
     ]
-    return specs
-
-
-async def dom_resource(session: BrowserSession) -> str:
-    """``dom://current-page``: the current page's URL, title and simplified DOM tree, as
-    JSON (``null`` values while no browser is running)."""
-    browser = session.current
-    page = active_tab(browser, context=session.tab_context) if browser is not None else None
-    if page is None:
-        return to_json({"url": None, "title": None, "tree": None})
-    policy = session.options.url_policy
-    url = await location(page)
-    reason = policy.refusal(url)
-    if reason is None:
-        tree = await tools.dom_tree(page)
-        url = await location(page)  # where the tree was read (a navigation may have ended)
-        reason = policy.refusal(url)
-    if reason is not None:
-        return to_json({"url": url, "title": None, "tree": None, "blocked": reason})
-    return to_json({"url": page.url, "title": page.title, "tree": tree})
-
-
-async def tabs_resource(session: BrowserSession) -> str:
-    """``tabs://list``: the open tabs as JSON (``[]`` while no browser is running)."""
-    browser = session.current
-    if browser is None:
-        return "[]"
-    tabs = await tools.list_tabs(browser, context=session.tab_context)
-    return to_json(hide_blocked_titles(tabs, session.options.url_policy))
-

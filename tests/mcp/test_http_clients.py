@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from cdpkit.mcp._app import _ClientSessions, _SessionTracker
+from cdpkit.mcp._app import ClientSessions
+from cdpkit.mcp._http import _SessionTracker
 from cdpkit.mcp._session import BrowserSession, ServerOptions
 from tests.server import DOWNLOADS, FixtureServer, free_port
 
@@ -230,7 +231,7 @@ async def test_an_idle_client_session_loses_its_context_and_a_busy_one_keeps_it(
         await tracker(scope, receive, send)
 
     root = BrowserSession(ServerOptions())
-    clients = _ClientSessions(root)
+    clients = ClientSessions(root)
     tracker = _SessionTracker(app, clients, idle_timeout=0.3)
     try:
         for name in (b"idle", b"busy"):
@@ -327,7 +328,7 @@ async def test_a_client_that_never_sends_its_cookie_back_is_not_kept_for_the_idl
         return set_cookie[0].decode().split(";")[0] if set_cookie else ""
 
     root = BrowserSession(ServerOptions())
-    clients = _ClientSessions(root)
+    clients = ClientSessions(root)
     tracker = _SessionTracker(app, clients, idle_timeout=30, unclaimed_timeout=0.3)
     try:
         kept = await request([])

@@ -63,7 +63,7 @@ def test_tools_list_is_answered_before_the_sdk_pydantic_or_the_bindings_load() -
     assert len(answers[1]["result"]["tools"]) == len(EXPECTED_TOOLS)
     loaded = set(json.loads(stderr.strip().splitlines()[-1]))
     heavy = {"mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "asyncio", "cdpkit.cdp",
-             "cdpkit.tools", "cdpkit.browser", "cdpkit.mcp._app", "typer"}  # fmt: skip
+             "cdpkit.tools", "cdpkit.browser", "cdpkit.mcp._app", "cdpkit.mcp._http", "typer"}  # fmt: skip
     assert not heavy & loaded, heavy & loaded
 
 

@@ -1,32 +1,43 @@
 """Main-content quality of ``cdpkit.browse``'s extraction against trafilatura and
-readability-lxml, on two halves of a saved corpus: one to tune on, one held out.
+readability-lxml, on the same pages, scored one way (:func:`score`), in one run.
 
-Reads the saved pages of ``../shared/corpus/readability-dev/*/`` (``source.html`` and the
-main content Mozilla Readability found, ``expected.html``; never copied into the repo) and
-prints, per half, for each extractor: word-level F1 against ``expected.html`` (mean and
-median) and the median ratio of its output's tokens to the expected article's (tokens are
-characters / 4). Run: ``python -m benchmarks.quality [--corpus DIR] [--json] [--pages]
+Sets of saved pages, each page's article text known:
+
+- ``readability-dev``: ``../shared/corpus/readability-dev/*/`` (``source.html`` and the
+  main content Mozilla Readability found, ``expected.html``; never copied into the repo),
+  split in two halves (:func:`half`): ``tune`` and ``held-out``;
+- ``aeb``: 120 pages of Zyte's article-extraction-benchmark with hand-written article
+  bodies, in ``benchmarks/data/article-extraction-benchmark/`` (MIT; see its README):
+  held out, no rule was tuned on them.
+
+Per set and extractor it prints precision, recall and F1 (means over pages), the median
+tokens of the output (characters / 4) and its median ratio to the article's, the mean
+milliseconds a page, and the ten worst pages of cdpkit's main content with why (``--worst``:
+it quotes words of the pages, so leave it off while writing rules). Run:
+``python -m benchmarks.quality [--corpus DIR] [--aeb DIR] [--json] [--pages] [--worst]
 [--scrape]``.
 
 The split (:func:`half`): a page belongs to the ``tune`` half when the first byte of the
 SHA-256 of its folder name is even, to the ``held-out`` half otherwise. Rules of the
-extraction are tuned on the ``tune`` half only; the ``held-out`` half says how they do on
-pages nobody looked at.
+extraction are tuned on the ``tune`` half only; the other sets say how they do on pages
+nobody looked at.
 
-Extractors: cdpkit ``readability=True`` and the default (whole page without its chrome),
-both as markdown, which is what ``browse`` and ``tools.scrape`` return (inline link URLs
-count as words against them); ``trafilatura.extract`` with its defaults (text);
-``readability-lxml``'s ``Document.summary()`` through markdownify (the ``bench`` extra).
-``--scrape`` adds ``tools.scrape(page, url)`` itself: each page served on 127.0.0.1 and
-scraped in a headless Chrome (the live DOM, after its scripts ran).
+Extractors: cdpkit ``readability=True`` as markdown and as text, and the default (whole
+page without its chrome) as markdown, which is what ``browse`` and ``tools.scrape`` return;
+``trafilatura.extract`` with its defaults (text); ``readability-lxml``'s
+``Document.summary()`` through markdownify (the ``bench`` extra). ``--scrape`` adds
+``tools.scrape(page, url)`` itself on ``readability-dev``: each page served on 127.0.0.1
+and scraped in a headless Chrome (the live DOM, after its scripts ran).
 
-Words are lower-cased ``\\w+`` runs; F1 is over word multisets (bag of words), so markdown
-syntax is not counted for or against either side.
+Words are lower-cased ``\\w+`` runs; scores are over word multisets (bag of words), and
+the URL of a markdown link or image is syntax, not words, so markdown is not counted for or
+against either side.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import re
@@ -34,15 +45,16 @@ import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser
 
-from cdpkit._browse._extract import extract_html
-from cdpkit._browse._result import BrowseOptions
+from cdpkit._extraction import BrowseOptions, extract_html
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "readability-dev"
+AEB = Path(__file__).resolve().parent / "data" / "article-extraction-benchmark"
 _WORD = re.compile(r"\w+")
 _SPACES = re.compile(r"\s+")
 _LINK_TARGET = re.compile(r"\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")
@@ -62,16 +74,22 @@ def words(text: str) -> Counter[str]:
     return Counter(_WORD.findall(_LINK_TARGET.sub("]", text).lower()))
 
 
-def f1(found: Counter[str], expected: Counter[str]) -> float:
-    """Word-level F1 of ``found`` against ``expected`` (1.0 when both are empty)."""
+def score(found: Counter[str], expected: Counter[str]) -> tuple[float, float, float]:
+    """Word-level ``(precision, recall, F1)`` of ``found`` against ``expected``: the one
+    scoring of every extractor and set (all 1.0 when both are empty)."""
     if not found and not expected:
-        return 1.0
+        return 1.0, 1.0, 1.0
     common = sum((found & expected).values())
     if not common:
-        return 0.0
+        return 0.0, 0.0, 0.0
     precision = common / sum(found.values())
     recall = common / sum(expected.values())
-    return 2 * precision * recall / (precision + recall)
+    return precision, recall, 2 * precision * recall / (precision + recall)
+
+
+def f1(found: Counter[str], expected: Counter[str]) -> float:
+    """Word-level F1 of ``found`` against ``expected`` (1.0 when both are empty)."""
+    return score(found, expected)[2]
 
 
 def html_text(html: str) -> str:
@@ -81,12 +99,41 @@ def html_text(html: str) -> str:
     return _SPACES.sub(" ", root.text(separator=" ")).strip() if root is not None else ""
 
 
+@dataclass(frozen=True)
+class Page:
+    """A saved page: its name, the group it is reported in, its HTML and its article."""
+
+    name: str
+    group: str
+    html: str
+    expected: str
+
+
 def pages(corpus: Path) -> list[Path]:
     return sorted(
         p
         for p in corpus.iterdir()
         if (p / "source.html").is_file() and (p / "expected.html").is_file()
     )
+
+
+def readability_pages(corpus: Path) -> Iterator[Page]:
+    """The pages of ``readability-dev``, each in its half."""
+    for page in pages(corpus):
+        source = (page / "source.html").read_text(encoding="utf-8", errors="replace")
+        expected = (page / "expected.html").read_text(encoding="utf-8", errors="replace")
+        yield Page(page.name, half(page.name), source, html_text(expected))
+
+
+def aeb_pages(folder: Path) -> Iterator[Page]:
+    """The pages of the article-extraction-benchmark subset (group ``aeb``)."""
+    with gzip.open(folder / "ground-truth.json.gz", "rt", encoding="utf-8") as file:
+        truth = json.load(file)
+    for name in sorted(truth):
+        path = folder / "html" / f"{name}.html.gz"
+        if path.is_file():
+            html = gzip.decompress(path.read_bytes()).decode("utf-8", errors="replace")
+            yield Page(name, "aeb", html, truth[name]["articleBody"])
 
 
 def _cdpkit(options: BrowseOptions) -> Callable[[str], str]:
@@ -108,12 +155,21 @@ def _readability_lxml(html: str) -> str:
 
 # Column key -> (label, extractor of a page's HTML).
 EXTRACTORS: dict[str, tuple[str, Callable[[str], str]]] = {
-    "readability": ("cdpkit browse(readability=True), markdown", _cdpkit(BrowseOptions(readability=True))),
+    "readability": (
+        "cdpkit browse(readability=True), markdown",
+        _cdpkit(BrowseOptions(readability=True)),
+    ),
+    "readability_text": (
+        "cdpkit browse(readability=True), text",
+        _cdpkit(BrowseOptions(readability=True, format="text")),
+    ),
     "default": ("cdpkit browse() default, markdown", _cdpkit(BrowseOptions())),
     "trafilatura": ("trafilatura.extract (defaults)", _trafilatura),
     "readability_lxml": ("readability-lxml + markdownify", _readability_lxml),
 }
 SCRAPE_LABEL = "cdpkit tools.scrape(page, url), live DOM in Chrome"
+# The extractor whose worst pages are listed.
+WORST_OF = "readability"
 
 
 def _scraped(corpus: Path, names: list[str]) -> dict[str, str]:
@@ -137,62 +193,163 @@ def _scraped(corpus: Path, names: list[str]) -> dict[str, str]:
         return asyncio.run(run(origin))
 
 
-def measure(corpus: Path, *, scrape: bool = False) -> dict[str, object]:
-    """Every page's figures and, per half and over all pages, their summary."""
-    listed = pages(corpus)
-    scraped = _scraped(corpus, [p.name for p in listed]) if scrape else {}
-    extractors = dict(EXTRACTORS)
-    rows = []
-    for page in listed:
-        source = (page / "source.html").read_text(encoding="utf-8", errors="replace")
-        expected_text = html_text((page / "expected.html").read_text(encoding="utf-8", errors="replace"))
-        expected = words(expected_text)
-        expected_tokens = max(1, -(-len(expected_text) // 4))
-        row: dict[str, object] = {"page": page.name, "half": half(page.name)}
-        outputs = {key: (extract, None) for key, (_, extract) in extractors.items()}
-        for key, (extract, _) in outputs.items():
-            started = time.perf_counter()
-            output = extract(source)
-            row[f"ms_{key}"] = (time.perf_counter() - started) * 1000
-            row[f"f1_{key}"] = f1(words(output), expected)
-            row[f"tokens_{key}"] = -(-len(output) // 4) / expected_tokens
-        if scrape:
-            output = scraped[page.name]
-            row["f1_scrape"] = f1(words(output), expected)
-            row["tokens_scrape"] = -(-len(output) // 4) / expected_tokens
-        rows.append(row)
-    keys = [*extractors, *(["scrape"] if scrape else [])]
+def _tokens(text: str) -> int:
+    return -(-len(text) // 4)
+
+
+def why(found: Counter[str], expected: Counter[str]) -> str:
+    """Why a page scores low, in words: what was kept that the article lacks, or missed."""
+    extra = found - expected
+    missed = expected - found
+    extra_words, missed_words = sum(extra.values()), sum(missed.values())
+    if extra_words >= missed_words:
+        sample = " ".join(word for word, _ in extra.most_common(8))
+        return f"kept {extra_words} words not in the article (most: {sample})"
+    sample = " ".join(word for word, _ in missed.most_common(8))
+    return f"missed {missed_words} of the article's {sum(expected.values())} words (most: {sample})"
+
+
+def _row(
+    page: Page, keys: dict[str, Callable[[str], str]], extra: dict[str, str]
+) -> dict[str, object]:
+    expected = words(page.expected)
+    expected_tokens = max(1, _tokens(page.expected))
+    row: dict[str, object] = {"page": page.name, "half": page.group}
+    outputs: dict[str, tuple[str, float]] = {}
+    for key, extract in keys.items():
+        started = time.perf_counter()
+        output = extract(page.html)
+        outputs[key] = (output, (time.perf_counter() - started) * 1000)
+    for key, output in extra.items():
+        outputs[key] = (output, 0.0)
+    for key, (output, ms) in outputs.items():
+        found = words(output)
+        precision, recall, f = score(found, expected)
+        row[f"ms_{key}"] = ms
+        row[f"precision_{key}"], row[f"recall_{key}"], row[f"f1_{key}"] = precision, recall, f
+        row[f"tokens_{key}"] = _tokens(output) / expected_tokens
+        row[f"output_tokens_{key}"] = _tokens(output)
+        if key == WORST_OF:
+            row["why"] = why(found, expected)
+    return row
+
+
+def _summary(rows: list[dict[str, object]], keys: list[str]) -> dict[str, float]:
+    figures: dict[str, float] = {"pages": len(rows)}
+
+    def column(name: str) -> list[float]:
+        return [float(r[name]) for r in rows if name in r]  # type: ignore[arg-type]
+
+    for key in keys:
+        for measure_ in ("precision", "recall", "f1", "ms"):
+            values = column(f"{measure_}_{key}")
+            figures[f"{measure_}_{key}_mean"] = statistics.fmean(values) if values else 0.0
+        f1s = column(f"f1_{key}")
+        figures[f"f1_{key}_median"] = statistics.median(f1s) if f1s else 0.0
+        ratios = column(f"tokens_{key}")
+        figures[f"tokens_{key}_median"] = statistics.median(ratios) if ratios else 0.0
+        counts = column(f"output_tokens_{key}")
+        figures[f"output_tokens_{key}_median"] = statistics.median(counts) if counts else 0.0
+    return figures
+
+
+def measure_pages(
+    listed: list[Page], groups: tuple[str, ...], *, scraped: dict[str, str] | None = None
+) -> dict[str, object]:
+    """Every page's figures, each group's summary, and its worst pages."""
+    extractors = {key: extract for key, (_, extract) in EXTRACTORS.items()}
+    rows = [
+        _row(page, extractors, {"scrape": scraped[page.name]} if scraped else {}) for page in listed
+    ]
+    keys = [*extractors, *(["scrape"] if scraped else [])]
     summary: dict[str, object] = {"pages": len(rows)}
-    for group in ("all", *HALVES):
-        chosen = [r for r in rows if group == "all" or r["half"] == group]
-        figures: dict[str, float] = {"pages": len(chosen)}
-        for key in keys:
-            values = [float(r[f"f1_{key}"]) for r in chosen]  # type: ignore[arg-type]
-            ratios = [float(r[f"tokens_{key}"]) for r in chosen]  # type: ignore[arg-type]
-            figures[f"f1_{key}_mean"] = statistics.fmean(values) if values else 0.0
-            figures[f"f1_{key}_median"] = statistics.median(values) if values else 0.0
-            figures[f"tokens_{key}_median"] = statistics.median(ratios) if ratios else 0.0
-        summary[group] = figures
+    worst: dict[str, list[dict[str, object]]] = {}
+    for group in groups:
+        # "all" is readability-dev's two halves; other sets are reported apart.
+        chosen = [r for r in rows if r["half"] == group or (group == "all" and r["half"] in HALVES)]
+        summary[group] = _summary(chosen, keys)
+        ranked = sorted(chosen, key=lambda r: float(r[f"f1_{WORST_OF}"]))  # type: ignore[arg-type]
+        worst[group] = [
+            {
+                "page": r["page"],
+                "f1": r[f"f1_{WORST_OF}"],
+                "precision": r[f"precision_{WORST_OF}"],
+                "recall": r[f"recall_{WORST_OF}"],
+                "why": r["why"],
+            }
+            for r in ranked[:10]
+        ]
+    return {"summary": summary, "pages": rows, "worst": worst}
+
+
+def measure(corpus: Path, *, scrape: bool = False, aeb: Path | None = None) -> dict[str, object]:
+    """Every page's figures and, per half of ``corpus`` (and over its pages, and for the
+    ``aeb`` set when given), their summary."""
+    listed = list(readability_pages(corpus))
+    scraped = _scraped(corpus, [p.name for p in listed]) if scrape else None
+    groups: tuple[str, ...] = ("all", *HALVES)
+    if aeb is not None:
+        listed += list(aeb_pages(aeb))
+        groups += ("aeb",)
+        if scraped is not None:  # scraped pages are served from the corpus folder alone
+            listed = [p for p in listed if p.group != "aeb"]
+            groups = groups[:-1]
+    result = measure_pages(listed, groups, scraped=scraped)
+    summary = result["summary"]
+    assert isinstance(summary, dict)
+    summary["pages"] = sum(1 for p in listed if p.group in HALVES)
     # The figures the benchmark harness reads (benchmarks/cases/browse.py): held-out pages.
     held_out = summary["held-out"]
     assert isinstance(held_out, dict)
     for ours, key in (("f1", "readability"), ("f1_trafilatura", "trafilatura")):
         summary[f"{ours}_mean"] = held_out[f"f1_{key}_mean"]
         summary[f"{ours}_median"] = held_out[f"f1_{key}_median"]
-    return {"summary": summary, "pages": rows, "labels": {k: v[0] for k, v in extractors.items()}}
+    result["labels"] = {k: v[0] for k, v in EXTRACTORS.items()}
+    return result
+
+
+_GROUP_TITLES = {
+    "tune": "readability-dev, tune half",
+    "held-out": "readability-dev, held-out half",
+    "all": "readability-dev, all",
+    "aeb": "article-extraction-benchmark (held out)",
+}
+
+
+def _print_group(title: str, figures: dict[str, float], labels: dict[str, str]) -> None:
+    print(f"\n{title}: {int(figures['pages'])} pages")
+    print(
+        "| extractor | precision | recall | F1 mean | F1 median | median tokens | median tokens / article's | ms / page |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for key, label in labels.items():
+        print(
+            f"| {label} | {figures[f'precision_{key}_mean']:.3f} | {figures[f'recall_{key}_mean']:.3f}"
+            f" | {figures[f'f1_{key}_mean']:.3f} | {figures[f'f1_{key}_median']:.3f}"
+            f" | {figures[f'output_tokens_{key}_median']:.0f} | {figures[f'tokens_{key}_median']:.2f}"
+            f" | {figures[f'ms_{key}_mean']:.1f} |"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument(
+        "--aeb", type=Path, default=AEB, help="the article-extraction-benchmark folder"
+    )
+    parser.add_argument("--no-aeb", action="store_true", help="leave the aeb set out")
     parser.add_argument("--json", action="store_true", help="print every page's figures as JSON")
     parser.add_argument("--pages", action="store_true", help="print one line per page")
+    parser.add_argument(
+        "--worst", action="store_true", help="list each set's ten worst pages, with why"
+    )
     parser.add_argument("--scrape", action="store_true", help="also scrape each page in Chrome")
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():
         print(f"corpus not found: {args.corpus} (pass --corpus DIR)", file=sys.stderr)
         return 2
-    result = measure(args.corpus, scrape=args.scrape)
+    aeb = None if args.no_aeb or not args.aeb.is_dir() else args.aeb
+    result = measure(args.corpus, scrape=args.scrape, aeb=aeb)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -206,16 +363,15 @@ def main(argv: list[str] | None = None) -> int:
             figures = "  ".join(f"{key} {row[f'f1_{key}']:.3f}" for key in labels)
             print(f"{row['page']:45} {row['half']:8} {figures}")
     print(f"pages: {summary['pages']}")
-    for group in (*HALVES, "all"):
-        figures = summary[group]
-        print(f"\n{group} half: {figures['pages']} pages" if group != "all" else f"\nall: {figures['pages']} pages")
-        print("| extractor | F1 mean | F1 median | median tokens / article's |")
-        print("|---|---|---|---|")
-        for key, label in labels.items():
-            print(
-                f"| {label} | {figures[f'f1_{key}_mean']:.3f} | {figures[f'f1_{key}_median']:.3f}"
-                f" | {figures[f'tokens_{key}_median']:.2f} |"
-            )
+    for group in (*HALVES, "all", *(["aeb"] if aeb else [])):
+        _print_group(_GROUP_TITLES[group], summary[group], labels)
+        if args.worst:
+            print(f"\nworst pages of {labels[WORST_OF]}:")
+            for item in result["worst"][group]:  # type: ignore[index]
+                print(
+                    f"- {item['page']}: F1 {item['f1']:.3f} (precision {item['precision']:.3f},"
+                    f" recall {item['recall']:.3f}): {item['why']}"
+                )
     return 0
 
 

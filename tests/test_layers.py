@@ -54,6 +54,7 @@ FLOORS: dict[str, int] = {
     "_frames": 2,
     "page": 2,
     "browser": 2,
+    "_starting": 2,  # launch, connect, attach: what gives a Browser
     "_grid": 2,
     "_pool": 2,
     "_settings": 2,
@@ -65,8 +66,11 @@ FLOORS: dict[str, int] = {
     # the browse engine's names (cdpkit.browse, cdpkit.engine...).
     "__init__": 2,
     "tools.": 3,
-    # browse: the extraction pipeline needs only errors; the engine drives the browser and
-    # the tools (scrape's wait).
+    # The extraction pipeline (HTML in; blocks, main content, markdown, text out): below the
+    # tools, which scrape with it, and the browse engine, which drives the browser and the
+    # tools (scrape's wait).
+    "_extraction": 2,
+    "_extraction.": 2,
     "_browse.": 3,
     "_browser_options": 4,
     "_options": 4,

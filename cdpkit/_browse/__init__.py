@@ -3,8 +3,9 @@ and escalating to Chrome only when the page needs it.
 
 The pieces: ``_result`` (options, result, errors), ``_config`` (settings and the config
 file), ``_http`` (tier 1), ``_chrome`` (tiers 2 and 3), ``_documents`` (charsets, PDFs,
-images, what needs a browser), ``_extract`` (HTML to content), ``_sessions`` (cookie jars
-shared with browser contexts) and ``_engine`` (the tiers in order, and the public calls).
+images, what needs a browser), ``_sessions`` (cookie jars shared with browser contexts),
+``_media`` (the media cache) and ``_engine`` (the tiers in order, and the public calls).
+HTML to content is the extraction package below the tools (:mod:`cdpkit._extraction`).
 ``import cdpkit`` imports none of it: ``cdpkit.browse`` and friends load it on first use.
 Nor does importing the package load the engine: its names load on first access, so that
 the commands that only read the config file (``cdpkit mcp``, ``cdpkit eval``...) do not
@@ -20,10 +21,9 @@ from .._lazy import lazy_exports
 if TYPE_CHECKING:
     from ._config import BrowserTable, ConfigError, load_config, surface_table
     from ._engine import Engine, EngineKeywords, browse, engine
-    from ._extract import extract_html
-    from ._formats import FORM_HEAD
     from ._result import (
         BROWSE_CALL_DEFAULTS,
+        FORM_HEAD,
         BrowseCall,
         BrowseError,
         BrowseOptions,
@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from ._sessions import check_session_name
 
 # What the rest of cdpkit uses of the engine, and the module defining each: cdpkit.browse
-# and friends, the front ends (config tables, session names, results), scrape's extraction
-# and the sync twins. Nothing outside this package imports its modules themselves.
+# and friends, the front ends (config tables, session names, results) and the sync
+# twins. Nothing outside this package imports its modules themselves.
 _HOMES = {
     "BROWSE_CALL_DEFAULTS": "_result",
     "BrowseCall": "_result",
@@ -46,13 +46,12 @@ _HOMES = {
     "ConfigError": "_config",
     "Engine": "_engine",
     "EngineKeywords": "_engine",
-    "FORM_HEAD": "_formats",
+    "FORM_HEAD": "_result",
     "Form": "_result",
     "FormField": "_result",
     "browse": "_engine",
     "check_session_name": "_sessions",
     "engine": "_engine",
-    "extract_html": "_extract",
     "load_config": "_config",
     "surface_table": "_config",
 }
@@ -73,7 +72,6 @@ __all__ = [
     "browse",
     "check_session_name",
     "engine",
-    "extract_html",
     "load_config",
     "surface_table",
 ]

@@ -139,7 +139,7 @@ def extract_document(
         BrowseError: ``processing.pdf`` for a PDF that cannot be read,
             ``processing.unsupported`` for a binary type only a download can keep.
     """
-    from ._extract import extract_text
+    from .._extraction import extract_text
 
     if mime_type == "application/pdf" or (not mime_type and body.startswith(b"%PDF-")):
         text, title = _pdf_text(body, url)

@@ -938,7 +938,7 @@ class _Call:
 
 
 def _extract_html(html: str, url: str, options: BrowseOptions) -> Extraction:
-    from ._extract import extract_html
+    from .._extraction import extract_html
 
     if options.format == "a11y":  # the tree comes from the browser; the HTML gives the rest
         options = dataclasses.replace(options, format="text", max_tokens=None)

@@ -305,8 +305,8 @@ def _to_markdown(
     extraction :func:`cdpkit.browse` runs: the main content (``readability=True``), or the
     whole page with ``keep_page_chrome``, or the selected element whole; the title on top
     unless the content's first heading (or a level-1 heading) says it, as browse decides
-    (:func:`cdpkit._browse._extract.says_title`)."""
-    from .._browse import BrowseOptions, extract_html
+    (:func:`cdpkit._extraction.says_title`)."""
+    from .._extraction import BrowseOptions, extract_html
 
     html, url = dom["html"], dom["url"]
     if selected:

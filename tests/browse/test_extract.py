@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cdpkit._browse._extract import extract_html, extract_text, says_title
-from cdpkit._browse._result import BrowseOptions, Extraction
+from cdpkit._extraction import BrowseOptions, Extraction, extract_html, extract_text, says_title
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "browse"
 ARTICLE_URL = "https://kettle.example/guides/brewing-tea"

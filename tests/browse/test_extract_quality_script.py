@@ -36,24 +36,38 @@ def test_f1_counts_shared_words() -> None:
 def test_the_script_reports_every_extractor_per_half(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert quality.main(["--corpus", str(_corpus(tmp_path))]) == 0
+    assert quality.main(["--corpus", str(_corpus(tmp_path)), "--no-aeb", "--worst"]) == 0
     out = capsys.readouterr().out
 
     assert "pages: 2" in out
     assert "tune half: 1 pages" in out and "held-out half: 1 pages" in out
+    assert "article-extraction-benchmark" not in out
+    assert out.count("worst pages of") == 3
     for label in (
         "cdpkit browse(readability=True), markdown",
+        "cdpkit browse(readability=True), text",
         "cdpkit browse() default, markdown",
         "trafilatura.extract (defaults)",
         "readability-lxml + markdownify",
     ):
         assert out.count(f"| {label} |") == 3, label  # each half, and all pages
-    assert "| F1 mean | F1 median | median tokens / article's |" in out
+    assert "| precision | recall | F1 mean | F1 median | median tokens |" in out
 
-    assert quality.main(["--corpus", str(tmp_path), "--json"]) == 0
+    assert quality.main(["--corpus", str(tmp_path), "--json", "--no-aeb"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["summary"]["pages"] == 2 and data["summary"]["held-out"]["f1_readability_mean"] > 0.9
     assert {row["half"] for row in data["pages"]} == {"tune", "held-out"}
+
+
+def test_one_scoring_gives_precision_recall_and_f1() -> None:
+    precision, recall, f1 = quality.score(quality.words("a b c d"), quality.words("a b"))
+    assert (precision, recall) == (0.5, 1.0) and f1 == pytest.approx(2 / 3)
+
+
+def test_the_held_out_set_ships_with_the_repository() -> None:
+    listed = list(quality.aeb_pages(quality.AEB))
+    assert len(listed) == 120 and {page.group for page in listed} == {"aeb"}
+    assert all(page.expected.strip() and "<" in page.html for page in listed)
 
 
 def test_the_split_is_decided_by_the_folder_name_alone() -> None:

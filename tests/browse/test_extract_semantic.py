@@ -8,9 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cdpkit._browse import _semantic
-from cdpkit._browse._extract import extract_html
-from cdpkit._browse._result import BrowseOptions
+from cdpkit._extraction import BrowseOptions, _semantic, extract_html
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "browse"
 installed = pytest.mark.skipif(

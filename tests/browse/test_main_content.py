@@ -4,8 +4,7 @@ it is matched (a chart's labels), and where the article ends (a module beyond th
 
 from __future__ import annotations
 
-from cdpkit._browse._extract import extract_html
-from cdpkit._browse._result import BrowseOptions
+from cdpkit._extraction import BrowseOptions, extract_html
 
 _TIDE = (
     "The harbour authority dredged the channel again this spring, and the pilots say the tides"

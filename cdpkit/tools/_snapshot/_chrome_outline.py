@@ -210,8 +210,7 @@ async def collect_session(
         attach.cancel()
         await asyncio.gather(attach, return_exceptions=True)
         raise
-    documents = _documents(capture)
-    strings = capture.get("strings") or []
+    documents, strings = _documents(capture), capture.get("strings") or []
     if not documents:
         return
     session_key = id(session)
@@ -347,44 +346,25 @@ def build_outline(
     lines: list[str] = []
     if collected.root is None:
         return lines, nodes
-    next_index = state.next_index
-    listed = state.listed
-    numbering = state.indices
-    children = collected.children
-    filtering = filters.any
-    all_boxes = filters.boxes == "all"
-    some_boxes = filters.boxes == "interactive"
-    interactive, not_interactive = INTERACTIVE_ROLES, NOT_INTERACTIVE
-    max_depth = filters.depth
+    next_index, listed, numbering = state.next_index, state.listed, state.indices
+    children, filtering, boxes, max_depth = collected.children, filters.any, filters.boxes, filters.depth
     selection = filters.root.key if filters.root is not None else None
-    add_node = nodes.append
-    add_line = lines.append
+    add_node, add_line = nodes.append, lines.append
     # Hot loop (a node of the tree per turn): everything it uses is local.
     dropped, text_roles, leaf_controls, noise = DROPPED, TEXT_ROLES, LEAF_CONTROLS, UNNAMED_NOISE
-    focusable, matches, quote, states_of, node_type = (
-        ax_focusable, filter_matches, quote_text, _states, SnapshotNode
-    )
+    focusable, matches = ax_focusable, filter_matches
     # An explicit stack of (node, context); siblings share their context: (tree, nodes by
     # id, tree depth, display depth, parent's text, inside the selection, the numbering
     # of the tree's session).
     Context = tuple[_Tree, dict[str, "AXNodeJSON"], int, int, str, bool, dict[Any, int]]
     stack: list[tuple[AXNodeJSON, Context]] = []
-    push = stack.append
-    pop = stack.pop
-    extend = stack.extend
+    push, pop, extend = stack.append, stack.pop, stack.extend
 
     def push_tree(tree: _Tree, depth: int, display: int, selected: bool) -> None:
-        if not tree.nodes:
-            return
-        by_id = dict(zip(map(_node_id, tree.nodes), tree.nodes, strict=True))
-        root = tree.nodes[0]
-        if "parentId" in root:
-            root = next((n for n in tree.nodes if "parentId" not in n), root)
-        key = tree.session.session_id or ""
-        indices = numbering.get(key)
-        if indices is None:
-            indices = numbering[key] = {}
-        push((root, (tree, by_id, depth, display, "", selected, indices)))
+        top = _tree_top(tree, numbering)
+        if top is not None:
+            root, by_id, indices = top
+            push((root, (tree, by_id, depth, display, "", selected, indices)))
 
     push_tree(collected.root, 0, 0, selection is None)
     while stack:
@@ -409,66 +389,28 @@ def build_outline(
             if type(name) is not str:
                 name = str(name)
             properties = node.get("properties")
-            if role in text_roles:
-                if name == "" or name.isspace() or name.strip() in parent_text:
-                    continue
-                keep = True
-            elif role in noise and not name:
-                keep = focusable(properties)
-            else:
-                keep = True
-            if keep:
+            if role in text_roles and (name == "" or name.isspace() or name.strip() in parent_text):
+                continue  # text its parent's name already says
+            if not (role in noise and not name) or focusable(properties):
                 if selected and max_depth is not None and depth > max_depth:
                     continue
                 shown = selected and (not filtering or matches(filters, role, name, properties))
                 if shown:
                     # Stable: a DOM node keeps its number while it lives; a node that is
                     # not one is known by its frame and accessibility id.
-                    node_key: Any = (
-                        backend_id if backend_id is not None else (tree.frame_id, node["nodeId"])
-                    )
+                    node_key: Any = backend_id if backend_id is not None else (tree.frame_id, node["nodeId"])
                     index = indices.get(node_key)
                     if index is None:
                         index = indices[node_key] = next_index
                         next_index += 1
-                    value = _value(node) if "value" in node else None
-                    if value is not None and value == name:
-                        value = None
-                    states = states_of(role, properties) if properties else ()
-                    box = None
-                    line = f"{'  ' * display}[{index}] {role}"
-                    if name:
-                        line += " " + quote(name)
-                    if backend_id is not None:
-                        bounds = tree.boxes.get(backend_id)
-                        if bounds is not None and tree.offset is not None:
-                            dx, dy = tree.offset
-                            box = Box(bounds[0] + dx, bounds[1] + dy, bounds[2], bounds[3])
-                            if all_boxes or (
-                                some_boxes
-                                and (role in interactive or (
-                                    role not in not_interactive and focusable(properties)
-                                ))
-                            ):
-                                line += (
-                                    f" @({round(box.x)},{round(box.y)},"
-                                    f"{round(box.width)},{round(box.height)})"
-                                )
-                    if value is not None:
-                        line += " value=" + quote(value)
-                    if states:
-                        line += " [" + "] [".join(states) + "]"
+                    line, listed_node = _written(node, tree, index, role, name, properties, display, backend_id, boxes)
                     add_line(line)
-                    listed[index] = listed_node = node_type(
-                        index, role, name, value, states, display, box, backend_id,
-                        tree.session, tree.frame_id,
-                    )
+                    listed[index] = listed_node
                     add_node(listed_node)
                 if role in text_roles or role in leaf_controls:
                     continue  # inline text boxes, a field's inner editor
-                text = name
-                if "value" in node:  # an editable's text is its value
-                    text = f"{name} {node['value'].get('value', '')}"
+                # an editable's text is its value
+                text = f"{name} {node['value'].get('value', '')}" if "value" in node else name
                 context = (
                     tree, by_id, depth + 1, display + 1 if shown else display, text, selected,
                     indices,
@@ -483,3 +425,54 @@ def build_outline(
             extend(zip([by_id[i] for i in reversed(child_ids) if i in by_id], repeat(context)))
     state.next_index = next_index
     return lines, nodes
+
+
+def _tree_top(
+    tree: _Tree, numbering: dict[str, dict[Any, int]]
+) -> tuple[AXNodeJSON, dict[str, AXNodeJSON], dict[Any, int]] | None:
+    """A tree's root node, its nodes by id and its session's numbering; ``None`` for an
+    empty tree."""
+    if not tree.nodes:
+        return None
+    by_id = dict(zip(map(_node_id, tree.nodes), tree.nodes, strict=True))
+    root = tree.nodes[0]
+    if "parentId" in root:
+        root = next((n for n in tree.nodes if "parentId" not in n), root)
+    key = tree.session.session_id or ""
+    indices = numbering.get(key)
+    if indices is None:
+        indices = numbering[key] = {}
+    return root, by_id, indices
+
+
+def _written(
+    node: AXNodeJSON, tree: _Tree, index: int, role: str, name: str, properties: Any,
+    display: int, backend_id: int | None, boxes: str | None,
+) -> tuple[str, SnapshotNode]:
+    """A kept node's line (``[index] role "name" @(box) value=... [states]``) and its
+    :class:`SnapshotNode`."""
+    value = _value(node) if "value" in node else None
+    if value is not None and value == name:
+        value = None
+    states = _states(role, properties) if properties else ()
+    box = None
+    line = f"{'  ' * display}[{index}] {role}"
+    if name:
+        line += " " + quote_text(name)
+    if backend_id is not None:
+        bounds = tree.boxes.get(backend_id)
+        if bounds is not None and tree.offset is not None:
+            dx, dy = tree.offset
+            box = Box(bounds[0] + dx, bounds[1] + dy, bounds[2], bounds[3])
+            if boxes == "all" or (boxes == "interactive" and (role in INTERACTIVE_ROLES or (
+                role not in NOT_INTERACTIVE and ax_focusable(properties)
+            ))):  # fmt: skip
+                line += f" @({round(box.x)},{round(box.y)},{round(box.width)},{round(box.height)})"
+    if value is not None:
+        line += " value=" + quote_text(value)
+    if states:
+        line += " [" + "] [".join(states) + "]"
+    listed = SnapshotNode(
+        index, role, name, value, states, display, box, backend_id, tree.session, tree.frame_id
+    )
+    return line, listed

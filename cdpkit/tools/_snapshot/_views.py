@@ -43,8 +43,7 @@ def fit_budget(
         return list(lines), list(nodes), []
     depths = [node.depth for node in nodes]
     # end[i]: one past the last line of i's subtree.
-    end = [count] * count
-    open_stack: list[int] = []
+    end, open_stack = [count] * count, list[int]()
     for i, depth in enumerate(depths):
         while open_stack and depths[open_stack[-1]] >= depth:
             end[open_stack.pop()] = i

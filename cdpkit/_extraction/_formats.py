@@ -45,7 +45,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ._blocks import (
+from ._block import (
     CODE,
     EMPHASIS,
     IMAGE_CLOSE,
@@ -59,7 +59,7 @@ from ._blocks import (
     plain,
 )
 from ._controls import Control, FormView
-from ._result import Link, LinkStyle, MediaItem
+from ._types import Link, LinkStyle, MediaItem
 
 __all__ = ["Renderer"]
 
@@ -265,9 +265,6 @@ class Renderer:
 
 
 FORM_WORD = "Form"
-# The head line of a form block in markdown: what the TUI recognises (it shows the forms
-# as fields to edit instead).
-FORM_HEAD = re.compile(r"^\*\*Form\*\* \((?:GET|POST|DIALOG|[A-Z]+)\b")
 _MAX_OPTIONS = 12  # a select's options shown, at most (the selected ones always are)
 
 

@@ -21,8 +21,9 @@ from typing import Any
 from selectolax.lexbor import LexborNode
 
 from .._secrets import get_logger
-from ._blocks import Block, code_language, image_item, link_density, plain, resolve_url
-from ._result import MediaItem
+from ._block import Block, link_density, plain, resolve_url
+from ._elements import code_language, image_item
+from ._types import MediaItem
 
 __all__ = ["fill_main_content", "main_content_html", "restore_details"]
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from ._blocks import resolve_url
-from ._result import Form, FormField, Metadata
+from ._block import resolve_url
+from ._types import Form, FormField, Metadata
 
 __all__ = [
     "JavaScriptSignals",
@@ -100,20 +100,64 @@ def _ld_name(value: object) -> str:
     return ""
 
 
-def read_metadata(tree: LexborHTMLParser, meta: Mapping[str, str], base: str) -> Metadata:
-    """Description, author, published date, language, canonical URL and site name, from
-    ``<meta>``, JSON-LD, ``<time datetime>`` in the article, ``<html lang>`` and
-    ``<link rel=canonical>``."""
-    ld_author = ld_published = ""
+def _ld_names(value: object) -> list[str]:
+    """Every name a JSON-LD ``author`` (a string, a person, a list of them) gives."""
+    if isinstance(value, list):
+        return [name for item in value for name in _ld_names(item)]
+    name = _ld_name(value)
+    return [name] if name else []
+
+
+def _ld_fields(tree: LexborHTMLParser) -> dict[str, Any]:
+    """The article's fields the page's JSON-LD gives, the first of each: ``headline``,
+    ``authors``, ``published``, ``site_name``, ``language``."""
+    found: dict[str, Any] = {}
     for item in _json_ld(tree):
-        ld_author = ld_author or _ld_name(item.get("author"))
-        published = item.get("datePublished")
-        if isinstance(published, str) and not ld_published:
-            ld_published = published.strip()
-    author = _meta(meta, "author", "article:author", "dc.creator", "parsely-author") or ld_author
-    published = (
-        _meta(meta, "article:published_time", "datepublished", "dc.date", "pubdate") or ld_published
-    )
+        for key, value in (
+            ("headline", _ld_name(item.get("headline"))),
+            ("authors", _ld_names(item.get("author"))),
+            ("published", _ld_name(item.get("datePublished"))),
+            ("site_name", _ld_name(item.get("publisher"))),
+            ("language", _ld_name(item.get("inLanguage"))),
+        ):
+            if value and key not in found:
+                found[key] = value
+    return found
+
+
+def _authors(
+    tree: LexborHTMLParser, meta: Mapping[str, str], ld: Mapping[str, Any]
+) -> tuple[str, ...]:
+    """The article's authors: JSON-LD, else ``<meta>`` (every ``author`` meta), else the
+    links the page marks ``rel="author"`` (or ``itemprop="author"``), each name once."""
+    names: list[str] = list(ld.get("authors", []))
+    if not names:
+        names = [
+            _SPACES.sub(" ", node.attributes.get("content") or "").strip()
+            for node in tree.css(
+                'meta[name="author" i][content], meta[property="article:author"][content]'
+            )
+        ]
+        names = [
+            name for name in names if name and "://" not in name
+        ]  # article:author is often a URL
+    if not names:
+        names = [_text(node) for node in tree.css('a[rel~="author"], [itemprop="author"]')]
+    if not names:
+        names = [_meta(meta, "dc.creator", "parsely-author")]
+    return tuple(dict.fromkeys(name for name in names if name))
+
+
+def read_metadata(tree: LexborHTMLParser, meta: Mapping[str, str], base: str) -> Metadata:
+    """The article's title, authors, published date, language, site name, and the page's
+    description and canonical URL, from JSON-LD, OpenGraph and ``<meta>``, ``<time
+    datetime>`` in the article, ``rel="author"`` links, ``<html lang>`` and ``<link
+    rel=canonical>``."""
+    ld = _ld_fields(tree)
+    authors = _authors(tree, meta, ld)
+    published = _meta(
+        meta, "article:published_time", "datepublished", "dc.date", "pubdate"
+    ) or ld.get("published", "")
     if not published:
         time = tree.css_first("article time[datetime], main time[datetime], time[pubdate]")
         if time is not None:
@@ -128,11 +172,17 @@ def read_metadata(tree: LexborHTMLParser, meta: Mapping[str, str], base: str) ->
     )
     return Metadata(
         description=_meta(meta, "description", "og:description", "twitter:description"),
-        author=author,
+        author=", ".join(authors),
         published=published,
-        language=language or _meta(meta, "og:locale", "language", "content-language"),
+        language=ld.get("language")
+        or language
+        or _meta(meta, "og:locale", "language", "content-language"),
         canonical=canonical,
-        site_name=_meta(meta, "og:site_name", "application-name"),
+        site_name=_meta(meta, "og:site_name", "application-name") or ld.get("site_name", ""),
+        title=ld.get("headline")
+        or _meta(meta, "og:title", "twitter:title")
+        or _text(tree.css_first("h1")),
+        authors=authors,
     )
 
 

@@ -1,0 +1,149 @@
+"""What sits around an article and is named so: removed from the page before its main
+content is looked for (``readability=True``), so neither trafilatura nor the blocks put
+back between the article's sentences (:func:`._main_content.fill_main_content`) keep it.
+
+General rules, no per-site ones; the signals are the page's own:
+
+- containers whose class, id, ARIA role or label name a usual kind of boilerplate
+  (related or recommended stories, newsletter and subscription boxes, share rows, promos
+  and ads, author bios, comments and their counts), when they are short or mostly links
+  and hold little of the page's text (a ``<div class="has-comments">`` around the article
+  is the article, not a comment box);
+- a figure caption's credit line (an element named ``credit``/``copyright``..., or text
+  opening with "Photograph:", "Photo:", "Credit:"...): a caption says what the picture
+  shows, the credit whose it is, which is not the article's text;
+- the article body a page marks with ``itemprop="articleBody"`` (schema.org microdata),
+  when it holds a few sentences: the main content is looked for inside it alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+__all__ = ["article_body", "remove_boilerplate"]
+
+# Tokens of a class, id or label (split at spaces, "-" and "_") naming boilerplate.
+_BOILERPLATE = frozenset(
+    {
+        "related",
+        "recommended",
+        "recommendations",
+        "newsletter",
+        "newsletters",
+        "subscribe",
+        "subscription",
+        "signup",
+        "share",
+        "sharing",
+        "sharebar",
+        "social",
+        "promo",
+        "promoted",
+        "sponsored",
+        "advert",
+        "advertisement",
+        "ad",
+        "ads",
+        "outbrain",
+        "taboola",
+        "bio",
+        "comments",
+        "comment",
+        "disqus",
+        "popular",
+        "trending",
+    }
+)
+# Two tokens in a row that name boilerplate where each alone does not ("more stories",
+# "author bio", "read more", "also like").
+_BOILERPLATE_PAIRS = frozenset(
+    {("more", "stories"), ("author", "info"), ("read", "more"), ("also", "like"), ("sign", "up")}
+)
+_TOKEN = re.compile(r"[a-z]+")
+# Elements that are text or the page itself, whatever their class says (a paragraph with
+# class="share-intro" is the article's): boxes are containers, links and buttons.
+_NEVER_BOXES = frozenset(
+    {"html", "body", "main", "article", "p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
+     "pre", "table", "figure", "img", "picture", "video", "li", "dd", "dt"}
+)  # fmt: skip
+_NAMED = "[class], [id], [aria-label], [data-component], [data-module]"
+# A named container holding more than this share of the page's text is the page.
+_MOST_OF_PAGE = 0.25
+# A boilerplate box is short (a bio, a sign-up box, a share row) or mostly links (a rail
+# of stories): a named container of more words than this, mostly not links, may be the
+# article under a misleading name, and stays.
+_BOX_WORDS = 120
+_BOX_LINKS = 0.5
+_CREDIT_NAMES = frozenset({"credit", "credits", "copyright", "attribution", "byline", "source"})
+_CREDIT_TEXT = re.compile(
+    r"^\s*(?:photograph|photo|picture|image|illustration|credit|foto|bild|imagen)s?\s*(?:by)?\s*:",
+    re.IGNORECASE,
+)
+# Characters of text an ``itemprop="articleBody"`` element needs to be taken as the article.
+_BODY_CHARS = 280
+
+
+def _names(node: LexborNode) -> list[str]:
+    attrs = node.attributes
+    text = " ".join(
+        attrs.get(name) or ""
+        for name in ("class", "id", "aria-label", "data-component", "data-module")
+    )
+    return _TOKEN.findall(text.lower())
+
+
+def _is_boilerplate(names: list[str]) -> bool:
+    return any(name in _BOILERPLATE for name in names) or any(
+        pair in _BOILERPLATE_PAIRS for pair in itertools.pairwise(names)
+    )
+
+
+def _text_length(node: LexborNode) -> int:
+    return len((node.text(separator=" ") or "").split())
+
+
+def _link_share(node: LexborNode, length: int) -> float:
+    linked = sum(_text_length(link) for link in node.css("a"))
+    return linked / max(length, 1)
+
+
+def remove_boilerplate(tree: LexborHTMLParser) -> None:
+    """Remove from ``tree`` the named boilerplate containers and the captions' credits."""
+    body = tree.body
+    if body is None:
+        return
+    page_words = max(_text_length(body), 1)
+    for node in list(body.css(_NAMED)):
+        if node.parent is None or node.tag in _NEVER_BOXES:
+            continue
+        if not _is_boilerplate(_names(node)) or node.css_first('[itemprop="articleBody"]'):
+            continue
+        length = _text_length(node)
+        if length <= _MOST_OF_PAGE * page_words and (
+            length <= _BOX_WORDS or _link_share(node, length) >= _BOX_LINKS
+        ):
+            node.decompose()
+    for caption in body.css("figcaption"):
+        # The parts of a caption; a caption that is all credit stays (it may be all there is).
+        for part in list(caption.css("*")):
+            if part.mem_id == caption.mem_id:
+                continue
+            if part.parent is not None and set(_names(part)) & _CREDIT_NAMES:
+                part.decompose()
+        for child in list(caption.iter(include_text=True)):
+            text = child.text_content if child.is_text_node else child.text(separator=" ")
+            if text and _CREDIT_TEXT.match(text):
+                child.decompose()
+
+
+def article_body(tree: LexborHTMLParser) -> LexborNode | None:
+    """The element the page marks as its article's body (``itemprop="articleBody"``), when
+    there is one holding a few sentences."""
+    found = tree.css('[itemprop="articleBody"]')
+    if len(found) != 1:
+        return None
+    node = found[0]
+    return node if len(" ".join((node.text(separator=" ") or "").split())) >= _BODY_CHARS else None

@@ -10,7 +10,6 @@ Chrome it launched) before the app exits.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -18,12 +17,12 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from .._browse import BrowseError
 from ..errors import CDPError
+from ._commands import describe, normalized, run_command
 from ._driver import DEFAULT_SESSION
 from ._keymap import Keymap
 from ._render import (
@@ -35,6 +34,7 @@ from ._render import (
     render_snapshot,
     wrap_line,
 )
+from ._screens import Document, Help, Main
 
 if TYPE_CHECKING:
     from .._browse import BrowseResult
@@ -56,70 +56,6 @@ _LINK_MARK = re.compile(r"\[(\d+)\]")
 _IMAGE_MARK = re.compile(r"\[image(?:: [^\]]*)?\]")
 # The errors an action reports on the message line (the page shown stays).
 _REPORTED = (BrowseError, CDPError, ValueError, OSError, TimeoutError)
-
-
-class _Document(VerticalScroll, can_focus=False):
-    """The page's rows; scrolled by the app's keys only."""
-
-    BINDINGS: ClassVar[list[BindingType]] = []
-
-
-class _Main(Screen[None]):
-    """The app's screen, without Screen's Tab binding: Tab is the keymap's (form fields)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = []
-    AUTO_FOCUS = None  # nothing focused: the app reads every key
-
-
-class _Help(ModalScreen[None]):
-    """The keys and commands (``?``): scrolled with the arrows, j/k and the page keys when
-    the terminal is too small for all of it (its frame then says so); any other key
-    closes it."""
-
-    DEFAULT_CSS = """
-    _Help { align: center middle; }
-    _Help > VerticalScroll {
-        width: 104; max-width: 100%; height: auto; max-height: 100%;
-        border: round $accent; padding: 0 1; background: $surface; scrollbar-size-vertical: 1;
-    }
-    _Help Static { width: 100%; }
-    """
-    _SCROLL_KEYS: ClassVar[dict[str, float]] = {
-        "down": 1, "j": 1, "up": -1, "k": -1, "pagedown": 0.5, "ctrl+d": 0.5, "space": 0.5,
-        "pageup": -0.5, "ctrl+u": -0.5,
-    }  # fmt: skip
-    HINT = "\u2191\u2193 j k scroll \u00b7 any other key closes"
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self._text = text
-        self._top = 0.0
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield Static(self._text)
-
-    def on_mount(self) -> None:
-        self.call_after_refresh(self._hint)
-
-    def on_resize(self, event: events.Resize) -> None:
-        self.call_after_refresh(self._hint)
-
-    def _hint(self) -> None:
-        scroller = self.query_one(VerticalScroll)
-        scroller.border_subtitle = self.HINT if scroller.max_scroll_y > 0 else "any key closes"
-
-    def on_key(self, event: events.Key) -> None:
-        event.stop()
-        step = self._SCROLL_KEYS.get(event.key)
-        scroller = self.query_one(VerticalScroll)
-        if step is not None and scroller.max_scroll_y > 0:
-            rows = step if abs(step) >= 1 else step * 2 * max(1, scroller.size.height // 2)
-            # From where the last key put it: keys typed fast come before the next repaint.
-            self._top = min(max(self._top + rows, 0), scroller.max_scroll_y)
-            scroller.scroll_to(y=self._top, animate=False)
-            return
-        self.dismiss()
 
 
 class TuiApp(App[None]):
@@ -175,10 +111,10 @@ class TuiApp(App[None]):
     # -- layout -----------------------------------------------------------------------------
 
     def get_default_screen(self) -> Screen[Any]:
-        return _Main(id="_default")
+        return Main(id="_default")
 
     def compose(self) -> ComposeResult:
-        with _Document(id="document"):
+        with Document(id="document"):
             yield Static(id="body")
         yield Static(id="status")
         yield Static(id="message")
@@ -197,8 +133,8 @@ class TuiApp(App[None]):
         self._layout()
 
     @property
-    def document(self) -> _Document:
-        return self.query_one("#document", _Document)
+    def document(self) -> Document:
+        return self.query_one("#document", Document)
 
     # -- what the screen shows --------------------------------------------------------------
 
@@ -305,7 +241,7 @@ class TuiApp(App[None]):
             try:
                 outcome = await action()
             except _REPORTED as exc:
-                self._set_message(_describe(exc), error=True)
+                self._set_message(describe(exc), error=True)
                 return
             self._set_message("")
             if done is not None:
@@ -466,7 +402,7 @@ class TuiApp(App[None]):
         self._open_prompt("command", ":open URL, :tier N, :snapshot, :click N, :type N text, ...")
 
     def _do_help(self) -> None:
-        self.push_screen(_Help("\n".join(["Keys (set them in [tui.keys] of the config file):", "",
+        self.push_screen(Help("\n".join(["Keys (set them in [tui.keys] of the config file):", "",
                                           *self.keymap.help_lines()])))  # fmt: skip
 
     def _do_quit(self) -> None:
@@ -597,7 +533,7 @@ class TuiApp(App[None]):
 
     def _open_url(self, url: str) -> None:
         try:
-            target = _normalized(url)
+            target = normalized(url)
         except ValueError as exc:
             self._set_message(str(exc), error=True)
             return
@@ -617,53 +553,7 @@ class TuiApp(App[None]):
     # -- command mode -----------------------------------------------------------------------
 
     def _command(self, line: str) -> None:
-        name, _, rest = line.partition(" ")
-        rest = rest.strip()
-        driver = self.driver
-        try:
-            if name in ("q", "quit"):
-                self._do_quit()
-            elif name in ("o", "open"):
-                if not rest:
-                    raise ValueError(":open needs a URL, e.g. :open example.com")
-                self._open_url(rest)
-            elif name == "tier":
-                if rest not in ("1", "2", "3", "auto"):
-                    raise ValueError(":tier takes 1 (HTTP), 2 (light Chrome), 3 (full Chrome) or auto")
-                driver.tier = None if rest == "auto" else int(rest)
-                self._set_message(f"Tier {rest} from now on")
-                self._do_reload()
-            elif name == "snapshot":
-                self._run(driver.snapshot, "Taking a snapshot in Chrome", done=self._show_snapshot)
-            elif name == "click":
-                index = _number(rest, ":click N (an index of :snapshot)")
-                self._run(lambda: driver.click(index), f"Clicking [{index}]")
-            elif name == "type":
-                first, _, text = rest.partition(" ")
-                index = _number(first, ":type N text (an index of :snapshot)")
-                self._run(lambda: driver.type_text(index, text), f"Typing into [{index}]")
-            elif name == "screenshot":
-                path = _one_argument(rest, ":screenshot PATH")
-                self._run(lambda: driver.screenshot(path), "Taking a screenshot",
-                          done=lambda saved: self._set_message(f"Screenshot saved to {saved}"))  # fmt: skip
-            elif name == "download":
-                number = _number(rest, ":download N (a link number)")
-                self._run(lambda: driver.download(number), f"Downloading [{number}]",
-                          done=lambda got: self._set_message(f"Downloaded {got.path} ({got.size} bytes)"))  # fmt: skip
-            elif name == "session":
-                session = _one_argument(rest, ":session NAME")
-                self._run(lambda: driver.use_session(session), f"Switching to session {session}")
-            elif name == "markdown":
-                path = _one_argument(rest, ":markdown PATH")
-                self._run(lambda: driver.save_markdown(path), "Saving",
-                          done=lambda saved: self._set_message(f"Page saved to {saved}"))  # fmt: skip
-            elif name:
-                raise ValueError(
-                    f"Unknown command :{name} (commands: open, tier, snapshot, click, type, screenshot,"
-                    " download, session, markdown, quit)"
-                )
-        except ValueError as exc:
-            self._set_message(str(exc), error=True)
+        run_command(self, line)
 
     def _show_snapshot(self, text: str) -> None:
         url = self.driver.result.final_url if self.driver.result is not None else ""
@@ -672,41 +562,3 @@ class TuiApp(App[None]):
 
 def _is_submit(line: Line) -> bool:
     return line.control is not None and line.control.field is None
-
-
-def _number(text: str, usage: str) -> int:
-    if not text.strip().isdigit():
-        raise ValueError(f"Expected a number: {usage}")
-    return int(text.strip())
-
-
-def _one_argument(text: str, usage: str) -> str:
-    try:
-        parts = shlex.split(text)
-    except ValueError:
-        parts = []
-    if len(parts) != 1:
-        raise ValueError(f"Usage: {usage}")
-    return parts[0]
-
-
-def _normalized(url: str) -> str:
-    """A typed URL as the command line reads it (``example.com`` gets ``https://``, a
-    local file becomes a ``file://`` URL).
-
-    Raises:
-        ValueError: Not a URL or file it can open (the message says why).
-    """
-    from .._browser_options import CLIError
-    from .._cli_common import normalize_url
-
-    try:
-        return normalize_url(url)
-    except CLIError as exc:
-        raise ValueError(str(exc)) from None
-
-
-def _describe(exc: BaseException) -> str:
-    """An error as one line for the message line."""
-    text = str(exc) or type(exc).__name__
-    return text.splitlines()[0] if text else type(exc).__name__

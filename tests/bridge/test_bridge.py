@@ -8,6 +8,7 @@ idle minute."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import socket
@@ -23,7 +24,7 @@ import websockets
 
 import cdpkit
 from cdpkit import cdp, tools
-from cdpkit._bridge import extension_id
+from cdpkit._bridge import extension_id, read_bridge_info
 from tests.bridge.conftest import PersonsBrowser
 from tests.server import FixtureServer, Handler
 
@@ -143,6 +144,19 @@ async def test_each_client_sees_the_persons_tabs_and_its_own_and_commands_interl
                     await anext(aiter(created))
         with pytest.raises(cdpkit.CDPError, match="person's own profile"):
             await first.new_context()
+        # The second client cannot reach the first's tab by its id, nor use its session.
+        with pytest.raises(cdpkit.CDPError, match="No target"):
+            await second.call("Target.attachToTarget", {"targetId": mine.target_id, "flatten": True})
+        with pytest.raises(cdpkit.CDPError, match="No target"):
+            await second.call("Target.closeTarget", {"targetId": mine.target_id})
+        info = read_bridge_info()
+        assert info is not None
+        async with websockets.connect(info.client_url, additional_headers={
+                "Authorization": f"Bearer {info.token}"}) as raw:  # fmt: skip
+            await raw.send(json.dumps({"id": 1, "sessionId": mine.session_id,
+                                       "method": "Runtime.evaluate", "params": {"expression": "1"}}))  # fmt: skip
+            answer = json.loads(await raw.recv())
+            assert answer["error"]["message"] == "Session with given id not found.", answer
     async with cdpkit.connect("extension") as later:  # the clients' own tabs were closed
         assert [p.url for p in later.pages] == [url]
 
@@ -307,6 +321,7 @@ async def test_without_a_bridge_connect_says_what_to_do(
         async with cdpkit.connect("extension"):
             pass
     env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "CDPKIT_NO_DAEMON": "1"}
-    shown = subprocess.run([sys.executable, "-m", "cdpkit", "snapshot", "http://127.0.0.1:9/", "--connect",
-                            "extension"], capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
+    shown = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "cdpkit", "snapshot", "http://127.0.0.1:9/", "--connect",
+                         "extension"], capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
     assert shown.returncode == 1 and "cdpkit extension path" in shown.stderr, shown.stderr

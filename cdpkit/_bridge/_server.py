@@ -128,6 +128,7 @@ class Bridge:
             await connection.close(1008, "the extension says hello first")
             return
         previous = self.extension
+        log.warning("The extension connected (%s)", self.user_agent)
         self.extension = connection  # the newest wins: the old one is a stopped worker's
         if previous is not None:
             await previous.close(1000, "replaced by a newer connection")
@@ -143,6 +144,7 @@ class Bridge:
             pass
         finally:
             if self.extension is connection:
+                log.warning("The extension's connection closed")
                 self.extension = None
                 self._extension_back.clear()
                 for future in self._calls.values():

@@ -274,6 +274,29 @@ async def test_an_idle_client_still_drives_its_tab_after_a_minute(
         assert 'heading "Welcome back, Ada"' in str(await tools.snapshot(page))
 
 
+async def test_a_client_drives_its_tab_on_after_chrome_stops_the_extensions_worker(
+    persons_browser: StartBrowser, server: FixtureServer
+) -> None:
+    person = persons_browser(account_site(server), port=True)
+    person.bridge()
+    log = person.bridge_file.with_name("bridge.log")
+    port = int((person.user_data_dir / "DevToolsActivePort").read_text().split()[0])
+    async with cdpkit.connect("extension") as browser:
+        page = persons_tab(browser, "account")
+        await tools.navigate(page, server.url("/bridge/account?before"))
+        async with cdpkit.connect(f"http://127.0.0.1:{port}") as scaffold:
+            # What Chrome does to an idle MV3 worker, done now.
+            await scaffold.pages[0].call("ServiceWorker.enable")
+            await scaffold.pages[0].call("ServiceWorker.stopAllWorkers")
+        deadline = time.monotonic() + 20
+        while log.read_text().count("The extension connected") < 2:
+            assert time.monotonic() < deadline, log.read_text()
+            await asyncio.sleep(0.1)
+        assert "connection closed" in log.read_text()
+        await tools.navigate(page, server.url("/bridge/account?after"))
+        assert 'heading "Welcome back, Ada"' in str(await tools.snapshot(page))
+
+
 def cdpkit_command(person: PersonsBrowser, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "cdpkit", *args], input=stdin, capture_output=True,
                           text=True, env=person.env, timeout=90)  # fmt: skip

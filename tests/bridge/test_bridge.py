@@ -16,6 +16,7 @@ import stat
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -295,6 +296,38 @@ async def test_a_client_drives_its_tab_on_after_chrome_stops_the_extensions_work
         assert "connection closed" in log.read_text()
         await tools.navigate(page, server.url("/bridge/account?after"))
         assert 'heading "Welcome back, Ada"' in str(await tools.snapshot(page))
+
+
+async def test_leaving_detaches_from_the_persons_tabs(
+    persons_browser: StartBrowser, server: FixtureServer
+) -> None:
+    url = account_site(server)
+    person = persons_browser(url, port=True)
+    person.bridge()
+    port = int((person.user_data_dir / "DevToolsActivePort").read_text().split()[0])
+    version = await asyncio.to_thread(
+        lambda: json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/version").read())
+    )
+    # A bare connection to the browser that attaches to nothing: it reads whether anyone
+    # (here, the extension's chrome.debugger) is attached to the person's tab.
+    async with websockets.connect(version["webSocketDebuggerUrl"], max_size=None) as watcher:
+
+        async def attached() -> bool:
+            await watcher.send(json.dumps({"id": 1, "method": "Target.getTargets"}))
+            while True:
+                answer = json.loads(await watcher.recv())
+                if answer.get("id") == 1:
+                    break
+            return next(t["attached"] for t in answer["result"]["targetInfos"] if t["url"] == url)
+
+        assert not await attached()
+        async with cdpkit.connect("extension") as browser:
+            await tools.snapshot(persons_tab(browser, "account"))
+            assert await attached()
+        deadline = time.monotonic() + 5
+        while await attached():
+            assert time.monotonic() < deadline, "still attached after the client left"
+            await asyncio.sleep(0.1)
 
 
 def cdpkit_command(person: PersonsBrowser, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

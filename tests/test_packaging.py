@@ -191,6 +191,14 @@ def test_wheel_holds_the_package_and_nothing_else(built: Path) -> None:
         }
         assert "cdpkit/tools/_js/find.js" in scripts
         assert scripts <= names, sorted(scripts - names)
+        # The extension a person loads (`cdpkit extension path`), every file of it.
+        extension = {
+            path.relative_to(ROOT).as_posix()
+            for path in (ROOT / "cdpkit" / "_bridge" / "extension").rglob("*")
+            if path.is_file()
+        }
+        assert "cdpkit/_bridge/extension/manifest.json" in extension
+        assert extension <= names, sorted(extension - names)
         # No tests, no protocol JSON (the bindings are generated), nothing outside cdpkit/.
         top = {name.split("/", 1)[0] for name in names}
         assert top == {"cdpkit", f"cdpkit_browser-{cdpkit.__version__}.dist-info"}, top

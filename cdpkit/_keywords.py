@@ -10,12 +10,24 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ForwardRef, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, Final, ForwardRef, TypedDict, TypeVar
 
 if TYPE_CHECKING:
     from ._settings import Proxy
 
-__all__ = ["IdentityKeywords", "LaunchIdentityKeywords", "check_keywords", "keyword_signature"]
+__all__ = [
+    "DRAG_DEFAULTS",
+    "TARGET_DEFAULTS",
+    "DragKeywords",
+    "FieldKeywords",
+    "IdentityKeywords",
+    "LaunchIdentityKeywords",
+    "ResourceKeywords",
+    "TargetKeywords",
+    "UnpointedKeywords",
+    "check_keywords",
+    "keyword_signature",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -41,6 +53,86 @@ class LaunchIdentityKeywords(IdentityKeywords, total=False):
     """:class:`IdentityKeywords` and what only a launch takes."""
 
     ignore_default_args: Sequence[str] | bool | None
+
+
+# The target keywords, declared once in pieces so that each tool takes the ones that
+# make sense for it in the same order (`selector, index, x, y, role, name, exact, text,
+# label, timeout`); `TARGET_DEFAULTS` are the defaults its signature shows.
+class _Where(TypedDict, total=False):
+    selector: str | None
+    index: int | None
+
+
+class _Point(TypedDict, total=False):
+    x: float | None
+    y: float | None
+
+
+class _Role(TypedDict, total=False):
+    role: str | None
+    name: str | None
+    exact: bool
+
+
+class _Text(TypedDict, total=False):
+    text: str | None
+
+
+class _Label(TypedDict, total=False):
+    label: str | None
+
+
+class _Wait(TypedDict, total=False):
+    timeout: float
+
+
+class TargetKeywords(_Where, _Point, _Role, _Text, _Label, _Wait, total=False):
+    """The keywords an element tool (:func:`~cdpkit.tools.click`...) takes to say which
+    element: exactly one of ``selector``, ``index``, ``x``/``y``, ``role`` (with
+    ``name``), ``text`` or ``label``; ``exact`` and ``timeout`` tune a locator."""
+
+
+class FieldKeywords(_Where, _Point, _Role, _Label, _Wait, total=False):
+    """:class:`TargetKeywords` but ``text`` (:func:`~cdpkit.tools.type_text`'s ``text``
+    is what to type)."""
+
+
+class UnpointedKeywords(_Where, _Role, _Text, _Label, _Wait, total=False):
+    """:class:`TargetKeywords` but ``x``/``y`` (:func:`~cdpkit.tools.screenshot`)."""
+
+
+class ResourceKeywords(_Where, _Role, _Text, _Label, total=False):
+    """:class:`TargetKeywords` but ``x``/``y`` and ``timeout`` (the element whose
+    resource :func:`~cdpkit.tools.download` fetches)."""
+
+
+class _DropWhere(TypedDict, total=False):
+    to_selector: str | None
+    to_index: int | None
+
+
+class _DropPoint(TypedDict, total=False):
+    to_x: float | None
+    to_y: float | None
+
+
+class _DropLocator(TypedDict, total=False):
+    to_role: str | None
+    to_name: str | None
+    to_exact: bool
+    to_text: str | None
+    to_label: str | None
+
+
+class DragKeywords(
+    _Where, _Point, _DropWhere, _DropPoint, _Role, _Text, _Label, _DropLocator, _Wait, total=False
+):
+    """:func:`~cdpkit.tools.drag`'s: :class:`TargetKeywords` for the element dragged, the
+    same prefixed ``to_`` (but ``timeout``) for where it is dropped."""
+
+
+TARGET_DEFAULTS: Final[Mapping[str, Any]] = {"exact": True, "timeout": 5.0}
+DRAG_DEFAULTS: Final[Mapping[str, Any]] = {**TARGET_DEFAULTS, "to_exact": True}
 
 
 def keyword_signature(keywords: type, defaults: Mapping[str, Any] | None = None) -> Callable[[F], F]:

@@ -12,26 +12,21 @@ import enum
 import json
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Unpack
 
 import typer
 
-from .._browser_options import CLIError, browser_options, start_browser
+from .._browser_options import CLIError, start_browser
 from .._cli_common import normalize_url, run
 from .._options import OPTIONS
 from .._settings import BrowserSettings
 from ._browse_batch import BatchOption, ConcurrencyOption, check_batch, run_batch
 from ._params import (
-    ChromeArgOption,
-    ConnectOption,
     DebugOption,
-    GridOption,
-    HeaderOption,
-    HeadfulOption,
-    ProfileOption,
-    ScriptTimeoutOption,
-    ViewportOption,
+    EngineFlags,
+    launch_options,
     typer_option,
+    with_browser,
 )
 
 if TYPE_CHECKING:
@@ -142,6 +137,7 @@ def media_lines(result: BrowseResult) -> str:
     return "\n## Media files\n\n" + "\n".join(lines) + "\n" if lines else ""
 
 
+@with_browser("connect grid header headful profile chrome_arg viewport script_timeout batch")
 def browse(
     url: Annotated[
         str | None,
@@ -224,14 +220,6 @@ def browse(
             show_default=False,
         ),
     ] = None,
-    connect: ConnectOption = None,
-    grid: GridOption = None,
-    header: HeaderOption = None,
-    headful: HeadfulOption = False,
-    profile: ProfileOption = None,
-    chrome_arg: ChromeArgOption = None,
-    viewport: ViewportOption = None,
-    script_timeout: ScriptTimeoutOption = None,
     batch: BatchOption = None,
     concurrency: ConcurrencyOption = 4,
     respect_robots: Annotated[
@@ -243,6 +231,7 @@ def browse(
     ] = False,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
+    **flags: Unpack[EngineFlags],
 ) -> None:
     """Print what a page says, fetched over HTTP first and in Chrome only if it needs
     JavaScript (the tier used and why are in --json). Failures print one line with the
@@ -251,10 +240,7 @@ def browse(
     --proxy, --extra-header...) hold for every tier: the HTTP fetch and the browser."""
     if timeout is not None and not timeout > 0:
         raise CLIError(f"Invalid --timeout {timeout:g}: give a positive number of seconds", 2)
-    options = browser_options(
-        connect, headful, profile, chrome_arg, timeout or 30.0, viewport=viewport, grid=grid, header=header,
-        settings=settings,
-    )
+    options = launch_options(flags, settings, timeout=timeout or 30.0)
     check_batch(url, batch, concurrency)
     target = normalize_url(url) if url is not None else ""
     call = browse_call_options(
@@ -274,8 +260,9 @@ def browse(
     )
     # Browser flags win over the config file's [browser] table; without any, the engine
     # launches or attaches as the config says.
-    given = any((connect, grid, header, headful, profile, chrome_arg, viewport))
+    given = any(value for name, value in flags.items() if name != "script_timeout")
     media = {"video_frames": video_frames} if video_frames is not None else {}
+    script_timeout = flags["script_timeout"]
     browser = {"script_timeout": script_timeout} if script_timeout is not None else {}
     engine = _engine(
         options if given else None, settings, respect_robots=respect_robots, media=media, browser=browser

@@ -7,13 +7,12 @@ import contextlib
 import signal
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Unpack
 
 import typer
 
 from .._browser_options import (
     CLIError,
-    browser_options,
     error_line,
     has_display,
     open_browser,
@@ -24,12 +23,11 @@ from .._cli_common import TERMINATING_SIGNALS, normalize_url, run
 from .._settings import BrowserSettings
 from ..errors import CDPError, ProfileLockedError
 from ._params import (
-    ChromeArgOption,
+    BrowserFlags,
     DebugOption,
-    HeadfulOption,
-    ProfileOption,
-    TimeoutOption,
-    ViewportOption,
+    ProfileFlags,
+    launch_options,
+    with_browser,
 )
 
 if TYPE_CHECKING:
@@ -115,20 +113,15 @@ async def _until_stopped(
                 loop.remove_signal_handler(signum)
 
 
+@with_browser("headful profile chrome_arg viewport timeout")
 def launch(
-    headful: HeadfulOption = False,
-    profile: ProfileOption = None,
-    chrome_arg: ChromeArgOption = None,
-    viewport: ViewportOption = None,
-    timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
+    **flags: Unpack[BrowserFlags],
 ) -> None:
     """Start a browser, print its endpoint (http://127.0.0.1:PORT) on stdout, and keep it
     running until Ctrl-C. Other commands attach to it with --connect ENDPOINT."""
-    options = browser_options(
-        None, headful, profile, chrome_arg, timeout, viewport=viewport, settings=settings
-    )
+    options = launch_options(flags, settings)
 
     async def work() -> None:
         async with open_browser(options) as browser:
@@ -155,6 +148,7 @@ def launch(
     run(work, debug=debug)
 
 
+@with_browser("chrome_arg viewport timeout lock_timeout")
 def open_browser_command(
     profile: Annotated[
         str,
@@ -169,9 +163,6 @@ def open_browser_command(
         str | None,
         typer.Argument(metavar="URL", help="Open this page (e.g. the site's login page).", show_default=False),
     ] = None,
-    chrome_arg: ChromeArgOption = None,
-    viewport: ViewportOption = None,
-    timeout: TimeoutOption = 30.0,
     lock_timeout: Annotated[
         float | None,
         typer.Option(
@@ -185,6 +176,7 @@ def open_browser_command(
     ] = None,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
+    **flags: Unpack[ProfileFlags],
 ) -> None:
     """Open a browser window on a persistent profile for a manual login, at URL if given
     (e.g. the site's login page). It holds the profile's lock while open and exits when
@@ -195,7 +187,7 @@ def open_browser_command(
     from .._profiles import profile_dir
 
     options = dataclasses.replace(
-        browser_options(None, True, profile, chrome_arg, timeout, viewport=viewport, settings=settings),
+        launch_options(flags, settings, headful=True, profile=profile),
         lock_timeout=lock_timeout,
     )
     try:
@@ -229,7 +221,7 @@ def open_browser_command(
                 from ..tools import navigate
 
                 try:
-                    await navigate(browser.pages[0], target, timeout=timeout)
+                    await navigate(browser.pages[0], target, timeout=flags["timeout"])
                 except CDPError as exc:
                     print(f"warning: {error_line(exc)}", file=sys.stderr)
             print(

@@ -11,20 +11,18 @@ import sys
 import time
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, Unpack
 
 import typer
 
-from .._browser_options import browser_options, open_browser
+from .._browser_options import open_browser
 from .._cli_common import run
 from ._browser import http_endpoint
 from ._params import (
-    ChromeArgOption,
-    ConnectOption,
+    BrowserFlags,
     DebugOption,
-    GridOption,
-    HeaderOption,
-    TimeoutOption,
+    launch_options,
+    with_browser,
 )
 
 
@@ -113,14 +111,11 @@ def _fetch_json(url: str, timeout: float) -> Any:
         return json.load(response)
 
 
+@with_browser("connect grid header chrome_arg timeout full")
 def doctor(
-    connect: ConnectOption = None,
-    grid: GridOption = None,
-    header: HeaderOption = None,
-    chrome_arg: ChromeArgOption = None,
-    timeout: TimeoutOption = 30.0,
     full: Annotated[bool, typer.Option("--full", help="List every protocol difference.")] = False,
     debug: DebugOption = False,
+    **flags: Unpack[BrowserFlags],
 ) -> None:
     """Check the setup: which Chrome cdpkit finds, whether it starts, its versions, and
     whether its live /json/protocol differs from the bindings' pin (and how)."""
@@ -131,9 +126,7 @@ def doctor(
     from .._profiles import profiles_root
     from .._protocol_docs import registry as _registry
 
-    options = browser_options(
-        connect, False, None, chrome_arg, timeout, grid=grid, header=header
-    )
+    options = launch_options(flags)
 
     async def work() -> None:
         print(
@@ -145,7 +138,7 @@ def doctor(
             f"{len(_registry.COMMANDS)} commands, {len(_registry.EVENTS)} events"
         )
         print(f"profiles    {profiles_root()}")
-        if connect is None:
+        if flags["connect"] is None:
             from ..launcher import find_chrome
 
             chrome = find_chrome()
@@ -169,7 +162,9 @@ def doctor(
             base = f"{'https' if parts.scheme in ('https', 'wss') else 'http'}://{parts.netloc}"
             print(f"live protocol ({base}/json/protocol) vs bindings:")
             try:
-                document = await asyncio.to_thread(_fetch_json, f"{base}/json/protocol", timeout)
+                document = await asyncio.to_thread(
+                    _fetch_json, f"{base}/json/protocol", flags["timeout"]
+                )
             except (OSError, ValueError) as exc:
                 print(f"  could not read it: {exc}")
                 return

@@ -9,26 +9,20 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Unpack
 
 import typer
 
-from .._browser_options import CLIError, browser_options, open_page
+from .._browser_options import CLIError, open_page
 from .._cli_common import human_size, load_page, normalize_url, run
 from .._settings import BrowserSettings
 from ._params import (
-    ChromeArgOption,
-    ConnectOption,
+    BrowserFlags,
     DebugOption,
-    GridOption,
-    HeaderOption,
-    HeadfulOption,
-    ProfileOption,
-    ScriptTimeoutOption,
-    TimeoutOption,
     UrlArgument,
-    ViewportOption,
     check_output_dir,
+    launch_options,
+    with_browser,
 )
 
 if TYPE_CHECKING:
@@ -108,6 +102,7 @@ async def _watch_part_file(
             progress.stop()
 
 
+@with_browser("connect grid header headful profile chrome_arg viewport script_timeout timeout")
 def download(
     url: UrlArgument,
     directory: Annotated[
@@ -153,17 +148,9 @@ def download(
             "still bounds the wait for it to start).",
         ),
     ] = None,
-    connect: ConnectOption = None,
-    grid: GridOption = None,
-    header: HeaderOption = None,
-    headful: HeadfulOption = False,
-    profile: ProfileOption = None,
-    chrome_arg: ChromeArgOption = None,
-    viewport: ViewportOption = None,
-    script_timeout: ScriptTimeoutOption = None,
-    timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
+    **flags: Unpack[BrowserFlags],
 ) -> None:
     """Download a file the way the page would (its cookies and Referer apply), streamed
     to disk, with a progress bar for large files.
@@ -172,10 +159,7 @@ def download(
     the URL's last path segment, sanitized; an existing file is never overwritten: the
     new one becomes name-1.ext, name-2.ext... It is saved only when complete (a body
     cut short is an error and leaves no file)."""
-    options = browser_options(
-        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
-        settings=settings,
-    )
+    options = launch_options(flags, settings)
     target = normalize_url(url)
     page_url = normalize_url(from_page) if from_page is not None else None
     if selector is not None and page_url is not None:
@@ -190,9 +174,13 @@ def download(
 
         async with open_page(options) as page:
             if selector is not None:
-                await load_page(page, target, timeout, script_timeout=script_timeout)
+                await load_page(
+                    page, target, flags["timeout"], script_timeout=flags["script_timeout"]
+                )
             elif page_url is not None:
-                await load_page(page, page_url, timeout, script_timeout=script_timeout)
+                await load_page(
+                    page, page_url, flags["timeout"], script_timeout=flags["script_timeout"]
+                )
             stop = asyncio.Event()
             watcher = (
                 asyncio.create_task(
@@ -205,7 +193,7 @@ def download(
             )
             limits: dict[str, Any] = {
                 "timeout": max_time if max_time is not None else math.inf,
-                "initiation_timeout": timeout,
+                "initiation_timeout": flags["timeout"],
             }
             try:
                 if selector is not None:

@@ -7,52 +7,39 @@ from __future__ import annotations
 import enum
 import json
 import sys
-from typing import Annotated, Any
+from typing import Annotated, Any, Unpack
 
 import typer
 
-from .._browser_options import CLIError, browser_options, debug_wanted, open_page
+from .._browser_options import CLIError, debug_wanted, open_page
 from .._cli_common import content_wait, human_size, load_page, normalize_url, note_status, run
 from .._settings import BrowserSettings
 from ._params import (
-    ChromeArgOption,
-    ConnectOption,
+    BrowserFlags,
     DebugOption,
-    GridOption,
     HarOption,
-    HeaderOption,
-    HeadfulOption,
-    ProfileOption,
-    ScriptTimeoutOption,
-    TimeoutOption,
     UrlArgument,
-    ViewportOption,
     WaitOption,
     check_output_file,
+    launch_options,
+    with_browser,
     write_output,
 )
 
 
+@with_browser("connect grid header headful pipe profile chrome_arg viewport wait_ms timeout script_timeout")
 def repl(
     url: Annotated[
         str | None,
         typer.Argument(metavar="URL", help="Open this page first.", show_default=False),
     ] = None,
-    connect: ConnectOption = None,
-    grid: GridOption = None,
-    header: HeaderOption = None,
-    headful: HeadfulOption = False,
     pipe: Annotated[
         bool, typer.Option("--pipe", help="Talk to the launched browser over a pipe, not a port.")
     ] = False,
-    profile: ProfileOption = None,
-    chrome_arg: ChromeArgOption = None,
-    viewport: ViewportOption = None,
     wait_ms: WaitOption = None,
-    timeout: TimeoutOption = 30.0,
-    script_timeout: ScriptTimeoutOption = None,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
+    **flags: Unpack[BrowserFlags],
 ) -> None:
     """A Python console on a live page: top-level await; cdpkit, cdp, tools, browser and
     page preloaded; raw lines like `Page.navigate url=https://example.com`; :help lists
@@ -61,14 +48,11 @@ def repl(
     up its stalled scripts as --script-timeout says)."""
     from .. import repl as repl_module
 
-    options = browser_options(
-        connect, headful, profile, chrome_arg, timeout, pipe, viewport=viewport, grid=grid, header=header,
-        settings=settings,
-    )
+    options = launch_options(flags, settings, pipe=pipe)
     start_url = normalize_url(url) if url is not None else None
     raise typer.Exit(
         repl_module.run(
-            options, start_url, wait_ms=wait_ms, script_timeout=script_timeout or None,
+            options, start_url, wait_ms=wait_ms, script_timeout=flags["script_timeout"] or None,
             debug=debug_wanted(debug),
         )
     )
@@ -108,6 +92,7 @@ def _element_target(element: str | None, selector: str | None) -> dict[str, Any]
     return target
 
 
+@with_browser("connect grid header har headful profile chrome_arg viewport script_timeout timeout")
 def screenshot(
     url: UrlArgument,
     output: Annotated[
@@ -147,24 +132,13 @@ def screenshot(
         ),
     ] = None,
     wait_ms: WaitOption = None,
-    connect: ConnectOption = None,
-    grid: GridOption = None,
-    header: HeaderOption = None,
     har: HarOption = None,
-    headful: HeadfulOption = False,
-    profile: ProfileOption = None,
-    chrome_arg: ChromeArgOption = None,
-    viewport: ViewportOption = None,
-    script_timeout: ScriptTimeoutOption = None,
-    timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
+    **flags: Unpack[BrowserFlags],
 ) -> None:
     """Save a screenshot of a page, once its content has settled."""
-    options = browser_options(
-        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
-        settings=settings,
-    )
+    options = launch_options(flags, settings)
     address = normalize_url(url)
     if har is not None:
         check_output_file(har)
@@ -180,7 +154,9 @@ def screenshot(
         from ..tools import screenshot as take_screenshot
 
         async with open_page(options, har=har) as page:
-            await load_page(page, address, timeout, wait_ms, script_timeout=script_timeout)
+            await load_page(
+                page, address, flags["timeout"], wait_ms, script_timeout=flags["script_timeout"]
+            )
             data = await take_screenshot(
                 page, full_page=full_page, format=fmt, quality=quality, **target  # type: ignore[arg-type]
             )
@@ -191,6 +167,7 @@ def screenshot(
     run(work, debug=debug)
 
 
+@with_browser("connect grid header har profile chrome_arg viewport script_timeout timeout")
 def pdf(
     url: UrlArgument,
     output: Annotated[
@@ -198,24 +175,14 @@ def pdf(
         typer.Option("-o", "--output", metavar="FILE", help="Where to save it ('-' for stdout)."),
     ] = "page.pdf",
     wait_ms: WaitOption = None,
-    connect: ConnectOption = None,
-    grid: GridOption = None,
-    header: HeaderOption = None,
     har: HarOption = None,
-    profile: ProfileOption = None,
-    chrome_arg: ChromeArgOption = None,
-    viewport: ViewportOption = None,
-    script_timeout: ScriptTimeoutOption = None,
-    timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
+    **flags: Unpack[BrowserFlags],
 ) -> None:
     """Save a page as PDF (as printed, with its print styles), once its content has
     settled. Headless only: Chrome prints to PDF without a window."""
-    options = browser_options(
-        connect, False, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
-        settings=settings,
-    )
+    options = launch_options(flags, settings)
     target = normalize_url(url)
     if har is not None:
         check_output_file(har)
@@ -225,7 +192,9 @@ def pdf(
         from ..tools import pdf as print_pdf
 
         async with open_page(options, har=har) as page:
-            await load_page(page, target, timeout, wait_ms, script_timeout=script_timeout)
+            await load_page(
+                page, target, flags["timeout"], wait_ms, script_timeout=flags["script_timeout"]
+            )
             data = await print_pdf(page)
         where = write_output(data, output)
         if where != "stdout":
@@ -241,6 +210,7 @@ class SnapshotEngine(enum.StrEnum):
     chrome = "chrome"
 
 
+@with_browser("connect grid header har headful profile chrome_arg viewport script_timeout timeout")
 def snapshot(
     url: UrlArgument,
     interactive_only: Annotated[
@@ -274,25 +244,14 @@ def snapshot(
         ),
     ] = SnapshotEngine.page,
     wait_ms: WaitOption = None,
-    connect: ConnectOption = None,
-    grid: GridOption = None,
-    header: HeaderOption = None,
     har: HarOption = None,
-    headful: HeadfulOption = False,
-    profile: ProfileOption = None,
-    chrome_arg: ChromeArgOption = None,
-    viewport: ViewportOption = None,
-    script_timeout: ScriptTimeoutOption = None,
-    timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
+    **flags: Unpack[BrowserFlags],
 ) -> None:
     """Print a page's accessibility snapshot once its content has settled: one line per
     node, `[index] role "name" @(x,y,w,h)`."""
-    options = browser_options(
-        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
-        settings=settings,
-    )
+    options = launch_options(flags, settings)
     target = normalize_url(url)
     if har is not None:
         check_output_file(har)
@@ -301,7 +260,9 @@ def snapshot(
         from ..tools import snapshot as take_snapshot
 
         async with open_page(options, har=har) as page:
-            await load_page(page, target, timeout, wait_ms, script_timeout=script_timeout)
+            await load_page(
+                page, target, flags["timeout"], wait_ms, script_timeout=flags["script_timeout"]
+            )
             result = await take_snapshot(
                 page,
                 interactive_only=interactive_only,
@@ -324,6 +285,7 @@ class ScrapeFormat(enum.StrEnum):
     text = "text"
 
 
+@with_browser("connect grid header har headful profile chrome_arg viewport script_timeout timeout")
 def scrape(
     url: UrlArgument,
     output_format: Annotated[
@@ -342,26 +304,15 @@ def scrape(
         str | None,
         typer.Option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout."),
     ] = None,
-    connect: ConnectOption = None,
-    grid: GridOption = None,
-    header: HeaderOption = None,
     har: HarOption = None,
-    headful: HeadfulOption = False,
-    profile: ProfileOption = None,
-    chrome_arg: ChromeArgOption = None,
-    viewport: ViewportOption = None,
-    script_timeout: ScriptTimeoutOption = None,
-    timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
+    **flags: Unpack[BrowserFlags],
 ) -> None:
     """Print a page's content as markdown, its links, or its text, once it has settled. A
     URL that is a media file (image, video, audio, PDF) is saved with -o instead; other
     files (CSV, ZIP...) are for `cdpkit download`."""
-    options = browser_options(
-        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
-        settings=settings,
-    )
+    options = launch_options(flags, settings)
     target = normalize_url(url)
     if har is not None:
         check_output_file(har)
@@ -381,8 +332,8 @@ def scrape(
                     selector=selector,
                     max_chars=max_chars,
                     wait_for_ms=wait_ms,
-                    smart_wait=content_wait(timeout, script_timeout),
-                    timeout=timeout,
+                    smart_wait=content_wait(flags["timeout"], flags["script_timeout"]),
+                    timeout=flags["timeout"],
                 )
             except NotAPageError as exc:
                 raise CLIError(
@@ -415,6 +366,7 @@ def scrape(
     run(work, debug=debug)
 
 
+@with_browser("connect grid header har headful profile chrome_arg viewport script_timeout timeout")
 def eval_(
     url: UrlArgument,
     expression: Annotated[
@@ -426,25 +378,14 @@ def eval_(
         ),
     ],
     wait_ms: WaitOption = None,
-    connect: ConnectOption = None,
-    grid: GridOption = None,
-    header: HeaderOption = None,
     har: HarOption = None,
-    headful: HeadfulOption = False,
-    profile: ProfileOption = None,
-    chrome_arg: ChromeArgOption = None,
-    viewport: ViewportOption = None,
-    script_timeout: ScriptTimeoutOption = None,
-    timeout: TimeoutOption = 30.0,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
+    **flags: Unpack[BrowserFlags],
 ) -> None:
     """Evaluate JavaScript in a page once its content has settled and print the result
     (strings as they are, anything else as JSON)."""
-    options = browser_options(
-        connect, headful, profile, chrome_arg, timeout, viewport=viewport, grid=grid, header=header,
-        settings=settings,
-    )
+    options = launch_options(flags, settings)
     target = normalize_url(url)
     if har is not None:
         check_output_file(har)
@@ -453,7 +394,9 @@ def eval_(
         from ..tools import evaluate
 
         async with open_page(options, har=har) as page:
-            await load_page(page, target, timeout, wait_ms, script_timeout=script_timeout)
+            await load_page(
+                page, target, flags["timeout"], wait_ms, script_timeout=flags["script_timeout"]
+            )
             value = await evaluate(page, expression)
         if isinstance(value, str):
             print(value)

@@ -10,13 +10,17 @@ import inspect
 import os
 import sys
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict, TypeVar
 
 import typer
 
-from .._browser_options import CLIError
+from .._browser_options import CLIError, browser_options
+
+if TYPE_CHECKING:
+    from .._browser_options import BrowserOptions
+    from .._settings import BrowserSettings
 from .._options import BROWSER, IDENTITY, OPTIONS, layered_browser
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -80,6 +84,105 @@ UrlArgument = Annotated[
         show_default=False,
     ),
 ]
+
+# The browser options a command takes with `with_browser`, from their one declaration
+# above: the parameter each becomes, and its default.
+_BROWSER_PARAMETERS: dict[str, tuple[Any, Any]] = {
+    "connect": (ConnectOption, None),
+    "grid": (GridOption, None),
+    "header": (HeaderOption, None),
+    "headful": (HeadfulOption, False),
+    "profile": (ProfileOption, None),
+    "chrome_arg": (ChromeArgOption, None),
+    "viewport": (ViewportOption, None),
+    "script_timeout": (ScriptTimeoutOption, None),
+    "timeout": (TimeoutOption, 30.0),
+}
+
+
+class _WhichBrowser(TypedDict, total=False):
+    connect: str | None
+    grid: str | None
+    header: list[str] | None
+    headful: bool
+    chrome_arg: list[str] | None
+    viewport: str | None
+    script_timeout: float | None
+
+
+class _Profile(TypedDict, total=False):
+    profile: str | None
+
+
+class _Timeout(TypedDict, total=False):
+    timeout: float
+
+
+class BrowserFlags(_WhichBrowser, _Profile, _Timeout, total=False):
+    """The browser options as a command gets them (``**flags``), by :func:`with_browser`:
+    each the Python type of :data:`_BROWSER_PARAMETERS`' option of that name."""
+
+
+class EngineFlags(_WhichBrowser, _Profile, total=False):
+    """:class:`BrowserFlags` of a command whose ``--timeout`` is the browse engine's."""
+
+
+class ProfileFlags(_WhichBrowser, _Timeout, total=False):
+    """:class:`BrowserFlags` of a command whose ``--profile`` is its own."""
+
+
+def with_browser(line: str) -> Callable[[F], F]:
+    """A decorator: the command with the browser options named in ``line`` (``"connect
+    grid header headful..."``, in their ``--help`` order) on its command line; they reach
+    it in its ``**flags`` (:class:`BrowserFlags`).
+
+    ``line`` may name the command's own parameters too (``"connect har headful"``), to
+    keep ``--help`` in the order people know: the whole line then stands where the first
+    of them is written, else before ``--debug`` (or ``settings``, or at the end)."""
+    names = line.split()
+
+    def decorate(command: F) -> F:
+        hints = typing.get_type_hints(command, include_extras=True)
+        own = {p.name: p.replace(annotation=hints.get(p.name, p.annotation))
+               for p in inspect.signature(command).parameters.values()
+               if p.kind is not inspect.Parameter.VAR_KEYWORD}  # fmt: skip
+        block = [
+            own[name] if name in own else inspect.Parameter(
+                name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=_BROWSER_PARAMETERS[name][1], annotation=_BROWSER_PARAMETERS[name][0],
+            )
+            for name in names
+        ]  # fmt: skip
+        rest = list(own.values())
+        anchors = [i for i, p in enumerate(rest) if p.name in names]
+        at = anchors[0] if anchors else next(
+            (i for i, p in enumerate(rest) if p.name in ("debug", "settings")), len(rest)
+        )  # fmt: skip
+        rest = [p for p in rest if p.name not in names]
+        parameters = [*rest[:at], *block, *rest[at:]]
+
+        @functools.wraps(command)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            return command(*args, **kwargs)
+
+        wrapper.__signature__ = inspect.signature(command).replace(parameters=parameters)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {
+            **{name: hint for name, hint in hints.items() if name in own or name == "return"},
+            **{p.name: p.annotation for p in block},
+        }
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def launch_options(
+    flags: Mapping[str, Any], settings: BrowserSettings | None = None, **fixed: Any
+) -> BrowserOptions:
+    """The checked :class:`BrowserOptions` of a command's browser ``flags`` (those that
+    say which browser; ``--script-timeout`` is the page's), ``fixed`` over them."""
+    given = {name: value for name, value in flags.items() if name != "script_timeout"}
+    return browser_options(**{**given, **fixed}, settings=settings)
+
 
 # Commands on the browse engine, which reads the config file itself (and whose --timeout
 # is for a whole page, all tiers): their options come from the flags and the environment.

@@ -8,15 +8,16 @@ it the command says what to install. This is the command as ``cdpkit --help`` an
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Unpack
 
 import typer
 
 from .._browser_options import debug_wanted
 from .._cli_common import run
-from ._params import ConnectOption, DebugOption, HeadfulOption, ScriptTimeoutOption
+from ._params import DebugOption, EngineFlags, with_browser
 
 
+@with_browser("connect headful script_timeout")
 def tui(
     url: Annotated[
         str | None,
@@ -36,10 +37,8 @@ def tui(
     timeout: Annotated[
         float, typer.Option("--timeout", metavar="SECONDS", help="For each page, all tiers together.")
     ] = 30.0,
-    connect: ConnectOption = None,
-    headful: HeadfulOption = False,
-    script_timeout: ScriptTimeoutOption = None,
     debug: DebugOption = False,
+    **flags: Unpack[EngineFlags],
 ) -> None:
     """Read and drive the web from a terminal: the page as text with numbered links
     (f N follows one), vim keys (? lists them; [tui.keys] of the config file changes
@@ -48,6 +47,8 @@ def tui(
     only when a page needs it, and is closed when you quit."""
     from .._tui import prepare
 
-    work = prepare(url, tier=tier, session=session, timeout=timeout, connect=connect, headful=headful,
-                   script_timeout=script_timeout)  # fmt: skip
+    work = prepare(
+        url, tier=tier, session=session, timeout=timeout, connect=flags["connect"],
+        headful=flags["headful"], script_timeout=flags["script_timeout"],
+    )  # fmt: skip
     run(work, debug=debug_wanted(debug))

@@ -8,7 +8,16 @@ import contextlib
 from typing import TYPE_CHECKING, Any, cast
 
 from cdpkit import tools as _tools
-from cdpkit.tools import DEFAULT_LOCATOR_TIMEOUT
+from cdpkit._keywords import (
+    DRAG_DEFAULTS,
+    TARGET_DEFAULTS,
+    DragKeywords,
+    FieldKeywords,
+    ResourceKeywords,
+    TargetKeywords,
+    UnpointedKeywords,
+    keyword_signature,
+)
 
 from . import _runner
 from ._generated import Browser, BrowserContext, Page, Recording
@@ -21,7 +30,7 @@ if TYPE_CHECKING:
     import os
     from collections.abc import Iterable, Iterator, Mapping, Sequence
     from pathlib import Path
-    from typing import Literal
+    from typing import Literal, Unpack
 
     from cdpkit._navigation import WaitUntil
     from cdpkit.page import Dialog
@@ -67,7 +76,8 @@ def active_tab(browser: Browser, *, context: BrowserContext | None = None) -> Pa
     return cast("Page | None", _wrap(_call(lambda: _tools.active_tab(_unwrap(browser), context=_unwrap(context)))))
 
 
-def check_visibility(page: Page, *, selector: str | None = None, index: int | None = None, x: float | None = None, y: float | None = None, role: str | None = None, name: str | None = None, exact: bool = True, text: str | None = None, label: str | None = None, timeout: float = DEFAULT_LOCATOR_TIMEOUT) -> Visibility:
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
+def check_visibility(page: Page, **target: Unpack[TargetKeywords]) -> Visibility:
     """Whether a user can see an element, whether it is in the viewport, and why not.
 
     An element is not visible when it (or an ancestor) has ``display: none`` or
@@ -98,10 +108,11 @@ def check_visibility(page: Page, *, selector: str | None = None, index: int | No
         ElementNotFoundError: No such element.
         TargetClosedError: The page is closed.
     """
-    return _run(_tools.check_visibility(_unwrap(page), selector=selector, index=index, x=x, y=y, role=role, name=name, exact=exact, text=text, label=label, timeout=timeout))
+    return _run(_tools.check_visibility(_unwrap(page), **target))
 
 
-def click(page: Page, *, selector: str | None = None, index: int | None = None, x: float | None = None, y: float | None = None, role: str | None = None, name: str | None = None, exact: bool = True, text: str | None = None, label: str | None = None, timeout: float = DEFAULT_LOCATOR_TIMEOUT, button: MouseButton = "left", click_count: int = 1, modifiers: Sequence[str] = ()) -> None:
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
+def click(page: Page, *, button: MouseButton = "left", click_count: int = 1, modifiers: Sequence[str] = (), **target: Unpack[TargetKeywords]) -> None:
     """Click an element with the real mouse, as a person would.
 
     The element is scrolled into view (at once, even on pages with ``scroll-behavior:
@@ -140,7 +151,7 @@ def click(page: Page, *, selector: str | None = None, index: int | None = None, 
         AmbiguousLocatorError: The locator matched several elements (none was clicked).
         TargetClosedError: The page is closed.
     """
-    _run(_tools.click(_unwrap(page), selector=selector, index=index, x=x, y=y, role=role, name=name, exact=exact, text=text, label=label, timeout=timeout, button=button, click_count=click_count, modifiers=modifiers))
+    _run(_tools.click(_unwrap(page), button=button, click_count=click_count, modifiers=modifiers, **target))
 
 
 def close_tab(browser: Browser, tab_id: str, *, context: BrowserContext | None = None) -> None:
@@ -157,7 +168,8 @@ def close_tab(browser: Browser, tab_id: str, *, context: BrowserContext | None =
     _run(_tools.close_tab(_unwrap(browser), tab_id, context=_unwrap(context)))
 
 
-def computed_styles(page: Page, *, selector: str | None = None, index: int | None = None, x: float | None = None, y: float | None = None, role: str | None = None, name: str | None = None, exact: bool = True, text: str | None = None, label: str | None = None, timeout: float = DEFAULT_LOCATOR_TIMEOUT, properties: list[str] | None = None) -> dict[str, str]:
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
+def computed_styles(page: Page, *, properties: list[str] | None = None, **target: Unpack[TargetKeywords]) -> dict[str, str]:
     """The computed CSS values of an element, as the browser resolved them.
 
     Args:
@@ -189,7 +201,7 @@ def computed_styles(page: Page, *, selector: str | None = None, index: int | Non
         ElementNotFoundError: No such element.
         TargetClosedError: The page is closed.
     """
-    return _run(_tools.computed_styles(_unwrap(page), selector=selector, index=index, x=x, y=y, role=role, name=name, exact=exact, text=text, label=label, timeout=timeout, properties=properties))
+    return _run(_tools.computed_styles(_unwrap(page), properties=properties, **target))
 
 
 def console_logs(page: Page, *, level: ConsoleLevel | None = None, clear: bool = False) -> list[ConsoleMessage]:
@@ -255,7 +267,8 @@ def dom_tree(page: Page, *, selector: str | None = None, max_depth: int | None =
     return _run(_tools.dom_tree(_unwrap(page), selector=selector, max_depth=max_depth, max_nodes=max_nodes))
 
 
-def download(page: Page, *, url: str | None = None, selector: str | None = None, index: int | None = None, dest_dir: str | os.PathLike[str] | None = None, filename: str | None = None, server_filename: bool = False, timeout: float = 30, initiation_timeout: float = 10, role: str | None = None, name: str | None = None, exact: bool = True, text: str | None = None, label: str | None = None) -> DownloadResult:
+@keyword_signature(ResourceKeywords, TARGET_DEFAULTS)
+def download(page: Page, *, url: str | None = None, dest_dir: str | os.PathLike[str] | None = None, filename: str | None = None, server_filename: bool = False, timeout: float = 30, initiation_timeout: float = 10, **target: Unpack[ResourceKeywords]) -> DownloadResult:
     """Download a resource as the page would and stream it to disk.
 
     The download succeeds only when the whole body is on disk: as long as the
@@ -296,10 +309,11 @@ def download(page: Page, *, url: str | None = None, selector: str | None = None,
             404 for URL", "Network request failed for URL: ...", a body cut short, or a
             timeout. Nothing is left on disk and no task keeps running.
     """
-    return _run(_tools.download(_unwrap(page), url=url, selector=selector, index=index, dest_dir=dest_dir, filename=filename, server_filename=server_filename, timeout=timeout, initiation_timeout=initiation_timeout, role=role, name=name, exact=exact, text=text, label=label))
+    return _run(_tools.download(_unwrap(page), url=url, dest_dir=dest_dir, filename=filename, server_filename=server_filename, timeout=timeout, initiation_timeout=initiation_timeout, **target))
 
 
-def drag(page: Page, *, selector: str | None = None, index: int | None = None, x: float | None = None, y: float | None = None, to_selector: str | None = None, to_index: int | None = None, to_x: float | None = None, to_y: float | None = None, role: str | None = None, name: str | None = None, exact: bool = True, text: str | None = None, label: str | None = None, to_role: str | None = None, to_name: str | None = None, to_exact: bool = True, to_text: str | None = None, to_label: str | None = None, timeout: float = DEFAULT_LOCATOR_TIMEOUT) -> None:
+@keyword_signature(DragKeywords, DRAG_DEFAULTS)
+def drag(page: Page, **target: Unpack[DragKeywords]) -> None:
     """Drag an element onto another element (or a viewport point) with the mouse.
 
     Presses the left button on the source's centre, moves in steps to the destination's
@@ -343,10 +357,11 @@ def drag(page: Page, *, selector: str | None = None, index: int | None = None, x
         AmbiguousLocatorError: A locator matched several elements (nothing was dragged).
         TargetClosedError: The page is closed.
     """
-    _run(_tools.drag(_unwrap(page), selector=selector, index=index, x=x, y=y, to_selector=to_selector, to_index=to_index, to_x=to_x, to_y=to_y, role=role, name=name, exact=exact, text=text, label=label, to_role=to_role, to_name=to_name, to_exact=to_exact, to_text=to_text, to_label=to_label, timeout=timeout))
+    _run(_tools.drag(_unwrap(page), **target))
 
 
-def element_state(page: Page, *, selector: str | None = None, index: int | None = None, x: float | None = None, y: float | None = None, role: str | None = None, name: str | None = None, exact: bool = True, text: str | None = None, label: str | None = None, timeout: float = DEFAULT_LOCATOR_TIMEOUT) -> ElementState:
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
+def element_state(page: Page, **target: Unpack[TargetKeywords]) -> ElementState:
     """The interaction state of an element: visible, enabled, checked, focused,
     editable, selected.
 
@@ -373,7 +388,7 @@ def element_state(page: Page, *, selector: str | None = None, index: int | None 
         ElementNotFoundError: No such element.
         TargetClosedError: The page is closed.
     """
-    return _run(_tools.element_state(_unwrap(page), selector=selector, index=index, x=x, y=y, role=role, name=name, exact=exact, text=text, label=label, timeout=timeout))
+    return _run(_tools.element_state(_unwrap(page), **target))
 
 
 def emulate(page: Page, *, viewport: tuple[int, int] | None = None, device: str | None = None, user_agent: str | None = None, locale: str | None = None, timezone: str | None = None, geolocation: tuple[float, float] | tuple[float, float, float] | None = None, color_scheme: ColorScheme | None = None, offline: bool | None = None, cpu_throttle: float | None = None, network: str | NetworkConditions | None = None, reset: bool = False) -> None:
@@ -508,7 +523,8 @@ def form_values(page: Page, *, selector: str | None = None) -> list[FormField]:
     return _run(_tools.form_values(_unwrap(page), selector=selector))
 
 
-def get_attributes(page: Page, *, selector: str | None = None, index: int | None = None, x: float | None = None, y: float | None = None, role: str | None = None, name: str | None = None, exact: bool = True, text: str | None = None, label: str | None = None, timeout: float = DEFAULT_LOCATOR_TIMEOUT) -> dict[str, str]:
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
+def get_attributes(page: Page, **target: Unpack[TargetKeywords]) -> dict[str, str]:
     """Every HTML attribute of an element, as written in the markup (in source order).
 
     Current form values typed by the user are properties, not attributes: see
@@ -519,7 +535,7 @@ def get_attributes(page: Page, *, selector: str | None = None, index: int | None
         ElementNotFoundError: No such element.
         TargetClosedError: The page is closed.
     """
-    return _run(_tools.get_attributes(_unwrap(page), selector=selector, index=index, x=x, y=y, role=role, name=name, exact=exact, text=text, label=label, timeout=timeout))
+    return _run(_tools.get_attributes(_unwrap(page), **target))
 
 
 def go_back(page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30, script_timeout: float | None = None) -> NavigationResult | None:
@@ -563,7 +579,8 @@ def handle_dialog(page: Page, *, accept: bool = True, prompt_text: str | None = 
     return _run(_tools.handle_dialog(_unwrap(page), accept=accept, prompt_text=prompt_text, timeout=timeout))
 
 
-def hover(page: Page, *, selector: str | None = None, index: int | None = None, x: float | None = None, y: float | None = None, role: str | None = None, name: str | None = None, exact: bool = True, text: str | None = None, label: str | None = None, timeout: float = DEFAULT_LOCATOR_TIMEOUT) -> None:
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
+def hover(page: Page, **target: Unpack[TargetKeywords]) -> None:
     """Move the mouse over an element (scrolled into view first), as a person would.
 
     The page receives trusted ``mouseover``/``mouseenter``/``mousemove`` events and CSS
@@ -590,7 +607,7 @@ def hover(page: Page, *, selector: str | None = None, index: int | None = None, 
         AmbiguousLocatorError: The locator matched several elements.
         TargetClosedError: The page is closed.
     """
-    _run(_tools.hover(_unwrap(page), selector=selector, index=index, x=x, y=y, role=role, name=name, exact=exact, text=text, label=label, timeout=timeout))
+    _run(_tools.hover(_unwrap(page), **target))
 
 
 def key_down(page: Page, key: str) -> None:
@@ -1068,7 +1085,8 @@ def reload(page: Page, *, wait_until: WaitUntil = "load", timeout: float = 30, s
     return _run(_tools.reload(_unwrap(page), wait_until=wait_until, timeout=timeout, script_timeout=script_timeout))
 
 
-def resource_url(page: Page, *, selector: str | None = None, index: int | None = None, role: str | None = None, name: str | None = None, exact: bool = True, text: str | None = None, label: str | None = None) -> str:
+@keyword_signature(ResourceKeywords, TARGET_DEFAULTS)
+def resource_url(page: Page, **target: Unpack[ResourceKeywords]) -> str:
     """The absolute URL :func:`download` would fetch for an element: a link's ``href``,
     an image's, video's or audio's current source, an ``<object>``'s data...
 
@@ -1081,7 +1099,7 @@ def resource_url(page: Page, *, selector: str | None = None, index: int | None =
         AmbiguousLocatorError: The locator matched several elements.
         DownloadError: The element has no downloadable resource.
     """
-    return _run(_tools.resource_url(_unwrap(page), selector=selector, index=index, role=role, name=name, exact=exact, text=text, label=label))
+    return _run(_tools.resource_url(_unwrap(page), **target))
 
 
 def save_storage_state(target: Page | BrowserContext | Browser, path: str | os.PathLike[str] | None = None) -> StorageState:
@@ -1140,7 +1158,8 @@ def scrape(page: Page, url: str, *, format: ScrapeFormat = "markdown", wait_for_
     return _run(_tools.scrape(_unwrap(page), url, format=format, wait_for_ms=wait_for_ms, selector=selector, max_chars=max_chars, smart_wait=smart_wait, keep_page_chrome=keep_page_chrome, keep_data_images=keep_data_images, timeout=timeout))
 
 
-def screenshot(page: Page, *, full_page: bool = False, format: ImageFormat = "png", quality: int | None = None, selector: str | None = None, index: int | None = None, role: str | None = None, name: str | None = None, exact: bool = True, text: str | None = None, label: str | None = None, timeout: float = DEFAULT_LOCATOR_TIMEOUT) -> bytes:
+@keyword_signature(UnpointedKeywords, TARGET_DEFAULTS)
+def screenshot(page: Page, *, full_page: bool = False, format: ImageFormat = "png", quality: int | None = None, **target: Unpack[UnpointedKeywords]) -> bytes:
     """Capture the page as an image: the viewport, the whole page, or one element.
 
     Args:
@@ -1171,10 +1190,11 @@ def screenshot(page: Page, *, full_page: bool = False, format: ImageFormat = "pn
         AmbiguousLocatorError: The locator matched several elements.
         TargetClosedError: The page is closed.
     """
-    return _run(_tools.screenshot(_unwrap(page), full_page=full_page, format=format, quality=quality, selector=selector, index=index, role=role, name=name, exact=exact, text=text, label=label, timeout=timeout))
+    return _run(_tools.screenshot(_unwrap(page), full_page=full_page, format=format, quality=quality, **target))
 
 
-def select_option(page: Page, values: str | Sequence[str], *, selector: str | None = None, index: int | None = None, x: float | None = None, y: float | None = None, role: str | None = None, name: str | None = None, exact: bool = True, text: str | None = None, label: str | None = None, timeout: float = DEFAULT_LOCATOR_TIMEOUT) -> list[str]:
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
+def select_option(page: Page, values: str | Sequence[str], **target: Unpack[TargetKeywords]) -> list[str]:
     """Choose the option(s) of a ``<select>`` element.
 
     Each value matches an option by its ``value`` attribute, else by its visible label
@@ -1210,7 +1230,7 @@ def select_option(page: Page, values: str | Sequence[str], *, selector: str | No
             message lists the options).
         TargetClosedError: The page is closed.
     """
-    return _run(_tools.select_option(_unwrap(page), values, selector=selector, index=index, x=x, y=y, role=role, name=name, exact=exact, text=text, label=label, timeout=timeout))
+    return _run(_tools.select_option(_unwrap(page), values, **target))
 
 
 def snapshot(page: Page, *, max_chars: int | None = None, selector: str | None = None, index: int | None = None, interactive_only: bool = False, depth: int | None = None, diff: bool = False, roles: Sequence[str] | None = None, name: str | None = None, max_depth: int | None = None, boxes: Literal["all", "interactive", "none"] = "all", engine: Literal["page", "chrome"] = "page") -> Snapshot:
@@ -1319,7 +1339,8 @@ def switch_tab(browser: Browser, tab_id: str, *, context: BrowserContext | None 
     return cast("Page", _wrap(_run(_tools.switch_tab(_unwrap(browser), tab_id, context=_unwrap(context)))))
 
 
-def type_text(page: Page, text: str, *, selector: str | None = None, index: int | None = None, x: float | None = None, y: float | None = None, role: str | None = None, name: str | None = None, exact: bool = True, label: str | None = None, timeout: float = DEFAULT_LOCATOR_TIMEOUT, clear: bool = False, submit: bool = False) -> None:
+@keyword_signature(FieldKeywords, TARGET_DEFAULTS)
+def type_text(page: Page, text: str, *, clear: bool = False, submit: bool = False, **target: Unpack[FieldKeywords]) -> None:
     """Type text into a field with real key presses, as a person would.
 
     With a target, the field is clicked (focused) first and the text is added at the end
@@ -1360,10 +1381,11 @@ def type_text(page: Page, text: str, *, selector: str | None = None, index: int 
             editable (not an input, a textarea or contenteditable).
         TargetClosedError: The page is closed.
     """
-    _run(_tools.type_text(_unwrap(page), text, selector=selector, index=index, x=x, y=y, role=role, name=name, exact=exact, label=label, timeout=timeout, clear=clear, submit=submit))
+    _run(_tools.type_text(_unwrap(page), text, clear=clear, submit=submit, **target))
 
 
-def upload_file(page: Page, paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, selector: str | None = None, index: int | None = None, x: float | None = None, y: float | None = None, role: str | None = None, name: str | None = None, exact: bool = True, text: str | None = None, label: str | None = None, timeout: float = DEFAULT_LOCATOR_TIMEOUT) -> list[str]:
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
+def upload_file(page: Page, paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], **target: Unpack[TargetKeywords]) -> list[str]:
     """Put files into an ``<input type=file>``, as if chosen in the file dialog.
 
     The input's ``files`` list is replaced and the page gets ``input`` and ``change``
@@ -1400,7 +1422,7 @@ def upload_file(page: Page, paths: str | os.PathLike[str] | Sequence[str | os.Pa
             clicking it opened no file chooser.
         TargetClosedError: The page is closed.
     """
-    return _run(_tools.upload_file(_unwrap(page), paths, selector=selector, index=index, x=x, y=y, role=role, name=name, exact=exact, text=text, label=label, timeout=timeout))
+    return _run(_tools.upload_file(_unwrap(page), paths, **target))
 
 
 def visible_text(page: Page, *, selector: str | None = None, max_chars: int | None = None) -> str:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import cdp
+from .._keywords import TARGET_DEFAULTS
 from ..errors import AmbiguousLocatorError, ElementNotFoundError, ProtocolError
 from ..page import Page
 from ..session import Session
@@ -54,7 +55,7 @@ __all__ = [
 ]
 
 # Seconds a locator waits for its element by default.
-DEFAULT_LOCATOR_TIMEOUT = 5.0
+DEFAULT_LOCATOR_TIMEOUT: float = TARGET_DEFAULTS["timeout"]
 # How long to wait between two reads of the outline while nothing matches.
 _POLL_DELAYS = (0.05, 0.1, 0.15, 0.25)
 _POLL_DELAY_MAX = 0.4

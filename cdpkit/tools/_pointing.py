@@ -17,9 +17,8 @@ from ..errors import ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
 from ._dispatch import check_no_dialog
-from ._locating import DEFAULT_LOCATOR_TIMEOUT, Locator
 from ._scripts import Script, evaluate
-from ._targeting import Element, Point, check_one_target, resolve_element
+from ._targeting import Element, Point, Target
 
 # -- where to click ---------------------------------------------------------------------------
 
@@ -200,43 +199,26 @@ async def release_elements(*elements: Element | None) -> None:
             await element.release()
 
 
-async def target_point(
-    page: Page,
-    selector: str | None,
-    index: int | None,
-    x: float | None,
-    y: float | None,
-    locator: Locator | None = None,
-    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
-) -> Point:
+async def target_point(page: Page, target: Target) -> Point:
     """Where to act on the target (see :func:`target_and_point`); the handle is released."""
-    element, point = await target_and_point(page, selector, index, x, y, locator, timeout)
+    element, point = await target_and_point(page, target)
     await release_elements(element)
     return point
 
 
 async def target_and_point(
-    page: Page,
-    selector: str | None,
-    index: int | None,
-    x: float | None,
-    y: float | None,
-    locator: Locator | None = None,
-    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
-    *,
-    check_hit: bool = True,
+    page: Page, target: Target, *, check_hit: bool = True
 ) -> tuple[Element, Point]:
     """The targeted element and the viewport point to act at.
 
-    With ``x``/``y`` the point is exactly that; otherwise the element (or the one
-    ``locator`` finds within ``timeout``) is scrolled into view and the point is the centre
-    of its box.
+    With ``x``/``y`` the point is exactly that; otherwise the element (or the one the
+    locator finds within the target's timeout) is scrolled into view and the point is the
+    centre of its box.
     """
-    check_one_target(selector, index, x, y, locator)
+    target.check()
     check_no_dialog(page)
-    element = await resolve_element(
-        page, selector=selector, index=index, x=x, y=y, locator=locator, timeout=timeout
-    )
+    element = await target.resolve(page)
+    x, y = target.x, target.y
     if x is not None and y is not None:
         return element, Point(x, y)
     try:

@@ -7,6 +7,7 @@ down), a drag's drop point, a tab's place in the list.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -77,8 +78,7 @@ _FOCUS_IS_PASSWORD = (
 async def is_password_field(page: Page, targets: dict[str, Any]) -> bool:
     """Whether the element a ``type_text`` targets (the focused one without a target) is
     a password field."""
-    from ._locating import locator_from
-    from ._targeting import resolve_element
+    from ._targeting import target_from
 
     given = {name: value for name, value in targets.items() if value is not None}
     try:
@@ -87,19 +87,7 @@ async def is_password_field(page: Page, targets: dict[str, Any]) -> bool:
                 cdp.runtime.evaluate(_FOCUS_IS_PASSWORD, return_by_value=True)
             )
             return focused["result"].get("value") is True
-        locator = locator_from(
-            given.get("role"), given.get("name"), given.get("exact", True),
-            given.get("text"), given.get("label"),
-        )  # fmt: skip
-        element = await resolve_element(
-            page,
-            selector=given.get("selector"),
-            index=given.get("index"),
-            x=given.get("x"),
-            y=given.get("y"),
-            locator=locator,
-            timeout=0,
-        )
+        element = await dataclasses.replace(target_from(given), timeout=0).resolve(page)
     except (CDPError, ValueError):
         return False  # not there yet: the tool waits for it and says what went wrong
     try:

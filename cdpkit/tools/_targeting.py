@@ -24,14 +24,17 @@ Errors are worded for the person or model that chose the target.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from .. import cdp
 from .._frames import frame_tree
+from .._keywords import TargetKeywords, check_keywords
 from ..errors import CDPError, ElementNotFoundError, ProtocolError
 from ..page import Page
 from ._elements import Box, Element, Point, release_remote
-from ._locating import DEFAULT_LOCATOR_TIMEOUT, Locator, locate
+from ._locating import DEFAULT_LOCATOR_TIMEOUT, Locator, locate, locator_from
 from ._scripts import Script, evaluate_handle
 from ._snapshot import OutlineEntry, SnapshotState, outline_backend_id
 
@@ -40,12 +43,13 @@ __all__ = [
     "Element",
     "Point",
     "SnapshotState",
-    "check_one_target",
+    "Target",
     "main_document",
     "outline_backend_id",
     "release_remote",
     "resolve_element",
     "stale_message",
+    "target_from",
 ]
 
 TARGET_HELP = "Provide one of: selector, index, x/y, role (with name), text, or label"
@@ -55,22 +59,70 @@ _ELEMENT_AT_POINT = Script("element_at_point")
 _IS_CONNECTED = Script("is_connected")
 
 
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The element a tool's target keywords designate, not yet looked for."""
 
-def check_one_target(
-    selector: str | None,
-    index: int | None,
-    x: float | None,
-    y: float | None,
-    locator: Locator | None = None,
-) -> None:
-    """Raise ``ValueError`` unless exactly one way of targeting is given (``locator``: the
-    tool's ``role``/``name``/``text``/``label``, see :func:`~._locating.locator_from`)."""
-    given = (
-        (selector is not None) + (index is not None) + (x is not None or y is not None)
-        + (locator is not None)
-    )
-    if given != 1 or (x is None) != (y is None):
-        raise ValueError(TARGET_HELP)
+    selector: str | None = None
+    index: int | None = None
+    x: float | None = None
+    y: float | None = None
+    locator: Locator | None = None
+    timeout: float = DEFAULT_LOCATOR_TIMEOUT
+
+    @property
+    def ways(self) -> int:
+        """How many ways of targeting are given (one is right; ``x``/``y`` count once)."""
+        return (
+            (self.selector is not None) + (self.index is not None)
+            + (self.x is not None or self.y is not None) + (self.locator is not None)
+        )  # fmt: skip
+
+    def check(self, prefix: str = "") -> None:
+        """Raise ``ValueError`` unless exactly one way of targeting is given (the
+        keywords named with ``prefix``, as ``drag``'s ``to_`` ones)."""
+        if self.ways != 1 or (self.x is None) != (self.y is None):
+            p = prefix
+            raise ValueError(
+                TARGET_HELP if not p else f"Provide one of: {p}selector, {p}index, {p}x/{p}y, "
+                f"{p}role (with {p}name), {p}text, or {p}label"
+            )
+
+    async def resolve(self, page: Page) -> Element:
+        """The element (see :func:`resolve_element`)."""
+        return await resolve_element(
+            page, selector=self.selector, index=self.index, x=self.x, y=self.y,
+            locator=self.locator, timeout=self.timeout,
+        )  # fmt: skip
+
+
+def target_from(
+    keywords: Mapping[str, Any],
+    tool: str | None = None,
+    declared: type = TargetKeywords,
+    prefix: str = "",
+) -> Target:
+    """The :class:`Target` of a tool's target keywords (the only reading of them): those
+    named ``prefix`` + a key of :class:`TargetKeywords`. With ``tool``, a keyword
+    ``declared`` (a ``TypedDict``) does not have is refused as Python refuses one.
+
+    Raises:
+        TypeError: An unknown keyword (with ``tool``).
+        ValueError: ``name`` without ``role``, an empty role, text or label, several of
+            role, text and label.
+    """
+    if tool is not None:
+        check_keywords(tool, keywords, declared)
+
+    def get(key: str, default: Any = None) -> Any:
+        return keywords.get(prefix + key, default)
+
+    return Target(
+        selector=get("selector"), index=get("index"), x=get("x"), y=get("y"),
+        locator=locator_from(get("role"), get("name"), get("exact", True), get("text"), get("label")),
+        timeout=get("timeout", DEFAULT_LOCATOR_TIMEOUT),
+    )  # fmt: skip
+
 
 
 def _index_of(page: Page) -> Callable[[OutlineEntry], int | None]:
@@ -104,7 +156,7 @@ async def resolve_element(
         AmbiguousLocatorError: The locator matched several elements.
         TargetClosedError: The page is closed.
     """
-    check_one_target(selector, index, x, y, locator)
+    Target(selector, index, x, y, locator).check()
     if locator is not None:
         return await locate(page, locator, timeout=timeout, index_of=_index_of(page))
     if selector is not None:

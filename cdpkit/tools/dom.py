@@ -12,12 +12,12 @@ as the ``selector=`` of any other tool.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Unpack
 
+from .._keywords import TARGET_DEFAULTS, TargetKeywords, keyword_signature
 from ..page import Page
-from ._locating import DEFAULT_LOCATOR_TIMEOUT, Locator, locator_from
 from ._scripts import Script, evaluate
-from ._targeting import Box, resolve_element
+from ._targeting import Box, Target, target_from
 
 __all__ = [
     "Box",
@@ -212,21 +212,9 @@ _STATE = Script("element_state", uses=_DOM)
 _TREE = Script("dom_tree", uses=_DOM)
 
 
-async def _on_target(
-    page: Page,
-    selector: str | None,
-    index: int | None,
-    x: float | None,
-    y: float | None,
-    script: Script,
-    *args: Any,
-    locator: Locator | None = None,
-    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
-) -> Any:
+async def _on_target(page: Page, target: Target, script: Script, *args: Any) -> Any:
     """Run ``script`` on the target element and free its handle."""
-    element = await resolve_element(
-        page, selector=selector, index=index, x=x, y=y, locator=locator, timeout=timeout
-    )
+    element = await target.resolve(page)
     try:
         return await element.call(script, *args)
     finally:
@@ -310,7 +298,7 @@ async def visible_text(
     if max_chars is not None and max_chars < 0:
         raise ValueError(f"max_chars must be >= 0, got {max_chars}")
     if selector is not None:
-        text = await _on_target(page, selector, None, None, None, _VISIBLE_TEXT, max_chars)
+        text = await _on_target(page, Target(selector), _VISIBLE_TEXT, max_chars)
     else:
         text = await evaluate(page, _VISIBLE_TEXT, max_chars)
     return str(text)
@@ -348,20 +336,12 @@ _DEFAULT_STYLES = (
 
 
 
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
 async def computed_styles(
     page: Page,
     *,
-    selector: str | None = None,
-    index: int | None = None,
-    x: float | None = None,
-    y: float | None = None,
-    role: str | None = None,
-    name: str | None = None,
-    exact: bool = True,
-    text: str | None = None,
-    label: str | None = None,
-    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
     properties: list[str] | None = None,
+    **target: Unpack[TargetKeywords],
 ) -> dict[str, str]:
     """The computed CSS values of an element, as the browser resolved them.
 
@@ -395,29 +375,16 @@ async def computed_styles(
         TargetClosedError: The page is closed.
     """
     wanted = list(_DEFAULT_STYLES) if properties is None else list(properties)
-    locator = locator_from(role, name, exact, text, label)
-    result = await _on_target(
-        page, selector, index, x, y, _STYLES, wanted, locator=locator, timeout=timeout
-    )
+    result = await _on_target(page, target_from(target, "computed_styles"), _STYLES, wanted)
     if result["unknown"]:
         raise ValueError(f"Unknown CSS properties: {', '.join(result['unknown'])}")
     values: dict[str, str] = result["values"]
     return values
 
 
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
 async def check_visibility(
-    page: Page,
-    *,
-    selector: str | None = None,
-    index: int | None = None,
-    x: float | None = None,
-    y: float | None = None,
-    role: str | None = None,
-    name: str | None = None,
-    exact: bool = True,
-    text: str | None = None,
-    label: str | None = None,
-    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
+    page: Page, **target: Unpack[TargetKeywords]
 ) -> Visibility:
     """Whether a user can see an element, whether it is in the viewport, and why not.
 
@@ -449,26 +416,13 @@ async def check_visibility(
         ElementNotFoundError: No such element.
         TargetClosedError: The page is closed.
     """
-    locator = locator_from(role, name, exact, text, label)
-    raw = await _on_target(
-        page, selector, index, x, y, _VISIBILITY, locator=locator, timeout=timeout
-    )
+    raw = await _on_target(page, target_from(target, "check_visibility"), _VISIBILITY)
     return Visibility(raw["visible"], raw["inViewport"], _box(raw["box"]), raw["reason"])
 
 
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
 async def get_attributes(
-    page: Page,
-    *,
-    selector: str | None = None,
-    index: int | None = None,
-    x: float | None = None,
-    y: float | None = None,
-    role: str | None = None,
-    name: str | None = None,
-    exact: bool = True,
-    text: str | None = None,
-    label: str | None = None,
-    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
+    page: Page, **target: Unpack[TargetKeywords]
 ) -> dict[str, str]:
     """Every HTML attribute of an element, as written in the markup (in source order).
 
@@ -480,9 +434,8 @@ async def get_attributes(
         ElementNotFoundError: No such element.
         TargetClosedError: The page is closed.
     """
-    locator = locator_from(role, name, exact, text, label)
     attributes: dict[str, str] = await _on_target(
-        page, selector, index, x, y, _ATTRIBUTES, locator=locator, timeout=timeout
+        page, target_from(target, "get_attributes"), _ATTRIBUTES
     )
     return attributes
 
@@ -558,7 +511,7 @@ async def form_values(page: Page, *, selector: str | None = None) -> list[FormFi
         TargetClosedError: The page is closed.
     """
     if selector is not None:
-        rows = await _on_target(page, selector, None, None, None, _FORM, True)
+        rows = await _on_target(page, Target(selector), _FORM, True)
     else:
         rows = await evaluate(page, _FORM, False)
     return [FormField(**row) for row in rows]
@@ -566,19 +519,9 @@ async def form_values(page: Page, *, selector: str | None = None) -> list[FormFi
 
 
 
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
 async def element_state(
-    page: Page,
-    *,
-    selector: str | None = None,
-    index: int | None = None,
-    x: float | None = None,
-    y: float | None = None,
-    role: str | None = None,
-    name: str | None = None,
-    exact: bool = True,
-    text: str | None = None,
-    label: str | None = None,
-    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
+    page: Page, **target: Unpack[TargetKeywords]
 ) -> ElementState:
     """The interaction state of an element: visible, enabled, checked, focused,
     editable, selected.
@@ -606,8 +549,7 @@ async def element_state(
         ElementNotFoundError: No such element.
         TargetClosedError: The page is closed.
     """
-    locator = locator_from(role, name, exact, text, label)
-    raw = await _on_target(page, selector, index, x, y, _STATE, locator=locator, timeout=timeout)
+    raw = await _on_target(page, target_from(target, "element_state"), _STATE)
     return ElementState(**raw)
 
 
@@ -650,7 +592,7 @@ async def dom_tree(
     if max_nodes < 1:
         raise ValueError(f"max_nodes must be at least 1, got {max_nodes}")
     if selector is not None:
-        tree = await _on_target(page, selector, None, None, None, _TREE, max_depth, max_nodes)
+        tree = await _on_target(page, Target(selector), _TREE, max_depth, max_nodes)
     else:
         tree = await evaluate(page, _TREE, max_depth, max_nodes)
     result: dict[str, Any] = tree

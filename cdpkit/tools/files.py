@@ -37,12 +37,13 @@ import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Unpack, cast
 
 import platformdirs
 
 from .. import cdp
 from .._frames import frame_ids, frame_tree
+from .._keywords import TARGET_DEFAULTS, ResourceKeywords, check_keywords, keyword_signature
 from .._model import RawEvent
 from .._tasks import run_in_background
 from ..errors import CDPError, DownloadError
@@ -54,10 +55,9 @@ from ._fetching import (
     fetch_in_page,
     run_in_thread,
 )
-from ._locating import locator_from
 from ._recording import recorded
 from ._scripts import Script
-from ._targeting import resolve_element
+from ._targeting import target_from
 
 if TYPE_CHECKING:
     from ..browser import Browser
@@ -261,17 +261,8 @@ def _publish(part: Path, directory: Path, filename: str | None, extension: str) 
     raise DownloadError(f"No free file name left in {directory}")
 
 
-async def resource_url(
-    page: Page,
-    *,
-    selector: str | None = None,
-    index: int | None = None,
-    role: str | None = None,
-    name: str | None = None,
-    exact: bool = True,
-    text: str | None = None,
-    label: str | None = None,
-) -> str:
+@keyword_signature(ResourceKeywords, TARGET_DEFAULTS)
+async def resource_url(page: Page, **target: Unpack[ResourceKeywords]) -> str:
     """The absolute URL :func:`download` would fetch for an element: a link's ``href``,
     an image's, video's or audio's current source, an ``<object>``'s data...
 
@@ -284,10 +275,10 @@ async def resource_url(
         AmbiguousLocatorError: The locator matched several elements.
         DownloadError: The element has no downloadable resource.
     """
-    locator = locator_from(role, name, exact, text, label)
-    if (selector is not None) + (index is not None) + (locator is not None) != 1:
+    element_target = target_from(target, "resource_url", ResourceKeywords)
+    if element_target.ways != 1:
         raise ValueError("Provide one of: selector or index")
-    element = await resolve_element(page, selector=selector, index=index, locator=locator)
+    element = await element_target.resolve(page)
     try:
         url = await element.call(_RESOURCE_URL)
     finally:
@@ -305,22 +296,17 @@ def _check_one_source(
 
 
 @recorded
+@keyword_signature(ResourceKeywords, TARGET_DEFAULTS)
 async def download(
     page: Page,
     *,
     url: str | None = None,
-    selector: str | None = None,
-    index: int | None = None,
     dest_dir: str | os.PathLike[str] | None = None,
     filename: str | None = None,
     server_filename: bool = False,
     timeout: float = 30,
     initiation_timeout: float = 10,
-    role: str | None = None,
-    name: str | None = None,
-    exact: bool = True,
-    text: str | None = None,
-    label: str | None = None,
+    **target: Unpack[ResourceKeywords],
 ) -> DownloadResult:
     """Download a resource as the page would and stream it to disk.
 
@@ -362,13 +348,12 @@ async def download(
             404 for URL", "Network request failed for URL: ...", a body cut short, or a
             timeout. Nothing is left on disk and no task keeps running.
     """
-    located = role is not None or text is not None or label is not None
-    _check_one_source(url, selector, index, located)
+    check_keywords("download", target, ResourceKeywords)
+    # Counted before the locator is read: with a url, the element keywords are not used.
+    located = any(target.get(key) is not None for key in ("role", "text", "label"))
+    _check_one_source(url, target.get("selector"), target.get("index"), located)
     if url is None:
-        url = await resource_url(
-            page, selector=selector, index=index, role=role, name=name, exact=exact,
-            text=text, label=label,
-        )
+        url = await resource_url(page, **target)
     else:
         url = urllib.parse.urljoin(page.url, url) if page.url.startswith("http") else url
     url = urllib.parse.urldefrag(url)[0]

@@ -7,18 +7,18 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 from .. import cdp
+from .._keywords import TARGET_DEFAULTS, TargetKeywords, keyword_signature
 from ..errors import CDPError, ElementNotFoundError, TargetClosedError, WaitTimeoutError
 from ..page import Dialog, Page
 from ..session import Session
 from ._dispatch import check_no_dialog
-from ._locating import DEFAULT_LOCATOR_TIMEOUT, locator_from
 from ._pointing import release_elements
 from ._recording import recorded
 from ._scripts import Script
-from ._targeting import Element, check_one_target, resolve_element
+from ._targeting import Element, target_from
 
 __all__ = [
     "handle_dialog",
@@ -32,20 +32,11 @@ _SELECT_OPTIONS = Script("select_options")
 
 
 @recorded
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
 async def select_option(
     page: Page,
     values: str | Sequence[str],
-    *,
-    selector: str | None = None,
-    index: int | None = None,
-    x: float | None = None,
-    y: float | None = None,
-    role: str | None = None,
-    name: str | None = None,
-    exact: bool = True,
-    text: str | None = None,
-    label: str | None = None,
-    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
+    **target: Unpack[TargetKeywords],
 ) -> list[str]:
     """Choose the option(s) of a ``<select>`` element.
 
@@ -83,12 +74,10 @@ async def select_option(
         TargetClosedError: The page is closed.
     """
     wanted = [values] if isinstance(values, str) else list(values)
-    locator = locator_from(role, name, exact, text, label)
-    check_one_target(selector, index, x, y, locator)
+    chosen = target_from(target, "select_option")
+    chosen.check()
     check_no_dialog(page)
-    element = await resolve_element(
-        page, selector=selector, index=index, x=x, y=y, locator=locator, timeout=timeout
-    )
+    element = await chosen.resolve(page)
     try:
         result = await element.call(_SELECT_OPTIONS, wanted)
     finally:
@@ -130,20 +119,11 @@ _FIND_FILE_INPUT = Script("find_file_input")
 
 
 @recorded
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
 async def upload_file(
     page: Page,
     paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
-    *,
-    selector: str | None = None,
-    index: int | None = None,
-    x: float | None = None,
-    y: float | None = None,
-    role: str | None = None,
-    name: str | None = None,
-    exact: bool = True,
-    text: str | None = None,
-    label: str | None = None,
-    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
+    **target: Unpack[TargetKeywords],
 ) -> list[str]:
     """Put files into an ``<input type=file>``, as if chosen in the file dialog.
 
@@ -187,24 +167,22 @@ async def upload_file(
     for path in files:
         if not os.path.isfile(path):
             raise FileNotFoundError(f"File not found: {path}")
-    locator = locator_from(role, name, exact, text, label)
-    check_one_target(selector, index, x, y, locator)
+    chosen = target_from(target, "upload_file")
+    chosen.check()
     check_no_dialog(page)
-    element = await resolve_element(
-        page, selector=selector, index=index, x=x, y=y, locator=locator, timeout=timeout
-    )
+    element = await chosen.resolve(page)
     try:
         chooser = await _set_files(element, files)
     finally:
         await release_elements(element)
     if chooser is not None:
         # No file input there: a button that opens the file chooser from script.
-        target = (
-            {"selector": selector, "index": index, "x": x, "y": y}
-            if locator is None
-            else locator.as_kwargs()
+        clicked = (
+            {"selector": chosen.selector, "index": chosen.index, "x": chosen.x, "y": chosen.y}
+            if chosen.locator is None
+            else chosen.locator.as_kwargs()
         )
-        await _upload_through_chooser(page, element.session, files, chooser, target)
+        await _upload_through_chooser(page, element.session, files, chooser, clicked)
     return files
 
 

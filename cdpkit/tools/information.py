@@ -11,16 +11,16 @@ import contextlib
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 from .. import cdp
+from .._keywords import TARGET_DEFAULTS, UnpointedKeywords, keyword_signature
 from ..cdp.runtime import ExceptionDetails, RemoteObject
 from ..errors import CDPError, ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session
-from ._locating import DEFAULT_LOCATOR_TIMEOUT, locator_from
 from ._scripts import Script, call_function, thrown_at
-from ._targeting import Element, resolve_element
+from ._targeting import Element, target_from
 
 __all__ = [
     "ConsoleLevel",
@@ -43,20 +43,14 @@ _MAX_SIDE = {"jpeg": 65_535, "webp": 16_383}
 # -- screenshot -------------------------------------------------------------------------------
 
 
+@keyword_signature(UnpointedKeywords, TARGET_DEFAULTS)
 async def screenshot(
     page: Page,
     *,
     full_page: bool = False,
     format: ImageFormat = "png",
     quality: int | None = None,
-    selector: str | None = None,
-    index: int | None = None,
-    role: str | None = None,
-    name: str | None = None,
-    exact: bool = True,
-    text: str | None = None,
-    label: str | None = None,
-    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
+    **target: Unpack[UnpointedKeywords],
 ) -> bytes:
     """Capture the page as an image: the viewport, the whole page, or one element.
 
@@ -95,10 +89,10 @@ async def screenshot(
             raise ValueError("quality applies to 'jpeg' and 'webp' screenshots only, not 'png'")
         if not 0 <= quality <= 100:
             raise ValueError(f"quality must be between 0 and 100, got {quality}")
-    locator = locator_from(role, name, exact, text, label)
-    if (selector is not None) + (index is not None) + (locator is not None) > 1:
+    shown = target_from(target, "screenshot", UnpointedKeywords)
+    if shown.ways > 1:
         raise ValueError("Provide one of: selector, index, role (with name), text, or label")
-    element_wanted = selector is not None or index is not None or locator is not None
+    element_wanted = shown.ways > 0
     if full_page and element_wanted:
         raise ValueError(
             "full_page captures the whole page: do not combine it with selector or index"
@@ -108,9 +102,7 @@ async def screenshot(
     clip: tuple[float, float, float, float] | None = None  # x, y, width, height
     if element_wanted:
         await front
-        element = await resolve_element(
-            page, selector=selector, index=index, locator=locator, timeout=timeout
-        )
+        element = await shown.resolve(page)
         try:
             clip = await _element_clip(page, element)
         finally:

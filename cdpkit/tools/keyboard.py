@@ -8,19 +8,20 @@ Keys go through ``Input.dispatchKeyEvent``, so the page receives trusted events
 from __future__ import annotations
 
 import asyncio
+from typing import Unpack
 
 from .. import cdp
+from .._keywords import TARGET_DEFAULTS, FieldKeywords, keyword_signature
 from .._model import Command
 from ..errors import ElementNotFoundError
 from ..page import Page
 from ._dispatch import check_no_dialog, dispatch_input, mouse_event, send_key_down, send_key_up
 from ._input_state import MODIFIER_BITS, input_state
 from ._keys import KEYS, key_event, lookup_key, parse_combo, utf16_length
-from ._locating import DEFAULT_LOCATOR_TIMEOUT, locator_from
 from ._pointing import DESCRIBE_SCRIPT, release_elements, target_and_point
 from ._recording import recorded
 from ._scripts import Script, evaluate_handle
-from ._targeting import Element
+from ._targeting import Element, target_from
 
 __all__ = [
     "key_down",
@@ -155,21 +156,14 @@ async def _focused_element(page: Page) -> Element | None:
 
 
 @recorded
+@keyword_signature(FieldKeywords, TARGET_DEFAULTS)
 async def type_text(
     page: Page,
     text: str,
     *,
-    selector: str | None = None,
-    index: int | None = None,
-    x: float | None = None,
-    y: float | None = None,
-    role: str | None = None,
-    name: str | None = None,
-    exact: bool = True,
-    label: str | None = None,
-    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
     clear: bool = False,
     submit: bool = False,
+    **target: Unpack[FieldKeywords],
 ) -> None:
     """Type text into a field with real key presses, as a person would.
 
@@ -211,15 +205,12 @@ async def type_text(
             editable (not an input, a textarea or contenteditable).
         TargetClosedError: The page is closed.
     """
-    locator = locator_from(role, name, exact, None, label)
-    targeted = (
-        selector is not None or index is not None or x is not None or y is not None
-        or locator is not None
-    )
+    field_target = target_from(target, "type_text", FieldKeywords)
+    targeted = field_target.ways > 0
     handles: list[Element | None] = []
     try:
         if targeted:
-            element, point = await target_and_point(page, selector, index, x, y, locator, timeout)
+            element, point = await target_and_point(page, field_target)
             handles.append(element)
             field = await element.call_for_element(_EDITABLE_FIELD, True)
             if field is None:

@@ -12,18 +12,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, Unpack
 
 from .. import cdp
+from .._keywords import (
+    DRAG_DEFAULTS,
+    TARGET_DEFAULTS,
+    DragKeywords,
+    TargetKeywords,
+    keyword_signature,
+)
 from ..errors import CDPError
 from ..page import Page
 from ._dispatch import check_no_dialog, dispatch_input, mouse_event, send_key_down, send_key_up
 from ._input_state import BUTTON_BITS, MODIFIER_BITS, input_state
 from ._keys import KEYS, MODIFIER_ALIASES, modifier_mask
-from ._locating import DEFAULT_LOCATOR_TIMEOUT, locator_from
 from ._pointing import clickable_point, release_elements, target_point
 from ._recording import recorded
-from ._targeting import Element, Point, check_one_target, resolve_element
+from ._targeting import Element, Point, resolve_element, target_from
 
 __all__ = [
     "MouseButton",
@@ -42,22 +48,14 @@ MouseButton = Literal["left", "right", "middle", "back", "forward"]
 
 
 @recorded
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
 async def click(
     page: Page,
     *,
-    selector: str | None = None,
-    index: int | None = None,
-    x: float | None = None,
-    y: float | None = None,
-    role: str | None = None,
-    name: str | None = None,
-    exact: bool = True,
-    text: str | None = None,
-    label: str | None = None,
-    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
     button: MouseButton = "left",
     click_count: int = 1,
     modifiers: Sequence[str] = (),
+    **target: Unpack[TargetKeywords],
 ) -> None:
     """Click an element with the real mouse, as a person would.
 
@@ -104,8 +102,7 @@ async def click(
     if click_count < 1:
         raise ValueError(f"click_count must be at least 1, got {click_count}")
     mask = modifier_mask(modifiers)
-    locator = locator_from(role, name, exact, text, label)
-    point = await target_point(page, selector, index, x, y, locator, timeout)
+    point = await target_point(page, target_from(target, "click"))
     down = input_state(page).modifiers
     # Modifiers already held with key_down stay held: not pressed or released again.
     held = [
@@ -143,20 +140,8 @@ async def click(
 
 
 @recorded
-async def hover(
-    page: Page,
-    *,
-    selector: str | None = None,
-    index: int | None = None,
-    x: float | None = None,
-    y: float | None = None,
-    role: str | None = None,
-    name: str | None = None,
-    exact: bool = True,
-    text: str | None = None,
-    label: str | None = None,
-    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
-) -> None:
+@keyword_signature(TargetKeywords, TARGET_DEFAULTS)
+async def hover(page: Page, **target: Unpack[TargetKeywords]) -> None:
     """Move the mouse over an element (scrolled into view first), as a person would.
 
     The page receives trusted ``mouseover``/``mouseenter``/``mousemove`` events and CSS
@@ -183,8 +168,7 @@ async def hover(
         AmbiguousLocatorError: The locator matched several elements.
         TargetClosedError: The page is closed.
     """
-    locator = locator_from(role, name, exact, text, label)
-    point = await target_point(page, selector, index, x, y, locator, timeout)
+    point = await target_point(page, target_from(target, "hover"))
     await mouse_event(page, "mouseMoved", point)
 
 
@@ -323,29 +307,8 @@ _DRAG_START_WAIT = 0.15
 
 
 @recorded
-async def drag(
-    page: Page,
-    *,
-    selector: str | None = None,
-    index: int | None = None,
-    x: float | None = None,
-    y: float | None = None,
-    to_selector: str | None = None,
-    to_index: int | None = None,
-    to_x: float | None = None,
-    to_y: float | None = None,
-    role: str | None = None,
-    name: str | None = None,
-    exact: bool = True,
-    text: str | None = None,
-    label: str | None = None,
-    to_role: str | None = None,
-    to_name: str | None = None,
-    to_exact: bool = True,
-    to_text: str | None = None,
-    to_label: str | None = None,
-    timeout: float = DEFAULT_LOCATOR_TIMEOUT,
-) -> None:
+@keyword_signature(DragKeywords, DRAG_DEFAULTS)
+async def drag(page: Page, **target: Unpack[DragKeywords]) -> None:
     """Drag an element onto another element (or a viewport point) with the mouse.
 
     Presses the left button on the source's centre, moves in steps to the destination's
@@ -389,27 +352,20 @@ async def drag(
         AmbiguousLocatorError: A locator matched several elements (nothing was dragged).
         TargetClosedError: The page is closed.
     """
-    to_locator = locator_from(to_role, to_name, to_exact, to_text, to_label)
-    given = (
-        (to_selector is not None) + (to_index is not None) + (to_x is not None or to_y is not None)
-        + (to_locator is not None)
-    )
-    if given != 1 or (to_x is None) != (to_y is None):
-        raise ValueError(
-            "Provide one of: to_selector, to_index, to_x/to_y, to_role (with to_name), "
-            "to_text, or to_label"
-        )
-    locator = locator_from(role, name, exact, text, label)
-    check_one_target(selector, index, x, y, locator)
+    drop = target_from(target, "drag", DragKeywords, prefix="to_")
+    drop.check(prefix="to_")
+    source = target_from(target)
+    source.check()
+    to_x, to_y = drop.x, drop.y
     destination: Element | None = None
-    if to_locator is not None:
+    if drop.locator is not None:
         # Found before the source is grabbed: a missing or ambiguous destination fails
         # with nothing pressed.
-        destination = await resolve_element(page, locator=to_locator, timeout=timeout)
+        destination = await resolve_element(page, locator=drop.locator, timeout=source.timeout)
     try:
-        start = await target_point(page, selector, index, x, y, locator, timeout)
+        start = await target_point(page, source)
         if to_x is None and destination is None:
-            destination = await resolve_element(page, selector=to_selector, index=to_index)
+            destination = await resolve_element(page, selector=drop.selector, index=drop.index)
     except BaseException:
         await release_elements(destination)
         raise

@@ -16,7 +16,7 @@ Where a value comes from, first found wins (:func:`layered`):
    ``CDPKIT_CHROME``). A switch takes ``1``/``true``/``yes``/``on`` or
    ``0``/``false``/``no``/``off``; a repeatable option takes one value per line;
    an empty variable counts as unset;
-3. the config file's key (``[browser] user_agent``; see :mod:`cdpkit._browse._config`);
+3. the config file's key (``[browser] user_agent``; see :mod:`cdpkit._config`);
 4. the default.
 
 A browser location (``--connect`` or ``--grid``) given by a higher layer replaces the one
@@ -488,7 +488,7 @@ def config_layer() -> tuple[dict[str, Any], Any]:
         OptionError: The file is not valid TOML, or a table, key or value is wrong (the
             message names the file, the table and the key).
     """
-    from ._browse import BrowserTable, load_config
+    from ._config import BrowserTable, load_config
 
     try:
         table = load_config().browser

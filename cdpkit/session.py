@@ -9,16 +9,15 @@ once with the reason, and later calls fail immediately. Nothing waits forever.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import heapq
-import json
 import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
 
 from pydantic import ValidationError
 
-from ._model import CDPModel, Command, Event, RawEvent
+from ._calls import PendingCall, encode, expire_due, method_text, push_deadline
+from ._event_specs import build_validator, event_key
+from ._model import Command, Event, RawEvent
 from ._secrets import get_logger
 from ._streams import AnyEvent, EventSpec, EventStream, Expectation, fresh_error
 from ._wire import EventParams, decode_params
@@ -39,89 +38,9 @@ log = get_logger("cdpkit")
 R = TypeVar("R")
 W = TypeVar("W")  # a command's result as raw JSON (see send_json)
 E = TypeVar("E", bound=Event)
-T = TypeVar("T")  # what a stream yields: an event model, or Event | RawEvent
 S = TypeVar("S")  # a kind of per-session state (see Session.state)
 
 DEFAULT_TIMEOUT = 30.0
-# Timers for call deadlines fire at most this often: a burst of calls shares one (at most
-# this late) instead of one each.
-_EXPIRY_GRANULARITY = 0.01
-
-
-def _encode_default(obj: object) -> Any:
-    if isinstance(obj, CDPModel):
-        return obj.to_wire()
-    raise TypeError(f"Cannot send {type(obj).__name__} to the browser: not JSON serializable")
-
-
-_encode = json.JSONEncoder(
-    default=_encode_default, ensure_ascii=False, separators=(",", ":"), check_circular=False
-).encode
-
-# Method names as JSON strings: the protocol has a few hundred, and a command's text is
-# put together from pieces rather than encoded as a whole message (half the cost).
-_method_texts: dict[str, str] = {}
-_METHOD_TEXTS_MAX = 4096  # names built at run time cannot grow it without bound
-
-
-def _method_text(method: str) -> str:
-    text = _method_texts.get(method)
-    if text is None:
-        text = _encode(method)
-        if len(_method_texts) < _METHOD_TEXTS_MAX:
-            _method_texts[method] = text
-    return text
-
-
-class _Call:
-    """A call awaiting its answer: what its timeout needs to fail it."""
-
-    __slots__ = ("cancelled_at", "future", "message_id", "method", "task", "timeout")
-
-    def __init__(
-        self, future: asyncio.Future[dict[str, Any]], message_id: int, method: str, timeout: float
-    ) -> None:
-        self.future = future
-        self.message_id = message_id
-        self.method = method
-        self.timeout = timeout
-        self.task: asyncio.Task[Any] | None = None  # set while blocked writing
-        self.cancelled_at: int | None = None  # the task's cancel count when the timeout hit
-
-    def expire(self) -> None:
-        future = self.future
-        if future.done():
-            return
-        future.set_exception(CommandTimeoutError(self.method, self.timeout))
-        task = self.task
-        if task is not None:  # still blocked writing: wake the caller
-            self.cancelled_at = task.cancelling()
-            task.cancel()
-
-
-def _event_key(spec: EventSpec) -> str:
-    if isinstance(spec, str):
-        if not spec or spec.startswith(".") or spec.endswith("."):
-            raise ValueError(f"Not an event name: {spec!r} (expected 'Domain.event' or 'Domain.*')")
-        return spec
-    method = getattr(spec, "method", None)
-    if not isinstance(method, str):
-        raise TypeError(f"{spec!r} is not a CDP event type (e.g. cdp.page.LoadEventFired)")
-    return method
-
-
-def _build_validator(model: type[Event]) -> None:
-    """Build ``model``'s validator now if it is not built yet.
-
-    Models build their validator on first use (importing a domain stays cheap). For an
-    event that first use would be the first event read from the stream, in the middle of
-    the burst the program subscribed for: in a fresh process that build (and pydantic's
-    one-time look-up of its plugins) took 20-90 ms, a tenth of a 10,000-message console
-    flood. Subscribing comes before the events, so the build is done here instead.
-    """
-    if not model.__pydantic_complete__:
-        with contextlib.suppress(Exception):  # reading the first event reports any problem
-            model.model_rebuild()
 
 
 class Session:
@@ -146,8 +65,8 @@ class Session:
         self.session_id = session_id
         self.command_timeout = command_timeout
         # How every command's JSON text ends: its sessionId, if any, and the closing brace.
-        self._message_end = "}" if session_id is None else f',"sessionId":{_encode(session_id)}}}'
-        self._pending: dict[int, _Call] = {}
+        self._message_end = "}" if session_id is None else f',"sessionId":{encode(session_id)}}}'
+        self._pending: dict[int, PendingCall] = {}
         # (deadline, message id) of the calls with a finite timeout, earliest first, and one
         # timer for the earliest: cheaper than a timer per call. Entries of answered calls
         # are dropped lazily, never holding more than about twice the calls pending.
@@ -332,7 +251,7 @@ class Session:
 
     def _begin(
         self, method: str, params: dict[str, Any] | None, timeout: float | None
-    ) -> tuple[_Call, str | None]:
+    ) -> tuple[PendingCall, str | None]:
         """Register a call, arm its timeout and write it if the transport can right away.
 
         Returns the call (its ``future`` gets the answer; the caller removes it from
@@ -350,8 +269,8 @@ class Session:
         connection = self._connection
         message_id = connection.next_id()
         text = (
-            f'{{"id":{message_id},"method":{_method_text(method)},'
-            f'"params":{_encode(params) if params else "{}"}{self._message_end}'
+            f'{{"id":{message_id},"method":{method_text(method)},'
+            f'"params":{encode(params) if params else "{}"}{self._message_end}'
         )
         # A character is at most 4 bytes of UTF-8: only a huge text is encoded to measure it.
         if len(text) > connection.max_command_size // 4:
@@ -361,7 +280,7 @@ class Session:
         loop = asyncio.get_running_loop()
         if timeout is None:
             timeout = self.command_timeout
-        call = self._pending[message_id] = _Call(loop.create_future(), message_id, method, timeout)
+        call = self._pending[message_id] = PendingCall(loop.create_future(), message_id, method, timeout)
         if timeout != math.inf:
             self._add_deadline(loop, loop.time() + timeout, message_id)
         # The pipe writes at once (it buffers what the OS pipe cannot take yet); the
@@ -373,7 +292,7 @@ class Session:
             raise
         return call, None if written else text
 
-    async def _write(self, call: _Call, text: str) -> None:
+    async def _write(self, call: PendingCall, text: str) -> None:
         """Write a call's command, waiting for the transport's buffer to drain if need be.
 
         The timeout covers the write too: a browser that stops reading (SIGSTOPped, hung)
@@ -398,16 +317,7 @@ class Session:
         call.task = None
 
     def _add_deadline(self, loop: asyncio.AbstractEventLoop, deadline: float, message_id: int) -> None:
-        deadlines = self._deadlines
-        pending = self._pending
-        while deadlines and deadlines[0][1] not in pending:
-            heapq.heappop(deadlines)  # answered already
-        if len(deadlines) > 2 * len(pending) + 64:
-            # A long timeout at the head keeps answered entries behind it: drop them all
-            # (amortized: the next rebuild is at least as many calls away).
-            deadlines[:] = [entry for entry in deadlines if entry[1] in pending]
-            heapq.heapify(deadlines)
-        heapq.heappush(deadlines, (deadline, message_id))
+        push_deadline(self._deadlines, self._pending, deadline, message_id)
         timer = self._deadline_timer
         if timer is None or deadline < timer.when():
             if timer is not None:
@@ -420,20 +330,8 @@ class Session:
         loop = asyncio.get_running_loop()
         # The loop may run a timer a clock tick early: what was due when it fired is due.
         now = max(loop.time(), armed_for)
-        deadlines = self._deadlines
-        pending = self._pending
-        while deadlines:
-            deadline, message_id = deadlines[0]
-            call = pending.get(message_id)
-            if call is not None and deadline > now:
-                break
-            heapq.heappop(deadlines)
-            if call is not None:
-                call.expire()
-        if deadlines:
-            # A burst of calls has deadlines microseconds apart: firing at most every
-            # _EXPIRY_GRANULARITY s lets one timer expire them together (at most that late).
-            next_deadline = max(deadlines[0][0], now + _EXPIRY_GRANULARITY)
+        next_deadline = expire_due(self._deadlines, self._pending, now)
+        if next_deadline is not None:
             self._deadline_timer = loop.call_at(next_deadline, self._expire_due, next_deadline)
 
     def _resolve(self, message_id: int, message: dict[str, Any]) -> None:
@@ -490,11 +388,11 @@ class Session:
 
         Note that a domain only emits events once enabled, e.g. ``cdp.network.enable()``.
         """
-        keys = [_event_key(spec) for spec in events] or ["*"]
+        keys = [event_key(spec) for spec in events] or ["*"]
         if not raw:
             for spec in events:
                 if not isinstance(spec, str):
-                    _build_validator(spec)
+                    build_validator(spec)
         stream: EventStream[Any] = EventStream(self, keys, raw=raw)
         if self._closed_error is not None:
             stream._finish(self._closed_error)

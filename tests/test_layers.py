@@ -31,9 +31,13 @@ FLOORS: dict[str, int] = {
     "_transport": 1,
     "connection": 1,
     "session": 1,
+    "_calls": 1,  # a session's calls: their JSON text, their timeouts
+    "_event_specs": 1,  # what a session's subscriptions are keyed by
     "_streams": 1,
     "_wire": 1,
     "launcher": 1,
+    "_launching": 1,  # the launcher by concern: flags, finding, spawning, the process
+    "_launching.": 1,
     "_profiles": 1,
     "_endpoint": 1,
     "_autoconnect": 1,
@@ -58,6 +62,9 @@ FLOORS: dict[str, int] = {
     "_grid": 2,
     "_pool": 2,
     "_settings": 2,
+    # The config file's reader, beside the options table: the browse engine (floor 3) and
+    # the front ends (floor 4) read it; it reads the settings and the extraction's formats.
+    "_config": 2,
     "_page_setup": 2,  # the settings applied to a page (and to cdpkit's own requests)
     "_own_requests": 2,
     "_storage": 2,

@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping
 import httpx
 
 from .. import _own_requests
+from .._config import EngineConfig
 from .._page_setup import request_headers
 from .._settings import BrowserSettings, Proxy
-from ._config import EngineConfig
 from ._result import BrowseError
 
 __all__ = ["MAX_BODY_BYTES", "Fetched", "RobotsCache", "fetch", "make_client", "network_error", "robots_token", "user_agent"]
@@ -162,6 +162,34 @@ def network_error(url: str, code: str, *, detail: str = "", timeout: float = 0.0
     if detail:
         message = f"{message} ({detail})"
     return BrowseError(url, code, message, recoverable=recoverable, suggestion=suggestion)
+
+
+def http_error(url: str, status: int, *, challenge: bool = False) -> BrowseError:
+    """The :class:`BrowseError` ``http.<status>`` for an error status, with its advice."""
+    if challenge:
+        return BrowseError(
+            url, f"http.{status}", f"HTTP {status}: the site shows a bot challenge that was not passed",
+            recoverable=True, suggestion="allow the browser tiers (max_tier=3), or try again later",
+            status=status,
+        )  # fmt: skip
+    advice: dict[int, tuple[str, bool, str]] = {
+        401: ("needs authentication", False, "log in within a session (session=...) first"),
+        403: ("access is forbidden", False, "log in within a session first, or the site refuses automated clients"),
+        404: ("not found", False, "check the URL"),
+        407: ("the proxy did not accept the credentials", False,
+              "check the proxy's username and password (--proxy, [browser] proxy)"),
+        410: ("gone: removed for good", False, "look for the content elsewhere"),
+        429: ("too many requests", True, "wait a while before trying again"),
+    }
+    what, recoverable, suggestion = advice.get(
+        status,
+        ("the server failed", True, "try again later")
+        if status >= 500
+        else ("the server refused the request", False, "check the URL"),
+    )
+    return BrowseError(
+        url, f"http.{status}", f"HTTP {status}: {what}", recoverable=recoverable, suggestion=suggestion, status=status
+    )
 
 
 def _from_httpx(url: str, exc: httpx.HTTPError, timeout: float) -> BrowseError:

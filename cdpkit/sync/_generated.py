@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from cdpkit import cdp
     from cdpkit._browse import BrowseResult
     from cdpkit._browse import Engine as AsyncEngine
-    from cdpkit._browse._config import EngineConfig
     from cdpkit._browse._engine import BrowserFactory
     from cdpkit._browse._result import BrowseFormat, LinkStyle
+    from cdpkit._config import EngineConfig
     from cdpkit._grid import GridBrowser as AsyncGridBrowser
     from cdpkit._model import Command, Event, RawEvent
     from cdpkit._pool import Pool as AsyncPool
@@ -778,7 +778,7 @@ class Engine(_Twin):
 
     Args:
         config: Settings by table, over the config file's (``{"network": {"retries": 2},
-            "session": {"persist": True}}``); see :mod:`cdpkit._browse._config` for every
+            "session": {"persist": True}}``); see :mod:`cdpkit._config` for every
             table and key.
         browser: A running :class:`Browser` to use, or the ``[browser]`` table.
         browser_factory: Makes the browser when first needed; ``None`` from it: attach or

@@ -19,6 +19,7 @@ import pytest
 
 import cdpkit
 from cdpkit import cdp, launcher
+from cdpkit._launching import _finding, _process, _spawning
 from cdpkit.launcher import ChromeProcess
 from tests.server import FixtureServer, Handler
 
@@ -41,7 +42,7 @@ document.body.appendChild(rest);
 
 def group_alive(pgid: int) -> bool:
     """Whether any non-zombie process of the group is still running."""
-    return launcher._group_alive(pgid)
+    return _process.group_alive(pgid)
 
 
 def temp_profiles(where: Path) -> list[Path]:
@@ -311,7 +312,7 @@ async def test_a_temporary_folder_too_long_for_chromes_socket_still_launches(
     async with cdpkit.launch(env=env, timeout=20) as browser:
         assert browser.version.product.startswith(("Chrome/", "HeadlessChrome/"))
     child_env = {"TMPDIR": str(tmp_path)[:40]}
-    launcher._shorten_socket_tmpdir(child_env)
+    _spawning.shorten_socket_tmpdir(child_env)
     assert child_env == {"TMPDIR": str(tmp_path)[:40]}
 
 
@@ -333,7 +334,7 @@ def test_find_chrome_honours_env_and_says_where_it_looked(
     assert launcher.find_chrome(executable_path="/usr/bin/env") == "/usr/bin/env"
     monkeypatch.delenv("CDPKIT_CHROME")
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    monkeypatch.setattr(launcher, "_install_locations", lambda: [tmp_path / "nowhere"])
+    monkeypatch.setattr(_finding, "_install_locations", lambda: [tmp_path / "nowhere"])
     with pytest.raises(cdpkit.LaunchError) as info:
         launcher.find_chrome()
     message = str(info.value)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import cdpkit
-from cdpkit import launcher
+from cdpkit._launching import _profiles
 from tests.core.test_launch import group_alive, temp_profiles
 
 OWNER_SCRIPT = """
@@ -131,7 +131,7 @@ async def test_launch_sweeps_profiles_whose_owner_is_gone(private_tmp: Path) -> 
     unmarked = private_tmp / "cdpkit-profile-unmarked"
     for directory in (stale, reused_pid, live, unmarked):
         (directory / "Default").mkdir(parents=True)
-    own_start = launcher._process_start_time(os.getpid())
+    own_start = _profiles.process_start_time(os.getpid())
     (stale / "cdpkit-owner").write_text(f"{_dead_pid()} 12345\n")
     # Our own pid but another start time: a pid reused after its owner died.
     (reused_pid / "cdpkit-owner").write_text(f"{os.getpid()} {own_start}0\n")

@@ -1,5 +1,7 @@
-"""The browse engine's settings: defaults < the user's config file < the engine's config
-(< per-call options < CLI flags, applied by the engine and the command).
+"""The config file's reader, beside the options table (:mod:`cdpkit._options`): the browse
+engine's settings and the browser's, for every command, the TUI and the MCP server:
+defaults < the user's config file < the engine's config (< per-call options < CLI flags,
+applied by the engine and the command).
 
 The file is TOML, ``~/.config/cdpkit/config.toml`` on Linux (``platformdirs``'
 ``user_config_dir``; ``$CDPKIT_CONFIG`` names another file). Every table and key is
@@ -72,8 +74,8 @@ from typing import Any
 
 import platformdirs
 
-from .._settings import BrowserSettings
-from ._result import FORMATS, LINK_STYLES
+from ._extraction import FORMATS, LINK_STYLES
+from ._settings import BrowserSettings
 
 __all__ = ["BrowserTable", "ConfigError", "EngineConfig", "config_path", "load_config", "merge_tables", "surface_table"]
 

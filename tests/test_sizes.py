@@ -21,11 +21,9 @@ _EDITED = "being edited; split next"
 ALLOWED: dict[str, str] = {
     "cdpkit/_extraction/_content.py::json_content": "the JSON content within the budget: split next",
     "cdpkit/cli/_browse.py::browse": "one click command's options and body: split with the options table",
-    "cdpkit/cli/_daemon.py::daemon": "one click command's options and body: split with the options table",
     "cdpkit/cli/_download.py::download": _EDITED,
     "cdpkit/tools/emulation.py::emulate": "one public tool's many keywords: declare them once",
     "cdpkit/tools/files.py": "a public tools module: split keeping cdpkit.tools.files's names",
-    "cdpkit/tools/har.py::_entry": "HAR 1.2 entry, field by field: split next",
 }
 
 

@@ -145,17 +145,7 @@ def daemon(
             raise CLIError(str(exc)) from None
         return
     if action is DaemonAction.status:
-        # A live daemon answers at once: one that does not within 2 s is wedged.
-        answer = run(lambda: _request("status", timeout=min(timeout, 2.0)), debug=debug) if paths else None
-        if answer is None:
-            pid = paths.daemon_pid() if paths else None
-            if pid is not None and _running(pid):
-                print(f"the cdpkit daemon (pid {pid}) does not answer (`cdpkit daemon stop` ends it)",
-                      file=sys.stderr)
-            else:
-                print("no cdpkit daemon runs", file=sys.stderr)
-            raise typer.Exit(1)
-        _print_status(answer)
+        _status(paths, timeout, debug)
         return
     if action is DaemonAction.stop:
         _stop(timeout, debug)
@@ -184,6 +174,21 @@ def daemon(
             return
         time.sleep(0.05)
     raise CLIError(f"the daemon did not answer within {timeout:g} s; see {paths.log_file}")
+
+
+def _status(paths: DaemonPaths | None, timeout: float, debug: bool) -> None:
+    """Print the running daemon's status; exit status 1 when none runs (or answers)."""
+    # A live daemon answers at once: one that does not within 2 s is wedged.
+    answer = run(lambda: _request("status", timeout=min(timeout, 2.0)), debug=debug) if paths else None
+    if answer is None:
+        pid = paths.daemon_pid() if paths else None
+        if pid is not None and _running(pid):
+            print(f"the cdpkit daemon (pid {pid}) does not answer (`cdpkit daemon stop` ends it)",
+                  file=sys.stderr)
+        else:
+            print("no cdpkit daemon runs", file=sys.stderr)
+        raise typer.Exit(1)
+    _print_status(answer)
 
 
 async def _request(op: str, *, timeout: float) -> dict[str, Any] | None:

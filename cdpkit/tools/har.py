@@ -24,7 +24,7 @@ from .._files import write_private
 from ..errors import CDPError, ConnectionClosedError
 from ..page import Page
 from ._network_log import MAX_ENTRIES, Entry, NetworkLog, PageLoad, recording
-from .network import request_post_data, response_body, summarize, timing_phases
+from .network import NetworkRequest, request_post_data, response_body, summarize, timing_phases
 
 __all__ = ["record_har"]
 
@@ -286,26 +286,7 @@ async def _entry(page: Page, entry: Entry, log: NetworkLog, bodies: _Bodies) -> 
     if response is not None and "requestHeaders" in response:
         request_headers = _headers(response["requestHeaders"])
     protocol = _http_version(response.get("protocol") if response is not None else None)
-    query = urllib.parse.parse_qsl(urllib.parse.urlsplit(record.url).query, keep_blank_values=True)
-    har_request: dict[str, Any] = {
-        "method": record.method,
-        "url": record.url,
-        "httpVersion": protocol,
-        "cookies": _sent_cookies(entry, request_headers),
-        "headers": request_headers,
-        "queryString": [{"name": name, "value": value} for name, value in query],
-        "headersSize": len(response["requestHeadersText"]) if response and "requestHeadersText" in response else -1,
-        "bodySize": 0,
-    }
-    post_data = request.get("postData")
-    if post_data is None and request.get("hasPostData") and not page.closed and not bodies.gave_up:
-        post_data = await _quietly(request_post_data(page, entry))
-    if post_data is not None:
-        har_request["bodySize"] = len(post_data.encode())
-        har_request["postData"] = {
-            "mimeType": _header(request_headers, "content-type") or "",
-            "text": post_data,
-        }
+    har_request = await _request(page, entry, record, request_headers, protocol, bodies)
     response_headers = _headers(
         entry.response_extra["headers"]
         if entry.response_extra is not None
@@ -317,21 +298,7 @@ async def _entry(page: Page, entry: Entry, log: NetworkLog, bodies: _Bodies) -> 
     if headers_text is None and response is not None:
         headers_text = response.get("headersText")
     headers_size = len(headers_text) if headers_text else -1
-    har_content: dict[str, Any] = {
-        "size": 0,
-        "mimeType": _header(response_headers, "content-type") or record.mime_type or "x-unknown",
-    }
-    body_size = -1
-    if entry.body_size is not None:
-        body_size = int(entry.body_size)
-    elif entry.encoded_size is not None and headers_size >= 0:
-        body_size = max(0, int(entry.encoded_size) - headers_size)
-    if record.status == 304 or entry.from_cache:
-        body_size = 0
-    if body_size >= 0:
-        har_content["size"] = body_size
-    if entry.id in bodies.found:
-        _add_body(har_content, bodies.found[entry.id], bodies.max_body_size)
+    har_content, body_size = _content(entry, record, response_headers, headers_size, bodies)
     timings: dict[str, float] = (
         timing_phases(response["timing"], entry.end)
         if response is not None and "timing" in response
@@ -369,6 +336,59 @@ async def _entry(page: Page, entry: Entry, log: NetworkLog, bodies: _Bodies) -> 
     if entry.failed is not None:
         har_entry["_error"] = entry.failed
     return har_entry
+
+
+async def _request(
+    page: Page, entry: Entry, record: NetworkRequest, request_headers: list[dict[str, str]], protocol: str,
+    bodies: _Bodies,
+) -> dict[str, Any]:
+    """The HAR ``request`` of ``entry``, its posted body read from the page if need be."""
+    request = entry.sent["request"]
+    response = entry.response
+    query = urllib.parse.parse_qsl(urllib.parse.urlsplit(record.url).query, keep_blank_values=True)
+    har_request: dict[str, Any] = {
+        "method": record.method,
+        "url": record.url,
+        "httpVersion": protocol,
+        "cookies": _sent_cookies(entry, request_headers),
+        "headers": request_headers,
+        "queryString": [{"name": name, "value": value} for name, value in query],
+        "headersSize": len(response["requestHeadersText"]) if response and "requestHeadersText" in response else -1,
+        "bodySize": 0,
+    }
+    post_data = request.get("postData")
+    if post_data is None and request.get("hasPostData") and not page.closed and not bodies.gave_up:
+        post_data = await _quietly(request_post_data(page, entry))
+    if post_data is not None:
+        har_request["bodySize"] = len(post_data.encode())
+        har_request["postData"] = {
+            "mimeType": _header(request_headers, "content-type") or "",
+            "text": post_data,
+        }
+    return har_request
+
+
+def _content(
+    entry: Entry, record: NetworkRequest, response_headers: list[dict[str, str]], headers_size: int,
+    bodies: _Bodies,
+) -> tuple[dict[str, Any], int]:
+    """The HAR ``response.content`` of ``entry`` and the response's body size (-1: unknown)."""
+    har_content: dict[str, Any] = {
+        "size": 0,
+        "mimeType": _header(response_headers, "content-type") or record.mime_type or "x-unknown",
+    }
+    body_size = -1
+    if entry.body_size is not None:
+        body_size = int(entry.body_size)
+    elif entry.encoded_size is not None and headers_size >= 0:
+        body_size = max(0, int(entry.encoded_size) - headers_size)
+    if record.status == 304 or entry.from_cache:
+        body_size = 0
+    if body_size >= 0:
+        har_content["size"] = body_size
+    if entry.id in bodies.found:
+        _add_body(har_content, bodies.found[entry.id], bodies.max_body_size)
+    return har_content, body_size
 
 
 async def _quietly(work: Any) -> Any:

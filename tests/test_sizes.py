@@ -22,7 +22,6 @@ ALLOWED: dict[str, str] = {
     "cdpkit/_extraction/_content.py::json_content": "the JSON content within the budget: split next",
     "cdpkit/cli/_browse.py::browse": "one click command's options and body: split with the options table",
     "cdpkit/cli/_download.py::download": _EDITED,
-    "cdpkit/tools/emulation.py::emulate": "one public tool's many keywords: declare them once",
     "cdpkit/tools/files.py": "a public tools module: split keeping cdpkit.tools.files's names",
 }
 

@@ -125,35 +125,11 @@ async def emulate(
     """
     chosen = _device(device) if device is not None else None
     conditions = _network(network) if network is not None else None
-    if viewport is not None and (viewport[0] < 1 or viewport[1] < 1):
-        raise ValueError(f"viewport must be (width, height) of at least 1 px, got {viewport}")
-    if cpu_throttle is not None and cpu_throttle < 1:
-        raise ValueError(f"cpu_throttle is how many times slower: 1 or more, got {cpu_throttle}")
-    if color_scheme is not None and color_scheme not in ("light", "dark", "no-preference"):
-        raise ValueError(f"color_scheme must be light, dark or no-preference, got {color_scheme!r}")
-    if geolocation is not None and not (
-        -90 <= geolocation[0] <= 90 and -180 <= geolocation[1] <= 180
-    ):
-        raise ValueError(
-            f"geolocation must be (latitude -90..90, longitude -180..180), got {geolocation}"
-        )
-
+    _check_emulation(viewport, cpu_throttle, color_scheme, geolocation)
     if reset:
         await _reset(page)
     if chosen is not None or viewport is not None:
-        size = viewport or (chosen.width, chosen.height) if chosen else viewport
-        assert size is not None
-        await page.send(
-            cdp.emulation.set_device_metrics_override(
-                size[0], size[1], chosen.scale if chosen else 0, chosen.mobile if chosen else False
-            )
-        )
-        if chosen is not None:
-            await page.send(
-                cdp.emulation.set_touch_emulation_enabled(
-                    chosen.mobile, max_touch_points=5 if chosen.mobile else None
-                )
-            )
+        await _emulate_device(page, chosen, viewport)
     agent = user_agent or (
         _device_user_agent(page, chosen) if chosen and chosen.user_agent else None
     )
@@ -171,22 +147,7 @@ async def emulate(
             page, cdp.emulation.set_timezone_override(timezone), f"timezone {timezone!r}"
         )
     if geolocation is not None:
-        accuracy = geolocation[2] if len(geolocation) == 3 else 10
-        origin = _origin(page)
-        await page.browser.send(
-            cdp.browser.grant_permissions(
-                [cdp.browser.PermissionType.GEOLOCATION],
-                origin=origin,
-                browser_context_id=cdp.browser.BrowserContextID(page.context.id)
-                if page.context
-                else None,
-            )
-        )
-        await page.send(
-            cdp.emulation.set_geolocation_override(
-                latitude=geolocation[0], longitude=geolocation[1], accuracy=accuracy
-            )
-        )
+        await _emulate_geolocation(page, geolocation)
     if color_scheme is not None:
         await page.send(
             cdp.emulation.set_emulated_media(
@@ -204,6 +165,64 @@ async def emulate(
         if conditions is not None:
             state.conditions = conditions
         await _apply_network(page, state)
+
+
+def _check_emulation(
+    viewport: tuple[int, int] | None,
+    cpu_throttle: float | None,
+    color_scheme: str | None,
+    geolocation: tuple[float, ...] | None,
+) -> None:
+    """Refuse values out of range before anything is sent (see :func:`emulate`)."""
+    if viewport is not None and (viewport[0] < 1 or viewport[1] < 1):
+        raise ValueError(f"viewport must be (width, height) of at least 1 px, got {viewport}")
+    if cpu_throttle is not None and cpu_throttle < 1:
+        raise ValueError(f"cpu_throttle is how many times slower: 1 or more, got {cpu_throttle}")
+    if color_scheme is not None and color_scheme not in ("light", "dark", "no-preference"):
+        raise ValueError(f"color_scheme must be light, dark or no-preference, got {color_scheme!r}")
+    if geolocation is not None and not (
+        -90 <= geolocation[0] <= 90 and -180 <= geolocation[1] <= 180
+    ):
+        raise ValueError(
+            f"geolocation must be (latitude -90..90, longitude -180..180), got {geolocation}"
+        )
+
+
+async def _emulate_device(page: Page, chosen: Device | None, viewport: tuple[int, int] | None) -> None:
+    """The viewport (and a device's pixel ratio, mobile layout and touch)."""
+    size = viewport or (chosen.width, chosen.height) if chosen else viewport
+    assert size is not None
+    await page.send(
+        cdp.emulation.set_device_metrics_override(
+            size[0], size[1], chosen.scale if chosen else 0, chosen.mobile if chosen else False
+        )
+    )
+    if chosen is not None:
+        await page.send(
+            cdp.emulation.set_touch_emulation_enabled(
+                chosen.mobile, max_touch_points=5 if chosen.mobile else None
+            )
+        )
+
+
+async def _emulate_geolocation(page: Page, geolocation: tuple[float, ...]) -> None:
+    """The position, with the page's origin granted the geolocation permission."""
+    accuracy = geolocation[2] if len(geolocation) == 3 else 10
+    origin = _origin(page)
+    await page.browser.send(
+        cdp.browser.grant_permissions(
+            [cdp.browser.PermissionType.GEOLOCATION],
+            origin=origin,
+            browser_context_id=cdp.browser.BrowserContextID(page.context.id)
+            if page.context
+            else None,
+        )
+    )
+    await page.send(
+        cdp.emulation.set_geolocation_override(
+            latitude=geolocation[0], longitude=geolocation[1], accuracy=accuracy
+        )
+    )
 
 
 class _NetworkState:

@@ -137,98 +137,131 @@ def media_lines(result: BrowseResult) -> str:
     return "\n## Media files\n\n" + "\n".join(lines) + "\n" if lines else ""
 
 
+_UrlOption = Annotated[
+    str | None,
+    typer.Argument(
+        metavar="URL",
+        help="A URL, a host name (https:// is added) or a local HTML file; or --batch FILE.",
+        show_default=False,
+    ),
+]
+
+_OutputFormatOption = Annotated[
+    BrowseFormat | None,
+    typer.Option(
+        "--format",
+        case_sensitive=False,
+        help="markdown (default), text, json (structured), a11y (accessibility tree) or links.",
+        show_default=False,
+    ),
+]
+
+_SelectorOption = Annotated[
+    list[str] | None,
+    typer.Option("--selector", metavar="CSS", help="Keep only what this matches (repeatable)."),
+]
+
+_ExcludeOption = Annotated[
+    list[str] | None,
+    typer.Option("--exclude", metavar="CSS", help="Drop what this matches (repeatable)."),
+]
+
+_KeywordOption = Annotated[
+    list[str] | None,
+    typer.Option("--keyword", metavar="WORD", help="Keep blocks mentioning it (repeatable)."),
+]
+
+_KeywordModeOption = Annotated[
+    KeywordMode, typer.Option("--keyword-mode", case_sensitive=False, help="any or all of the keywords.")
+]
+
+_QueryOption = Annotated[
+    str | None, typer.Option("--query", metavar="TEXT", help="Rank blocks by relevance to this.")
+]
+
+_MaxTokensOption = Annotated[
+    int | None, typer.Option("--max-tokens", min=1, help="Budget for the content (chars/4).")
+]
+
+_ReadabilityOption = Annotated[
+    bool | None,
+    typer.Option("--readability/--no-readability", help="Keep only the main content.", show_default=False),
+]
+
+_TierOption = Annotated[
+    int | None,
+    typer.Option("--tier", min=1, max=3, help="Use exactly this tier: 1 HTTP, 2 light Chrome, 3 full Chrome."),
+]
+
+_MaxTierOption = Annotated[
+    int | None, typer.Option("--max-tier", min=1, max=3, help="Escalate at most to this tier (default 3).")
+]
+
+_SessionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--session",
+        metavar="NAME",
+        help="A named session: its cookies are saved when the command ends and sent next time.",
+    ),
+]
+
+_LinkStyleOption = Annotated[
+    LinkStyle | None,
+    typer.Option("--link-style", case_sensitive=False, help="inline (default), numbered or none.",
+                 show_default=False),
+]
+
+_DownloadMediaOption = Annotated[
+    bool | None,
+    typer.Option(
+        *(f"{flag}/--no-{flag.removeprefix('--')}" for flag in OPTIONS["download_media"].flags),
+        help=OPTIONS["download_media"].help,
+        show_default=False,
+    ),
+]
+
+_TimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        metavar="SECONDS",
+        help="For the whole page, all tiers together (default 30, or the config's [network] timeout).",
+        show_default=False,
+    ),
+]
+
+_RespectRobotsOption = Annotated[
+    bool,
+    typer.Option(
+        "--respect-robots",
+        help="Refuse URLs the site's robots.txt disallows for the user agent ([privacy] respect_robots_txt).",
+    ),
+]
+
+
 @with_browser("connect grid header headful profile chrome_arg viewport script_timeout batch")
 def browse(
-    url: Annotated[
-        str | None,
-        typer.Argument(
-            metavar="URL",
-            help="A URL, a host name (https:// is added) or a local HTML file; or --batch FILE.",
-            show_default=False,
-        ),
-    ] = None,
-    output_format: Annotated[
-        BrowseFormat | None,
-        typer.Option(
-            "--format",
-            case_sensitive=False,
-            help="markdown (default), text, json (structured), a11y (accessibility tree) or links.",
-            show_default=False,
-        ),
-    ] = None,
-    selector: Annotated[
-        list[str] | None,
-        typer.Option("--selector", metavar="CSS", help="Keep only what this matches (repeatable)."),
-    ] = None,
-    exclude: Annotated[
-        list[str] | None,
-        typer.Option("--exclude", metavar="CSS", help="Drop what this matches (repeatable)."),
-    ] = None,
-    keyword: Annotated[
-        list[str] | None,
-        typer.Option("--keyword", metavar="WORD", help="Keep blocks mentioning it (repeatable)."),
-    ] = None,
-    keyword_mode: Annotated[
-        KeywordMode, typer.Option("--keyword-mode", case_sensitive=False, help="any or all of the keywords.")
-    ] = KeywordMode.any,
-    query: Annotated[
-        str | None, typer.Option("--query", metavar="TEXT", help="Rank blocks by relevance to this.")
-    ] = None,
-    max_tokens: Annotated[
-        int | None, typer.Option("--max-tokens", min=1, help="Budget for the content (chars/4).")
-    ] = None,
-    readability: Annotated[
-        bool | None,
-        typer.Option("--readability/--no-readability", help="Keep only the main content.", show_default=False),
-    ] = None,
-    tier: Annotated[
-        int | None,
-        typer.Option("--tier", min=1, max=3, help="Use exactly this tier: 1 HTTP, 2 light Chrome, 3 full Chrome."),
-    ] = None,
-    max_tier: Annotated[
-        int | None, typer.Option("--max-tier", min=1, max=3, help="Escalate at most to this tier (default 3).")
-    ] = None,
-    session: Annotated[
-        str | None,
-        typer.Option(
-            "--session",
-            metavar="NAME",
-            help="A named session: its cookies are saved when the command ends and sent next time.",
-        ),
-    ] = None,
+    url: _UrlOption = None,
+    output_format: _OutputFormatOption = None,
+    selector: _SelectorOption = None,
+    exclude: _ExcludeOption = None,
+    keyword: _KeywordOption = None,
+    keyword_mode: _KeywordModeOption = KeywordMode.any,
+    query: _QueryOption = None,
+    max_tokens: _MaxTokensOption = None,
+    readability: _ReadabilityOption = None,
+    tier: _TierOption = None,
+    max_tier: _MaxTierOption = None,
+    session: _SessionOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
-    link_style: Annotated[
-        LinkStyle | None,
-        typer.Option("--link-style", case_sensitive=False, help="inline (default), numbered or none.",
-                     show_default=False),
-    ] = None,
-    download_media: Annotated[
-        bool | None,
-        typer.Option(
-            *(f"{flag}/--no-{flag.removeprefix('--')}" for flag in OPTIONS["download_media"].flags),
-            help=OPTIONS["download_media"].help,
-            show_default=False,
-        ),
-    ] = None,
+    link_style: _LinkStyleOption = None,
+    download_media: _DownloadMediaOption = None,
     video_frames: Annotated[int | None, typer_option("video_frames")] = None,
-    timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--timeout",
-            metavar="SECONDS",
-            help="For the whole page, all tiers together (default 30, or the config's [network] timeout).",
-            show_default=False,
-        ),
-    ] = None,
+    timeout: _TimeoutOption = None,
     batch: BatchOption = None,
     concurrency: ConcurrencyOption = 4,
-    respect_robots: Annotated[
-        bool,
-        typer.Option(
-            "--respect-robots",
-            help="Refuse URLs the site's robots.txt disallows for the user agent ([privacy] respect_robots_txt).",
-        ),
-    ] = False,
+    respect_robots: _RespectRobotsOption = False,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
     **flags: Unpack[EngineFlags],

@@ -102,52 +102,63 @@ async def _watch_part_file(
             progress.stop()
 
 
+_DirectoryOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--dir",
+        metavar="DIR",
+        help="Save into DIR (created if missing). Default: ~/Downloads.",
+    ),
+]
+
+_FilenameOption = Annotated[
+    str | None,
+    typer.Option(
+        "--filename",
+        metavar="NAME",
+        help="Save under this name instead of the server's (never overwrites: NAME-1.ext).",
+    ),
+]
+
+_FromPageOption = Annotated[
+    str | None,
+    typer.Option(
+        "--page",
+        metavar="PAGE_URL",
+        help="Load this page first: the download carries its cookies and Referer.",
+    ),
+]
+
+_SelectorOption = Annotated[
+    str | None,
+    typer.Option(
+        "--selector",
+        metavar="CSS",
+        help="URL is then a page: download the resource of its first element matching "
+        "this (img, video, audio, a, ...).",
+    ),
+]
+
+_MaxTimeOption = Annotated[
+    float | None,
+    typer.Option(
+        "--max-time",
+        metavar="SECONDS",
+        min=0.1,
+        help="Give up on a download that takes longer (default: no limit; --timeout "
+        "still bounds the wait for it to start).",
+    ),
+]
+
+
 @with_browser("connect grid header headful profile chrome_arg viewport script_timeout timeout")
 def download(
     url: UrlArgument,
-    directory: Annotated[
-        Path | None,
-        typer.Option(
-            "--dir",
-            metavar="DIR",
-            help="Save into DIR (created if missing). Default: ~/Downloads.",
-        ),
-    ] = None,
-    filename: Annotated[
-        str | None,
-        typer.Option(
-            "--filename",
-            metavar="NAME",
-            help="Save under this name instead of the server's (never overwrites: NAME-1.ext).",
-        ),
-    ] = None,
-    from_page: Annotated[
-        str | None,
-        typer.Option(
-            "--page",
-            metavar="PAGE_URL",
-            help="Load this page first: the download carries its cookies and Referer.",
-        ),
-    ] = None,
-    selector: Annotated[
-        str | None,
-        typer.Option(
-            "--selector",
-            metavar="CSS",
-            help="URL is then a page: download the resource of its first element matching "
-            "this (img, video, audio, a, ...).",
-        ),
-    ] = None,
-    max_time: Annotated[
-        float | None,
-        typer.Option(
-            "--max-time",
-            metavar="SECONDS",
-            min=0.1,
-            help="Give up on a download that takes longer (default: no limit; --timeout "
-            "still bounds the wait for it to start).",
-        ),
-    ] = None,
+    directory: _DirectoryOption = None,
+    filename: _FilenameOption = None,
+    from_page: _FromPageOption = None,
+    selector: _SelectorOption = None,
+    max_time: _MaxTimeOption = None,
     debug: DebugOption = False,
     settings: BrowserSettings | None = None,
     **flags: Unpack[BrowserFlags],

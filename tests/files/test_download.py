@@ -178,7 +178,7 @@ async def test_unusable_filename_falls_back_to_timestamp_name(
 async def test_names_never_overwrite(page: cdpkit.Page, server: FixtureServer, tmp_path: Path,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     await cdpkit.tools.navigate(page, gallery(server))
-    monkeypatch.setattr(dl.time, "time", lambda: 1_700_000_000.123)  # every call in the same ms
+    monkeypatch.setattr(time, "time", lambda: 1_700_000_000.123)  # every call in the same ms
     first = await download(page, url=server.url("/protected/photo"), dest_dir=tmp_path)
     second = await download(page, url=server.url("/protected/photo"), dest_dir=tmp_path)
     assert first.filename == "1700000000123.png" and second.filename == "1700000000124.png"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import cdpkit
-from cdpkit._browse._extract import says_title
+from cdpkit._extraction import says_title
 from cdpkit.tools.scraping import scrape
 from tests.server import FixtureServer, Handler, closed_port
 

@@ -12,6 +12,11 @@ General rules, no per-site ones; the signals are the page's own:
 - a figure caption's credit line (an element named ``credit``/``copyright``..., or text
   opening with "Photograph:", "Photo:", "Credit:"...): a caption says what the picture
   shows, the credit whose it is, which is not the article's text;
+- (read by :mod:`._main_content` on the main content's blocks) a photo's credit line or
+  its caption ending with the credit in brackets, wherever the page put them;
+- teaser cards: a link wrapping a heading and a paragraph (or a picture), which says what
+  another page says (a "more stories" rail, a list of the latest stories, which may list
+  this very story under its own heading);
 - the article body a page marks with ``itemprop="articleBody"`` (schema.org microdata),
   when it holds a few sentences: the main content is looked for inside it alone.
 """
@@ -23,7 +28,7 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-__all__ = ["article_body", "remove_boilerplate"]
+__all__ = ["article_body", "photo_credit", "remove_boilerplate"]
 
 # Tokens of a class, id or label (split at spaces, "-" and "_") naming boilerplate.
 _BOILERPLATE = frozenset(
@@ -82,6 +87,20 @@ _CREDIT_TEXT = re.compile(
     r"^\s*(?:photograph|photo|picture|image|illustration|credit|foto|bild|imagen)s?\s*(?:by)?\s*:",
     re.IGNORECASE,
 )
+# What a teaser card's link wraps: blocks of text, and pictures.
+_CARD_TEXT = "h1, h2, h3, h4, h5, h6, p"
+_CARD_PICTURE = "img, picture"
+# A photo's caption that ends with its credit in brackets: "(AP Photo/Ann Example)",
+# "(Image: GETTY)", "(Foto: dpa)"; the words are the credit's and the agencies', which are
+# the same in every language a page is written in.
+_CAPTION_CREDIT = re.compile(
+    r"\((?:[^()]*?\b(?:photos?|image|picture|foto|bild|imagen|credit|getty|reuters|afp|ap|epa|dpa)"
+    r"\b[^()]*)\)\s*$",
+    re.IGNORECASE,
+)
+# A caption is shorter than this (characters); a paragraph of the article ending with a
+# bracket that names a photo is not one.
+_CAPTION_CHARS = 400
 # Characters of text an ``itemprop="articleBody"`` element needs to be taken as the article.
 _BODY_CHARS = 280
 
@@ -126,6 +145,7 @@ def remove_boilerplate(tree: LexborHTMLParser) -> None:
             length <= _BOX_WORDS or _link_share(node, length) >= _BOX_LINKS
         ):
             node.decompose()
+    _remove_cards(body, page_words)
     for caption in body.css("figcaption"):
         # The parts of a caption; a caption that is all credit stays (it may be all there is).
         for part in list(caption.css("*")):
@@ -137,6 +157,30 @@ def remove_boilerplate(tree: LexborHTMLParser) -> None:
             text = child.text_content if child.is_text_node else child.text(separator=" ")
             if text and _CREDIT_TEXT.match(text):
                 child.decompose()
+
+
+def _remove_cards(body: LexborNode, page_words: int) -> None:
+    """Remove the teaser cards: links to another page wrapping two blocks of text, or one
+    and a picture (a link inside a paragraph, or around a picture alone, is the article's;
+    a link around most of the page is the page)."""
+    for link in list(body.css("a[href]")):
+        href = (link.attributes.get("href") or "").strip().lower()
+        if link.parent is None or not href or href.startswith(("#", "javascript:")):
+            continue
+        blocks = len(link.css(_CARD_TEXT))
+        if (blocks >= 2 or (blocks == 1 and link.css_first(_CARD_PICTURE) is not None)) and (
+            _text_length(link) <= _MOST_OF_PAGE * page_words
+        ):
+            link.decompose()
+
+
+def photo_credit(text: str) -> bool:
+    """Whether ``text`` (a block's) is a photo's credit line ("Photo: Ann Example/AP") or a
+    caption ending with its credit, wherever the page put it (not only in ``<figcaption>``)."""
+    text = " ".join(text.split())
+    if not text or len(text) >= _CAPTION_CHARS:
+        return False
+    return bool(_CREDIT_TEXT.match(text) or _CAPTION_CREDIT.search(text))
 
 
 def article_body(tree: LexborHTMLParser) -> LexborNode | None:

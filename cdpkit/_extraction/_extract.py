@@ -40,6 +40,7 @@ from ._block import Block, link_headings, plain, renumber
 from ._blocks import BlockReader
 from ._boilerplate import article_body, remove_boilerplate
 from ._content import json_content, links_content, links_in, text_content
+from ._continuation import join_split_article
 from ._document import (
     base_url,
     find_forms,
@@ -177,13 +178,16 @@ def _main_blocks(
     """The main content's blocks, links and media (``None`` when none was found).
 
     Named boilerplate is removed first (:mod:`._boilerplate`), from the HTML trafilatura
-    reads and from the page whose blocks fill the article's gaps; when the page marks its
+    reads and from the page whose blocks fill the article's gaps; in the HTML trafilatura
+    reads, an article split into containers of one class is joined
+    (:mod:`._continuation`: trafilatura keeps one container); when the page marks its
     article's body (``itemprop="articleBody"``), both look inside it alone. The heading
     that says ``title`` is left out (none when ``title`` is empty).
     """
     if whole:
         cleaned = LexborHTMLParser(html)
         remove_boilerplate(cleaned)
+        join_split_article(cleaned)
         marked = article_body(cleaned)
         source = _fragment([marked]) if marked is not None else (cleaned.html or html)
         remove_boilerplate(tree)

@@ -22,6 +22,7 @@ from selectolax.lexbor import LexborNode
 
 from .._secrets import get_logger
 from ._block import Block, link_density, plain, resolve_url
+from ._boilerplate import photo_credit
 from ._elements import code_language, image_item
 from ._types import MediaItem
 
@@ -55,6 +56,17 @@ _FRAGMENT_CHARS = 25
 _PARTING_LINK_CHARS = 500
 _MODULE_SHARE = 0.1
 _MODULE_CHARS = 300
+# A list at the article's end is a list of links (other stories, some items with a line
+# that is not a link) when this share of its text is links.
+_LIST_LINKS = 0.3
+# How a sentence ends, in the scripts of the pages measured: full stops and marks of
+# Latin and CJK scripts, and the quotes and brackets that close a sentence.
+_SENTENCE_ENDS = tuple('.!?\u3002\uff01\uff1f"\u201d\u00bb\u2019)')
+# The share of the main content's characters the link blocks left out at its end may hold.
+_TAIL_SHARE = 0.2
+# A line above a list of links at the article's end that introduces it ("More stories",
+# "Subscribe to ... for more"), not a paragraph of the article: shorter than this.
+_INTRO_CHARS = 160
 
 
 def main_content_html(html: str) -> str | None:
@@ -65,9 +77,7 @@ def main_content_html(html: str) -> str | None:
     try:
         return _extract(trafilatura, html)
     except Exception:  # a parser bug on one odd page must not lose the page
-        get_logger(__name__).debug(
-            "trafilatura failed; the whole page is used", exc_info=True
-        )
+        get_logger(__name__).debug("trafilatura failed; the whole page is used", exc_info=True)
         return None
 
 
@@ -225,14 +235,18 @@ def fill_main_content(
         if index == heading and block.kind == "heading":
             taken[index] = True
         elif first <= index <= last:
-            taken[index] = kept[index] or index < anchors[0] or (
-                block.kind != "heading"
-                and (
-                    block.kind in ("image", "video", "audio")
-                    or _long(block)
-                    or _SPACES.sub("", block.text) in figures
+            taken[index] = (
+                kept[index]
+                or index < anchors[0]
+                or (
+                    block.kind != "heading"
+                    and (
+                        block.kind in ("image", "video", "audio")
+                        or _long(block)
+                        or _SPACES.sub("", block.text) in figures
+                    )
+                    and link_density(block) <= _LINKS_AT_MOST
                 )
-                and link_density(block) <= _LINKS_AT_MOST
             )
         elif low <= index <= high and kept[index] and _SPACES.sub("", block.text) in whole:
             taken[index] = True
@@ -241,7 +255,63 @@ def fill_main_content(
     for index in range(last - 1, first - 1, -1):
         if page[index].kind == "heading" and taken[index + 1] and page[index + 1].kind != "heading":
             taken[index] = True
+    _drop_captions(page, taken)
+    _trim_link_tail(page, taken)
     return [block for block, take in zip(page, taken, strict=True) if take]
+
+
+def _drop_captions(page: Sequence[Block], taken: list[bool]) -> None:
+    """Leave out of ``taken`` the photos' credit lines and the captions ending with their
+    credit (:func:`._boilerplate.photo_credit`), wherever the page put them."""
+    for index, block in enumerate(page):
+        if taken[index] and block.kind == "paragraph" and photo_credit(block.text):
+            taken[index] = False
+
+
+def _links_only(block: Block) -> bool:
+    if block.kind == "list":
+        return link_density(block) > _LIST_LINKS
+    return block.kind == "paragraph" and link_density(block) > _LINKS_AT_MOST
+
+
+def _intro(block: Block) -> bool:
+    """Whether ``block`` may be the line introducing a list of links: a heading, or a line
+    shorter than a paragraph that does not end as a sentence does (the article's last
+    sentence may be short)."""
+    text = _SPACES.sub(" ", block.text).strip()
+    if block.kind == "heading":
+        return True
+    # An ellipsis invites to read on: not a sentence's end.
+    sentence = text.endswith(_SENTENCE_ENDS) and not text.endswith(("...", "…"))
+    return len(text) < _INTRO_CHARS and not sentence
+
+
+def _trim_link_tail(page: Sequence[Block], taken: list[bool]) -> None:
+    """Leave out of ``taken`` what ends the article but is not its text: blocks that are
+    mostly links (a "more stories" list, further reading on the site), and the heading or
+    short line right above them that introduces them (also when the list itself was left
+    out already); together a small part of what is taken (a long list of references at a
+    reference page's end is its own)."""
+    budget = _TAIL_SHARE * sum(len(page[i].text) for i, take in enumerate(taken) if take)
+    while True:
+        chosen = [i for i, take in enumerate(taken) if take]
+        if len(chosen) < 2:
+            return
+        end, links = chosen[-1], 0
+        while len(chosen) > 1 and _links_only(page[chosen[-1]]):
+            budget -= len(page[chosen[-1]].text)
+            if budget < 0:
+                return
+            taken[chosen.pop()] = False
+            links += 1
+        if not links:
+            following = end + 1 < len(page) and _links_only(page[end + 1])
+            if following and _intro(page[end]):
+                taken[end] = False
+            return
+        if len(chosen) < 2 or not _intro(page[chosen[-1]]):
+            return
+        taken[chosen[-1]] = False
 
 
 def _article_part(
@@ -255,7 +325,9 @@ def _article_part(
     parts: list[list[int]] = [[anchors[0]]]
     for before, after in itertools.pairwise(anchors):
         links = sum(
-            len(page[i].text) * link_density(page[i]) for i in range(before + 1, after) if not kept[i]
+            len(page[i].text) * link_density(page[i])
+            for i in range(before + 1, after)
+            if not kept[i]
         )
         if links >= _PARTING_LINK_CHARS:
             parts.append([])

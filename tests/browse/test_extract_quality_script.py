@@ -36,12 +36,13 @@ def test_f1_counts_shared_words() -> None:
 def test_the_script_reports_every_extractor_per_half(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert quality.main(["--corpus", str(_corpus(tmp_path)), "--no-aeb", "--worst"]) == 0
+    corpus = str(_corpus(tmp_path))
+    assert quality.main(["--corpus", corpus, "--no-aeb", "--no-trafilatura-eval", "--worst"]) == 0
     out = capsys.readouterr().out
 
     assert "pages: 2" in out
     assert "tune half: 1 pages" in out and "held-out half: 1 pages" in out
-    assert "article-extraction-benchmark" not in out
+    assert "article-extraction-benchmark" not in out and "trafilatura-eval" not in out
     assert out.count("worst pages of") == 3
     for label in (
         "cdpkit browse(readability=True), markdown",
@@ -53,9 +54,11 @@ def test_the_script_reports_every_extractor_per_half(
         assert out.count(f"| {label} |") == 3, label  # each half, and all pages
     assert "| precision | recall | F1 mean | F1 median | median tokens |" in out
 
-    assert quality.main(["--corpus", str(tmp_path), "--json", "--no-aeb"]) == 0
+    assert quality.main([*("--corpus", corpus, "--json", "--no-aeb", "--no-trafilatura-eval")]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["summary"]["pages"] == 2 and data["summary"]["held-out"]["f1_readability_mean"] > 0.9
+    assert (
+        data["summary"]["pages"] == 2 and data["summary"]["held-out"]["f1_readability_mean"] > 0.9
+    )
     assert {row["half"] for row in data["pages"]} == {"tune", "held-out"}
 
 
@@ -70,15 +73,35 @@ def test_the_held_out_set_ships_with_the_repository() -> None:
     assert all(page.expected.strip() and "<" in page.html for page in listed)
 
 
+def test_the_snippet_set_ships_with_the_repository() -> None:
+    listed = list(quality.trafilatura_eval_pages(quality.TRAFILATURA_EVAL))
+    assert len(listed) == 120 and {page.group for page in listed} == {"trafilatura-eval"}
+    assert all(page.must and page.must_not and "<" in page.html for page in listed)
+
+
+def test_snippets_score_kept_article_and_kept_boilerplate() -> None:
+    must, must_not = ("The tide, rose!", "dredging began"), ("Share this", "Impressum")
+    assert quality.snippet_score("**the tide** rose. [Dredging](/x) began", must, must_not) == (
+        1.0,
+        1.0,
+        1.0,
+    )
+    precision, recall, f1 = quality.snippet_score("the tide rose. Share this", must, must_not)
+    assert (precision, recall) == (0.5, 0.5) and f1 == pytest.approx(0.5)
+    assert quality.snippet_score("tide rose", must, must_not)[1] == 0.0  # all its words, in order
+    # Some of the set's snippets begin or end inside a word.
+    assert quality.snippet_score("Angaben gemäß § 5", ("ngaben gemäß",), ())[1] == 1.0
+
+
 def test_the_split_is_decided_by_the_folder_name_alone() -> None:
     assert quality.half("one") == "tune" and quality.half("two") == "held-out"
     assert {quality.half(name) for name in ("one", "two", "three", "four")} == {"tune", "held-out"}
 
 
 def test_link_urls_are_no_words() -> None:
-    assert quality.words("see [the docs](https://x.org/a_(b)) and ![a map](m.png)") == quality.words(
-        "see the docs and a map"
-    )
+    assert quality.words(
+        "see [the docs](https://x.org/a_(b)) and ![a map](m.png)"
+    ) == quality.words("see the docs and a map")
 
 
 def test_a_missing_corpus_is_an_error_naming_it(

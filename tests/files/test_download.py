@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 import cdpkit
-from cdpkit.tools import files as dl
 from cdpkit.tools.files import download, expect_download
 from tests.server import FixtureServer, Handler, closed_port
 

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._secrets import get_logger
 from ._parts import CallError, Client, Download, Tab
 
 if TYPE_CHECKING:
     from ._server import Bridge
 
-log = logging.getLogger("cdpkit.bridge")
+log = get_logger("cdpkit.bridge")
 
 
 class Downloads:

@@ -18,7 +18,6 @@ import contextlib
 import hmac
 import itertools
 import json
-import logging
 import re
 import secrets
 import urllib.parse
@@ -29,13 +28,14 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from .._secrets import get_logger
 from .._tasks import run_in_background
 from ._downloads import Downloads
 from ._emulation import run_browser_command
 from ._parts import CallError, Client, Relayed, Tab, bearer, process_alive, refuse, write_now
 from ._state import extension_origin
 
-log = logging.getLogger("cdpkit.bridge")
+log = get_logger("cdpkit.bridge")
 
 MAX_MESSAGE = 256 * 1024 * 1024  # a full-page screenshot is tens of MB
 _EXTENSION_GRACE = 5.0  # seconds a restarting extension has to come back before clients go

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import cdpkit
-from cdpkit.mcp import _tools
+from cdpkit.mcp import _page_tools, _tools
 from cdpkit.mcp._tools import BrowserSession, ServerOptions, build_tools
 from cdpkit.mcp._urls import UrlBlockedError, UrlPolicy
 from tests.server import FixtureServer
@@ -268,9 +268,9 @@ async def test_no_tool_reads_a_tab_at_a_blocked_url(
         for name in ("browser_snapshot", "browser_screenshot", "browser_get_page_metadata"):
             with pytest.raises(UrlBlockedError, match=f"^{name} refused: the active tab is at"):
                 await call(name)
-        page = json.loads(await _tools.dom_resource(session))
+        page = json.loads(await _page_tools.dom_resource(session))
         assert page == {"url": url, "title": None, "tree": None, "blocked": blocked}
-        tabs = json.loads(await _tools.tabs_resource(session))
+        tabs = json.loads(await _page_tools.tabs_resource(session))
         (listed,) = [t for t in tabs if t["id"] == tab.target_id]
         assert listed["title"] == "(not shown: this URL is blocked)"
         # The way out works.

@@ -239,8 +239,11 @@ function describe(target, tab) {
 async function targets() {
   const [all, tabs] = await Promise.all([chrome.debugger.getTargets(), chrome.tabs.query({})]);
   const byId = new Map(tabs.map((tab) => [tab.id, tab]));
+  // A tab being opened for a client is reported once its answer is out (see create):
+  // listed before that, the bridge would take it for the person's.
   return all
     .filter((t) => t.type === "page" && t.tabId !== undefined && !HIDDEN.test(t.url) && byId.has(t.tabId))
+    .filter((t) => !isHeld(t.tabId))
     .map((t) => describe(t, byId.get(t.tabId)));
 }
 
@@ -303,8 +306,13 @@ chrome.tabs.onCreated.addListener((tab) => {
   else reportCreated(tab);
 });
 
+function isHeld(tabId) {
+  return heldCreated.some((tab) => tab.id === tabId);
+}
+
 chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
   if (change.url === undefined && change.title === undefined) return;
+  if (isHeld(tabId)) return; // its report, after the answer, says where it is
   send({ type: "tabUpdated", tabId, url: tab.url, title: tab.title, hidden: HIDDEN.test(tab.url || "") });
 });
 

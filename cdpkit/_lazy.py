@@ -38,11 +38,16 @@ def lazy_exports(
         those of ``homes``.
     """
 
+    missing: set[str] = set()  # asked before and not there: not looked for on disk again
+
     def __getattr__(name: str) -> Any:
         home = homes.get(name)
         if home is None:
-            value = _submodule(package, name) if submodules else None
+            value = None
+            if submodules and name not in missing:
+                value = _submodule(package, name)
             if value is None:
+                missing.add(name)
                 raise AttributeError(f"module {package!r} has no attribute {name!r}")
         else:
             module, attribute = home if isinstance(home, tuple) else (home, name)

@@ -28,7 +28,7 @@ from benchmarks.common import now
 async def _wait_for(read: Callable[[], Any], timeout: float, what: str) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        with contextlib.suppress(OSError, ValueError, KeyError):
+        with contextlib.suppress(OSError, ValueError, KeyError, IndexError):  # half written
             found = read()
             if found:
                 return found

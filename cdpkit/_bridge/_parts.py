@@ -4,8 +4,6 @@ their way, and the error the extension answers with."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,21 +95,6 @@ def write_now(connection: ServerConnection, text: str) -> None:
         return
     connection.protocol.send_text(text.encode())
     connection.send_data()
-
-
-def process_alive(pid: int) -> bool:
-    """Whether ``pid`` runs: a process that exited but was not yet reaped by its parent
-    (a zombie, on Linux) has quit."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # it runs (another user's pid would not be the browser's)
-    with contextlib.suppress(OSError, IndexError):
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-        return state not in ("Z", "X")
-    return True
 
 
 def bearer(headers: Headers) -> str:

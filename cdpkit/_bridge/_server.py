@@ -32,8 +32,8 @@ from .._secrets import get_logger
 from .._tasks import run_in_background
 from ._downloads import Downloads
 from ._emulation import run_browser_command
-from ._parts import CallError, Client, Relayed, Tab, bearer, process_alive, refuse, write_now
-from ._state import extension_origin
+from ._parts import CallError, Client, Relayed, Tab, bearer, refuse, write_now
+from ._state import extension_origin, process_alive
 
 log = get_logger("cdpkit.bridge")
 

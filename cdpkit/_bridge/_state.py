@@ -73,13 +73,17 @@ def bridge_folder(*, create: bool = False) -> Path:
         raise BridgeError(str(exc)) from None
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether ``pid`` is a process of this user that runs: one that exited but was not
+    yet reaped by its parent (a zombie, on Linux) has quit, and a pid now another user's
+    is not the process it was (the bridge, the browser)."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, PermissionError):
         return False
-    except PermissionError:
-        return False  # another user's process by now: not our bridge
+    with contextlib.suppress(OSError, IndexError):
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+        return state not in ("Z", "X")
     return True
 
 
@@ -92,7 +96,7 @@ def read_bridge_info() -> BridgeInfo | None:
         info = BridgeInfo(int(data["port"]), str(data["token"]), int(data["pid"]))
     except (BridgeError, OSError, ValueError, KeyError, TypeError):
         return None
-    return info if _alive(info.pid) else None
+    return info if process_alive(info.pid) else None
 
 
 def write_bridge_info(info: BridgeInfo) -> Path:

@@ -80,15 +80,15 @@ class CLI:
         )
 
     def popen(self, *args: str, env: Mapping[str, str] | None = None, **kwargs: object) -> subprocess.Popen[str]:
+        streams: dict[str, object] = {
+            "stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE
+        }
         return subprocess.Popen(  # type: ignore[call-overload, no-any-return]
             [sys.executable, "-m", "cdpkit", *args],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
             text=True,
             env={**self.env, **(env or {})},
             cwd=self.cwd,
-            **kwargs,
+            **{**streams, **kwargs},
         )
 
 

@@ -15,16 +15,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._lazy import lazy_exports
+from ._core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from . import cdp, tools
     from ._browse import BrowseError, BrowseResult, Engine, browse, engine
-    from ._grid import GridBrowser, grid
+    from ._browser.grid import GridBrowser, grid
+    from ._browser.pool import Pool, pool
+    from ._browser.settings import BrowserSettings, Proxy
+    from ._browser.starting import connect, launch
     from ._model import Command, Event, RawEvent
-    from ._pool import Pool, pool
-    from ._settings import BrowserSettings, Proxy
-    from ._starting import connect, launch
     from .browser import Browser, BrowserContext
     from .errors import (
         AmbiguousLocatorError,
@@ -116,16 +116,16 @@ _ERRORS = (
     "WaitTimeoutError",
 )  # fmt: skip
 _HOMES = {
-    **dict.fromkeys(("GridBrowser", "grid"), "._grid"),
+    **dict.fromkeys(("GridBrowser", "grid"), "._browser.grid"),
     **dict.fromkeys(("Command", "Event", "RawEvent"), "._model"),
-    **dict.fromkeys(("Pool", "pool"), "._pool"),
+    **dict.fromkeys(("Pool", "pool"), "._browser.pool"),
     **dict.fromkeys(("Browser", "BrowserContext"), ".browser"),
-    **dict.fromkeys(("connect", "launch"), "._starting"),
+    **dict.fromkeys(("connect", "launch"), "._browser.starting"),
     **dict.fromkeys(_ERRORS, ".errors"),
     **dict.fromkeys(("Dialog", "Page"), ".page"),
     **dict.fromkeys(("EventStream", "Expectation", "Session"), ".session"),
     **dict.fromkeys(("BrowseError", "BrowseResult", "Engine", "browse", "engine"), "._browse"),
-    **dict.fromkeys(("BrowserSettings", "Proxy"), "._settings"),
+    **dict.fromkeys(("BrowserSettings", "Proxy"), "._browser.settings"),
     **dict.fromkeys(("Recording", "record"), ".tools._recording"),
 }
 

@@ -1,5 +1,5 @@
 """The browser: its targets, contexts and pages (started by :func:`cdpkit.launch` and
-:func:`cdpkit.connect`, in :mod:`cdpkit._starting`).
+:func:`cdpkit.connect`, in :mod:`cdpkit._browser.starting`).
 
 The browser session auto-attaches to every page with flattened sessions, each paused
 until cdpkit has set it up (see :mod:`cdpkit.page`), so pages the site opens itself
@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, Unpack
 import anyio
 
 from . import cdp
-from ._keywords import IdentityKeywords, check_keywords, keyword_signature
-from ._profiles import ProfileLock
-from ._secrets import get_logger
-from ._tasks import run_in_background
-from ._transport import CLOSE_GRACE
+from ._core.keywords import IdentityKeywords, check_keywords, keyword_signature
+from ._core.profiles import ProfileLock
+from ._core.secrets import get_logger
+from ._core.tasks import run_in_background
+from ._core.transport import CLOSE_GRACE
 from .connection import Connection
 from .errors import (
     CDPError,
@@ -38,8 +38,8 @@ from .page import Page
 from .session import Session
 
 if TYPE_CHECKING:
-    from ._page_setup import PageSetup
-    from ._settings import BrowserSettings
+    from ._browser.page_setup import PageSetup
+    from ._browser.settings import BrowserSettings
     from .cdp.browser import GetVersionResult
 
 __all__ = ["Browser", "BrowserContext", "TargetHook"]
@@ -151,7 +151,7 @@ class Browser(Session):
         self._started = True
         # Pages that already existed are being set up now; not waited for here (a hung tab
         # would hold up the attach). Their setup reaches the renderer after commands the
-        # browser process answers itself: a navigation waits for it (_navigation.page_set_up).
+        # browser process answers itself: a navigation waits for it (_browser.navigation.page_set_up).
         if self.process is not None:
             self._exit_watch = asyncio.create_task(self._watch_process(self.process))
 
@@ -277,7 +277,7 @@ class Browser(Session):
         if settings is None or (self.process is None and not self._started):
             return None
         if key not in self._setups:
-            from ._page_setup import page_setup
+            from ._browser.page_setup import page_setup
 
             self._setups[key] = page_setup(
                 settings, user_agent=agent, browser_user_agent=self.version.user_agent
@@ -330,7 +330,9 @@ class Browser(Session):
                 await page.close()
             raise page._setup_error
         if url is not None:
-            from ._navigation import load  # imported on first use: import cdpkit stays light
+            from ._browser.navigation import (
+                load,  # imported on first use: import cdpkit stays light
+            )
 
             await load(page, url)
         return page
@@ -369,7 +371,7 @@ class Browser(Session):
             FileNotFoundError: No ``storage_state`` file there.
         """
         check_keywords("new_context", identity, IdentityKeywords)
-        from ._settings import resolve_settings
+        from ._browser.settings import resolve_settings
 
         own = resolve_settings(settings if settings is not None else self.settings, dict(identity))
         if own is not None and own.proxy is None and self.settings is not None:
@@ -389,7 +391,7 @@ class Browser(Session):
         self._contexts[context.id] = context
         state = storage_state if storage_state is not None else own.storage_state if own else None
         if state is not None:
-            from ._storage import load_storage_state
+            from ._browser.storage import load_storage_state
 
             try:
                 await load_storage_state(context, state)

@@ -17,10 +17,10 @@ from typing import Any
 
 import msgspec
 
-from ._secrets import get_logger
-from ._transport import CLOSE_GRACE, Transport, TransportClosed
-from ._wire import EventParams, decode_envelope, decode_params
-from ._wire import decode_message as _decode
+from ._core.secrets import get_logger
+from ._core.transport import CLOSE_GRACE, Transport, TransportClosed
+from ._core.wire import EventParams, decode_envelope, decode_params
+from ._core.wire import decode_message as _decode
 from .errors import ConnectionClosedError, TargetClosedError
 from .session import Session
 

@@ -15,7 +15,7 @@ read sees end-of-file, and it kills Chrome's process group and removes the tempo
 profile. A temporary profile also records its owner (pid and start time), so the next
 :func:`start_chrome` removes profiles whose owner is gone (e.g. after a power loss).
 
-The mechanism is split by concern in ``cdpkit._launching`` (flags, finding Chrome,
+The mechanism is split by concern in ``cdpkit._core.launching`` (flags, finding Chrome,
 spawning, the process and its watchdog, the temporary profiles); this module names the
 public parts and puts them together in :func:`start_chrome`.
 """
@@ -29,8 +29,8 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ._launching import CHROME_NAMES as CHROME_NAMES
-from ._launching import (
+from ._core.launching import CHROME_NAMES as CHROME_NAMES
+from ._core.launching import (
     DEFAULT_ARGS,
     DEFAULT_VIEWPORT,
     WATCHDOG_AVAILABLE,
@@ -45,13 +45,13 @@ from ._launching import (
     spawn,
     sweep_in_background,
 )
-from ._launching import HEADLESS_ARGS as HEADLESS_ARGS
-from ._launching import TEMP_PROFILE_PREFIX as TEMP_PROFILE_PREFIX
-from ._launching import SpawnedProcess as SpawnedProcess
-from ._launching import build_args as build_args
-from ._launching import merge_list_switches as merge_list_switches
-from ._launching import sweep_stale_profiles as sweep_stale_profiles
-from ._launching import window_size_arg as window_size_arg
+from ._core.launching import HEADLESS_ARGS as HEADLESS_ARGS
+from ._core.launching import TEMP_PROFILE_PREFIX as TEMP_PROFILE_PREFIX
+from ._core.launching import SpawnedProcess as SpawnedProcess
+from ._core.launching import build_args as build_args
+from ._core.launching import merge_list_switches as merge_list_switches
+from ._core.launching import sweep_stale_profiles as sweep_stale_profiles
+from ._core.launching import window_size_arg as window_size_arg
 from .errors import LaunchError
 
 __all__ = [

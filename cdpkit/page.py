@@ -16,16 +16,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 from . import cdp
-from ._secrets import get_logger
-from ._wire import EventParams, decode_params
+from ._core.secrets import get_logger
+from ._core.wire import EventParams, decode_params
 from .errors import CDPError, ConnectionClosedError, PageCrashedError, TargetClosedError
 from .session import Session
 
 if TYPE_CHECKING:
-    from ._frames import FrameTracker
+    from ._browser.frames import FrameTracker
+    from ._browser.page_setup import PageSetup
+    from ._browser.script_gate import ScriptGate, Stall
     from ._model import Command
-    from ._page_setup import PageSetup
-    from ._script_gate import ScriptGate, Stall
     from .browser import Browser, BrowserContext
     from .connection import Connection
 
@@ -133,14 +133,14 @@ class Page(Session):
         self._closed_event = asyncio.Event()
         self._frame_tracker: FrameTracker | None = None  # created on first use (see _frames)
         self._domain_users: dict[str, int] = {}
-        # What BrowserSettings give this page (see cdpkit._settings), applied while paused.
+        # What BrowserSettings give this page (see cdpkit._browser.settings), applied while paused.
         self._setup: PageSetup | None = browser._page_setup(self, context)
         self._setup_error: CDPError | None = None
         self._auth_answered: set[str] = set()
-        # Made by a navigation with script_timeout (see cdpkit._script_gate.ScriptGate).
+        # Made by a navigation with script_timeout (see cdpkit._browser.script_gate.ScriptGate).
         self._script_gate: ScriptGate | None = None
         # What the page waits on while it renders nothing, since a navigation returned
-        # so; read and dropped by the snapshots (cdpkit._script_gate.stall_words).
+        # so; read and dropped by the snapshots (cdpkit._browser.script_gate.stall_words).
         self._stall: Stall | None = None
         if self._setup is not None and self._setup.network:
             self._domain_users["Network"] = 1  # extra headers need it: never disabled
@@ -399,7 +399,7 @@ class Page(Session):
 
     def _frames(self) -> FrameTracker:
         if self._frame_tracker is None:
-            from ._frames import FrameTracker  # only pages with frames to track pay for it
+            from ._browser.frames import FrameTracker  # only pages with frames to track pay for it
 
             self._frame_tracker = FrameTracker(self, self._connection)
         return self._frame_tracker

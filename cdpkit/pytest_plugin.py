@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ._starting import connect, launch
+from ._browser.starting import connect, launch
 from .browser import Browser, BrowserContext
 from .page import Page
 

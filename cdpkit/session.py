@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
 
 from pydantic import ValidationError
 
-from ._calls import PendingCall, encode, expire_due, method_text, push_deadline
-from ._event_specs import build_validator, event_key
+from ._core.calls import PendingCall, encode, expire_due, method_text, push_deadline
+from ._core.event_specs import build_validator, event_key
+from ._core.secrets import get_logger
+from ._core.streams import AnyEvent, EventSpec, EventStream, Expectation, fresh_error
+from ._core.wire import EventParams, decode_params
 from ._model import Command, Event, RawEvent
-from ._secrets import get_logger
-from ._streams import AnyEvent, EventSpec, EventStream, Expectation, fresh_error
-from ._wire import EventParams, decode_params
 from .errors import (
     CommandTimeoutError,
     CommandTooLargeError,

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import cdpkit
-from cdpkit import _secrets
+from cdpkit._core import secrets as _secrets
 from tests import _head_start
 from tests.grid._fixtures import hub_and_two_nodes, standalone_grid
 from tests.server import FixtureServer, start_server

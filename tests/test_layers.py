@@ -28,46 +28,29 @@ FLOORS: dict[str, int] = {
     "codegen.": 0,
     "_model": 0,
     "errors": 1,
-    "_transport": 1,
     "connection": 1,
     "session": 1,
-    "_calls": 1,  # a session's calls: their JSON text, their timeouts
-    "_event_specs": 1,  # what a session's subscriptions are keyed by
-    "_streams": 1,
-    "_wire": 1,
     "launcher": 1,
-    "_launching": 1,  # the launcher by concern: flags, finding, spawning, the process
-    "_launching.": 1,
-    "_profiles": 1,
-    "_endpoint": 1,
-    "_autoconnect": 1,
-    "_secrets": 1,  # masking the proxy passwords in messages and logs
-    "_files": 1,  # writing the files that hold credentials
-    "_runtime": 1,
+    # The protocol core's private modules: the transport, the wire, a session's calls (their
+    # JSON text and timeouts) and subscriptions, launching Chrome (by concern in launching/),
+    # profiles, endpoints, URLs as the URL standard reads them, secrets' masking, the files
+    # that hold credentials, the private runtime folder, fire-and-forget tasks.
+    "_core": 1,
+    "_core.": 1,
+    "_core.lazy": 0,  # the lazy exports of cdpkit's packages: imports nothing of cdpkit
+    "_core.keywords": 0,  # a typing helper: imports nothing of cdpkit
     # The extension bridge: a process of its own (stdlib and websockets), and where it is
     # (bridge.json), which connect("extension") reads.
     "_bridge": 1,
-    "_bridge.": 1,  # the user's private runtime folder (the daemon's socket, the bridge's address)
-    "_tasks": 1,  # fire-and-forget tasks whose failures are always retrieved
-    "_lazy": 0,  # the lazy exports of cdpkit's packages: imports nothing of cdpkit
-    "_keywords": 0,  # a typing helper: imports nothing of cdpkit
-    "_urls": 1,  # every URL a person or an agent gives, read by the URL standard
-    "_navigation": 2,
-    "_lifecycle": 2,  # the waits under a navigation: lifecycle events, requests in flight
-    "_script_gate": 2,  # parser-blocking scripts: given up (script_timeout), or said in words
-    "_frames": 2,
+    "_bridge.": 1,
     "page": 2,
     "browser": 2,
-    "_starting": 2,  # launch, connect, attach: what gives a Browser
-    "_grid": 2,
-    "_pool": 2,
-    "_settings": 2,
-    # The config file's reader, beside the options table: the browse engine (floor 3) and
-    # the front ends (floor 4) read it; it reads the settings and the extraction's formats.
-    "_config": 2,
-    "_page_setup": 2,  # the settings applied to a page (and to cdpkit's own requests)
-    "_own_requests": 2,
-    "_storage": 2,
+    # What Browser and Page stand on: launch/connect/attach, navigation and its waits,
+    # parser-blocking scripts, frames, the settings and the config file's reader (beside the
+    # options table), the settings applied to a page and to cdpkit's own requests, storage,
+    # the pool and the grid.
+    "_browser": 2,
+    "_browser.": 2,
     # The package re-exports the core (floor 2) and imports the tools only lazily, in
     # __getattr__; that import is the one allowed to go up (a re-export, not a use); so are
     # the browse engine's names (cdpkit.browse, cdpkit.engine...).
@@ -79,17 +62,16 @@ FLOORS: dict[str, int] = {
     "_extraction": 2,
     "_extraction.": 2,
     "_browse.": 3,
-    "_browser_options": 4,
-    "_options": 4,
+    # The front ends' floor: the options table, "options -> running browser", error wording,
+    # the protocol's names for the front ends.
+    "_front": 4,
+    "_front.": 4,
     "pytest_plugin": 4,
     "sync.": 4,  # blocking twins of the whole public API (browser, tools, browse engine)
-    "_cli_common": 4,
-    # The daemon sits above the front ends' floor (options, config, "options -> running
-    # browser", error wording), which is handed it as a source of browsers; its command
-    # runner runs the CLI itself.
+    # The daemon sits above the front ends' floor, which is handed it as a source of
+    # browsers; its command runner runs the CLI itself.
     "_daemon.": 5,
     "_daemon._worker": 6,
-    "_protocol_docs": 4,
     "cli": 6,
     "cli.": 6,
     "_tui.": 6,  # cdpkit tui: at the CLI's floor; core, tools and browse never import it
@@ -385,7 +367,7 @@ def test_the_private_access_walk_finds_reads_calls_and_writes_but_not_self() -> 
 
 
 # `Browser.new_page(url=)` navigates with the primitive that now sits below the tools
-# (cdpkit/_navigation.py); it behaves as `tools.navigate` does.
+# (cdpkit/_browser/navigation.py); it behaves as `tools.navigate` does.
 
 
 async def test_new_page_url_waits_for_the_load_event(
@@ -455,11 +437,11 @@ def test_the_underscored_import_walk_finds_names_not_modules_nor_aliases() -> No
 # A private module (``_engine``) belongs to the package that holds it (``cdpkit._browse``):
 # modules inside that package import it; any other module imports what the package's
 # ``__init__`` names, a small surface it keeps (lazily, where a load costs). The top-level
-# private modules (``cdpkit._urls``...) are cdpkit's own and the floors govern them.
+# private modules (``cdpkit._core.urls``...) are cdpkit's own and the floors govern them.
 # The generated bindings' tables (``cdp._registry``, ``cdp._docs``) are read by two modules
 # only: their runtime and the one reader of the protocol's names for the front ends
 # (cdpkit.cdp's ``__init__`` is written by codegen and names the domains alone).
-PRIVATE_READERS: dict[str, set[str]] = {"cdp": {"_model", "_protocol_docs"}}
+PRIVATE_READERS: dict[str, set[str]] = {"cdp": {"_model", "_front.protocol_docs"}}
 
 
 def _package(module: str, is_package: bool) -> str:
@@ -531,4 +513,18 @@ def test_the_private_reach_walk_tells_a_packages_surface_from_its_private_module
     inner = "from ._snapshot import Snapshot\nfrom ._snapshot._views import fit_budget\n"
     imports = _imports(ast.parse(inner), "tools.scraping", is_package=False)
     assert _private_reach("tools.scraping", False, imports) == [("tools._snapshot._views", 2)]
-    assert _private_reach("_protocol_docs", False, [("cdp._registry", 9)]) == []
+    assert _private_reach("_front.protocol_docs", False, [("cdp._registry", 9)]) == []
+
+
+def test_the_root_holds_the_public_modules_and_one_private_package_per_floor() -> None:
+    # A newcomer reads the layers off the folder names (docs/architecture.md, "The root").
+    modules = {path.stem for path in PACKAGE.glob("*.py")}
+    assert modules == {
+        "__init__", "__main__", "_model", "browser", "connection", "errors", "launcher",
+        "mcp_server", "page", "pytest_plugin", "session",
+    }  # fmt: skip
+    packages = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
+    assert packages == {
+        "_bridge", "_browse", "_browser", "_core", "_daemon", "_extraction", "_front", "_tui",
+        "cdp", "cli", "codegen", "mcp", "repl", "sync", "tools",
+    }  # fmt: skip

@@ -1,6 +1,6 @@
 """Each option and keyword declared once: the library's identity and browse keywords
 (one TypedDict each, shown in the signatures and checked at run time), and the CLI/MCP
-options' config keys and environment variables (cdpkit/_options.py) against the config
+options' config keys and environment variables (cdpkit/_front/options.py) against the config
 file's [browser] table."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import cdpkit.tools
 from cdpkit._browse import Engine
 from cdpkit._browse._engine import EngineKeywords
 from cdpkit._browse._result import BrowseCall
-from cdpkit._config import BrowserTable, ConfigError, EngineConfig, merge_tables
-from cdpkit._keywords import IdentityKeywords, LaunchIdentityKeywords, TargetKeywords
-from cdpkit._options import IDENTITY, OPTIONS, env_value
+from cdpkit._browser.config import BrowserTable, ConfigError, EngineConfig, merge_tables
+from cdpkit._core.keywords import IdentityKeywords, LaunchIdentityKeywords, TargetKeywords
+from cdpkit._front.options import IDENTITY, OPTIONS, env_value
 from cdpkit._tui._command import prepare
 from cdpkit.tools._locating import DEFAULT_LOCATOR_TIMEOUT
 from tests.server import FixtureServer
@@ -124,7 +124,7 @@ def test_tui_reads_its_variables(
 
 
 def test_where_the_browser_is_comes_from_one_layer() -> None:
-    from cdpkit._options import BROWSER, layered
+    from cdpkit._front.options import BROWSER, layered
 
     def values(flags: dict[str, object], env: dict[str, str], config: dict[str, object]) -> dict[str, object]:
         return layered(flags, BROWSER, environ=env, config=config)
@@ -245,7 +245,7 @@ def test_no_command_writes_a_declared_option_out_by_hand() -> None:
                 entry.help_for("cli"), entry.help_for("mcp")
             ):
                 hand_written.append(f"cdpkit {command} {'/'.join(option.opts)}")
-    assert not hand_written, "options written out by hand, not from cdpkit/_options.py: " + ", ".join(hand_written)
+    assert not hand_written, "options written out by hand, not from cdpkit/_front/options.py: " + ", ".join(hand_written)
 
 
 def test_every_browser_command_takes_its_browser_options_from_one_declaration() -> None:
@@ -253,7 +253,7 @@ def test_every_browser_command_takes_its_browser_options_from_one_declaration() 
     --connect, --headful, --timeout... as a parameter of its own."""
     import typer
 
-    from cdpkit._options import BROWSER
+    from cdpkit._front.options import BROWSER
     from cdpkit.cli._app import app
 
     group = typer.main.get_command(app)
@@ -277,7 +277,7 @@ def test_every_browser_command_takes_its_browser_options_from_one_declaration() 
 
 
 def test_the_browser_flags_a_command_gets_are_the_declared_browser_options() -> None:
-    from cdpkit._options import BROWSER
+    from cdpkit._front.options import BROWSER
     from cdpkit.cli._params import BrowserFlags
 
     # --chrome has no flag on a command: $CDPKIT_CHROME or the config file says it.

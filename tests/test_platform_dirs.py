@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cdpkit._profiles import profile_dir, profiles_root
+from cdpkit._core.profiles import profile_dir, profiles_root
 from cdpkit.repl import history_path
 from cdpkit.tools.files import default_download_dir
 

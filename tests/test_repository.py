@@ -47,7 +47,7 @@ def test_ci_runs_the_readmes_test_command_exactly() -> None:
 
 def test_every_cdpkit_logger_masks_secrets() -> None:
     """A logger taken with ``logging.getLogger("cdpkit...")`` would skip the filter that masks
-    proxy passwords (``cdpkit._secrets.get_logger`` adds it)."""
+    proxy passwords (``cdpkit._core.secrets.get_logger`` adds it)."""
     direct = re.compile(r"""logging\.getLogger\(\s*(?:["']cdpkit|__name__)""")
     found = [
         str(path.relative_to(ROOT))

@@ -100,10 +100,12 @@ async def _raw_launch(ctx: Ctx) -> dict[str, float]:
 
 
 async def _cdpkit_launch(ctx: Ctx) -> dict[str, float]:
-    from cdpkit import _transport, browser, launch  # loaded before the clock starts
+    from cdpkit import launch  # loaded before the clock starts
+    from cdpkit._browser import starting
+    from cdpkit._core import transport as _transport
 
     phases = _Phases()
-    start_chrome = browser.start_chrome
+    start_chrome = starting.start_chrome
     ws_connect = _transport.WebSocketTransport.connect
     pipe_start = _transport.PipeTransport.start
 
@@ -122,7 +124,7 @@ async def _cdpkit_launch(ctx: Ctx) -> dict[str, float]:
         phases.mark("connected")
 
     # The clock is already running: these wrappers only read it at each step.
-    browser.start_chrome = timed_start_chrome  # type: ignore[assignment]
+    starting.start_chrome = timed_start_chrome  # type: ignore[assignment]
     _transport.WebSocketTransport.connect = timed_ws_connect  # type: ignore[assignment,method-assign]
     _transport.PipeTransport.start = timed_pipe_start  # type: ignore[method-assign]
     async with launch(executable_path=ctx.chrome, pipe=ctx.pipe, args=CDPKIT_ARGS):

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._secrets import get_logger
+from .._core.secrets import get_logger
 from ._parts import CallError, Client, Download, Tab
 
 if TYPE_CHECKING:

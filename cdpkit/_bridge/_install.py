@@ -24,8 +24,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .._files import private_dir, write_private
-from .._runtime import RuntimePathError, check_private
+from .._core.files import private_dir, write_private
+from .._core.runtime import RuntimePathError, check_private
 from ._state import HOST_NAME, extension_id
 
 __all__ = [
@@ -116,7 +116,7 @@ def _manifest_text(launcher: Path) -> str:
 
 def _private_folder(folder: Path) -> Path:
     """``folder`` made (or set) 0700, refused when another user owns or may replace it or
-    a folder on the way to it (:func:`cdpkit._runtime.check_private`)."""
+    a folder on the way to it (:func:`cdpkit._core.runtime.check_private`)."""
     if sys.platform == "win32":
         return private_dir(folder)  # cdpkit's own data folder; no POSIX modes to check
     # Checked before anything is made or chmod-ed: the folder and the browser's folder

@@ -28,8 +28,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from .._secrets import get_logger
-from .._tasks import run_in_background
+from .._core.secrets import get_logger
+from .._core.tasks import run_in_background
 from ._downloads import Downloads
 from ._emulation import run_browser_command
 from ._parts import CallError, Client, Relayed, Tab, bearer, refuse, write_now

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from .._files import write_private
-from .._runtime import private_runtime_folder
+from .._core.files import write_private
+from .._core.runtime import private_runtime_folder
 
 HOST_NAME = "com.cdpkit.bridge"
 EXTENSION_DIR = Path(__file__).parent / "extension"
@@ -65,7 +65,7 @@ def bridge_folder(*, create: bool = False) -> Path:
     Raises:
         BridgeError: The folder cannot be trusted, or (without ``create``) does not exist.
     """
-    from .._runtime import RuntimePathError
+    from .._core.runtime import RuntimePathError
 
     try:
         return private_runtime_folder(create=create, user=_USER)

@@ -7,7 +7,7 @@ The pieces: ``_result`` (options, result, errors), ``_http`` (tier 1), ``_chrome
 (a page's images and videos for a call), ``_call`` (one call: the tiers in order) and
 ``_engine`` (the engine, its sessions and browser, and the public calls). HTML to content
 is the extraction package below the tools (:mod:`cdpkit._extraction`); the config file's
-reader sits beside the options table (:mod:`cdpkit._config`), and its names are found here
+reader sits beside the options table (:mod:`cdpkit._browser.config`), and its names are found here
 too.
 ``import cdpkit`` imports none of it: ``cdpkit.browse`` and friends load it on first use.
 Nor does importing the package load the engine: its names load on first access, so that
@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._lazy import lazy_exports
+from .._core.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .._config import BrowserTable, ConfigError, load_config, surface_table
+    from .._browser.config import BrowserTable, ConfigError, load_config, surface_table
     from ._engine import Engine, EngineKeywords, browse, engine
     from ._result import (
         BROWSE_CALL_DEFAULTS,
@@ -76,14 +76,14 @@ __all__ = [
 ]
 
 
-# The config reader's names, which the front ends find here as well as in cdpkit._config.
+# The config reader's names, which the front ends find here as well as in cdpkit._browser.config.
 _CONFIG_NAMES = ("BrowserTable", "ConfigError", "load_config", "surface_table")
 _engine_getattr, _engine_dir = lazy_exports(__name__, _HOMES)
 
 
 def __getattr__(name: str) -> Any:
     if name in _CONFIG_NAMES:
-        from .. import _config
+        from .._browser import config as _config
 
         value = getattr(_config, name)
         globals()[name] = value  # the next access is a plain lookup

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .._page_setup import user_agent_override
+from .._browser.page_setup import user_agent_override
 from ..errors import CDPError, ConnectError, LaunchError, PageCrashedError
 from ._documents import (
     MediaLimits,

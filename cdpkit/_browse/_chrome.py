@@ -98,7 +98,7 @@ async def render(
     ``deadline`` (``loop.time()``); ``timeout`` is the call's whole time, for messages.
 
     ``identity``: sent first, an override of the page's identity
-    (:func:`cdpkit._page_setup.user_agent_override`) for what the context's settings leave
+    (:func:`cdpkit._browser.page_setup.user_agent_override`) for what the context's settings leave
     to the engine's config (``[network] accept_language``).
 
     ``proxy_auth``: the page answers its proxy's credential challenges (its context's

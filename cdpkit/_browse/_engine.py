@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any, Self, Unpack
 
 import anyio
 
-from .._config import EngineConfig, load_config
-from .._keywords import IdentityKeywords, check_keywords, keyword_signature
-from .._settings import BrowserSettings, resolve_settings
-from .._urls import parse_url
+from .._browser.config import EngineConfig, load_config
+from .._browser.settings import BrowserSettings, resolve_settings
+from .._core.keywords import IdentityKeywords, check_keywords, keyword_signature
+from .._core.urls import parse_url
 from ..errors import CDPError, ConnectError, LaunchError
 from ._call import Call, extract_html_of
 from ._http import RobotsCache, make_client, network_error
@@ -98,7 +98,7 @@ class Engine:
 
     Args:
         config: Settings by table, over the config file's (``{"network": {"retries": 2},
-            "session": {"persist": True}}``); see :mod:`cdpkit._config` for every
+            "session": {"persist": True}}``); see :mod:`cdpkit._browser.config` for every
             table and key.
         browser: A running :class:`Browser` to use, or the ``[browser]`` table.
         browser_factory: Makes the browser when first needed; ``None`` from it: attach or
@@ -398,7 +398,7 @@ class Engine:
             return self._browser
 
     async def _start_browser(self, left: float) -> Browser:
-        from .._starting import connect, launch
+        from .._browser.starting import connect, launch
 
         if self._factory is not None:
             made = await self._factory()
@@ -433,7 +433,7 @@ def _launch_wide(settings: BrowserSettings | None) -> BrowserSettings | None:
 
 
 def _checked_url(url: str) -> str:
-    """``url`` as the browser reads it (:func:`cdpkit._urls.read_url`: the same URL the
+    """``url`` as the browser reads it (:func:`cdpkit._core.urls.read_url`: the same URL the
     tools, the command line and the MCP server take from the same text).
 
     Raises:

@@ -1,5 +1,5 @@
 """Tier 1: fetching over HTTP, no browser, with cdpkit's own client
-(:mod:`cdpkit._own_requests`: the proxy, each hop checked). One client per session (its
+(:mod:`cdpkit._browser.own_requests`: the proxy, each hop checked). One client per session (its
 cookie jar is the session's), an honest user agent, redirects and retries as configured,
 every failure as a :class:`BrowseError` of the ``network`` family; and ``robots.txt``.
 """
@@ -14,10 +14,10 @@ from collections.abc import Callable, Mapping
 
 import httpx
 
-from .. import _own_requests
-from .._config import EngineConfig
-from .._page_setup import request_headers
-from .._settings import BrowserSettings, Proxy
+from .._browser import own_requests
+from .._browser.config import EngineConfig
+from .._browser.page_setup import request_headers
+from .._browser.settings import BrowserSettings, Proxy
 from ._result import BrowseError
 
 __all__ = ["MAX_BODY_BYTES", "Fetched", "RobotsCache", "fetch", "make_client", "network_error", "robots_token", "user_agent"]
@@ -38,14 +38,14 @@ def user_agent() -> str:
     return f"{ROBOTS_TOKEN}/{__version__} (+https://pypi.org/project/cdpkit/) python-httpx/{httpx.__version__}"
 
 
-Fetched = _own_requests.Fetched
+Fetched = own_requests.Fetched
 """A tier-1 response: where it ended, its status and headers, and the body (the answer of
 every request cdpkit makes itself)."""
 
 
 def make_client(config: EngineConfig, settings: BrowserSettings | None = None) -> httpx.AsyncClient:
     """A client for one session (``client.cookies`` is its jar): cdpkit's own client
-    (:func:`cdpkit._own_requests.client`: the proxy, each hop checked) with the identity of
+    (:func:`cdpkit._browser.own_requests.client`: the proxy, each hop checked) with the identity of
     ``settings`` (the session's: its user agent already picked from a rotation), else
     cdpkit's honest one; the language (the settings', else ``[network] accept_language``),
     extra headers, ``DNT``, the redirect limit and connection retries.
@@ -62,7 +62,7 @@ def make_client(config: EngineConfig, settings: BrowserSettings | None = None) -
         **identity,
     }
     proxy: Proxy | None = settings.proxy if settings is not None else None
-    return _own_requests.client(
+    return own_requests.client(
         proxy, headers=headers, retries=config.network.retries, max_redirects=config.network.max_redirects
     )
 
@@ -107,22 +107,22 @@ async def fetch(
 
     try:
         async with asyncio.timeout(timeout):
-            return await _own_requests.fetch(
+            return await own_requests.fetch(
                 client, url, timeout, headers=headers, max_bytes=max_bytes, read=wanted
             )
     except TimeoutError:
         raise network_error(url, "network.timeout", timeout=timeout) from None
     except httpx.HTTPError as exc:
         raise _from_httpx(url, exc, timeout) from None
-    except _own_requests.TooLarge:
+    except own_requests.TooLarge:
         raise _too_large(url, max_bytes) from None
-    except _own_requests.UnsafeRedirect as exc:
+    except own_requests.UnsafeRedirect as exc:
         raise BrowseError(url, "network.redirect",
                           f"it redirects to a {exc.scheme}: URL, which cdpkit does not follow (only "
                           "http and https; browsers refuse it too: net::ERR_UNSAFE_REDIRECT)",
                           recoverable=False, suggestion="the page cannot be fetched: its server sends "
                           "visitors elsewhere than to a web page") from None
-    except _own_requests.RequestRefused as exc:
+    except own_requests.RequestRefused as exc:
         how = "is" if exc.url == url else f"was redirected to {exc.url}, which is"
         raise BrowseError(url, "network.blocked", f"it {how} blocked: {exc.reason}; nothing was requested from there",
                           recoverable=False, suggestion="browse an allowed URL") from None
@@ -288,7 +288,7 @@ async def _read_robots(
                     if len(body) > MAX_ROBOTS_BYTES:
                         cut = True
                         break
-    except (httpx.HTTPError, _own_requests.RequestRefused):  # refused: never requested
+    except (httpx.HTTPError, own_requests.RequestRefused):  # refused: never requested
         return None
     lines = body[:MAX_ROBOTS_BYTES].decode("utf-8", errors="replace").splitlines()
     if cut and lines:

@@ -14,7 +14,7 @@ cookie jar, headers and proxy: :meth:`BrowseSession.credentials_key
 <cdpkit._browse._sessions.BrowseSession.credentials_key>`), so a session never gets what
 another one's login got (a session with no cookies shares only with others with none); and
 it is looked up only after the check every request cdpkit makes is put to (the MCP
-server's ``--allowed-origins``, :mod:`cdpkit._own_requests`) allows the URL and where its
+server's ``--allowed-origins``, :mod:`cdpkit._browser.own_requests`) allows the URL and where its
 download ended: otherwise it is a miss, and the request is made, and refused, as an
 uncached one. Reusing an encoding by the bytes' hash needs no such key: the caller has
 just downloaded those bytes itself.
@@ -33,7 +33,7 @@ that would make it fetch or read anything else); every video stream is probed, t
 come from the first one (``-map``), refused when over :data:`MAX_PIXELS`, and neither
 ``ffprobe`` nor ``ffmpeg`` decodes a frame over it (``-max_pixels``). The downloads themselves are the
 engine's (the session's HTTP client: its cookies, identity and proxy, every hop checked by
-:mod:`cdpkit._own_requests`).
+:mod:`cdpkit._browser.own_requests`).
 """
 
 from __future__ import annotations
@@ -57,9 +57,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .. import _own_requests
-from .._files import write_private
-from .._own_requests import Refusal
+from .._browser import own_requests
+from .._browser.own_requests import Refusal
+from .._core.files import write_private
 
 __all__ = [
     "DATA_URL_MAX_BYTES",
@@ -154,16 +154,16 @@ class MediaCache:
         """What ``url`` gave within the last day to a request carrying ``credentials``
         (:meth:`BrowseSession.credentials_key <cdpkit._browse._sessions.BrowseSession.credentials_key>`),
         or ``None``. ``refusal`` is the check every request cdpkit makes is put to
-        (:func:`cdpkit._own_requests.current_refusal`): a URL it refuses, or one whose
+        (:func:`cdpkit._browser.own_requests.current_refusal`): a URL it refuses, or one whose
         download ended (after redirects) where it refuses, is a miss, so the request is
         made and refused as an uncached one is."""
         try:
-            _own_requests.check(url, refusal)
+            own_requests.check(url, refusal)
             note = self._url_entry(url, transform, kind, credentials)
             record = json.loads(note.read_text(encoding="utf-8"))
             if time.time() - float(record["time"]) > URL_FRESH_SECONDS:
                 return None
-            _own_requests.check(str(record["final"]), refusal)
+            own_requests.check(str(record["final"]), refusal)
             return self.by_key(str(record["key"]))
         except (OSError, ValueError, KeyError, TypeError):  # RequestRefused is a ValueError
             return None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 import anyio
 
-from .. import _own_requests
+from .._browser import own_requests
 from ._http import fetch, http_error
 from ._result import BrowseError, BrowseResult, MediaItem
 
@@ -147,7 +147,7 @@ async def _media_item(
     # answer is another set of credentials), and the URL check in force: a cached URL
     # is served only as the request would be (see cdpkit._browse._media).
     credentials = call.session.credentials_key()
-    refusal = _own_requests.current_refusal()
+    refusal = own_requests.current_refusal()
     cached: CachedMedia | None = None
     if not is_data:
         cached = await anyio.to_thread.run_sync(

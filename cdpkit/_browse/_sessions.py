@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from .. import cdp
-from .._files import write_private
+from .._core.files import write_private
 from ..errors import CDPError
 from ._result import BrowseError
 
 if TYPE_CHECKING:
-    from .._settings import BrowserSettings
+    from .._browser.settings import BrowserSettings
     from ..browser import Browser, BrowserContext
 
 __all__ = ["BrowseSession", "check_session_name"]

@@ -11,12 +11,12 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .._transport import CLOSE_GRACE, MAX_MESSAGE_SIZE, PIPE_MAX_COMMAND_SIZE, TransportClosed
+from .._core.transport import CLOSE_GRACE, MAX_MESSAGE_SIZE, PIPE_MAX_COMMAND_SIZE, TransportClosed
 from ._choice import current_use, disabled_by_environment
 from ._paths import DaemonPathError, DaemonPaths, check_listener, daemon_paths
 
 if TYPE_CHECKING:
-    from .._browser_options import BrowserOptions
+    from .._front.browser_options import BrowserOptions
     from ..browser import Browser
 
 # The longest a command waits for a daemon to acknowledge it: a live daemon answers at
@@ -119,7 +119,7 @@ async def daemon_browser(options: BrowserOptions) -> Browser | None:
     except DaemonPathError as exc:
         _note(f"{exc}; running on a browser of its own")
         return None
-    from .._starting import attach
+    from .._browser.starting import attach
 
     try:
         async with asyncio.timeout(max(0.1, deadline - loop.time())):

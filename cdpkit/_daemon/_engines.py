@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._browser_options import BrowserOptions
+from .._front.browser_options import BrowserOptions
 from ._client import daemon_browser
 from ._use import daemon_preferred
 

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from .._runtime import (
+from .._core.runtime import (
     RuntimePathError,
     SocketLike,
     check_private,
@@ -133,7 +133,7 @@ def check_listener(connection: SocketLike, path: Path) -> None:
 
 def daemon_paths(*, create: bool = False) -> DaemonPaths:
     """The daemon's paths, its folder checked (and made, mode 0700, with ``create``):
-    see :func:`cdpkit._runtime.private_runtime_folder`.
+    see :func:`cdpkit._core.runtime.private_runtime_folder`.
 
     Raises:
         DaemonPathError: The folder cannot be trusted.

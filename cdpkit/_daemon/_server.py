@@ -26,8 +26,8 @@ import time
 from collections.abc import Awaitable
 from typing import Any
 
-from .._files import write_private
-from .._transport import MAX_MESSAGE_SIZE, PipeTransport, TransportClosed
+from .._core.files import write_private
+from .._core.transport import MAX_MESSAGE_SIZE, PipeTransport, TransportClosed
 from ..errors import LaunchError
 from ..launcher import ChromeProcess, find_chrome, start_chrome
 from ._paths import DaemonPaths, peer_uid

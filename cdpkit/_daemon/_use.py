@@ -16,9 +16,9 @@ __all__ = ["DaemonUse", "current_use", "daemon_preferred", "daemon_use", "disabl
 @contextlib.contextmanager
 def daemon_use(use: DaemonUse) -> Iterator[None]:
     """Within the block, :func:`daemon_browser` does as ``use`` says; the daemon is then a
-    source of browsers for the commands (:func:`cdpkit._browser_options.add_browser_source`:
+    source of browsers for the commands (:func:`cdpkit._front.browser_options.add_browser_source`:
     the floor below is handed the daemon, it never imports it)."""
-    from .._browser_options import add_browser_source
+    from .._front.browser_options import add_browser_source
     from ._client import daemon_browser
 
     add_browser_source(daemon_browser)

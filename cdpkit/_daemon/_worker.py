@@ -53,7 +53,7 @@ _PRELOAD = (
     "cdpkit.tools._snapshot",
     "cdpkit.tools._locating",
     "cdpkit._browse",
-    "cdpkit._config",
+    "cdpkit._browser.config",
     "cdpkit._browse._result",
     "cdpkit._extraction._extract",
     "cdpkit._extraction._formats",

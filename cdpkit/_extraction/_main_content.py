@@ -20,7 +20,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborNode
 
-from .._secrets import get_logger
+from .._core.secrets import get_logger
 from ._block import Block, link_density, plain, resolve_url
 from ._boilerplate import photo_credit
 from ._elements import code_language, image_item

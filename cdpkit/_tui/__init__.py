@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from .._core.lazy import lazy_exports
 from ._driver import DEFAULT_SESSION, Driver
 from ._keymap import Keymap, load_keymap
 
@@ -65,7 +65,7 @@ async def run_tui(
 ) -> None:  # fmt: skip
     """Run the TUI on the terminal until the person quits, then close the engine (and the
     browser it started) whatever ended it: ``q``, Ctrl-C, or the task being cancelled
-    (SIGHUP or SIGTERM, see :func:`cdpkit._cli_common.run`).
+    (SIGHUP or SIGTERM, see :func:`cdpkit._front.cli_common.run`).
 
     Args:
         engine: The engine it browses with; closed when this returns.

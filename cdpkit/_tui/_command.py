@@ -17,7 +17,7 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from .._browser_options import (
+from .._front.browser_options import (
     BrowserOptions,
     CLIError,
     browser_options,
@@ -45,7 +45,7 @@ def prepare(
             session name, ``--timeout``, ``--connect``, ``--script-timeout``, the
             ``[tui.keys]`` of the config file (exit status 2). The message names it.
     """
-    from .._cli_common import normalize_url
+    from .._front.cli_common import normalize_url
     from . import TEXTUAL_MISSING, load_keymap, run_tui, textual_installed
 
     if not textual_installed():
@@ -62,7 +62,7 @@ def prepare(
             raise CLIError(f"Invalid --session: {exc}", 2) from None
     # --connect, --headful, --script-timeout and the identity from their CDPKIT_* variables
     # too; the config file's [browser] table is the engine's own.
-    from .._options import IDENTITY, OptionError, layered
+    from .._front.options import IDENTITY, OptionError, layered
 
     flags = {"connect": connect, "headful": headful, "script_timeout": script_timeout}
     try:
@@ -99,7 +99,7 @@ def prepare(
 
 def _browser_factory(options: BrowserOptions) -> Callable[[], Awaitable[Browser]]:
     """The browser ``--connect``/``--headful`` describe, started when a page needs it."""
-    from .._browser_options import start_browser
+    from .._front.browser_options import start_browser
 
     async def make() -> Browser:
         from .._daemon import daemon_preferred
@@ -136,7 +136,7 @@ def main(argv: Sequence[str]) -> int | None:
     """Run ``cdpkit tui`` on its arguments (those after ``tui``) without typer; the exit
     status, or ``None`` for a command line to give to the app instead (one it refuses,
     with its own words)."""
-    from .._cli_common import ExitStatus, run_plain
+    from .._front.cli_common import ExitStatus, run_plain
 
     try:
         args = _parser().parse_args(list(argv))

@@ -85,8 +85,8 @@ def normalized(url: str) -> str:
     Raises:
         ValueError: Not a URL or file it can open (the message says why).
     """
-    from .._browser_options import CLIError
-    from .._cli_common import normalize_url
+    from .._front.browser_options import CLIError
+    from .._front.cli_common import normalize_url
 
     try:
         return normalize_url(url)

@@ -47,8 +47,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .._browser_options import BrowserOptions, CLIError, open_browser
-    from .._cli_common import normalize_url
+    from .._front.browser_options import BrowserOptions, CLIError, open_browser
+    from .._front.cli_common import normalize_url
     from ._app import app
 
 __all__ = ["BrowserOptions", "CLIError", "app", "main", "normalize_url", "open_browser"]

@@ -13,10 +13,10 @@ from typing import Annotated
 
 import typer
 
-from .._browser_options import BrowserOptions, CLIError, open_browser
-from .._browser_options import error_line as error_line
-from .._cli_common import human_size as human_size
-from .._cli_common import normalize_url
+from .._front.browser_options import BrowserOptions, CLIError, open_browser
+from .._front.browser_options import error_line as error_line
+from .._front.cli_common import human_size as human_size
+from .._front.cli_common import normalize_url
 from ._browse import browse
 from ._browser import http_endpoint as http_endpoint
 from ._browser import launch, open_browser_command

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Unpack
 
 import typer
 
-from .._browser_options import CLIError, start_browser
-from .._cli_common import normalize_url, run
-from .._options import OPTIONS
-from .._settings import BrowserSettings
+from .._browser.settings import BrowserSettings
+from .._front.browser_options import CLIError, start_browser
+from .._front.cli_common import normalize_url, run
+from .._front.options import OPTIONS
 from ._browse_batch import BatchOption, ConcurrencyOption, check_batch, run_batch
 from ._params import (
     DebugOption,
@@ -31,7 +31,7 @@ from ._params import (
 
 if TYPE_CHECKING:
     from .._browse import BrowseResult, Engine
-    from .._browser_options import BrowserOptions
+    from .._front.browser_options import BrowserOptions
     from ..browser import Browser
 
 

@@ -23,8 +23,8 @@ from typing import IO, TYPE_CHECKING, Annotated, Any, Protocol
 
 import typer
 
-from .._browser_options import CLIError, error_line
-from .._cli_common import normalize_url, run
+from .._front.browser_options import CLIError, error_line
+from .._front.cli_common import normalize_url, run
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID

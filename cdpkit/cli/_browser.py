@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Unpack
 
 import typer
 
-from .._browser_options import (
+from .._browser.settings import BrowserSettings
+from .._front.browser_options import (
     CLIError,
     error_line,
     has_display,
@@ -19,8 +20,7 @@ from .._browser_options import (
     report_error,
     start_browser,
 )
-from .._cli_common import TERMINATING_SIGNALS, normalize_url, run
-from .._settings import BrowserSettings
+from .._front.cli_common import TERMINATING_SIGNALS, normalize_url, run
 from ..errors import CDPError, ProfileLockedError
 from ._params import (
     BrowserFlags,
@@ -184,7 +184,7 @@ def open_browser_command(
     pool(profile="NAME")) start logged in."""
     import dataclasses
 
-    from .._profiles import profile_dir
+    from .._core.profiles import profile_dir
 
     options = dataclasses.replace(
         launch_options(flags, settings, headful=True, profile=profile),

@@ -19,9 +19,9 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from .._browser_options import CLIError
-from .._cli_common import run
 from .._daemon import DaemonPathError, DaemonPaths, DaemonUse, daemon_paths, daemon_use
+from .._front.browser_options import CLIError
+from .._front.cli_common import run
 from ._params import DebugOption, TimeoutOption
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -59,7 +59,7 @@ _DAEMON_OPTIONS: dict[str, tuple[Any, Any]] = {
 
 def with_daemon(command: F) -> F:
     """``command`` with ``--no-daemon`` and ``--session NAME`` on its command line (before
-    ``--timeout``); within it, :func:`cdpkit._browser_options.start_browser` asks a running
+    ``--timeout``); within it, :func:`cdpkit._front.browser_options.start_browser` asks a running
     daemon for the browser as they say. A command with its own ``--session`` (browse, tui:
     the engine's sessions) keeps it, and gets only ``--no-daemon``."""
     hints = typing.get_type_hints(command, include_extras=True)

@@ -15,8 +15,8 @@ from typing import Annotated, Any, Unpack
 
 import typer
 
-from .._browser_options import open_browser
-from .._cli_common import run
+from .._front.browser_options import open_browser
+from .._front.cli_common import run
 from ._browser import http_endpoint
 from ._params import (
     BrowserFlags,
@@ -58,7 +58,7 @@ class ProtocolDiff:
 
 def diff_protocol(document: dict[str, Any]) -> ProtocolDiff:
     """Compare a protocol document (as served at ``/json/protocol``) with the bindings."""
-    from .._protocol_docs import registry as _registry
+    from .._front.protocol_docs import registry as _registry
 
     domains: set[str] = set()
     commands: set[str] = set()
@@ -123,8 +123,8 @@ def doctor(
 
     import cdpkit
 
-    from .._profiles import profiles_root
-    from .._protocol_docs import registry as _registry
+    from .._core.profiles import profiles_root
+    from .._front.protocol_docs import registry as _registry
 
     options = launch_options(flags)
 

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Unpack
 
 import typer
 
-from .._browser_options import CLIError, open_page
-from .._cli_common import human_size, load_page, normalize_url, run
-from .._settings import BrowserSettings
+from .._browser.settings import BrowserSettings
+from .._front.browser_options import CLIError, open_page
+from .._front.cli_common import human_size, load_page, normalize_url, run
 from ._params import (
     BrowserFlags,
     DebugOption,

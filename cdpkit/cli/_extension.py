@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from .._browser_options import CLIError
+from .._front.browser_options import CLIError
 
 extension = typer.Typer(
     name="extension",

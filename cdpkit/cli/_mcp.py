@@ -1,7 +1,7 @@
 """``cdpkit mcp``: serve the browser tools to an AI agent over the Model Context Protocol.
 
 The options are those of ``python -m cdpkit.mcp_server``, made from the same declarations
-(:data:`cdpkit._options.MCP`); their values are checked and turned into the server's
+(:data:`cdpkit._front.options.MCP`); their values are checked and turned into the server's
 options by the same :func:`cdpkit.mcp_server.server_options`, so both entry points accept
 and refuse the same values with the same words.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 import typer
 
-from .._options import MCP, given
+from .._front.options import MCP, given
 from ..mcp_server import run_server, server_options  # imports no `mcp`: safe here
 from ._params import option_parameter
 

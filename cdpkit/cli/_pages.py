@@ -11,9 +11,9 @@ from typing import Annotated, Any, Unpack
 
 import typer
 
-from .._browser_options import CLIError, debug_wanted, open_page
-from .._cli_common import content_wait, human_size, load_page, normalize_url, note_status, run
-from .._settings import BrowserSettings
+from .._browser.settings import BrowserSettings
+from .._front.browser_options import CLIError, debug_wanted, open_page
+from .._front.cli_common import content_wait, human_size, load_page, normalize_url, note_status, run
 from ._params import (
     BrowserFlags,
     DebugOption,

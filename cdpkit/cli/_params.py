@@ -1,5 +1,5 @@
 """The options the commands share (``--connect``, ``--timeout``, ...), as typer options
-made from their one declaration (:mod:`cdpkit._options`), and the checks of output files
+made from their one declaration (:mod:`cdpkit._front.options`), and the checks of output files
 and folders made before any browser starts.
 """
 
@@ -16,17 +16,17 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict, TypeVar
 
 import typer
 
-from .._browser_options import CLIError, browser_options
+from .._front.browser_options import CLIError, browser_options
 
 if TYPE_CHECKING:
-    from .._browser_options import BrowserOptions
-    from .._settings import BrowserSettings
-from .._options import BROWSER, IDENTITY, OPTIONS, layered_browser
+    from .._browser.settings import BrowserSettings
+    from .._front.browser_options import BrowserOptions
+from .._front.options import BROWSER, IDENTITY, OPTIONS, layered_browser
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 def typer_option(name: str, surface: Literal["cli", "mcp"] = "cli") -> Any:
-    """The ``typer.Option`` of the option ``name`` as :data:`cdpkit._options.OPTIONS`
+    """The ``typer.Option`` of the option ``name`` as :data:`cdpkit._front.options.OPTIONS`
     declares it (flags, metavar, help on ``surface``)."""
     entry = OPTIONS[name]
     bounds = {"min": entry.minimum} if surface == "cli" and entry.minimum is not None else {}
@@ -217,7 +217,7 @@ def with_settings(command: F) -> F:
 
     The browser options it takes (``--connect``, ``--headful``, ``--timeout``...) and the
     identity options not given on the command line come from their environment variables,
-    then the config file's ``[browser]`` table (see :mod:`cdpkit._options`)."""
+    then the config file's ``[browser]`` table (see :mod:`cdpkit._front.options`)."""
     hints = typing.get_type_hints(command, include_extras=True)
     signature = inspect.signature(command)
     own = [p.replace(annotation=hints[p.name]) for p in signature.parameters.values()

@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from .._cli_common import run
-from .._protocol_docs import describe_protocol
+from .._front.cli_common import run
+from .._front.protocol_docs import describe_protocol
 from ._params import DebugOption
 
 

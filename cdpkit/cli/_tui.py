@@ -12,8 +12,8 @@ from typing import Annotated, Unpack
 
 import typer
 
-from .._browser_options import debug_wanted
-from .._cli_common import run
+from .._front.browser_options import debug_wanted
+from .._front.cli_common import run
 from ._params import DebugOption, EngineFlags, with_browser
 
 

@@ -16,7 +16,7 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from .._secrets import get_logger
+from .._core.secrets import get_logger
 from ..errors import CDPError
 from ._page_tools import dom_resource, tabs_resource
 from ._tools import (

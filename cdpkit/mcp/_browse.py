@@ -10,7 +10,7 @@ and Google-style docstrings, and the server's URL policy applies: the URL asked 
 checked before anything is fetched, and where the page ended (after redirects) before
 anything of it is returned. Each hop of a redirect is checked before it is requested: in
 the browser (tiers 2 and 3) by the server's request guard, over HTTP (tier 1, and its
-``robots.txt``) by the check of :mod:`cdpkit._own_requests`.
+``robots.txt``) by the check of :mod:`cdpkit._browser.own_requests`.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from .._own_requests import checked_by
-from .._urls import read_url
+from .._browser.own_requests import checked_by
+from .._core.urls import read_url
 from ._render import MAX_INLINE_BYTES
 from ._schema import (
     Image,

@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import AsyncIterator
 
 from .. import cdp
-from .._secrets import get_logger
+from .._core.secrets import get_logger
 from ..errors import CDPError
 from ..page import ConsoleEntry, Page
 from ..tools.accessibility import peek_changes

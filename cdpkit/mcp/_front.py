@@ -324,7 +324,7 @@ class _Preparation:
                 self._thread.start()
 
     def _run(self) -> None:
-        from .._browser_options import CLIError, report_error
+        from .._front.browser_options import CLIError, report_error
 
         try:
             self.options = self.make_options()

@@ -16,8 +16,8 @@ import urllib.parse
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from .._secrets import get_logger
-from .._urls import read_url
+from .._core.secrets import get_logger
+from .._core.urls import read_url
 from ._app import CLIENT_HEADER, SESSION_HEADER, ClientSessions, build_server, client_key
 from ._tools import BrowserSession
 

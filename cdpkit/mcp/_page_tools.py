@@ -8,7 +8,7 @@ import dataclasses
 from typing import Literal
 
 from .. import tools
-from .._urls import read_url
+from .._core.urls import read_url
 from ..browser import Browser, BrowserContext
 from ..errors import NavigationError
 from ..page import Dialog, DialogPolicy, Page

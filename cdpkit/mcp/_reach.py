@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import tools
-from .._frames import frame_tree
-from .._urls import read_url
+from .._browser.frames import frame_tree
+from .._core.urls import read_url
 from ..errors import CDPError, NavigationError
 from ..page import Dialog, Page
 from ._schema import Part, Text

@@ -43,12 +43,12 @@ id the server gave it (its ``mcp-session-id``, or for a stateless client the
 ``cdpkit-mcp-client`` cookie), never by its address or port; a client that keeps neither
 is a new client at every request (see :mod:`cdpkit.mcp._app`).
 
-The browser is started as the CLI's are (:mod:`cdpkit._browser_options`): ``--connect``
+The browser is started as the CLI's are (:mod:`cdpkit._front.browser_options`): ``--connect``
 (a URL, ``host:port`` or a bare port), ``--headful``, ``--profile``, ``--chrome``,
 ``--chrome-arg``, ``--viewport WxH``, ``--timeout``. Both entry points (this module's
 :func:`main` and the ``cdpkit mcp`` command) turn their values into :class:`ServerOptions`
 with :func:`server_options`, so a bad value gets the same one-line error from either.
-Both are made from the one table of options (:mod:`cdpkit._options`), and an option not
+Both are made from the one table of options (:mod:`cdpkit._front.options`), and an option not
 on the command line comes from its ``CDPKIT_*`` environment variable, then the config
 file's ``[browser]`` table.
 
@@ -113,7 +113,7 @@ def parse_http(value: str) -> tuple[str, int]:
 
 
 def _seconds(value: float | str | None) -> float:
-    from .._browser_options import CLIError
+    from .._front.browser_options import CLIError
 
     if value is None:
         return 30.0
@@ -133,7 +133,7 @@ DEFAULT_SCRIPT_TIMEOUT = 10.0
 
 def _script_timeout(value: float | str | None) -> float | None:
     """``--script-timeout``: ``None`` (wait for scripts) for 0."""
-    from .._browser_options import CLIError
+    from .._front.browser_options import CLIError
 
     if value is None:
         return DEFAULT_SCRIPT_TIMEOUT
@@ -150,11 +150,11 @@ def server_options(**values: Any) -> ServerOptions:
     """The server's options from the values of its command line, checked: what both
     ``cdpkit mcp`` and ``python -m cdpkit.mcp_server`` run before anything starts.
 
-    Takes the options of :data:`cdpkit._options.MCP` by parameter name (``http="8931"``,
+    Takes the options of :data:`cdpkit._front.options.MCP` by parameter name (``http="8931"``,
     ``allowed_origins=["example.com"]``, ``user_agent=...``; their meaning is their help,
     ``cdpkit mcp --help``); a value left out, ``None`` or ``False`` is not given: it comes
     from the option's environment variable (``CDPKIT_USER_AGENT``), then the config file's
-    ``[browser]`` table, then the default (see :mod:`cdpkit._options`).
+    ``[browser]`` table, then the default (see :mod:`cdpkit._front.options`).
 
     Raises:
         TypeError: A name that is not one of the server's options.
@@ -163,8 +163,8 @@ def server_options(**values: Any) -> ServerOptions:
             ``connect``, an origin entry that is not an origin), in one line naming the
             option; exit status 2.
     """
-    from .._browser_options import CLIError, browser_options
-    from .._options import MCP, layered_browser
+    from .._front.browser_options import CLIError, browser_options
+    from .._front.options import MCP, layered_browser
     from ._session import ServerOptions
     from ._urls import UrlPolicy
 
@@ -305,7 +305,7 @@ def serve(options: ServerOptions, handoff: Handoff | None = None) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``python -m cdpkit.mcp_server`` (same options as ``cdpkit mcp``):
     every option defaults to ``None``, not given (see :func:`server_options`)."""
-    from .._options import MCP, OPTIONS, add_arguments
+    from .._front.options import MCP, OPTIONS, add_arguments
 
     parser = argparse.ArgumentParser(
         prog="cdpkit mcp",
@@ -324,7 +324,7 @@ def run_server(make_options: Callable[[], ServerOptions]) -> int:
     Bad options print one line (``error: ...``, as every cdpkit command) and give 2;
     without the ``mcp`` extra it prints how to install it and gives 1.
     """
-    from .._browser_options import CLIError, report_error
+    from .._front.browser_options import CLIError, report_error
 
     try:
         options = make_options()
@@ -353,7 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print the problem in one line and return 2.
     """
     args = vars(build_parser().parse_args(argv))
-    from .._options import env_values, given
+    from .._front.options import env_values, given
     from ._front import front_serves, serve_stdio
 
     # What decides the path (--http, origin lists) may come from the environment too.

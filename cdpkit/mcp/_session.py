@@ -1,6 +1,6 @@
 """The browser the MCP tools run against: :class:`ServerOptions` (how the server gets its
 browser, what it allows), :class:`BrowserSession` (started on the first tool call through
-the shared :func:`cdpkit._browser_options.start_browser`, restarted if it died, closed at
+the shared :func:`cdpkit._front.browser_options.start_browser`, restarted if it died, closed at
 the end) and the :class:`RequestGuard` that keeps a browser from loading blocked origins.
 """
 
@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import tools
-from .._browser_options import BrowserOptions, CLIError, error_line, start_browser
+from .._core.secrets import get_logger
 from .._daemon import daemon_preferred
-from .._secrets import get_logger
+from .._front.browser_options import BrowserOptions, CLIError, error_line, start_browser
 from ..browser import Browser, BrowserContext
 from ..errors import CDPError
 from ..page import Page
@@ -47,7 +47,7 @@ class ServerOptions:
     Attributes:
         browser: How the browser is launched or attached (``--connect``, ``--headful``,
             ``--profile``, ``--chrome``, ``--chrome-arg``, ``--viewport``, ``--timeout``),
-            started by :func:`cdpkit._browser_options.start_browser` as the CLI's are.
+            started by :func:`cdpkit._front.browser_options.start_browser` as the CLI's are.
         downloads: Where ``browser_download`` saves files; default ``~/Downloads``.
         allow_js: List ``browser_execute_js``.
         url_policy: Which URLs the tools may load, read and download

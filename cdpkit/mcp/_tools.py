@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from .. import tools
-from .._own_requests import checked_by
+from .._browser.own_requests import checked_by
 from ..errors import NavigationError
 from ._browse import browse_tools
 from ._changes import LOADED_SETTLE, SETTLE, summarize, watch_changes

@@ -46,8 +46,8 @@ import ipaddress
 import re
 from collections.abc import Iterable
 
-from .._urls import THIS_MACHINE, canonical_host, host_address, read_url
-from .._urls import origin as url_origin
+from .._core.urls import THIS_MACHINE, canonical_host, host_address, read_url
+from .._core.urls import origin as url_origin
 
 __all__ = [
     "OriginPattern",

@@ -149,8 +149,8 @@ class MetaCommands:
             self.console.runner.run(recording.stop())
 
     def _doc_command(self, args: list[str]) -> None:
-        from .._browser_options import CLIError
-        from .._protocol_docs import describe_protocol
+        from .._front.browser_options import CLIError
+        from .._front.protocol_docs import describe_protocol
 
         try:
             print(describe_protocol(args[0] if args else None))
@@ -158,8 +158,8 @@ class MetaCommands:
             self.console.error(f"error: {exc}")
 
     def _goto_command(self, args: list[str]) -> None:
-        from .._browser_options import CLIError
-        from .._cli_common import normalize_url, settle
+        from .._front.browser_options import CLIError
+        from .._front.cli_common import normalize_url, settle
         from ..tools import navigate
 
         if len(args) != 1:
@@ -265,8 +265,8 @@ class MetaCommands:
         if not args:
             raise ValueError(":tab N (the number from :tabs), or :tab new [URL]")
         if args[0] == "new":
-            from .._browser_options import CLIError
-            from .._cli_common import normalize_url, settle
+            from .._front.browser_options import CLIError
+            from .._front.cli_common import normalize_url, settle
 
             url = None
             if len(args) > 1:
@@ -295,7 +295,7 @@ class MetaCommands:
         print(f"page is now tab {self.console.browser.pages.index(page)}: {page.url}")
 
     def _events_command(self, args: list[str]) -> None:
-        from .._protocol_docs import registry as _registry
+        from .._front.protocol_docs import registry as _registry
 
         if not args:
             active = ", ".join(self.event_tasks) or "none"
@@ -343,7 +343,7 @@ class MetaCommands:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _print_events(self, page: Page, domain: str, ready: asyncio.Future[None]) -> None:
-        from .._protocol_docs import registry as _registry
+        from .._front.protocol_docs import registry as _registry
 
         spec = "*" if domain == "*" else f"{domain}.*"
         try:

@@ -54,7 +54,7 @@ class Completer:
 
     def complete(self, text: str, line: str, begin: int) -> list[str]:
         """Every completion of ``text``, which starts at ``begin`` in ``line``."""
-        from .._protocol_docs import registry as _registry
+        from .._front.protocol_docs import registry as _registry
 
         head = line[:begin]
         stripped = line.lstrip()
@@ -80,7 +80,7 @@ class Completer:
             return matches + self._python(text)
         first = head.split(None, 1)[0]
         if first in _registry.COMMANDS and first.partition(".")[0] not in self.namespace:
-            from .._protocol_docs import command_params
+            from .._front.protocol_docs import command_params
 
             return [f"{p}=" for p in command_params(first) if p.startswith(text)]
         return self._python(text)

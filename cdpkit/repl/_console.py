@@ -17,7 +17,7 @@ import traceback
 import types
 from typing import TYPE_CHECKING, Any
 
-from .._cli_common import TERMINATING_SIGNALS
+from .._front.cli_common import TERMINATING_SIGNALS
 from ..errors import CDPError, ProtocolError
 from ._commands import MetaCommands
 from ._complete import setup_readline
@@ -25,7 +25,7 @@ from ._lines import parse_raw_line, shorten
 from ._runner import Runner
 
 if TYPE_CHECKING:
-    from .._browser_options import BrowserOptions
+    from .._front.browser_options import BrowserOptions
     from ..browser import Browser
     from ..page import Page
 
@@ -184,7 +184,7 @@ class ReplConsole(code.InteractiveConsole):
         except ProtocolError as exc:
             hint = ""
             if exc.code == -32601:
-                from .._protocol_docs import registry as _registry
+                from .._front.protocol_docs import registry as _registry
 
                 close = difflib.get_close_matches(method, list(_registry.COMMANDS), n=3, cutoff=0.7)
                 if close:
@@ -268,8 +268,8 @@ class ReplConsole(code.InteractiveConsole):
 async def _start(
     options: BrowserOptions, url: str | None, wait_ms: int | None, script_timeout: float | None
 ) -> tuple[Browser, Page, Exception | None]:
-    from .._browser_options import first_page, start_browser
-    from .._cli_common import settle
+    from .._front.browser_options import first_page, start_browser
+    from .._front.cli_common import settle
     from ..tools import navigate
 
     launched = options.connect is None
@@ -323,14 +323,14 @@ def run(
     debug: bool = False,
 ) -> int:
     """Start the browser and the console (on ``url``, waited on as ``wait_ms`` says, see
-    :func:`cdpkit._cli_common.settle`; ``script_timeout`` for the pages ``:goto`` and
+    :func:`cdpkit._front.cli_common.settle`; ``script_timeout`` for the pages ``:goto`` and
     ``:tab new`` load too), run until the user leaves, clean up.
 
     Returns:
         The exit status: 0, or 1 if the browser could not start or (when stdin is not a
         terminal) any line failed; 130 if interrupted while starting.
     """
-    from .._browser_options import error_line, report_error
+    from .._front.browser_options import error_line, report_error
 
     interactive = sys.stdin.isatty()
     runner = Runner()

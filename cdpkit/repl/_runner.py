@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from .._cli_common import TERMINATING_SIGNALS
+from .._front.cli_common import TERMINATING_SIGNALS
 
 __all__ = ["Runner"]
 

@@ -34,12 +34,12 @@ CLASSES = [
     ("cdpkit.page", "Page"),
     ("cdpkit.browser", "Browser"),
     ("cdpkit.browser", "BrowserContext"),
-    ("cdpkit._pool", "Pool"),
+    ("cdpkit._browser.pool", "Pool"),
     ("cdpkit._browse._engine", "Engine"),
     ("cdpkit.tools._recording", "Recording"),
-    ("cdpkit._grid", "GridBrowser"),
-    ("cdpkit._streams", "EventStream"),
-    ("cdpkit._streams", "Expectation"),
+    ("cdpkit._browser.grid", "GridBrowser"),
+    ("cdpkit._core.streams", "EventStream"),
+    ("cdpkit._core.streams", "Expectation"),
 ]
 TWINS = {name for _, name in CLASSES}
 # cdpkit's entry points that get a twin in cdpkit.sync.

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar, cast, overload
 
 import cdpkit as _cdpkit
 from cdpkit._browse import BROWSE_CALL_DEFAULTS, BrowseCall, EngineKeywords
-from cdpkit._keywords import IdentityKeywords, LaunchIdentityKeywords, keyword_signature
+from cdpkit._core.keywords import IdentityKeywords, LaunchIdentityKeywords, keyword_signature
 
 from . import _runner
 from ._runner import Twin as _Twin
@@ -29,14 +29,14 @@ if TYPE_CHECKING:
     from cdpkit._browse import Engine as AsyncEngine
     from cdpkit._browse._engine import BrowserFactory
     from cdpkit._browse._result import BrowseFormat, LinkStyle
-    from cdpkit._config import EngineConfig
-    from cdpkit._grid import GridBrowser as AsyncGridBrowser
+    from cdpkit._browser.config import EngineConfig
+    from cdpkit._browser.grid import GridBrowser as AsyncGridBrowser
+    from cdpkit._browser.pool import Pool as AsyncPool
+    from cdpkit._browser.settings import BrowserSettings
+    from cdpkit._core.streams import AnyEvent, EventSpec
+    from cdpkit._core.streams import EventStream as AsyncEventStream
+    from cdpkit._core.streams import Expectation as AsyncExpectation
     from cdpkit._model import Command, Event, RawEvent
-    from cdpkit._pool import Pool as AsyncPool
-    from cdpkit._settings import BrowserSettings
-    from cdpkit._streams import AnyEvent, EventSpec
-    from cdpkit._streams import EventStream as AsyncEventStream
-    from cdpkit._streams import Expectation as AsyncExpectation
     from cdpkit.browser import Browser as AsyncBrowser
     from cdpkit.browser import BrowserContext as AsyncBrowserContext
     from cdpkit.browser import TargetHook
@@ -752,7 +752,7 @@ class Pool(_Twin):
         _run(self._impl.__aexit__(*_runner.exit_args(exc_type, exc, tb)))
 
 
-_runner.register("cdpkit._pool.Pool", Pool)
+_runner.register("cdpkit._browser.pool.Pool", Pool)
 
 
 class Engine(_Twin):
@@ -778,7 +778,7 @@ class Engine(_Twin):
 
     Args:
         config: Settings by table, over the config file's (``{"network": {"retries": 2},
-            "session": {"persist": True}}``); see :mod:`cdpkit._config` for every
+            "session": {"persist": True}}``); see :mod:`cdpkit._browser.config` for every
             table and key.
         browser: A running :class:`Browser` to use, or the ``[browser]`` table.
         browser_factory: Makes the browser when first needed; ``None`` from it: attach or
@@ -1039,7 +1039,7 @@ class GridBrowser(_Twin):
         _run(self._impl.__aexit__(*_runner.exit_args(exc_type, exc, tb)))
 
 
-_runner.register("cdpkit._grid.GridBrowser", GridBrowser)
+_runner.register("cdpkit._browser.grid.GridBrowser", GridBrowser)
 
 
 class EventStream(_Twin, Generic[T]):
@@ -1075,7 +1075,7 @@ class EventStream(_Twin, Generic[T]):
             raise StopIteration from None
 
 
-_runner.register("cdpkit._streams.EventStream", EventStream)
+_runner.register("cdpkit._core.streams.EventStream", EventStream)
 
 
 class Expectation(_Twin, Generic[T]):
@@ -1095,7 +1095,7 @@ class Expectation(_Twin, Generic[T]):
         _run(self._impl.__aexit__(*_runner.exit_args(exc_type, exc, tb)))
 
 
-_runner.register("cdpkit._streams.Expectation", Expectation)
+_runner.register("cdpkit._core.streams.Expectation", Expectation)
 
 
 @keyword_signature(LaunchIdentityKeywords)

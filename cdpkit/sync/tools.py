@@ -8,7 +8,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any, cast
 
 from cdpkit import tools as _tools
-from cdpkit._keywords import (
+from cdpkit._core.keywords import (
     DRAG_DEFAULTS,
     TARGET_DEFAULTS,
     DragKeywords,
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Literal, Unpack
 
-    from cdpkit._navigation import WaitUntil
+    from cdpkit._browser.navigation import WaitUntil
     from cdpkit.page import Dialog
     from cdpkit.tools import (
         Box,

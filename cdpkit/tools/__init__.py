@@ -34,7 +34,7 @@ performance        performance_trace (a DevTools trace file and the Web Vitals)
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from .._core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._locating import DEFAULT_LOCATOR_TIMEOUT as DEFAULT_LOCATOR_TIMEOUT

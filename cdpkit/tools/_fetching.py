@@ -1,6 +1,6 @@
 """How :func:`~cdpkit.tools.download` gets a body onto disk: through a request the page
 makes itself (paused at the response with ``Fetch``, streamed with ``IO.read``), or a
-direct request with the page's cookies (cdpkit's own client, :mod:`cdpkit._own_requests`);
+direct request with the page's cookies (cdpkit's own client, :mod:`cdpkit._browser.own_requests`);
 redirects followed, every byte accounted for.
 
 Either way the body goes to a hidden ``.part`` file in the download directory
@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
-from .. import _own_requests, cdp
+from .. import cdp
+from .._browser import own_requests
+from .._browser.settings import Proxy
 from .._model import RawEvent
-from .._settings import Proxy
 from ..errors import CDPError, DownloadError
 from ..page import Page
 from ._scripts import Script, evaluate
@@ -135,10 +136,10 @@ async def fetch_in_page(
 
 def _check_hop(url: str, hop: str) -> None:
     """Refuse ``hop`` (where ``url`` redirected) if the check in force
-    (:func:`cdpkit._own_requests.checked_by`) does: nothing is requested from there."""
+    (:func:`cdpkit._browser.own_requests.checked_by`) does: nothing is requested from there."""
     try:
-        _own_requests.check(hop)
-    except _own_requests.RequestRefused as exc:
+        own_requests.check(hop)
+    except own_requests.RequestRefused as exc:
         raise _download_error(url, exc, False, 0) from None
 
 
@@ -309,7 +310,7 @@ async def _take_body(
 
 async def fetch_directly(page: Page, url: str, directory: Path) -> Fetched:
     """The fallback: a direct request with the page's cookies for ``url`` and the page's
-    URL as Referer, through cdpkit's own client (:func:`cdpkit._own_requests.client`: the
+    URL as Referer, through cdpkit's own client (:func:`cdpkit._browser.own_requests.client`: the
     page's proxy, HTTP or SOCKS; each hop put to the check in force), streamed to disk.
 
     A body shorter than its ``Content-Length`` or a chunked body without its terminating
@@ -325,7 +326,7 @@ async def fetch_directly(page: Page, url: str, directory: Path) -> Fetched:
     if cookie_header:
         request_headers["Cookie"] = cookie_header
     try:
-        client = _own_requests.client(page_proxy(page), max_redirects=_MAX_REDIRECTS)
+        client = own_requests.client(page_proxy(page), max_redirects=_MAX_REDIRECTS)
     except ValueError as exc:  # a SOCKS proxy without the SOCKS support
         raise DownloadError(
             f"Download of {url} failed: the page could not fetch it, and {exc}"
@@ -333,7 +334,7 @@ async def fetch_directly(page: Page, url: str, directory: Path) -> Fetched:
     part = PartFile(directory)
     answered = False
 
-    def wanted(answer: _own_requests.Fetched) -> bool:
+    def wanted(answer: own_requests.Fetched) -> bool:
         nonlocal answered
         answered = True
         if answer.status >= 400:
@@ -342,7 +343,7 @@ async def fetch_directly(page: Page, url: str, directory: Path) -> Fetched:
 
     try:
         async with client:
-            fetched = await _own_requests.fetch(
+            fetched = await own_requests.fetch(
                 client,
                 url,
                 30,
@@ -366,7 +367,7 @@ def _download_error(url: str, exc: BaseException, answered: bool, size: int) -> 
     words; a cancellation or another error as it is."""
     import httpx
 
-    if isinstance(exc, _own_requests.RequestRefused):
+    if isinstance(exc, own_requests.RequestRefused):
         how = "is" if exc.url == url else f"was redirected to {exc.url}, which is"
         return DownloadError(
             f"Download of {url} {how} blocked: {exc.reason}. Nothing was requested from there."

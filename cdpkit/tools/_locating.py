@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import cdp
-from .._keywords import TARGET_DEFAULTS
+from .._core.keywords import TARGET_DEFAULTS
 from ..errors import AmbiguousLocatorError, ElementNotFoundError, ProtocolError
 from ..page import Page
 from ..session import Session

@@ -5,7 +5,7 @@ Shared by :mod:`cdpkit.tools.network` (the requests since the last navigation) a
 read raw, through the generated JSON shapes (``cdp.network.*JSON``): a page can make
 thousands of requests and no model is built for any of them.
 
-Headers are folded in through :func:`cdpkit._secrets.mask_headers`: a credentials header
+Headers are folded in through :func:`cdpkit._core.secrets.mask_headers`: a credentials header
 (``Authorization``, ``Proxy-Authorization``: Chrome reports the proxy's Basic credentials
 with each request) keeps its scheme only, so no surface reading the log can show one.
 """
@@ -19,8 +19,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from .._core.secrets import get_logger, mask_header_text, mask_headers
 from .._model import RawEvent
-from .._secrets import get_logger, mask_header_text, mask_headers
 from ..errors import ConnectionClosedError
 from ..page import Page
 from ..session import EventStream

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 
 from .. import cdp
-from .._frames import content_origin, frame_tree
+from .._browser.frames import content_origin, frame_tree
 from ..errors import ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session

@@ -34,8 +34,8 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from .._files import write_private
-from .._secrets import get_logger
+from .._core.files import write_private
+from .._core.secrets import get_logger
 from ..browser import Browser
 from ..errors import ElementNotFoundError
 from ..page import Dialog, Page

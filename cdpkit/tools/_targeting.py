@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import cdp
-from .._frames import frame_tree
-from .._keywords import TargetKeywords, check_keywords
+from .._browser.frames import frame_tree
+from .._core.keywords import TargetKeywords, check_keywords
 from ..errors import CDPError, ElementNotFoundError, ProtocolError
 from ..page import Page
 from ._elements import Box, Element, Point, release_remote

@@ -25,9 +25,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 from .. import cdp
-from .._frames import content_origin
-from .._script_gate import stall_words
-from .._secrets import get_logger
+from .._browser.frames import content_origin
+from .._browser.script_gate import stall_words
+from .._core.secrets import get_logger
 from ..errors import ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page
 from ..session import Session

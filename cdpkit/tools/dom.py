@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Unpack
 
-from .._keywords import TARGET_DEFAULTS, TargetKeywords, keyword_signature
+from .._core.keywords import TARGET_DEFAULTS, TargetKeywords, keyword_signature
 from ..page import Page
 from ._scripts import Script, evaluate
 from ._targeting import Box, Target, target_from

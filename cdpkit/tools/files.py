@@ -37,10 +37,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Unpack, cast
 
 from .. import cdp
-from .._frames import frame_ids, frame_tree
-from .._keywords import TARGET_DEFAULTS, ResourceKeywords, check_keywords, keyword_signature
+from .._browser.frames import frame_ids, frame_tree
+from .._core.keywords import TARGET_DEFAULTS, ResourceKeywords, check_keywords, keyword_signature
+from .._core.tasks import run_in_background
 from .._model import RawEvent
-from .._tasks import run_in_background
 from ..errors import CDPError, DownloadError
 from ..page import Page
 from ..session import EventStream

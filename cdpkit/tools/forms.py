@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Unpack
 
 from .. import cdp
-from .._keywords import TARGET_DEFAULTS, TargetKeywords, keyword_signature
+from .._core.keywords import TARGET_DEFAULTS, TargetKeywords, keyword_signature
 from ..errors import CDPError, ElementNotFoundError, TargetClosedError, WaitTimeoutError
 from ..page import Dialog, Page
 from ..session import Session

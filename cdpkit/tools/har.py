@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import cdp
-from .._files import write_private
+from .._core.files import write_private
 from ..errors import CDPError, ConnectionClosedError
 from ..page import Page
 from ._network_log import MAX_ENTRIES, Entry, NetworkLog, PageLoad, recording

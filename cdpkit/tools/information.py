@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Unpack
 
 from .. import cdp
-from .._keywords import TARGET_DEFAULTS, UnpointedKeywords, keyword_signature
+from .._core.keywords import TARGET_DEFAULTS, UnpointedKeywords, keyword_signature
 from ..cdp.runtime import ExceptionDetails, RemoteObject
 from ..errors import CDPError, ElementNotFoundError, EvaluationError, ProtocolError
 from ..page import Page

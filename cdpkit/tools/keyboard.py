@@ -11,7 +11,7 @@ import asyncio
 from typing import Unpack
 
 from .. import cdp
-from .._keywords import TARGET_DEFAULTS, FieldKeywords, keyword_signature
+from .._core.keywords import TARGET_DEFAULTS, FieldKeywords, keyword_signature
 from .._model import Command
 from ..errors import ElementNotFoundError
 from ..page import Page

@@ -7,8 +7,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from .. import cdp
-from .._lifecycle import InFlight, send_retrying, wait_usable
-from .._navigation import (
+from .._browser.lifecycle import InFlight, send_retrying, wait_usable
+from .._browser.navigation import (
     LIFECYCLE_EVENTS,
     STAGES,
     NavigationResult,
@@ -22,7 +22,7 @@ from .._navigation import (
     usable_result,
     with_given_up,
 )
-from .._script_gate import forget_stall, giving_up_scripts
+from .._browser.script_gate import forget_stall, giving_up_scripts
 from ..errors import WaitTimeoutError
 from ..page import Page
 from ._recording import recorded

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Literal, Unpack
 
 from .. import cdp
-from .._keywords import (
+from .._core.keywords import (
     DRAG_DEFAULTS,
     TARGET_DEFAULTS,
     DragKeywords,

@@ -22,7 +22,8 @@ from typing import Any, Literal, get_args
 
 import anyio
 
-from .. import _own_requests, cdp
+from .. import cdp
+from .._browser import own_requests
 from ..errors import CDPError, ConnectionClosedError, ElementNotFoundError, NavigationError
 from ..page import Page
 from ._fetching import page_proxy
@@ -499,17 +500,17 @@ async def _probe_media(page: Page, url: str) -> tuple[bytes, str, str] | _NotAPa
             headers["Cookie"] = jar
 
     # cdpkit's own client: where the page's request would go (its proxy, HTTP or SOCKS),
-    # each hop checked as the caller's check says (cdpkit._own_requests). Without the
+    # each hop checked as the caller's check says (cdpkit._browser.own_requests). Without the
     # SOCKS support a SOCKS proxy needs: "a page", the browser goes.
     try:
-        client = _own_requests.client(page_proxy(page))
+        client = own_requests.client(page_proxy(page))
     except ValueError:
         return None
     import httpx  # loaded by the client already; not with the tools
 
     try:
         async with client:
-            fetched = await _own_requests.fetch(
+            fetched = await own_requests.fetch(
                 client, url, 10, headers=headers, max_bytes=MAX_MEDIA_BYTES, read=_is_media
             )
     except (OSError, ValueError, httpx.HTTPError):  # RequestRefused and TooLarge included
@@ -523,7 +524,7 @@ async def _probe_media(page: Page, url: str) -> tuple[bytes, str, str] | _NotAPa
     return fetched.body, mime, final_url
 
 
-def _is_media(answer: _own_requests.Fetched) -> bool:
+def _is_media(answer: own_requests.Fetched) -> bool:
     """Whether the answer is a media file (by its type, its disposition or, for a generic
     type, its extension)."""
     extension = PurePosixPath(urllib.parse.urlsplit(answer.final_url).path).suffix.lower()

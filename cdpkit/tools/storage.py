@@ -9,6 +9,6 @@ addition (Playwright ignores it); a Playwright file loads as it is. ``launch(sto
 ...)`` and ``browser.new_context(storage_state=...)`` load one as they start.
 """
 
-from .._storage import StorageState, load_storage_state, save_storage_state
+from .._browser.storage import StorageState, load_storage_state, save_storage_state
 
 __all__ = ["StorageState", "load_storage_state", "save_storage_state"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from cdpkit._protocol_docs import command_params, describe_protocol
+from cdpkit._front.protocol_docs import command_params, describe_protocol
 from cdpkit.cdp import _docs, _registry
 from cdpkit.codegen import generate
 from tests.bindings.conftest import EmitFn, import_generated
@@ -105,7 +105,7 @@ def test_protocol_docs_import_no_generated_module() -> None:
     command imported and regex-read the generated source)."""
     code = (
         "import sys\n"
-        "from cdpkit._protocol_docs import describe_protocol, command_params\n"
+        "from cdpkit._front.protocol_docs import describe_protocol, command_params\n"
         "for name in (None, 'Page', 'Page.navigate', 'Network.requestWillBeSent', 'Network.Request'):\n"
         "    describe_protocol(name)\n"
         "command_params('Page.navigate')\n"

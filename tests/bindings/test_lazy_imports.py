@@ -67,7 +67,7 @@ def test_first_use_loads_only_what_validation_needs() -> None:
 def test_parsing_an_event_imports_one_domain() -> None:
     loaded = loaded_after(
         """
-        from cdpkit._streams import _parse_event
+        from cdpkit._core.streams import _parse_event
         _parse_event("Page.loadEventFired", {"timestamp": 1.5})
         """
     )

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from cdpkit import cdp
+from cdpkit._core.streams import _parse_event as parse_event  # how sessions deliver events
 from cdpkit._model import CDPEnum, CDPModel, Command, Event, RawEvent
-from cdpkit._streams import _parse_event as parse_event  # how sessions deliver events
 from cdpkit.cdp import _registry
 from tests.bindings.conftest import FIXTURES
 

@@ -9,7 +9,7 @@ import pytest
 
 import cdpkit
 from cdpkit._browse import ConfigError
-from cdpkit._config import EngineConfig, load_config
+from cdpkit._browser.config import EngineConfig, load_config
 from tests.server import FixtureServer
 
 
@@ -71,7 +71,7 @@ def test_viewport_and_sessions_dir(config_file: Path, tmp_path: Path) -> None:
 
 
 def test_where_the_config_and_sessions_live_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from cdpkit._config import config_path
+    from cdpkit._browser.config import config_path
 
     for name in ("CDPKIT_CONFIG", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
         monkeypatch.delenv(name, raising=False)

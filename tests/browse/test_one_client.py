@@ -1,5 +1,5 @@
 """Every request cdpkit makes itself (a download's direct request, ``scrape``'s media
-probe, ``browse``'s tier 1) goes through one client (:mod:`cdpkit._own_requests`): the
+probe, ``browse``'s tier 1) goes through one client (:mod:`cdpkit._browser.own_requests`): the
 browser's proxy, HTTP or SOCKS, and every hop put to the check in force once, a redirect
 out of http(s) refused. Here through a SOCKS5 proxy the test runs on 127.0.0.1, which the
 download and the probe could not use before (urllib speaks no SOCKS)."""
@@ -21,7 +21,7 @@ import pytest
 
 import cdpkit
 from cdpkit import tools
-from cdpkit._own_requests import checked_by
+from cdpkit._browser.own_requests import checked_by
 from tests.server import DOWNLOADS, FixtureServer, Handler
 
 

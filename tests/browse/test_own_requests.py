@@ -1,5 +1,5 @@
 """browse's tier 1 and its robots.txt are requests cdpkit makes itself: under a check
-(:func:`cdpkit._own_requests.checked_by`, which the MCP server installs with its URL
+(:func:`cdpkit._browser.own_requests.checked_by`, which the MCP server installs with its URL
 policy) each hop is judged before it is sent, a redirect's target included."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 import cdpkit
 from cdpkit import BrowseError
-from cdpkit._own_requests import checked_by
+from cdpkit._browser.own_requests import checked_by
 from tests.server import FixtureServer, start_server
 
 PAGE = "<title>own page</title><main><h1>Own page</h1>" + "<p>Words of the page itself.</p>" * 20 + "</main>"
@@ -28,7 +28,7 @@ def origin_a(other_server: FixtureServer) -> Iterator[FixtureServer]:
     server.stop()
 
 
-def _refusing(origin: str) -> cdpkit._own_requests.Refusal:
+def _refusing(origin: str) -> cdpkit._browser.own_requests.Refusal:
     return lambda url: "that origin is refused" if url.startswith(origin) else None
 
 

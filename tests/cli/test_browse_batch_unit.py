@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from cdpkit._browse._result import BrowseError, BrowseResult
-from cdpkit._browser_options import CLIError
+from cdpkit._front.browser_options import CLIError
 from cdpkit.cli._browse_batch import BatchLine, browse_batch, error_record, read_batch
 
 

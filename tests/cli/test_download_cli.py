@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cdpkit._cli_common import human_size
+from cdpkit._front.cli_common import human_size
 from tests.cli.conftest import CLI
 from tests.cli.test_oneshot import assert_one_line_error
 from tests.server import DOWNLOADS, FixtureServer

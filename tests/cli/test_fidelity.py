@@ -225,7 +225,7 @@ def test_connect_to_a_port_that_never_answers(cli: CLI, server: FixtureServer, s
     assert_one_line_error(
         result.stderr, f"http://127.0.0.1:{silent_port} did not answer within 2 s", "--timeout"
     )
-    assert elapsed < 2 + 8  # the timeout, plus starting Python: it does not hang
+    assert elapsed < 2 + 28  # the timeout, plus starting Python on a loaded machine: no hang
 
 
 @pytest.mark.parametrize("command", [["snapshot", "URL"], ["repl"]])
@@ -287,7 +287,7 @@ def test_eval_takes_top_level_await_and_reports_positions_from_one(
 
 
 def test_a_locked_profile_names_the_timeout_option(cli: CLI, server: FixtureServer) -> None:
-    from cdpkit._profiles import ProfileLock
+    from cdpkit._core.profiles import ProfileLock
 
     lock = ProfileLock(Path(cli.env["CDPKIT_PROFILES"]) / "busy")
     asyncio.run(lock.acquire(1))  # this process holds it, as another cdpkit run would

@@ -13,7 +13,7 @@ import pytest
 
 import cdpkit
 from cdpkit import tools
-from cdpkit._urls import InvalidUrlError, url_to_open
+from cdpkit._core.urls import InvalidUrlError, url_to_open
 from tests.cli.conftest import CLI
 from tests.server import FixtureServer
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import cdpkit
-from cdpkit._transport import TransportClosed
+from cdpkit._core.transport import TransportClosed
 from cdpkit.connection import Connection
 from cdpkit.session import Session
 

@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 import cdpkit
-from cdpkit._autoconnect import find_running_chrome, profile_dirs
+from cdpkit._core.autoconnect import find_running_chrome, profile_dirs
 from cdpkit.errors import ConnectError
 from tests.server import FixtureServer, closed_port
 

@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from cdpkit._tasks import run_in_background
+from cdpkit._core.tasks import run_in_background
 from cdpkit.errors import ConnectionClosedError
 
 

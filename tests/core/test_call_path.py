@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 import cdpkit
-from cdpkit._transport import PipeTransport, TransportClosed
+from cdpkit._core.transport import PipeTransport, TransportClosed
 from cdpkit.connection import Connection, _decode
 from cdpkit.session import Session
 

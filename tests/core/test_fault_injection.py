@@ -146,7 +146,7 @@ async def test_typed_events_are_built_from_the_browsers_text_without_decoding_it
     def decoded(params: object) -> dict[str, Any]:
         raise AssertionError(f"params decoded before validation: {params!r}")
 
-    monkeypatch.setattr("cdpkit._streams.decode_params", decoded)
+    monkeypatch.setattr("cdpkit._core.streams.decode_params", decoded)
 
     async def script(peer: FakePeer) -> None:
         command = await peer.next_command("Runtime.evaluate")

@@ -19,7 +19,7 @@ import pytest
 
 import cdpkit
 from cdpkit import cdp, launcher
-from cdpkit._launching import _finding, _process, _spawning
+from cdpkit._core.launching import _finding, _process, _spawning
 from cdpkit.launcher import ChromeProcess
 from tests.server import FixtureServer, Handler
 
@@ -132,7 +132,7 @@ async def test_a_users_feature_switches_join_the_defaults_instead_of_replacing_t
 
 
 def test_a_grid_sessions_feature_switches_join_the_defaults_too() -> None:
-    from cdpkit._grid import chrome_capabilities
+    from cdpkit._browser.grid import chrome_capabilities
 
     capabilities = chrome_capabilities(
         headless=True,

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import cdpkit
-from cdpkit._launching import _profiles
+from cdpkit._core.launching import _profiles
 from tests.core.test_launch import group_alive, temp_profiles
 
 OWNER_SCRIPT = """

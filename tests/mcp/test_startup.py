@@ -45,7 +45,7 @@ def test_cdpkit_mcp_answers_tools_list_without_loading_what_it_does_not_need() -
     # Not the typer app and the other commands, not the light path's HTTP engine (it
     # loads on the first browse call). (The SDK loads after tools/list is answered, so
     # that the first tool call does not wait for it: see the next test.) The config
-    # file's reader (cdpkit._config) loads: the [browser] table applies to it.
+    # file's reader (cdpkit._browser.config) loads: the [browser] table applies to it.
     for module in ("typer", "cdpkit.cli._app", "cdpkit.cli._pages", "cdpkit._browse._engine",
                    "cdpkit._browse._http", "httpx", "rich"):  # fmt: skip
         assert module not in loaded, module

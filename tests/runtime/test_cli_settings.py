@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cdpkit._browser_options import CLIError
+from cdpkit._front.browser_options import CLIError
 from cdpkit.mcp_server import server_options
 from tests.cli.conftest import CLI
 from tests.cli.conftest import cli as cli  # the fixtures, shared
@@ -108,7 +108,7 @@ async def test_mcp_pages_send_the_identity(server: FixtureServer) -> None:
 def test_open_browser_waits_lock_timeout_for_a_busy_profile(cli: CLI, server: FixtureServer) -> None:
     import asyncio
 
-    from cdpkit._profiles import ProfileLock
+    from cdpkit._core.profiles import ProfileLock
 
     directory = Path(cli.env["CDPKIT_PROFILES"]) / "busy"
     lock = ProfileLock(directory)

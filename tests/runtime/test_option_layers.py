@@ -1,7 +1,7 @@
 """Where a browser option's value comes from, for every command that starts a browser
 (``cdpkit mcp`` included): the flag, else its environment variable, else the config file's
 ``[browser]`` table, else the default; and every surface made from the one table of
-options (cdpkit._options)."""
+options (cdpkit._front.options)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cdpkit._browser_options import CLIError
-from cdpkit._options import MCP, OPTIONS
+from cdpkit._front.browser_options import CLIError
+from cdpkit._front.options import MCP, OPTIONS
 from cdpkit.mcp_server import build_parser, server_options
 from tests.cli.conftest import CLI
 from tests.cli.conftest import cli as cli  # the fixtures, shared

@@ -16,7 +16,7 @@ import pytest
 # queue that nothing reads any more.
 _STUCK = """
 import queue, sys
-from cdpkit._cli_common import ExitStatus, run_plain
+from cdpkit._front.cli_common import ExitStatus, run_plain
 from cdpkit._tui import hard_exit_on_termination
 
 async def work():

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 import msgspec
 
 from ... import cdp
-from ..._frames import content_origin
+from ..._browser.frames import content_origin
 from ...errors import ConnectionClosedError, ProtocolError
 from ...page import Page
 from ...session import Session

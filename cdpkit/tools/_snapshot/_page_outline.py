@@ -44,9 +44,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ... import cdp
-from ..._frames import frame_tree
-from ..._secrets import get_logger
-from ..._wire import decode_message
+from ..._browser.frames import frame_tree
+from ..._core.secrets import get_logger
+from ..._core.wire import decode_message
 from ...cdp.runtime import ExecutionContextId, RemoteObjectId
 from ...errors import CDPError, ConnectionClosedError, EvaluationError, ProtocolError
 from ...page import Page

@@ -14,7 +14,7 @@ hand. The keys:
 * ``cli-shared``: the options every browser command takes.
 * ``cli-options COMMAND``: the other options of one command.
 * ``option-sources``: each option's environment variable and config-file key, from the
-  table of options (``cdpkit/_options.py``).
+  table of options (``cdpkit/_front/options.py``).
 
 A test runs ``--check`` (``tests/ecosystem/test_docs.py``).
 """
@@ -147,7 +147,7 @@ def cli_options(name: str) -> str:
 
 def option_sources() -> str:
     """Each option's environment variable and config-file key, and what reads them."""
-    from cdpkit._options import BROWSER, IDENTITY, MEDIA, OPTIONS
+    from cdpkit._front.options import BROWSER, IDENTITY, MEDIA, OPTIONS
 
     rows = ["| option | environment variable | config file | read by |", "|---|---|---|---|"]
     for option in OPTIONS.values():

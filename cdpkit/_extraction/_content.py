@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ._block import Block, plain
@@ -225,21 +225,10 @@ def json_content(
     if max_tokens is None or len(full) <= max_tokens * 4:
         return full, []
     limit = max_tokens * 4
-    notes: list[str] = []
     placeholder = ["x" * 160]  # room for the truncation notes, filled in once known
-    empty = render([False] * len(block_data), placeholder)
-    for key, what in (
-        ("links", "links list"),
-        ("media", "media list"),
-        ("forms", "forms list"),
-        ("metadata", "metadata"),
-    ):
-        if len(empty) <= limit // 2:
-            break
-        if document[key]:
-            document[key] = {} if key == "metadata" else []
-            notes.append(f"the {what} left out of the JSON content (result.{key} has it)")
-            empty = render([False] * len(block_data), placeholder)
+    notes, empty = _drop_lists(
+        document, lambda: render([False] * len(block_data), placeholder), limit
+    )
     # A heading costs twice: in "blocks" and in "headings".
     costs = [
         text + ("x" * (len(text) + 2) if data["type"] == "heading" else "")
@@ -261,16 +250,44 @@ def json_content(
             break
         kept[next(i for i in reversed(priority) if kept[i])] = False
     if len(content) > limit:
-        # Not even an empty document fits: the title alone, cut to the budget.
-        minimal: dict[str, Any] = {"title": "", "truncation": ["cut to the title"]}
-        room = limit - len(_dump(minimal))
-        minimal["title"] = cut_text(title, room) if room > 0 else ""
-        content = _dump(minimal) if room > 0 else "{}"
-        cuts = [
-            *cuts,
-            f"cut the title to {len(minimal['title'])} characters: max_tokens={max_tokens} is smaller than it",
-        ]
+        content, cut = _title_only(title, limit, max_tokens)
+        cuts = [*cuts, cut]
     return content, cuts
+
+
+def _drop_lists(
+    document: dict[str, Any], render_empty: Callable[[], str], limit: int
+) -> tuple[list[str], str]:
+    """Leave the links, media and forms lists and the metadata out of ``document``, in that
+    order, while the document without blocks takes more than half of ``limit``: the notes
+    saying what was left out, and the document without blocks as it is then."""
+    notes: list[str] = []
+    empty = render_empty()
+    for key, what in (
+        ("links", "links list"),
+        ("media", "media list"),
+        ("forms", "forms list"),
+        ("metadata", "metadata"),
+    ):
+        if len(empty) <= limit // 2:
+            break
+        if document[key]:
+            document[key] = {} if key == "metadata" else []
+            notes.append(f"the {what} left out of the JSON content (result.{key} has it)")
+            empty = render_empty()
+    return notes, empty
+
+
+def _title_only(title: str, limit: int, max_tokens: int) -> tuple[str, str]:
+    """Not even an empty document fits: the title alone, cut to the budget, and the note."""
+    minimal: dict[str, Any] = {"title": "", "truncation": ["cut to the title"]}
+    room = limit - len(_dump(minimal))
+    minimal["title"] = cut_text(title, room) if room > 0 else ""
+    content = _dump(minimal) if room > 0 else "{}"
+    return content, (
+        f"cut the title to {len(minimal['title'])} characters: max_tokens={max_tokens} is "
+        "smaller than it"
+    )
 
 
 def _dump(data: object) -> str:

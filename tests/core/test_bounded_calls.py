@@ -124,17 +124,17 @@ async def test_send_to_a_peer_that_stops_reading_times_out_and_the_stream_stays_
         with contextlib.suppress(cdpkit.CommandTimeoutError):
             await browser.call("Deaf.start", timeout=0.5)
         expression = "'" + "y" * (4 * 1024 * 1024) + "'"  # 20 of these fill every buffer
-        started = time.monotonic()
+        # Each call ends by its own 1 s timeout (CommandTimeoutError); the 30 s bound is only
+        # against a hang (asyncio's TimeoutError), however long encoding 80 MB takes on a
+        # loaded machine.
         results = await asyncio.wait_for(
             asyncio.gather(
                 *(browser.call("Runtime.evaluate", {"expression": expression}, timeout=1)
                   for _ in range(20)),
                 return_exceptions=True,
             ),
-            10,
+            30,
         )
-        # The 1 s timeouts, not the 10 s bound (encoding 80 MB takes seconds on a loaded machine).
-        assert time.monotonic() - started < 1 + 5
         assert all(isinstance(r, cdpkit.CommandTimeoutError) for r in results), results[:3]
         # The timed-out messages were whole: once the peer reads again, it parses every one
         # of them, and the connection keeps working.

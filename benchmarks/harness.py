@@ -220,9 +220,10 @@ def _command(case: Case, side: str, ctx: Ctx) -> list[str]:
     return [sys.executable, "-m", "benchmarks.worker", case.name, side, json.dumps(fields)]
 
 
-def _run(command: list[str], timeout: float) -> str:
-    """Run a child in its own process group; return the last line it printed."""
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+def _run(command: list[str], timeout: float, cwd: Path = ROOT) -> str:
+    """Run a child in its own process group; return the last line it printed. ``cwd`` is
+    where ``cdpkit`` and ``benchmarks`` are imported from (another checkout: compare.py)."""
+    proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=timeout)

@@ -28,7 +28,7 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-__all__ = ["article_body", "photo_credit", "remove_boilerplate"]
+__all__ = ["SENTENCE_ENDS", "article_body", "photo_credit", "remove_boilerplate"]
 
 # Tokens of a class, id or label (split at spaces, "-" and "_") naming boilerplate.
 _BOILERPLATE = frozenset(
@@ -87,6 +87,13 @@ _CREDIT_TEXT = re.compile(
     r"^\s*(?:photograph|photo|picture|image|illustration|credit|foto|bild|imagen)s?\s*(?:by)?\s*:",
     re.IGNORECASE,
 )
+# A caption's last part is its credit when shorter than this (characters), after a
+# sentence of at least _SHOWN_CHARS saying what the picture shows.
+_CREDIT_CHARS = 60
+_SHOWN_CHARS = 40
+# How a sentence ends, in the scripts of the pages measured: full stops and marks of
+# Latin and CJK scripts, and the quotes and brackets that close a sentence.
+SENTENCE_ENDS = tuple('.!?\u3002\uff01\uff1f"\u201d\u00bb\u2019)')
 # What a teaser card's link wraps: blocks of text, and pictures.
 _CARD_TEXT = "h1, h2, h3, h4, h5, h6, p"
 _CARD_PICTURE = "img, picture"
@@ -157,6 +164,32 @@ def remove_boilerplate(tree: LexborHTMLParser) -> None:
             text = child.text_content if child.is_text_node else child.text(separator=" ")
             if text and _CREDIT_TEXT.match(text):
                 child.decompose()
+        _drop_trailing_credit(caption)
+
+
+def _part_text(node: LexborNode) -> str:
+    text = node.text_content if node.is_text_node else node.text(separator=" ")
+    return " ".join((text or "").split())
+
+
+def _drop_trailing_credit(caption: LexborNode) -> None:
+    """Remove a caption's last part when it is its credit by its form, in any language:
+    a short element that is not a sentence, after a sentence saying what the picture
+    shows ("...at the Capitol on July 25, 2019." then "J. Scott Applewhite / AP file"), or
+    one opening with the copyright sign."""
+    parts = [child for child in caption.iter(include_text=True) if _part_text(child)]
+    if len(parts) < 2 or parts[-1].is_text_node:
+        return
+    last = _part_text(parts[-1])
+    shown = " ".join(_part_text(part) for part in parts[:-1])
+    credit = last.startswith("\u00a9") or (
+        len(last) < _CREDIT_CHARS
+        and len(shown) >= _SHOWN_CHARS
+        and shown.endswith(SENTENCE_ENDS)
+        and not last.endswith(SENTENCE_ENDS)
+    )
+    if credit:
+        parts[-1].decompose()
 
 
 def _remove_cards(body: LexborNode, page_words: int) -> None:

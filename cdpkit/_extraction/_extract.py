@@ -133,6 +133,7 @@ def extract_html(
             roots,
             base,
             title if not keep_title_heading else "",
+            metadata.authors,
             whole=not (options.selectors or options.exclude_selectors),
             keep_data_images=keep_data_images,
         )
@@ -171,6 +172,7 @@ def _main_blocks(
     roots: list[LexborNode],
     base: str,
     title: str,
+    authors: Sequence[str],
     *,
     whole: bool,
     keep_data_images: bool,
@@ -182,7 +184,8 @@ def _main_blocks(
     reads, an article split into containers of one class is joined
     (:mod:`._continuation`: trafilatura keeps one container); when the page marks its
     article's body (``itemprop="articleBody"``), both look inside it alone. The heading
-    that says ``title`` is left out (none when ``title`` is empty).
+    that says ``title`` is left out (none when ``title`` is empty); ``authors`` (the
+    metadata's) tell a byline above the article's first sentence (:mod:`._precision`).
     """
     if whole:
         cleaned = LexborHTMLParser(html)
@@ -204,7 +207,7 @@ def _main_blocks(
     page_reader = BlockReader(base, skip_chrome=True, data_images=keep_data_images)
     page_blocks = page_reader.read(roots)
     filled = fill_main_content(
-        blocks, reader.media, page_blocks, page_reader.media, _figures(roots)
+        blocks, reader.media, page_blocks, page_reader.media, _figures(roots), authors
     )
     if filled is None:
         restore_details(blocks, reader.media, roots, base)

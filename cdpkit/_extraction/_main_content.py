@@ -22,8 +22,9 @@ from selectolax.lexbor import LexborNode
 
 from .._core.secrets import get_logger
 from ._block import Block, link_density, plain, resolve_url
-from ._boilerplate import photo_credit
+from ._boilerplate import SENTENCE_ENDS, photo_credit
 from ._elements import code_language, image_item
+from ._precision import drop_noise, word_runs
 from ._types import MediaItem
 
 __all__ = ["fill_main_content", "main_content_html", "restore_details"]
@@ -32,7 +33,6 @@ __all__ = ["fill_main_content", "main_content_html", "restore_details"]
 logging.getLogger("trafilatura").setLevel(logging.ERROR)
 
 _SPACES = re.compile(r"\s+")
-_WORD = re.compile(r"\w+")
 # A page block is part of the main content when this share of its runs of three words is.
 _IN_MAIN = 0.5
 # A block between two main-content blocks is put back unless more of its text than this
@@ -59,9 +59,6 @@ _MODULE_CHARS = 300
 # A list at the article's end is a list of links (other stories, some items with a line
 # that is not a link) when this share of its text is links.
 _LIST_LINKS = 0.3
-# How a sentence ends, in the scripts of the pages measured: full stops and marks of
-# Latin and CJK scripts, and the quotes and brackets that close a sentence.
-_SENTENCE_ENDS = tuple('.!?\u3002\uff01\uff1f"\u201d\u00bb\u2019)')
 # The share of the main content's characters the link blocks left out at its end may hold.
 _TAIL_SHARE = 0.2
 # A line above a list of links at the article's end that introduces it ("More stories",
@@ -146,12 +143,6 @@ def restore_details(
             )
 
 
-def _runs(text: str) -> list[tuple[str, ...]]:
-    """The runs of three words in a row of ``text`` (lower-cased)."""
-    found = _WORD.findall(text.lower())
-    return [tuple(found[i : i + 3]) for i in range(len(found) - 2)]
-
-
 def _long(block: Block) -> bool:
     """Whether ``block`` says a sentence or more (a wide character, Chinese or Japanese,
     counts as two)."""
@@ -167,6 +158,7 @@ def fill_main_content(
     page: Sequence[Block],
     page_media: Sequence[MediaItem],
     figures: frozenset[str] = frozenset(),
+    authors: Sequence[str] = (),
 ) -> list[Block] | None:
     """The main content as the page's own blocks: from the first page block that is in
     ``main`` (the blocks trafilatura's HTML gave) to the last, with what lies between.
@@ -179,11 +171,14 @@ def fill_main_content(
     line (their texts, spaces left out, in ``figures``) stay however short, and so does a
     heading right above a block of the article (a section's heading). Sentences
     trafilatura kept beyond a long run of links it left out (menus, lists of stories) are
-    another module of the page, left out when they are a small part of the whole.
-    ``None`` when no page block is in ``main`` (the caller keeps trafilatura's blocks).
+    another module of the page, left out when they are a small part of the whole. What the
+    span holds that is not the article's text is then left out
+    (:func:`._precision.drop_noise`: the dateline, a byline naming ``authors``, a closing
+    box). ``None`` when no page block is in ``main`` (the caller keeps trafilatura's
+    blocks).
     """
     main_text = "".join(_SPACES.sub("", block.text) for block in main)
-    main_runs = {run for block in main for run in _runs(block.text)}
+    main_runs = {run for block in main for run in word_runs(block.text)}
     main_images = {item.url for item in main_media}
     whole = {_SPACES.sub("", block.text) for block in main if block.text.strip()}
 
@@ -195,7 +190,7 @@ def fill_main_content(
             return True
         # Not found as it is (trafilatura joined or cut it): most of its runs of three
         # words are there.
-        runs = _runs(block.text)
+        runs = word_runs(block.text)
         return bool(runs) and sum(1 for run in runs if run in main_runs) >= _IN_MAIN * len(runs)
 
     kept = [in_main(block) for block in page]
@@ -257,6 +252,7 @@ def fill_main_content(
             taken[index] = True
     _drop_captions(page, taken)
     _trim_link_tail(page, taken)
+    drop_noise(page, taken, anchors[0], authors)
     return [block for block, take in zip(page, taken, strict=True) if take]
 
 
@@ -282,7 +278,7 @@ def _intro(block: Block) -> bool:
     if block.kind == "heading":
         return True
     # An ellipsis invites to read on: not a sentence's end.
-    sentence = text.endswith(_SENTENCE_ENDS) and not text.endswith(("...", "…"))
+    sentence = text.endswith(SENTENCE_ENDS) and not text.endswith(("...", "…"))
     return len(text) < _INTRO_CHARS and not sentence
 
 

@@ -561,6 +561,10 @@ class Session:
         for call in list(self._pending.values()):
             if not call.future.done():
                 call.future.set_exception(fresh_error(error))
+                # Marked as seen: a caller still waiting gets the error all the same, and
+                # one the loop never resumes (a program ending on Ctrl-C while a page was
+                # being set up) has nobody to tell, so asyncio must not print it at exit.
+                call.future.exception()
         if self._deadline_timer is not None:
             self._deadline_timer.cancel()
             self._deadline_timer = None

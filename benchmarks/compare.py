@@ -58,13 +58,14 @@ def main(argv: list[str] | None = None) -> int:
     cases = _select([args.only])
     probe = _probe([need for case in cases for need in case.needs])
     flags = tuple(dict.fromkeys([*CHROME_FLAGS, *probe.get("flags", ())]))
+    chrome = find_chrome()
     load_at_start = os.getloadavg()[0]
     rows = []
     with serve(FULL) as base_url:
         for case in cases:
             for transport in case.transports:
                 ctx = Ctx(base_url=base_url, transport=transport, quick=False,
-                          chrome=find_chrome(), chrome_flags=flags,
+                          chrome=chrome, chrome_flags=flags,
                           deps=tuple(probe.get("deps", ())))
                 values = _interleaved(case, ctx, args.reps, before)
                 rows += [_row(case.name, metric.key, metric.label, transport, values)

@@ -3,41 +3,13 @@ its own, made here (none is a copy of a real site), in text and markdown alike."
 
 from __future__ import annotations
 
-from cdpkit._extraction import BrowseOptions, extract_html
+from ._harbour import FERRY, MILL, SALT, TIDE, main_content, page
 
-_TIDE = (
-    "The harbour authority dredged the channel again this spring, and the pilots say the tides"
-    " now run faster past the northern breakwater than they did a decade ago."
-)
-_SALT = (
-    "Fishermen working the outer banks report that the salt marsh has crept a few metres"
-    " inland each year, swallowing the old sheep paths along the estuary."
-)
-_FERRY = (
-    "When the winter ferry stopped calling at the island, its last three families moved their"
-    " boats to the mainland quay and rented lock-ups for their nets and lobster pots."
-)
-_MILL = (
-    "A volunteer crew restored the tide mill's wheel from oak felled on the estate, and on"
-    " spring tides it grinds flour again for the village bakery twice a month."
-)
-_PARAGRAPHS = [f"{_TIDE} {_SALT}", f"{_FERRY} {_MILL}", f"{_SALT} {_FERRY}", f"{_MILL} {_TIDE}"]
-
-
-def _page(body: str, head: str = "") -> str:
-    return (
-        f"<!doctype html><html lang='en'><head><title>The channel is deeper now</title>{head}"
-        "</head><body><header><a href='/'>Home</a> <a href='/news'>News</a></header>"
-        f"{body}<footer>Copyright the Harbour Gazette</footer></body></html>"
-    )
+_PARAGRAPHS = [f"{TIDE} {SALT}", f"{FERRY} {MILL}", f"{SALT} {FERRY}", f"{MILL} {TIDE}"]
 
 
 def _contents(html: str) -> list[str]:
-    found = []
-    for fmt in ("text", "markdown"):
-        options = BrowseOptions(readability=True, format=fmt)  # type: ignore[arg-type]
-        found.append(extract_html(html, "https://harbour.example/news/1", options).content)
-    return found
+    return [main_content(html, fmt) for fmt in ("text", "markdown")]
 
 
 def _article(paragraphs: list[str]) -> str:
@@ -47,7 +19,7 @@ def _article(paragraphs: list[str]) -> str:
 def test_the_dateline_and_byline_above_the_first_sentence_are_left_out() -> None:
     # The page's metadata names the author; the date is a line of digits and a time.
     head = "<meta name='author' content='Ann Example'>"
-    html = _page(
+    html = page(
         "<main><article><h1>The channel is deeper now</h1>"
         "<p>By Ann Example</p><p>Updated 12:24, 20.11.2019</p>"
         f"{_article(_PARAGRAPHS)}</article></main>",
@@ -61,7 +33,7 @@ def test_the_dateline_and_byline_above_the_first_sentence_are_left_out() -> None
 def test_the_pages_own_address_printed_above_the_article_is_left_out() -> None:
     # Print styles show the page's address as a line of text above the article.
     address = "https://harbour.example/news/2019/11/the-channel-is-deeper-now-1484.php"
-    html = _page(
+    html = page(
         "<main><article><h1>The channel is deeper now</h1>"
         f"<p>{address}</p>{_article(_PARAGRAPHS)}</article></main>"
     )
@@ -78,7 +50,7 @@ def test_a_captions_credit_part_is_left_out_by_its_form() -> None:
         " on a winter morning.</span><span>Ann Example / Harbour Agency</span></figcaption>"
         "</figure>"
     )
-    html = _page(
+    html = page(
         "<main><article><h1>The channel is deeper now</h1>"
         f"<p>Paragraph 0: {_PARAGRAPHS[0]}</p>{caption}{_article(_PARAGRAPHS[1:])}"
         "</article></main>"
@@ -91,7 +63,7 @@ def test_a_captions_credit_part_is_left_out_by_its_form() -> None:
 def test_a_box_closing_the_article_a_heading_over_short_lines_is_left_out() -> None:
     # A comments box: its heading and a line that is not a sentence, nothing else under it.
     box = "<h3>Tell us what you think</h3><p>Log in to comment</p>"
-    html = _page(
+    html = page(
         f"<main><article><h1>The channel is deeper now</h1>{_article(_PARAGRAPHS)}{box}"
         "</article></main>"
     )
@@ -102,7 +74,7 @@ def test_a_box_closing_the_article_a_heading_over_short_lines_is_left_out() -> N
 
 def test_an_article_ending_on_a_short_line_of_its_own_keeps_it() -> None:
     # No heading over it: the article's own closing line (a sign-off) stays.
-    html = _page(
+    html = page(
         f"<main><article><h1>The channel is deeper now</h1>{_article(_PARAGRAPHS)}"
         "<p>From the quay at Saltmarsh Point</p></article></main>"
     )

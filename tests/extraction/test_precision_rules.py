@@ -3,47 +3,17 @@ its own, made here (none is a copy of a real site)."""
 
 from __future__ import annotations
 
-from cdpkit._extraction import BrowseOptions, extract_html
-
-_TIDE = (
-    "The harbour authority dredged the channel again this spring, and the pilots say the tides"
-    " now run faster past the northern breakwater than they did a decade ago."
-)
-_SALT = (
-    "Fishermen working the outer banks report that the salt marsh has crept a few metres"
-    " inland each year, swallowing the old sheep paths along the estuary."
-)
-_FERRY = (
-    "When the winter ferry stopped calling at the island, its last three families moved their"
-    " boats to the mainland quay and rented lock-ups for their nets and lobster pots."
-)
-_MILL = (
-    "A volunteer crew restored the tide mill's wheel from oak felled on the estate, and on"
-    " spring tides it grinds flour again for the village bakery twice a month."
-)
-
-
-def _page(body: str) -> str:
-    return (
-        "<!doctype html><html lang='en'><head><title>The channel is deeper now</title></head>"
-        "<body><header><a href='/'>Home</a> <a href='/news'>News</a></header>"
-        f"{body}<footer>Copyright the Harbour Gazette</footer></body></html>"
-    )
-
-
-def _main(html: str, fmt: str = "text") -> str:
-    options = BrowseOptions(readability=True, format=fmt)  # type: ignore[arg-type]
-    return extract_html(html, "https://harbour.example/news/1", options).content
+from ._harbour import FERRY, MILL, SALT, TIDE, main_content, page
 
 
 def test_an_article_split_into_two_containers_by_an_ad_row_is_kept_whole() -> None:
-    first = "".join(f"<p>Part one, paragraph {n}: {_TIDE} {_SALT}</p>" for n in range(6))
+    first = "".join(f"<p>Part one, paragraph {n}: {TIDE} {SALT}</p>" for n in range(6))
     # The article goes on in other words after the interruption.
-    second = "".join(f"<p>Part two, paragraph {n}: {_FERRY} {_MILL}</p>" for n in range(6))
+    second = "".join(f"<p>Part two, paragraph {n}: {FERRY} {MILL}</p>" for n in range(6))
     popular = "".join(
         f"<li><a href='/news/{n}'>Most read story number {n} of the week</a></li>" for n in range(8)
     )
-    html = _page(
+    html = page(
         "<main><h1>The channel is deeper now</h1>"
         f"<div class='grid'><div class='grid-item body article__body'>{first}</div>"
         f"<div class='grid-aside'><ol>{popular}</ol></div></div>"
@@ -52,7 +22,7 @@ def test_an_article_split_into_two_containers_by_an_ad_row_is_kept_whole() -> No
         "</main>"
     )
     for fmt in ("text", "markdown"):
-        content = _main(html, fmt)
+        content = main_content(html, fmt)
         assert "Part one, paragraph 0:" in content and "Part one, paragraph 5:" in content
         assert "Part two, paragraph 0:" in content and "Part two, paragraph 5:" in content, fmt
         assert "Most read story" not in content
@@ -69,13 +39,13 @@ def test_teaser_cards_after_the_article_are_left_out() -> None:
         " since the keepers left the island for good.</p></a></article>"
         for n in range(2, 9)
     )
-    article = "".join(f"<p>Paragraph {n}: {_TIDE} {_SALT}</p>" for n in range(5))
-    html = _page(
+    article = "".join(f"<p>Paragraph {n}: {TIDE} {SALT}</p>" for n in range(5))
+    html = page(
         f"<div class='row'><article class='content'><h1>{heading}</h1>{article}"
         f"</article></div><div class='row'><section class='component'>{cards}</section></div>"
     )
     for fmt in ("text", "markdown"):
-        content = _main(html, fmt)
+        content = main_content(html, fmt)
         assert "Paragraph 0:" in content and "Paragraph 4:" in content
         assert "gulls" not in content and "Wardens" not in content, fmt
 
@@ -85,15 +55,15 @@ def test_a_list_of_links_ending_the_article_and_its_intro_line_are_left_out() ->
         f"<li><a href='/news/{n}'>Gulls return to the lighthouse for summer number {n}</a></li>"
         for n in range(6)
     )
-    article = "".join(f"<p>Paragraph {n}: {_TIDE} {_SALT}</p>" for n in range(4))
-    html = _page(
+    article = "".join(f"<p>Paragraph {n}: {TIDE} {SALT}</p>" for n in range(4))
+    html = page(
         f"<main><article><h1>The channel is deeper now</h1>{article}"
-        f"<p>Paragraph 4: {_FERRY} {_MILL}</p>"
+        f"<p>Paragraph 4: {FERRY} {MILL}</p>"
         f"<p><strong>Read on: the Gazette's waterfront desk picks</strong></p><ul>{stories}</ul>"
         "</article></main>"
     )
     for fmt in ("text", "markdown"):
-        content = _main(html, fmt)
+        content = main_content(html, fmt)
         assert "Paragraph 0:" in content and "Paragraph 4:" in content
         assert "Gulls return" not in content and "desk picks" not in content, fmt
 
@@ -103,29 +73,29 @@ def test_a_list_of_links_that_is_much_of_the_page_stays() -> None:
     sources = "".join(
         f"<li><a href='/paper/{n}'>Survey of tidal currents, volume {n}</a></li>" for n in range(40)
     )
-    html = _page(
-        f"<main><article><h1>The channel is deeper now</h1><p>{_TIDE} {_SALT}</p>"
+    html = page(
+        f"<main><article><h1>The channel is deeper now</h1><p>{TIDE} {SALT}</p>"
         f"<h2>Sources</h2><ul>{sources}</ul></article></main>"
     )
-    content = _main(html)
+    content = main_content(html)
     assert "volume 0" in content and "volume 39" in content
 
 
 def test_agency_photo_captions_and_credit_lines_outside_figcaption_are_left_out() -> None:
-    html = _page(
+    html = page(
         "<main><article><h1>The channel is deeper now</h1>"
-        f"<p>Paragraph 0: {_TIDE} {_SALT}</p>"
+        f"<p>Paragraph 0: {TIDE} {SALT}</p>"
         "<div class='photo'><img src='/dredger.jpg' alt=''>"
         "<div class='caption'>A dredger works off the north pier on Tuesday, May 5, 2026."
         " (AP Photo/Ann Example)</div>"
         "<div class='caption-2'>Photo: Ann Example, STF / Associated Press</div></div>"
-        f"<p>Paragraph 1: {_FERRY} {_MILL}</p><p>Paragraph 2: {_SALT} {_FERRY}</p>"
+        f"<p>Paragraph 1: {FERRY} {MILL}</p><p>Paragraph 2: {SALT} {FERRY}</p>"
         "<div class='photo'><img src='/gulls.jpg' alt=''><span>Gulls nest on the old"
         " lighthouse (Image: GETTY)</span></div>"
-        f"<p>Paragraph 3: {_MILL} {_TIDE}</p></article></main>"
+        f"<p>Paragraph 3: {MILL} {TIDE}</p></article></main>"
     )
     for fmt in ("text", "markdown"):
-        content = _main(html, fmt)
+        content = main_content(html, fmt)
         assert "Paragraph 0:" in content and "Paragraph 3:" in content
         for credit in ("AP Photo", "Associated Press", "GETTY", "A dredger works"):
             assert credit not in content, (fmt, credit)

@@ -222,7 +222,7 @@ async def test_closing_the_tab_a_client_drives_fails_its_pending_calls_at_once(
         await persons_tab(person, "account").close()  # as the person closes it
         with pytest.raises(cdpkit.TargetClosedError):
             await hanging
-        assert time.monotonic() - started < 3
+        assert time.monotonic() - started < 10  # not the call's 60 s
         assert page.closed
 
 

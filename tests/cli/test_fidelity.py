@@ -141,7 +141,7 @@ async def test_wait_for_content_tool(page: cdpkit.Page, server: FixtureServer) -
     await tools.navigate(page, server.url("/cli/stuck.html"))
     started = time.monotonic()
     assert await tools.wait_for_content(page, settings=SmartWait(max_wait=1.0)) is False
-    assert time.monotonic() - started < 1 + 2  # max_wait ended it; the page never would
+    assert time.monotonic() - started < 1 + 10  # max_wait ended it; the page never would
     assert await tools.evaluate(page, "document.body.innerText.trim()") == "Loading..."
 
 

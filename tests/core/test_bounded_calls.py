@@ -76,7 +76,7 @@ async def test_calls_to_a_stopped_chrome_all_time_out_and_close_is_bounded(pipe:
             started = time.monotonic()
             await asyncio.wait_for(browser.close(), 15)
             # Browser.close gets 2 s, then the group is killed with no extra grace.
-            assert time.monotonic() - started < 2.0 + 2.0
+            assert time.monotonic() - started < 2.0 + 8  # a hang would reach the 15 s above
     assert not group_alive(pgid)
     assert not profile.exists()
 

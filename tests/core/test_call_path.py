@@ -93,7 +93,7 @@ async def test_many_pending_calls_share_one_timer_and_all_time_out_on_time() -> 
             del loop.call_at
         assert all(isinstance(r, cdpkit.CommandTimeoutError) for r in results)
         assert "Runtime.evaluate got no answer within 0.5 s" in str(results[0])
-        assert 0.5 <= elapsed < 0.5 + 1.0
+        assert 0.5 <= elapsed < 0.5 + 5  # far below the alternative: 500 timers in a row
         # One timer for the earliest deadline, re-armed as they pass: not one per call.
         assert timers() < 50, timers()
         assert not root._pending and not root._deadlines
@@ -107,7 +107,7 @@ async def test_a_shorter_timeout_sent_later_still_fires_first_and_on_time() -> N
         started = time.monotonic()
         with pytest.raises(cdpkit.CommandTimeoutError, match=r"Page\.quick got no answer"):
             await root.call("Page.quick", timeout=0.3)
-        assert 0.3 <= time.monotonic() - started < 0.3 + 0.5
+        assert 0.3 <= time.monotonic() - started < 0.3 + 5  # not the 20 s one's deadline
         assert not slow.done()  # the long deadline is untouched
         transport.answer(transport.sent[0]["id"])
         assert await slow == {"ok": True}
@@ -126,7 +126,7 @@ async def test_answered_calls_never_delay_a_later_timeout() -> None:
         started = time.monotonic()
         with pytest.raises(cdpkit.CommandTimeoutError):
             await root.call("Runtime.evaluate", timeout=0.3)
-        assert 0.3 <= time.monotonic() - started < 0.3 + 0.5
+        assert 0.3 <= time.monotonic() - started < 0.3 + 5  # bounds a hang
 
 
 async def test_a_long_timeout_does_not_make_answered_calls_pile_up() -> None:
@@ -196,7 +196,7 @@ async def test_a_pipe_closed_by_the_browser_fails_every_pending_call_at_once() -
         started = time.monotonic()
         os.close(browser_out)  # the browser died: its end of the pipe closes
         results = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 5)
-        assert time.monotonic() - started < 1.0
+        assert time.monotonic() - started < 4  # at once, not the wait_for's 5 s
         assert all(isinstance(r, cdpkit.ConnectionClosedError) for r in results)
         assert "the browser closed the debugging pipe" in str(results[0])
         with pytest.raises(cdpkit.ConnectionClosedError):

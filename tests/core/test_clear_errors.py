@@ -48,8 +48,8 @@ async def test_connect_to_a_port_speaking_another_protocol() -> None:
     async with tcp_server(speaks_ssh) as port:
         started = time.monotonic()
         with pytest.raises(cdpkit.ConnectError) as info:
-            await cdpkit.connect(f"http://127.0.0.1:{port}", timeout=5)
-    assert time.monotonic() - started < 2  # reported at once, not at the deadline
+            await cdpkit.connect(f"http://127.0.0.1:{port}", timeout=30)
+    assert time.monotonic() - started < 10  # reported at once, not at the 30 s deadline
     message = str(info.value)
     assert f"http://127.0.0.1:{port}/json/version did not answer HTTP" in message
     assert "SSH-2.0-OpenSSH_9.2" in message
@@ -60,7 +60,7 @@ async def test_connect_to_a_silent_port_times_out_clearly() -> None:
         started = time.monotonic()
         with pytest.raises(cdpkit.ConnectTimeoutError) as info:
             await cdpkit.connect(f"http://127.0.0.1:{port}", timeout=0.5)
-    assert time.monotonic() - started < 0.5 + 2
+    assert time.monotonic() - started < 0.5 + 10  # bounds a hang
     assert isinstance(info.value, TimeoutError) and isinstance(info.value, cdpkit.ConnectError)
     message = str(info.value)
     assert f"http://127.0.0.1:{port}" in message
@@ -73,7 +73,7 @@ async def test_websocket_that_never_completes_the_upgrade_times_out_clearly() ->
         started = time.monotonic()
         with pytest.raises(cdpkit.ConnectTimeoutError) as info:
             await cdpkit.connect(url, timeout=0.5)
-    assert time.monotonic() - started < 0.5 + 2
+    assert time.monotonic() - started < 0.5 + 10  # bounds a hang
     message = str(info.value)
     assert f"WebSocket handshake with {url}" in message and "connect(timeout=...)" in message
 

@@ -87,7 +87,7 @@ async def test_never_settling_evaluate_times_out_and_connection_survives(
         await page.send(
             cdp.runtime.evaluate("new Promise(() => {})", await_promise=True), timeout=0.2
         )
-    assert time.monotonic() - started < 0.2 + 2  # the timeout ended it; the promise never would
+    assert time.monotonic() - started < 0.2 + 10  # the timeout ended it; the promise never would
     assert isinstance(info.value, TimeoutError)
     assert "Runtime.evaluate" in str(info.value) and "0.2" in str(info.value)
     assert not page._pending
@@ -371,7 +371,7 @@ async def test_send_json_fails_and_times_out_like_send(page: cdpkit.Page) -> Non
         await page.send_json(
             cdp.runtime.evaluate("new Promise(() => {})", await_promise=True), timeout=0.2
         )
-    assert time.monotonic() - started < 0.2 + 2
+    assert time.monotonic() - started < 0.2 + 10  # bounds a hang
     assert not page._pending
     answer = await page.send_json(cdp.runtime.evaluate("6 * 7", return_by_value=True))
     assert answer["result"]["value"] == 42

@@ -126,8 +126,8 @@ async def test_resource_that_never_answers_times_out_and_leaves_nothing(
     await cdpkit.tools.navigate(page, server.url("/status?code=200"))
     started = time.monotonic()
     with pytest.raises(cdpkit.DownloadError, match="did not start within 1 s"):
-        await download(page, url=server.url("/slow?s=5"), dest_dir=tmp_path, initiation_timeout=1)
-    assert time.monotonic() - started < 4
+        await download(page, url=server.url("/slow?s=60"), dest_dir=tmp_path, initiation_timeout=1)
+    assert time.monotonic() - started < 1 + 15  # the limit ended it, not the 60 s answer
     assert list(tmp_path.iterdir()) == []
     # The page is usable afterwards (interception was switched off).
     result = await cdpkit.tools.navigate(page, server.url("/status?code=200"))

@@ -53,7 +53,7 @@ async def test_pool_callers_queue_with_a_timeout() -> None:
         with pytest.raises(cdpkit.WaitTimeoutError, match="a free page in the pool"):
             async with pool.page():
                 pass
-        assert time.monotonic() - started < 2
+        assert time.monotonic() - started < 0.3 + 10  # bounds a hang, not the machine's speed
 
 
 async def test_pool_replaces_a_crashed_browser() -> None:

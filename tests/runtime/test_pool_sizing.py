@@ -59,7 +59,7 @@ async def test_a_caller_waiting_past_queue_timeout_gets_a_clear_error() -> None:
         with pytest.raises(cdpkit.WaitTimeoutError) as error:
             async with pool.page():
                 pass
-        assert time.monotonic() - started < 0.3 + 0.5
+        assert time.monotonic() - started < 0.3 + 10  # bounds a hang, not the machine's speed
     assert "pool(queue_timeout=...)" in str(error.value)
     assert "all 1 in use" in str(error.value)
 

@@ -30,7 +30,7 @@ async def test_script_timeout_gives_up_the_stalled_scripts_and_the_page_renders(
 ) -> None:
     started = time.monotonic()
     result = await tools.navigate(page, stalls.url(25), script_timeout=2, timeout=20)
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 18  # not the scripts' 25 s
     assert result.given_up == (stalls.script(1), stalls.script(2))
     assert result.nothing_rendered == ""
     snapshot = (await tools.snapshot(page)).text

@@ -82,4 +82,4 @@ async def test_the_config_files_script_timeout_holds_for_the_live_page_of_snapsh
             await command(app, pilot, "snapshot")
             screen = app.visible_text()
             assert 'heading "Stalled story"' in screen and 'button "Read on"' in screen, screen
-            assert time.monotonic() - started < 8
+            assert time.monotonic() - started < 30  # not the scripts' 60 s

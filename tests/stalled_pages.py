@@ -14,7 +14,12 @@ from contextlib import contextmanager
 class StallServer:
     """``/stalled?delay=S``: a page with two parser-blocking scripts in its head, each
     answered after S seconds (each sets ``window.slowRan``), then a body with a heading
-    "Stalled story", a button "Read on" and an inline script setting ``window.later``."""
+    "Stalled story", a button "Read on" and an inline script setting ``window.later``.
+
+    ``/written?delay=S``: the same body, but its one stalled script (``slow1.js``) is
+    written by an inline script with ``document.write``, as ad and tag-manager code does.
+    ``/progress?delay=S``: the same body after three head scripts answered after S, 2S and
+    3S seconds: the parser makes progress all along."""
 
     def __init__(self) -> None:
         self.release = threading.Event()
@@ -31,11 +36,8 @@ class StallServer:
                     outer.release.wait(delay)  # the end of the test ends the wait
                     self._send(b"window.slowRan = (window.slowRan || 0) + 1;", "text/javascript")
                     return
-                base = f"http://127.0.0.1:{outer.port}"
                 html = (
-                    "<!doctype html><html><head><title>Stalled</title>"
-                    f'<script src="{base}/slow1.js?delay={delay:g}"></script>'
-                    f'<script src="{base}/slow2.js?delay={delay:g}"></script>'
+                    f"<!doctype html><html><head><title>Stalled</title>{outer.head(path, delay)}"
                     "</head><body><h1>Stalled story</h1><button>Read on</button>"
                     "<script>window.later = 1</script></body></html>"
                 )
@@ -57,8 +59,17 @@ class StallServer:
         self.server = Server(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
 
-    def url(self, delay: float = 25) -> str:
-        return f"http://127.0.0.1:{self.port}/stalled?delay={delay:g}"
+    def head(self, path: str, delay: float) -> str:
+        """The scripts in the head of the page at ``path``."""
+        if path == "/written":
+            tag = f'<script src="{self.script(1, delay)}"><\\/script>'
+            return f"<script>document.write('{tag}')</script>"
+        if path == "/progress":
+            return "".join(f'<script src="{self.script(n, n * delay)}"></script>' for n in (1, 2, 3))
+        return "".join(f'<script src="{self.script(n, delay)}"></script>' for n in (1, 2))
+
+    def url(self, delay: float = 25, page: str = "stalled") -> str:
+        return f"http://127.0.0.1:{self.port}/{page}?delay={delay:g}"
 
     def script(self, number: int, delay: float = 25) -> str:
         return f"http://127.0.0.1:{self.port}/slow{number}.js?delay={delay:g}"

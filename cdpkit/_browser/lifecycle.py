@@ -14,7 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .._model import RawEvent
-from ..errors import ProtocolError, TargetClosedError
+from ..errors import CDPError, ProtocolError, TargetClosedError
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Awaitable, Callable
@@ -118,17 +118,59 @@ class InFlight:
 
 
 # Network.requestWillBeSent's renderBlockingBehavior of a classic <script src> without
-# async or defer, in the head or in the body: the parser waits for it.
+# async or defer, in the head or in the body, whether the parser met it in the page or in
+# what a script wrote (document.write: ad and tag-manager code; its initiator is then
+# "script", not "parser"): the parser waits for it. Chrome says "PotentiallyBlocking" for
+# async scripts, "NonBlocking" for defer, module, async-written and inserted ones. It says
+# "Blocking" too for an explicit blocking="render" script (rare), which Chrome does not tell
+# apart: it keeps the page from rendering all the same, so it counts.
 _PARSER_BLOCKING = frozenset({"Blocking", "InBodyParserBlocking"})
 
 
 def blocks_parser(params: dict[str, Any]) -> bool:
     """Whether a ``Network.requestWillBeSent`` is of a script the parser waits for."""
-    return (
-        params.get("type") == "Script"
-        and params.get("initiator", {}).get("type") == "parser"
-        and params.get("renderBlockingBehavior") in _PARSER_BLOCKING
-    )
+    return params.get("type") == "Script" and params.get("renderBlockingBehavior") in _PARSER_BLOCKING
+
+
+# The classic <script src> the document's parser waits on (met by the parser or written by
+# document.write, not loaded yet) while it is still parsing, each with how long it has
+# waited: since the scripts before it loaded (the parser got there then), or since the
+# document's response began. A page whose event loop is busy may not answer: the caller
+# bounds the call.
+_PARSER_WAITS_JS = r"""(() => {
+  if (document.readyState !== 'loading') return [];
+  const loaded = new Map(performance.getEntriesByType('resource').map((entry) => [entry.name, entry.responseEnd]));
+  const response = performance.getEntriesByType('navigation')[0];
+  let since = response ? response.responseStart : 0;
+  const waits = [];
+  for (const script of document.scripts) {
+    const type = script.type.trim().toLowerCase();
+    const classic = !type || /^(text|application)\/(x-)?(java|ecma)script$|^text\/jscript$/.test(type);
+    if (!script.src || script.async || script.defer || !classic) continue;
+    if (loaded.has(script.src)) since = Math.max(since, loaded.get(script.src));
+    else waits.push([script.src, (performance.now() - since) / 1000]);
+  }
+  return waits;
+})()"""
+_PARSER_WAITS_LOOKUP = 2.0  # at most this for the page to say what its parser waits on
+
+
+async def parser_waits(page: Page, frame_id: str, loader_id: str) -> tuple[tuple[str, float], ...]:
+    """The scripts the parser of the navigation's document (``loader_id``) waits on: (URL,
+    seconds waited); none when it has not committed yet, is parsed, or does not answer in
+    :data:`_PARSER_WAITS_LOOKUP` seconds. Looked up when a navigation times out: nothing
+    follows the page's requests for it before."""
+    with contextlib.suppress(TimeoutError, CDPError):
+        async with asyncio.timeout(_PARSER_WAITS_LOOKUP):
+            if not await _committed(page, frame_id, loader_id):
+                return ()
+            reply = await send_retrying(
+                page, "Runtime.evaluate", {"expression": _PARSER_WAITS_JS, "returnByValue": True}
+            )
+            value = reply.get("result", {}).get("value")
+            if isinstance(value, list):
+                return tuple((str(url), float(waited)) for url, waited in value)
+    return ()
 
 
 async def wait_usable(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._model import RawEvent
 from ..errors import CDPError, NavigationError, ProtocolError, TargetClosedError, WaitTimeoutError
-from .lifecycle import InFlight, send_retrying, wait_lifecycle, wait_usable
+from .lifecycle import InFlight, parser_waits, send_retrying, wait_lifecycle, wait_usable
 from .script_gate import NavigationGate, Stall, forget_stall, giving_up_scripts, stall_words
 
 if TYPE_CHECKING:
@@ -87,6 +87,58 @@ def timed_out(what: str, timeout: float, function: str) -> WaitTimeoutError:
     )
 
 
+class ParserWaitTimeoutError(WaitTimeoutError):
+    """A navigation did not reach its stage in time while its document's parser waited on
+    scripts (a ``WaitTimeoutError`` whose message names them).
+
+    Attributes:
+        stage: What was awaited, in words, without the scripts.
+        parser_waits: Each script the parser waited on then: (URL, seconds it had waited).
+        script_timeout: The navigation's ``script_timeout``.
+    """
+
+    def __init__(
+        self,
+        stage: str,
+        timeout: float,
+        function: str,
+        parser_waits: tuple[tuple[str, float], ...],
+        script_timeout: float | None,
+    ) -> None:
+        if script_timeout is None:
+            remedy = "a script_timeout gives such scripts up"
+        else:
+            remedy = f"each is given up after {script_timeout:g} s: script_timeout"
+        what = f"{stage}; {parser_wait_words(parser_waits)} ({remedy})"
+        super().__init__(f"{what}; pass a larger timeout= to {function}() if the page is just slow", timeout)
+        self.stage = stage
+        self.parser_waits = parser_waits
+        self.script_timeout = script_timeout
+
+
+def parser_wait_words(waits: tuple[tuple[str, float], ...]) -> str:
+    """``"the parser waits on <script src=URL> for N s"`` (each script, comma-separated)."""
+    return "the parser waits on " + ", ".join(f"<script src={url}> for {waited:.0f} s" for url, waited in waits)
+
+
+async def _timed_out_loading(
+    page: Page,
+    stage: str,
+    timeout: float,
+    document: tuple[str, str] | None,
+    gate: NavigationGate | None,
+    script_timeout: float | None,
+) -> WaitTimeoutError:
+    """The error of a navigation that timed out; naming the scripts its parser waits on
+    when it does (``document``: its frame and loader, once known)."""
+    if document is not None:
+        given_up = set(gate.given_up()) if gate is not None else set()
+        waits = tuple(wait for wait in await parser_waits(page, *document) if wait[0] not in given_up)
+        if waits:
+            return ParserWaitTimeoutError(stage, timeout, "navigate", waits, script_timeout)
+    return timed_out(stage, timeout, "navigate")
+
+
 async def page_set_up(page: Page) -> None:
     """Wait until the page's own setup (``Page.enable``, lifecycle events...) is answered.
 
@@ -131,6 +183,8 @@ async def _navigate(
 ) -> NavigationResult:
     lifecycle = LIFECYCLE_EVENTS.get(wait_until)
     answered = False
+    document: tuple[str, str] | None = None  # (frame, loader) of the new document
+    gate: NavigationGate | None = None
     requests = InFlight()
     forget_stall(page)  # a new document: what the old one waited on is moot
     try:
@@ -158,6 +212,7 @@ async def _navigate(
             if loader_id is None:  # a same-document move: #fragment
                 landed = await _wait_same_document(events, frame_id)
                 return await current_result(page, url=landed)
+            document = frame_id, str(loader_id)
             if wait_until == "usable":
                 loaded = await wait_usable(page, events, frame_id, loader_id, requests)
                 return await usable_result(page, None, loaded, requests, gate)
@@ -173,9 +228,8 @@ async def _navigate(
             # same URL (net::ERR_ABORTED at once) and could still replace the page later.
             with contextlib.suppress(CDPError):
                 await page.call("Page.stopLoading", timeout=_STOP_TIMEOUT)
-        raise timed_out(
-            f"the navigation to {url} to reach {STAGES[wait_until]}", timeout, "navigate"
-        ) from None
+        stage = f"the navigation to {url} to reach {STAGES[wait_until]}"
+        raise await _timed_out_loading(page, stage, timeout, document, gate, script_timeout) from None
 
 
 def with_given_up(result: NavigationResult, gate: NavigationGate) -> NavigationResult:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 import fnmatch
 import functools
 import importlib.util
@@ -321,14 +322,16 @@ def _deferred_transport() -> Callable[
 @dataclass(frozen=True, slots=True)
 class Fetched:
     """What a request cdpkit made itself was answered: where it ended (after redirects),
-    the status, the headers (lower-case names) and the body (empty when it was not read:
-    refused by ``read``, or handed to ``into``; see :func:`fetch`)."""
+    the status, the headers (lower-case names; a repeated one joined with commas, each
+    line in ``header_lines``) and the body (empty when it was not read: refused by
+    ``read``, or handed to ``into``; see :func:`fetch`)."""
 
     url: str
     final_url: str
     status: int
     headers: Mapping[str, str]
     body: bytes = b""
+    header_lines: tuple[tuple[str, str], ...] = ()  # as received, e.g. each Set-Cookie
 
     @property
     def content_type(self) -> str:
@@ -346,17 +349,22 @@ async def fetch(
     url: str,
     timeout: float,
     *,
+    method: str = "GET",
     headers: Mapping[str, str] | None = None,
+    follow_redirects: bool = True,
     max_bytes: int | None = None,
     read: Callable[[Fetched], bool] | None = None,
     into: Callable[[bytes], Awaitable[None]] | None = None,
     chunk_size: int | None = None,
 ) -> Fetched:
-    """GET ``url`` with ``client`` (one of :func:`client`'s: each hop checked).
+    """GET ``url`` (or ``method`` it, without a body) with ``client`` (one of
+    :func:`client`'s: each hop checked).
 
     Args:
         timeout: Seconds for each step (connecting, each read); the caller bounds the whole.
         headers: More request headers (a ``Referer``, the page's cookies).
+        follow_redirects: ``False``: a redirect is the answer, its ``Location`` neither
+            checked nor requested (one out of http(s) still raises :class:`UnsafeRedirect`).
         max_bytes: The largest body read (declared or received).
         read: Given the answer without its body, whether to read the body (``None``:
             always); it may raise instead.
@@ -371,14 +379,15 @@ async def fetch(
     """
     import httpx
 
-    request = client.build_request("GET", url, timeout=httpx.Timeout(timeout), headers=headers)
-    response = await client.send(request, stream=True)
+    request = client.build_request(method, url, timeout=httpx.Timeout(timeout), headers=headers)
+    response = await client.send(request, stream=True, follow_redirects=follow_redirects)
     try:
         answer = Fetched(
             url,
             str(response.url),
             response.status_code,
             {name.lower(): value for name, value in response.headers.items()},
+            header_lines=tuple(response.headers.multi_items()),
         )
         if read is not None and not read(answer):
             return answer
@@ -397,4 +406,4 @@ async def fetch(
                 chunks.append(chunk)
     finally:
         await response.aclose()
-    return Fetched(answer.url, answer.final_url, answer.status, answer.headers, b"".join(chunks))
+    return dataclasses.replace(answer, body=b"".join(chunks))

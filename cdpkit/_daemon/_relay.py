@@ -4,9 +4,12 @@ shared Chrome, and what of Chrome's answers and events reaches it.
 A connection reaches only its own contexts and targets: every context, target or session
 id it names must be its own (else a CDP error says so); on its browser session only what
 acts on those is relayed (:data:`BROWSER_SESSION`), not what would observe or change the
-whole browser (``Fetch.enable``, ``Tracing``, ``Security``...: on a page's own session
-they reach that page alone); target lists and download events are filtered to its own,
-and the pages of other commands are let go of (resumed and detached) unseen.
+whole browser (``Fetch.enable``, ``Security``...: on a page's own session they reach that
+page alone); what acts on the whole browser even from a page's own session (``Tracing``,
+``Browser.close``...: :data:`REFUSED`, :data:`BROWSER_WIDE`) is refused on every session,
+and a window is named only by a connection whose page it holds; target lists, discovery
+and download events are filtered to its own, and the pages of other commands are let go
+of (resumed and detached) unseen.
 
 :class:`Relay` routes the messages of one Chrome's connections; the daemon's ``_Chrome``
 (:mod:`._server`) adds the process, its health and the connections' admission.
@@ -31,9 +34,11 @@ CONTEXT_SCOPED = frozenset({
 })  # fmt: skip
 # All a connection may send on its browser session: what acts on its own contexts and
 # targets (the ids it names are checked to be its own), or on nothing of anyone else's.
-# Anything else there (Fetch, Tracing, Security, IO, SystemInfo.getProcessInfo...) would
-# observe or change every context of the shared browser: sent on a page's session instead,
-# it reaches that page alone.
+# Anything else there (Fetch, Security, IO, SystemInfo.getProcessInfo...) would observe or
+# change every context of the shared browser: sent on a page's session instead, it reaches
+# that page's context alone (checked on Chrome for Network and Storage cookies and
+# clearing, IndexedDB, CacheStorage, DOMStorage, ServiceWorker, BackgroundService,
+# Security, Fetch, IO streams and the renderer's Memory calls), except :data:`BROWSER_WIDE`.
 BROWSER_SESSION = CONTEXT_SCOPED | {
     "Browser.getVersion", "Browser.getWindowForTarget", "SystemInfo.getInfo",
     "SystemInfo.getFeatureState", "Target.attachToTarget", "Target.activateTarget",
@@ -42,9 +47,41 @@ BROWSER_SESSION = CONTEXT_SCOPED | {
     "Target.getTargetInfo", "Target.getTargets", "Target.setAutoAttach",
     "Target.setDiscoverTargets",
 }  # fmt: skip
-# What would end or break the browser the other commands share.
+# What would end or break the browser the other commands share, on any session (on a
+# page's session too, Browser.close and Browser.crash end the whole browser).
 REFUSED = frozenset({"Browser.close", "Browser.crash", "Browser.crashGpuProcess"})
+_EVERY_PROCESS = "it acts on every process of the browser, other commands' included"
+_HISTOGRAMS = "histograms count the whole browser's activity, other commands' included"
+# What acts on the whole browser even when sent on a page's own session (a domain, or one
+# command), and why: refused on every session.
+BROWSER_WIDE: dict[str, str] = {
+    "Tracing": "tracing records the whole browser even when started on a page's own session: "
+               "a trace holds other commands' pages, their titles and URLs",
+    "PWA": "web apps are installed in the whole browser, and in a command's context its calls "
+           "end the browser",
+    "Memory.getBrowserSamplingProfile": "it profiles the browser process, which serves "
+                                        "every command's pages",
+    "Memory.setPressureNotificationsSuppressed": _EVERY_PROCESS,
+    "Memory.simulatePressureNotification": _EVERY_PROCESS,
+    "Browser.getHistograms": _HISTOGRAMS,
+    "Browser.getHistogram": _HISTOGRAMS,
+    "Browser.executeBrowserCommand": "it acts on whichever window is active, maybe another "
+                                     "command's",
+    "Browser.addPrivacySandboxEnrollmentOverride": "the override holds for every context",
+}  # fmt: skip
+# Browser.* naming a window (ids are sequential: easily guessed): only a window its
+# connection was told of, by Browser.getWindowForTarget on a page of its own.
+WINDOW_SCOPED = frozenset({
+    "Browser.getWindowBounds", "Browser.setWindowBounds", "Browser.setContentsSize",
+})  # fmt: skip
+# Discovery events: a page's session gets them too (Target.setDiscoverTargets), about every
+# context's targets.
+TARGET_NEWS = frozenset({
+    "Target.targetCreated", "Target.targetInfoChanged", "Target.targetDestroyed",
+    "Target.targetCrashed",
+})  # fmt: skip
 SHARED = "this browser is the cdpkit daemon's, shared by other commands"
+OWN_BROWSER = "a browser of your own has it (--no-daemon, CDPKIT_NO_DAEMON=1)"
 
 
 class Gone(Exception):
@@ -76,6 +113,7 @@ class Client:
     targets: set[str] = field(default_factory=set)
     frames: set[str] = field(default_factory=set)  # frames of its pages it was told of
     downloads: set[str] = field(default_factory=set)  # guids of its pages' downloads
+    windows: set[int] = field(default_factory=set)  # windows of its pages it was told of
     closed: bool = False
     wants_spare: bool = False  # a context made ahead is made for the next one like it
 
@@ -149,20 +187,29 @@ class Relay:
             self._pending.pop(message_id, None)
 
     def _refusal(self, client: Client, method: str, params: Any, *, browser_session: bool) -> str | None:
-        """Why a connection may not send this command (``None``: it may). On its browser
-        session, only :data:`BROWSER_SESSION`, its own context named when none is; on
-        any session, the contexts, targets and sessions it names must be its own."""
+        """Why a connection may not send this command (``None``: it may). On any session,
+        nothing of :data:`REFUSED` or :data:`BROWSER_WIDE`, and the windows, contexts,
+        targets and sessions it names must be its own; on its browser session, only
+        :data:`BROWSER_SESSION`, its own context named when none is."""
         if not isinstance(params, dict):
             return "params must be an object"
-        if browser_session:
-            if method in REFUSED:
-                return f"{method} is refused: {SHARED} (`cdpkit daemon stop` ends it)"
-            if method not in BROWSER_SESSION:
-                return (
-                    f"{method} is refused on the browser session: {SHARED}, and there it "
-                    "would observe or change other commands' pages and requests too; send it "
-                    "on the session of a page of your own (Target.attachToTarget)"
-                )
+        if method in REFUSED:
+            return f"{method} is refused: {SHARED} (`cdpkit daemon stop` ends it)"
+        why = BROWSER_WIDE.get(method) or BROWSER_WIDE.get(method.partition(".")[0])
+        if why is not None:
+            return f"{method} is refused on every session: {SHARED}, and {why}; {OWN_BROWSER}"
+        window = params.get("windowId")
+        if method in WINDOW_SCOPED and not (isinstance(window, int) and window in client.windows):
+            return (
+                f"window {window} is not this connection's: {SHARED} "
+                "(Browser.getWindowForTarget names the window of a page of yours)"
+            )
+        if browser_session and method not in BROWSER_SESSION:
+            return (
+                f"{method} is refused on the browser session: {SHARED}, and there it "
+                "would observe or change other commands' pages and requests too; send it "
+                "on the session of a page of your own (Target.attachToTarget)"
+            )
         if method in CONTEXT_SCOPED and (browser_session or not method.startswith("Storage.")):
             # On a page's session too, where Browser.* and Target.createTarget would act on
             # the default context (its Storage.* act on the page's own, and take no id).
@@ -229,6 +276,9 @@ class Relay:
             self._adopt(client, params.get("sessionId"))  # a page's frame or worker
         elif message.get("method") == "Target.detachedFromTarget":
             self._disown(client, params.get("sessionId"))
+        elif message.get("method") in TARGET_NEWS:
+            if not self._target_news(client, message["method"], params):
+                return
         elif message.get("method") in ("Page.frameAttached", "Page.frameNavigated"):
             frame = params.get("frameId") or (params.get("frame") or {}).get("id")
             if isinstance(frame, str):
@@ -262,6 +312,8 @@ class Relay:
             ]  # fmt: skip
         elif method == "Target.attachToTarget" and isinstance(result.get("sessionId"), str):
             self._adopt(client, result["sessionId"])
+        elif method == "Browser.getWindowForTarget" and isinstance(result.get("windowId"), int):
+            client.windows.add(result["windowId"])  # the window of a page of its own
 
     def _root_event(self, client: Client, method: Any, params: dict[str, Any]) -> bool:
         """Whether an event of a connection's browser session reaches it: only those about
@@ -279,19 +331,8 @@ class Relay:
             return False
         if method == "Target.detachedFromTarget":
             return self._disown(client, params.get("sessionId"))
-        if method in ("Target.targetCreated", "Target.targetInfoChanged"):
-            info = params.get("targetInfo") or {}
-            if info.get("browserContextId") not in client.contexts:
-                return False
-            client.targets.add(info.get("targetId", ""))
-            return True
-        if method in ("Target.targetDestroyed", "Target.targetCrashed"):
-            target = params.get("targetId")
-            if target not in client.targets:
-                return False
-            if method == "Target.targetDestroyed":
-                client.targets.discard(target)
-            return True
+        if method in TARGET_NEWS:
+            return self._target_news(client, method, params)
         # Chrome sends every download's events to each browser session that asked for
         # them: only those of this connection's own pages and frames reach it.
         if method == "Browser.downloadWillBegin":
@@ -307,6 +348,22 @@ class Relay:
             if params.get("state") in ("completed", "canceled"):
                 client.downloads.discard(guid)
             return True
+        return True
+
+    def _target_news(self, client: Client, method: str, params: dict[str, Any]) -> bool:
+        """Whether a discovery event reaches a connection (on any of its sessions): only
+        those about its own contexts' targets."""
+        if method in ("Target.targetCreated", "Target.targetInfoChanged"):
+            info = params.get("targetInfo") or {}
+            if info.get("browserContextId") not in client.contexts:
+                return False
+            client.targets.add(info.get("targetId", ""))
+            return True
+        target = params.get("targetId")
+        if target not in client.targets:
+            return False
+        if method == "Target.targetDestroyed":
+            client.targets.discard(target)
         return True
 
     def _adopt(self, client: Client, session: Any) -> None:

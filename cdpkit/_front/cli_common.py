@@ -12,13 +12,14 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core.urls import InvalidUrlError, url_to_open
 from .browser_options import CLIError, report_error
 
 if TYPE_CHECKING:
+    from .._browser.navigation import ParserWaitTimeoutError
     from ..page import Page
     from ..tools import SmartWait
 
@@ -170,11 +171,41 @@ async def settle(page: Page, wait_ms: int | None, timeout: float) -> None:
 async def load_page(
     page: Page, url: str, timeout: float, wait_ms: int | None = 0, *, script_timeout: float | None = None
 ) -> None:
-    """Load ``url`` for a command (``--script-timeout`` 0 or absent: wait for scripts)."""
+    """Load ``url`` for a command (``--script-timeout`` 0 or absent: wait for scripts).
+
+    Raises:
+        CLIError: The load event did not come within ``timeout`` while the parser waited
+            on scripts (:func:`naming_stalled_scripts`).
+    """
     from ..tools import navigate
 
-    result = await navigate(page, url, timeout=timeout, script_timeout=script_timeout or None)
+    with naming_stalled_scripts():
+        result = await navigate(page, url, timeout=timeout, script_timeout=script_timeout or None)
     for script in result.given_up:
         print(f"note: gave up the script {script} (--script-timeout)", file=sys.stderr)
     note_status(result.status)
     await settle(page, wait_ms, timeout)
+
+
+@contextlib.contextmanager
+def naming_stalled_scripts() -> Iterator[None]:
+    """Say a page load that timed out while its parser waited on scripts in the command
+    line's words: the scripts, and ``--script-timeout`` (a :class:`CLIError`, status 1 as
+    any timeout)."""
+    from .._browser.navigation import ParserWaitTimeoutError, parser_wait_words
+
+    try:
+        yield
+    except ParserWaitTimeoutError as exc:
+        raise CLIError(_parser_wait_timeout_line(exc, parser_wait_words(exc.parser_waits))) from None
+
+
+def _parser_wait_timeout_line(exc: ParserWaitTimeoutError, waits: str) -> str:
+    if exc.script_timeout is None:
+        remedy = "--script-timeout SECONDS gives such scripts up"
+    else:
+        remedy = f"each is given up after {exc.script_timeout:g} s (--script-timeout)"
+    return (
+        f"Timed out after {exc.timeout:g} s waiting for {exc.stage} (--timeout SECONDS sets how "
+        f"long); {waits}; {remedy}"
+    )

@@ -13,7 +13,15 @@ import typer
 
 from .._browser.settings import BrowserSettings
 from .._front.browser_options import CLIError, debug_wanted, open_page
-from .._front.cli_common import content_wait, human_size, load_page, normalize_url, note_status, run
+from .._front.cli_common import (
+    content_wait,
+    human_size,
+    load_page,
+    naming_stalled_scripts,
+    normalize_url,
+    note_status,
+    run,
+)
 from ._params import (
     BrowserFlags,
     DebugOption,
@@ -325,16 +333,12 @@ def scrape(
 
         async with open_page(options, har=har) as page:
             try:
-                result = await do_scrape(
-                    page,
-                    target,
-                    format=output_format.value,
-                    selector=selector,
-                    max_chars=max_chars,
-                    wait_for_ms=wait_ms,
-                    smart_wait=content_wait(flags["timeout"], flags["script_timeout"]),
-                    timeout=flags["timeout"],
-                )
+                with naming_stalled_scripts():
+                    result = await do_scrape(
+                        page, target, format=output_format.value, selector=selector, max_chars=max_chars,
+                        wait_for_ms=wait_ms, smart_wait=content_wait(flags["timeout"], flags["script_timeout"]),
+                        timeout=flags["timeout"],
+                    )  # fmt: skip
             except NotAPageError as exc:
                 raise CLIError(
                     f"{target} is a file ({exc.mime_type}), not a page: save it with "

@@ -10,6 +10,8 @@ import asyncio
 import collections
 import contextlib
 import dataclasses
+import functools
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +25,7 @@ from ..errors import CDPError
 from ..page import Page
 from ..session import Session
 from ..tools import Recording
-from ..tools.files import default_download_dir
+from ..tools.files import claim_free_name, default_download_dir
 from ..tools.tabs import active_tab
 from ._downloads import DownloadTracker
 from ._urls import UrlPolicy
@@ -268,55 +270,58 @@ class BrowserSession:
 
     The ``browse`` tools run on :meth:`engine`, which shares this browser (started only
     when a page needs it) and is closed with it.
+
+    ``owner`` makes this a client's view of that session (see :meth:`for_client`).
     """
 
-    def __init__(self, options: ServerOptions) -> None:
+    def __init__(self, options: ServerOptions, *, owner: BrowserSession | None = None) -> None:
         self.options = options
         self.lock = asyncio.Lock()
-        self.guard = RequestGuard(options.url_policy)
+        self.guard: RequestGuard = (
+            RequestGuard(options.url_policy) if owner is None else owner.guard
+        )
         self.downloads: DownloadTracker | None = None
         self._browser: Browser | None = None
+        # A client's view has an engine of its own (its browse sessions), as it has a
+        # browser context of its own: made on first use, closed with the view.
         self._engine: Engine | None = None
         # A client's view (see for_client) shares its owner's browser; its tabs live in
         # a browser context of its own, made when its first tool needs the browser.
-        self._owner: BrowserSession | None = None
+        self._owner = owner
         self._context: BrowserContext | None = None
+        # The owner's live views: their engines run on its browser, closed before it.
+        self._views: weakref.WeakSet[BrowserSession] = weakref.WeakSet()
         # Clients' views call browser() and engine() at once (each holds only its own
         # lock): one of them starts what is missing, the others wait for it.
         self._starting = asyncio.Lock()
         self._engine_starting = asyncio.Lock()
-        # The session's recording (--record, browser_start_recording); a client's view
-        # shares its owner's.
+        # The session's recording (--record, browser_start_recording). A client's view
+        # has its own: only that client's steps are written to it, and only it reads it.
         self._recording: Recording | None = None
         if options.record is not None:
-            self._recording = Recording(options.record).start(activate=False)
+            self._recording = _record_from_start(options.record, own_file=owner is not None)
 
     @property
     def recording(self) -> Recording | None:
         """The recording the tools' actions are written to, if one is running."""
-        if self._owner is not None:
-            return self._owner.recording
         recording = self._recording
         return recording if recording is not None and recording.running else None
 
     @recording.setter
     def recording(self, recording: Recording | None) -> None:
-        if self._owner is not None:
-            self._owner.recording = recording
-        else:
-            self._recording = recording
+        self._recording = recording
 
     def for_client(self) -> BrowserSession:
         """A view of this session for one MCP client (an HTTP client session): the
         same browser, request guard and download directory, but the client's own
         browser context (cookies, storage, tabs and their active tab), created when its
-        first tool needs the browser and discarded by the view's :meth:`close`, and a
-        lock of its own (clients do not wait for each other). With ``--shared-context``
-        the view uses the browser's default context and every tab, as this session does.
-        The ``browse`` engine stays shared."""
-        view = BrowserSession(self.options)
-        view.guard = self.guard
-        view._owner = self
+        first tool needs the browser, its own ``browse`` engine (its named sessions)
+        and its own recording (with ``--record``, in a file of its own next to that
+        one: ``FILE-1.py``...), all discarded by the view's :meth:`close`, and a lock of
+        its own (clients do not wait for each other). With ``--shared-context`` the view
+        uses the browser's default context and every tab, as this session does."""
+        view = BrowserSession(self.options, owner=self)
+        self._views.add(view)
         return view
 
     @property
@@ -330,15 +335,24 @@ class BrowserSession:
         fetched over HTTP with the server's browser settings (user agent, language, extra
         headers, proxy); pages that need JavaScript run in this session's browser
         (:meth:`browser`: launched, attached or leased as the server's options say, and
-        guarded by its URL policy), never in a second one. Closed by :meth:`close`."""
-        if self._owner is not None:
-            return await self._owner.engine()
+        guarded by its URL policy), never in a second one. Closed by :meth:`close`.
+
+        A client's view has an engine of its own on its owner's browser: its named
+        sessions are its own, unseen by other clients, and never saved to disk (a saved
+        session is restored by its name, whichever client asks for it)."""
         async with self._engine_starting:
             if self._engine is None:
                 from .._browse import Engine
 
+                owner = self._owner
+                # The owner's browser: each browse session makes a context of its own, so
+                # the view's context is not needed.
+                factory = self.browser if owner is None else owner.browser
+                tables = None if owner is None else {"session": {"persist": False}}
                 # The server's identity (user agent, language, proxy...) holds for tier 1 too.
-                engine = Engine(browser_factory=self.browser, settings=self.options.browser.settings)
+                engine = Engine(
+                    tables, browser_factory=factory, settings=self.options.browser.settings
+                )
                 await engine.__aenter__()
                 self._engine = engine
             return self._engine
@@ -445,9 +459,11 @@ class BrowserSession:
         is closed), and the ``browse`` engine first (its sessions' browser contexts go
         with it). Idempotent.
 
-        A client's view closes only its own browser context (its tabs and data); the
-        browser stays for the other clients."""
+        A client's view closes only its own recording, ``browse`` sessions and browser
+        context (its tabs and data); the browser stays for the other clients."""
         if self._owner is not None:
+            self._owner._views.discard(self)
+            await self._close_own()
             context, self._context = self._context, None
             if context is not None and not context.browser.closed:
                 try:
@@ -455,19 +471,9 @@ class BrowserSession:
                 except (CDPError, TimeoutError):  # the browser is going: nothing to keep
                     log.debug("Closing a client's browser context failed", exc_info=True)
             return
-        recording = self.recording
-        if recording is not None:
-            # Ended with the server: its last step's load is settled while the page lives.
-            try:
-                await recording.stop()
-            except Exception:  # the browser must close even if the recording could not
-                log.exception("Stopping the recording failed")
-        engine, self._engine = self._engine, None
-        if engine is not None:
-            try:
-                await engine.close()
-            except Exception:  # the browser must close even if the engine could not
-                log.exception("Closing the browse engine failed")
+        for view in list(self._views):  # clients still open when the server stops
+            await view._close_own()
+        await self._close_own()
         browser = self._browser
         if browser is None:
             return
@@ -480,4 +486,41 @@ class BrowserSession:
             if self._browser is browser:
                 self._browser = None
 
+    async def _close_own(self) -> None:
+        """Stop this session's recording and close its ``browse`` engine."""
+        recording = self.recording
+        if recording is not None:
+            # Ended with the server: its last step's load is settled while the page lives.
+            try:
+                await recording.stop()
+            except Exception:  # the browser must close even if the recording could not
+                log.exception("Stopping the recording failed")
+        engine, self._engine = self._engine, None
+        if engine is None:
+            return
+        # A view's engine: not engine.close(), which would close the browser its factory
+        # returned, the one the other clients share. The client's sessions go.
+        closings = (
+            [engine.close]
+            if self._owner is None
+            else [functools.partial(engine.close_session, name) for name in engine.sessions]
+        )
+        for closing in closings:
+            try:
+                await closing()
+            except Exception:  # the browser must close even if the engine could not
+                log.exception("Closing the browse engine failed")
 
+
+def _record_from_start(path: Path, *, own_file: bool) -> Recording | None:
+    """The ``--record`` recording, started: in ``path``, or for a client's view
+    (``own_file``) in the first free ``path-N`` next to it (``None``, logged, if that
+    file cannot be made: the client's tools work unrecorded)."""
+    if not own_file:
+        return Recording(path).start(activate=False)
+    try:
+        mine = claim_free_name(path.parent, path.name, mode=0o600)
+        return Recording(mine).start(activate=False)
+    except (OSError, CDPError):  # CDPError: DownloadError, every name next to it is taken
+        log.warning("Could not start a client's recording next to %s", path, exc_info=True)
+        return None

@@ -15,11 +15,12 @@ and thread pools::
 :func:`launch`, :func:`connect`, :func:`pool`, :func:`engine`, :func:`browse`,
 :func:`record` and :func:`grid` take the parameters of their async namesakes in
 :mod:`cdpkit` and give sync :class:`Browser`, :class:`BrowserContext`, :class:`Page`,
-:class:`Pool`, :class:`Engine`, :class:`Recording` and :class:`GridBrowser`, whose methods
-and properties have the async ones' names, parameters and docstrings; :mod:`cdpkit.sync.tools`
-has every tool of :mod:`cdpkit.tools`. Results, the :mod:`cdpkit.cdp` bindings and the
-errors are the async API's own objects and classes. ``async with`` is ``with``,
-``async for`` is ``for`` (``with page.listen(Event) as events: for event in events``).
+:class:`Pool`, :class:`Engine`, :class:`Recording` and :class:`GridBrowser` (and
+``browser.process``, a :class:`ChromeProcess`), whose methods and properties have the async
+ones' names, parameters and docstrings; :mod:`cdpkit.sync.tools` has every tool of
+:mod:`cdpkit.tools`. Results, the :mod:`cdpkit.cdp` bindings and the errors are the async
+API's own objects and classes. ``async with`` is ``with``, ``async for`` is ``for``
+(``with page.listen(Event) as events: for event in events``).
 
 ``launch()`` and ``connect()`` return the started browser: use it in a ``with`` block
 (closed on exit) or call ``browser.close()``.
@@ -40,6 +41,7 @@ from . import tools
 from ._generated import (
     Browser,
     BrowserContext,
+    ChromeProcess,
     Engine,
     EventStream,
     Expectation,
@@ -65,6 +67,7 @@ from ._runner import unwrap as unwrap
 __all__ = [
     "Browser",
     "BrowserContext",
+    "ChromeProcess",
     "Engine",
     "EventStream",
     "Expectation",

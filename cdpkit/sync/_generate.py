@@ -34,6 +34,7 @@ CLASSES = [
     ("cdpkit.page", "Page"),
     ("cdpkit.browser", "Browser"),
     ("cdpkit.browser", "BrowserContext"),
+    ("cdpkit._core.launching._process", "ChromeProcess"),  # browser.process
     ("cdpkit._browser.pool", "Pool"),
     ("cdpkit._browse._engine", "Engine"),
     ("cdpkit.tools._recording", "Recording"),
@@ -46,6 +47,10 @@ TWINS = {name for _, name in CLASSES}
 ENTRY_POINTS = ["launch", "connect", "pool", "engine", "browse", "record", "grid"]
 # Returned by an entry point and awaited by its twin: what awaiting it gives.
 AWAITED = {"_BrowserStarter": "Browser"}
+# Attributes a twin leaves out: the event loop's own handles, which a sync caller could only
+# misuse (ChromeProcess.process: an asyncio process, whose wait() is a coroutine; pid,
+# exited and wait_for_exit() tell what it would).
+LEFT_OUT = {"ChromeProcess": {"process"}}
 # Async protocol methods -> their sync names.
 RENAMED = {
     "__aenter__": "__enter__",
@@ -336,7 +341,8 @@ def twin_class(module: str, name: str, imports: Imports) -> list[str]:
         lines += [f"    {doc}", ""]
     lines.append(f"    _impl: Async{name}" + (f"[{parameters}]" if parameters else ""))
     for attribute, kind in _attributes(cls):
-        lines += ["", *_attribute_lines(src, attribute, kind, imports)]
+        if attribute not in LEFT_OUT.get(name, ()):
+            lines += ["", *_attribute_lines(src, attribute, kind, imports)]
     for node in cls.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _public(node.name):
             target = f"self._impl.{node.name}"

@@ -20,7 +20,9 @@ from ._runner import wrap as _wrap
 if TYPE_CHECKING:
     import contextvars
     import os
+    from collections import deque
     from collections.abc import Callable, Iterator, Mapping, Sequence
+    from pathlib import Path
     from types import TracebackType
     from typing import Any, Literal, Self, Unpack
 
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from cdpkit._browser.grid import GridBrowser as AsyncGridBrowser
     from cdpkit._browser.pool import Pool as AsyncPool
     from cdpkit._browser.settings import BrowserSettings
+    from cdpkit._core.launching import ChromeProcess as AsyncChromeProcess
     from cdpkit._core.streams import AnyEvent, EventSpec
     from cdpkit._core.streams import EventStream as AsyncEventStream
     from cdpkit._core.streams import Expectation as AsyncExpectation
@@ -42,7 +45,6 @@ if TYPE_CHECKING:
     from cdpkit.browser import TargetHook
     from cdpkit.cdp.browser import GetVersionResult
     from cdpkit.errors import ConnectionClosedError
-    from cdpkit.launcher import ChromeProcess
     from cdpkit.page import ConsoleEntry, Dialog, DialogPolicy
     from cdpkit.page import Page as AsyncPage
     from cdpkit.session import Session as AsyncSession
@@ -473,11 +475,11 @@ class Browser(Session):
 
     @property
     def process(self) -> ChromeProcess | None:
-        return self._impl.process
+        return cast("ChromeProcess | None", _wrap(self._impl.process))
 
     @process.setter
     def process(self, value: ChromeProcess | None) -> None:
-        self._impl.process = value
+        self._impl.process = _unwrap(value)
 
     @property
     def settings(self) -> BrowserSettings | None:
@@ -655,6 +657,90 @@ class BrowserContext(_Twin):
 
 
 _runner.register("cdpkit.browser.BrowserContext", BrowserContext)
+
+
+class ChromeProcess(_Twin):
+    """A running Chrome started by :func:`cdpkit.launcher.start_chrome`; ``watchdog=False``
+    starts no owner-death watchdog."""
+
+    _impl: AsyncChromeProcess
+
+    @property
+    def pid(self) -> int:
+        return self._impl.pid
+
+    @pid.setter
+    def pid(self, value: int) -> None:
+        self._impl.pid = value
+
+    @property
+    def user_data_dir(self) -> Path:
+        return self._impl.user_data_dir
+
+    @user_data_dir.setter
+    def user_data_dir(self, value: Path) -> None:
+        self._impl.user_data_dir = value
+
+    @property
+    def temporary_profile(self) -> bool:
+        return self._impl.temporary_profile
+
+    @temporary_profile.setter
+    def temporary_profile(self, value: bool) -> None:
+        self._impl.temporary_profile = value
+
+    @property
+    def pipe_fds(self) -> tuple[int, int] | None:
+        return self._impl.pipe_fds
+
+    @pipe_fds.setter
+    def pipe_fds(self, value: tuple[int, int] | None) -> None:
+        self._impl.pipe_fds = value
+
+    @property
+    def output(self) -> deque[str]:
+        return self._impl.output
+
+    @output.setter
+    def output(self, value: deque[str]) -> None:
+        self._impl.output = value
+
+    @property
+    def listening_url(self) -> str | None:
+        return self._impl.listening_url
+
+    @listening_url.setter
+    def listening_url(self, value: str | None) -> None:
+        self._impl.listening_url = value
+
+    @property
+    def exited(self) -> bool:
+        return self._impl.exited
+
+    def describe_exit(self) -> str:
+        return _call(lambda: self._impl.describe_exit())
+
+    def last_output(self) -> str:
+        return _call(lambda: self._impl.last_output())
+
+    def wait_for_exit(self) -> None:
+        _run(self._impl.wait_for_exit())
+
+    def wait_for_endpoint(self, timeout: float) -> str:
+        """The browser WebSocket URL from ``DevToolsActivePort``.
+
+        Raises:
+            LaunchError: Chrome exited first, or wrote no endpoint within ``timeout``.
+        """
+        return _run(self._impl.wait_for_endpoint(timeout))
+
+    def stop(self, grace: float = 5.0) -> None:
+        """Wait up to ``grace`` seconds for Chrome to exit by itself, then kill its process
+        group and remove a temporary profile. Safe to call twice; not cancellable."""
+        _run(self._impl.stop(grace))
+
+
+_runner.register("cdpkit._core.launching._process.ChromeProcess", ChromeProcess)
 
 
 class Pool(_Twin):

@@ -7,7 +7,9 @@ down), a drag's drop point, a tab's place in the list.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -59,20 +61,110 @@ _SECRET_FIELD = (
     " || /\\b(current|new)-password\\b/i.test(field.getAttribute('autocomplete') || ''));"
 )
 _IS_PASSWORD = "function() { " + _SECRET_FIELD + " return secretField(this.control || this); }"
-# The focused field, followed into open shadow roots and same-origin frames. Focus in a
-# frame this page cannot read (another origin) counts as a password field: what cannot be
-# seen is not written down.
-_FOCUS_IS_PASSWORD = (
-    "(() => { " + _SECRET_FIELD + " let field = document.activeElement;"
-    " for (;;) {"
-    "  if (field && field.shadowRoot && field.shadowRoot.activeElement) {"
-    "   field = field.shadowRoot.activeElement; continue; }"
-    "  if (field && (field.localName === 'iframe' || field.localName === 'frame')) {"
-    "   let inner = null; try { inner = field.contentDocument; } catch (e) {}"
+# The elements a page may attach a shadow root to (the DOM standard's list, and custom
+# elements): focus on one whose root is not open may be inside a closed root.
+_MAY_HOST_SHADOW = (
+    "const mayHostShadow = (el) => el.localName.includes('-') || ['article', 'aside',"
+    " 'blockquote', 'body', 'div', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header',"
+    " 'main', 'nav', 'p', 'section', 'span'].includes(el.localName);"
+)
+# The focused field, followed into open shadow roots and same-origin frames: whether it is
+# a password field, or the element that may hold it in a closed shadow root (read over
+# CDP, which sees closed roots). Focus in a frame this page cannot read (another origin;
+# an <object> or <embed> too) counts as a password field: what cannot be seen is not
+# written down.
+_FOLLOW_FOCUS = (
+    _SECRET_FIELD + _MAY_HOST_SHADOW + " const followFocus = (field) => { for (;;) {"
+    "  if (!field) return false;"
+    "  const open = field.shadowRoot;"
+    "  if (open) { if (!open.activeElement) return secretField(field);"
+    "   field = open.activeElement; continue; }"
+    "  if (['iframe', 'frame', 'object', 'embed'].includes(field.localName)) {"
+    "   let inner = null;"
+    "   try { inner = field.contentDocument || field.getSVGDocument(); } catch (e) {}"
     "   if (!inner) return true;"
     "   field = inner.activeElement; continue; }"
-    "  return secretField(field); } })()"
+    "  return mayHostShadow(field) ? field : secretField(field); } };"
 )
+_FOCUS_IS_PASSWORD = (
+    "(() => { " + _FOLLOW_FOCUS + " return followFocus(document.activeElement); })()"
+)
+# The same from a shadow root, ``this`` (its host itself focused: no active element).
+_ROOT_FOCUS_IS_PASSWORD = (
+    "function() { " + _FOLLOW_FOCUS + " return followFocus(this.activeElement); }"
+)
+
+_check_groups = itertools.count(1)
+
+
+def _focus_found(result: cdp.runtime.RemoteObjectJSON) -> bool | str:
+    """What :data:`_FOLLOW_FOCUS` answered: whether the field is a password field, or the
+    object id of the element that may hold the focus in a closed shadow root."""
+    if result.get("subtype") == "node" and "objectId" in result:
+        return result["objectId"]
+    return result.get("value") is True
+
+
+async def _inside_closed_root(page: Page, host_id: str, group: str) -> bool | str | None:
+    """Where the focus is inside the shadow root of the host ``host_id`` (one the page
+    cannot open), as :func:`_focus_found` says; ``None`` when that cannot be read."""
+    try:
+        described = await page.send_json(
+            cdp.dom.describe_node(
+                object_id=cdp.runtime.RemoteObjectId(host_id), depth=0, pierce=True
+            )
+        )
+        roots = [
+            root
+            for root in described["node"].get("shadowRoots", [])
+            if root.get("shadowRootType") != "user-agent"
+        ]
+        if not roots:
+            return False  # no root: the host itself has the focus, and it is no field
+        resolved = await page.send_json(
+            cdp.dom.resolve_node(
+                backend_node_id=cdp.dom.BackendNodeId(roots[0]["backendNodeId"]), object_group=group
+            )
+        )
+        root_id = resolved["object"].get("objectId")
+        if root_id is None:
+            return None
+        called = await page.send_json(
+            cdp.runtime.call_function_on(
+                _ROOT_FOCUS_IS_PASSWORD, object_id=cdp.runtime.RemoteObjectId(root_id)
+            )
+        )
+    except CDPError:
+        return None
+    if "exceptionDetails" in called:
+        return None
+    return _focus_found(called["result"])
+
+
+async def _focus_is_password(page: Page) -> bool:
+    """Whether the focused element of the page is a password field, followed into shadow
+    roots (closed ones too) and same-origin frames. One call, unless the focus rests on an
+    element that may host a closed shadow root (or on the body: nothing focused)."""
+    group = f"cdpkit-password-check-{next(_check_groups)}"
+    try:
+        evaluated = await page.send_json(
+            cdp.runtime.evaluate(_FOCUS_IS_PASSWORD, object_group=group)
+        )
+    except CDPError:
+        return False  # the page is gone: the tool fails and nothing is written
+    held = "objectId" in evaluated["result"]  # an element or a thrown error: released after
+    found: bool | str | None = (
+        None if "exceptionDetails" in evaluated else _focus_found(evaluated["result"])
+    )
+    try:
+        while isinstance(found, str):
+            found = await _inside_closed_root(page, found, group)
+        # A root that cannot be read counts as a password field, as another origin's frame.
+        return found is None or found
+    finally:
+        if held:
+            with contextlib.suppress(CDPError):
+                await page.send(cdp.runtime.release_object_group(group))
 
 
 async def is_password_field(page: Page, targets: dict[str, Any]) -> bool:
@@ -81,12 +173,9 @@ async def is_password_field(page: Page, targets: dict[str, Any]) -> bool:
     from ._targeting import target_from
 
     given = {name: value for name, value in targets.items() if value is not None}
+    if not given:
+        return await _focus_is_password(page)
     try:
-        if not given:
-            focused = await page.send_json(
-                cdp.runtime.evaluate(_FOCUS_IS_PASSWORD, return_by_value=True)
-            )
-            return focused["result"].get("value") is True
         element = await dataclasses.replace(target_from(given), timeout=0).resolve(page)
     except (CDPError, ValueError):
         return False  # not there yet: the tool waits for it and says what went wrong

@@ -246,7 +246,8 @@ async def scrape(
             await _settle(page, settings, requests)
         loaded = replace(loaded, title=await _title(page) or loaded.title)
     else:
-        loaded = await navigate(page, url, timeout=timeout)
+        script_timeout = (smart_wait or SmartWait()).script_timeout
+        loaded = await navigate(page, url, timeout=timeout, script_timeout=script_timeout)
         if wait_for_ms > 0:
             await asyncio.sleep(wait_for_ms / 1000)
 

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -247,6 +247,177 @@ def test_browser_wide_interception_is_refused_and_other_commands_load(
     finally:
         spy.close()
     assert "2 command(s) served" in daemon.status()
+
+
+def own_page(client: RawClient, url: str = "about:blank") -> tuple[str, str]:
+    """A page of the client's own: its target id and the session attached to it."""
+    target = client.result("Target.createTarget", {"url": url})["targetId"]
+    attached = client.result("Target.attachToTarget", {"targetId": target, "flatten": True})
+    return target, attached["sessionId"]
+
+
+def evaluate(client: RawClient, session: str, expression: str) -> Any:
+    params = {"expression": expression, "returnByValue": True, "awaitPromise": True}
+    answer = client.result("Runtime.evaluate", params, session=session)
+    return answer["result"].get("value")
+
+
+def wait_for_event(client: RawClient, seen: Callable[[dict[str, Any]], bool]) -> None:
+    """Collect events until one that ``seen`` accepts has come (fail after 20 s)."""
+    deadline = time.monotonic() + 20
+    while not any(seen(event) for event in client.events):
+        assert time.monotonic() < deadline, [event.get("method") for event in client.events]
+        client.drain(0.2)
+
+
+def test_tracing_is_refused_on_every_session_so_no_trace_holds_another_commands_pages(
+    daemon: Daemon, server: FixtureServer
+) -> None:
+    daemon.start()
+    owner, spy = RawClient(daemon.socket), RawClient(daemon.socket)
+    try:
+        _, mine = own_page(spy)
+        categories = ["devtools.timeline", "loading", "navigation", "netlog"]
+        start = {
+            "transferMode": "ReturnAsStream",
+            "traceConfig": {"includedCategories": categories},
+        }
+        # Chrome traces the whole browser even when tracing starts on a page's own session.
+        for session in (mine, None):
+            message = refused(spy.call("Tracing.start", start, session=session))
+            assert "every session" in message and "records the whole browser" in message, message
+        # Another command's page, its title and a token in its URL, while the spy would trace.
+        _, theirs = own_page(owner, "data:text/html,<title>VICTIM-TITLE-123</title>x")
+        url = server.url("/cli/index.html?token=s3cret-token")
+        owner.result("Page.navigate", {"url": url}, session=theirs)
+        for method, params in [
+            ("Tracing.end", {}),
+            ("Tracing.requestMemoryDump", {}),
+            ("Tracing.getCategories", {}),
+            *[("IO.read", {"handle": str(handle)}) for handle in range(1, 6)],  # streams
+        ]:
+            answer = spy.call(method, params, session=mine)
+            assert "error" in answer, (method, answer)
+        assert spy.result("Runtime.evaluate", {"expression": "1"}, session=mine)  # in order
+        assert not [e for e in spy.events if str(e.get("method")).startswith("Tracing.")]
+        seen = json.dumps(spy.events)
+        assert "VICTIM-TITLE-123" not in seen and "s3cret-token" not in seen
+    finally:
+        owner.close()
+        spy.close()
+
+
+def test_a_page_session_cannot_end_or_crash_the_shared_browser(
+    daemon: Daemon, server: FixtureServer
+) -> None:
+    daemon.start()
+    owner, other = RawClient(daemon.socket), RawClient(daemon.socket)
+    try:
+        _, theirs = own_page(owner, page(server))
+        _, mine = own_page(other)
+        # On a page's session, Browser.close and .crash end the whole browser, and PWA's
+        # calls in a command's context crash it.
+        for method, params in [
+            ("Browser.close", {}),
+            ("Browser.crash", {}),
+            ("Browser.crashGpuProcess", {}),
+            ("PWA.getOsAppState", {"manifestId": server.url("/")}),
+            ("PWA.install", {"manifestId": server.url("/")}),
+        ]:
+            message = refused(other.call(method, params, session=mine))
+            assert "refused" in message and "shared by other commands" in message, message
+        assert evaluate(owner, theirs, "6 * 7") == 42  # the other command's page lives on
+        assert evaluate(other, mine, "6 * 7") == 42
+    finally:
+        owner.close()
+        other.close()
+
+
+def test_a_page_session_sizes_only_the_windows_of_its_own_pages(
+    daemon: Daemon, server: FixtureServer
+) -> None:
+    daemon.start()
+    owner, other = RawClient(daemon.socket), RawClient(daemon.socket)
+    try:
+        target, theirs = own_page(owner, page(server))
+        window = owner.result("Browser.getWindowForTarget", {"targetId": target})["windowId"]
+        size = evaluate(owner, theirs, "[innerWidth, innerHeight]")
+        _, mine = own_page(other)
+        for method, params in [
+            ("Browser.setContentsSize", {"windowId": window, "width": 333, "height": 222}),
+            ("Browser.setWindowBounds", {"windowId": window, "bounds": {"width": 500}}),
+            ("Browser.getWindowBounds", {"windowId": window}),
+        ]:
+            for session in (mine, None):
+                message = refused(other.call(method, params, session=session))
+                assert "not this connection's" in message or "refused" in message, message
+        assert evaluate(owner, theirs, "[innerWidth, innerHeight]") == size  # not resized
+        # The window of its own page, it may size.
+        own = other.result("Browser.getWindowForTarget", {}, session=mine)["windowId"]
+        resize = {"windowId": own, "width": 333, "height": 222}
+        other.result("Browser.setContentsSize", resize, session=mine)
+        resized = (
+            "new Promise(done => { const size = () => [innerWidth, innerHeight];"
+            " if (innerWidth === 333) done(size());"
+            " addEventListener('resize', () => innerWidth === 333 && done(size()));"
+            " setTimeout(() => done(size()), 10000); })"
+        )  # the window resizes after the answer
+        assert evaluate(other, mine, resized) == [333, 222]
+        assert evaluate(owner, theirs, "[innerWidth, innerHeight]") == size
+    finally:
+        owner.close()
+        other.close()
+
+
+def test_target_discovery_on_a_page_session_tells_only_of_its_own_targets(
+    daemon: Daemon, server: FixtureServer
+) -> None:
+    daemon.start()
+    owner, spy = RawClient(daemon.socket), RawClient(daemon.socket)
+    try:
+        before, _ = own_page(owner, server.url("/cli/index.html?token=s3cret-token"))
+        _, mine = own_page(spy)
+        spy.result("Target.setDiscoverTargets", {"discover": True}, session=mine)
+        after = owner.result("Target.createTarget", {"url": page(server)})["targetId"]
+        owner.result("Target.closeTarget", {"targetId": before})
+        # Its own new page is told of, on its page's session: after the other command's.
+        new = spy.result("Target.createTarget", {"url": "about:blank"})["targetId"]
+        wait_for_event(spy, lambda event: (
+            event.get("sessionId") == mine and event.get("method") == "Target.targetCreated"
+            and event["params"]["targetInfo"]["targetId"] == new
+        ))  # fmt: skip
+        seen = json.dumps(spy.events)
+        assert before not in seen and after not in seen and "s3cret-token" not in seen
+    finally:
+        owner.close()
+        spy.close()
+
+
+def test_calls_acting_on_the_whole_browser_are_refused_on_a_page_session(
+    daemon: Daemon, server: FixtureServer
+) -> None:
+    daemon.start()
+    client = RawClient(daemon.socket)
+    try:
+        _, mine = own_page(client, page(server))
+        for method, params, why in [
+            ("Memory.getBrowserSamplingProfile", {}, "browser process"),
+            ("Memory.simulatePressureNotification", {"level": "critical"}, "every process"),
+            ("Memory.setPressureNotificationsSuppressed", {"suppressed": True}, "every process"),
+            ("Browser.getHistograms", {"query": "Navigation"}, "whole browser's activity"),
+            ("Browser.getHistogram", {"name": "Navigation.TimeToReadyToCommit2"}, "histograms"),
+            ("Browser.executeBrowserCommand", {"commandId": "openTabSearch"}, "window"),
+            ("Browser.addPrivacySandboxEnrollmentOverride", {"url": server.url("/")}, "every"),
+        ]:
+            message = refused(client.call(method, params, session=mine))
+            assert "every session" in message and why in message, (method, message)
+        # What acts on its own page alone (its renderer, its context) it still may.
+        assert "nodes" in client.result("Memory.getDOMCounters", session=mine)
+        assert "profile" in client.result("Memory.getAllTimeSamplingProfile", session=mine)
+        assert "product" in client.result("Browser.getVersion", session=mine)
+        assert client.result("Network.getAllCookies", session=mine)["cookies"] == []
+    finally:
+        client.close()
 
 
 # -- cdpkit daemon stop: only the daemon itself is signalled ----------------------------------

@@ -35,6 +35,17 @@ async def main():
         await asyncio.sleep(60)
 asyncio.run(main())
 """
+# The same owner through cdpkit.sync: Chrome is owned by the sync API's loop, in a daemon
+# thread, while the main thread blocks in time.sleep.
+SYNC_OWNER_SCRIPT = """
+import sys, time
+import cdpkit.sync as sync
+with sync.launch(pipe=sys.argv[1] == "pipe") as browser:
+    page = browser.new_page()
+    print(browser.process.pid, browser.process.user_data_dir, flush=True)
+    time.sleep(60)
+"""
+OWNER_SCRIPTS = {"async": OWNER_SCRIPT, "sync": SYNC_OWNER_SCRIPT}
 
 
 @pytest.fixture
@@ -47,9 +58,11 @@ def short_tmp() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def _start_owner(tmp_path: Path, mode: str, behaviour: str = "idle") -> subprocess.Popen[str]:
+def _start_owner(
+    tmp_path: Path, mode: str, behaviour: str = "idle", api: str = "async"
+) -> subprocess.Popen[str]:
     script = tmp_path / "owner.py"
-    script.write_text(textwrap.dedent(OWNER_SCRIPT))
+    script.write_text(textwrap.dedent(OWNER_SCRIPTS[api]))
     return subprocess.Popen(
         [sys.executable, str(script), mode, behaviour],
         stdout=subprocess.PIPE,
@@ -78,12 +91,13 @@ def _cleanup(pgid: int | None, child: subprocess.Popen[str]) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
+@pytest.mark.parametrize("api", list(OWNER_SCRIPTS))
 @pytest.mark.parametrize("mode", ["port", "pipe"])
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP], ids=["KILL", "TERM", "HUP"])
 def test_chrome_and_its_profile_go_when_the_owner_is_killed(
-    short_tmp: Path, mode: str, signum: signal.Signals
+    short_tmp: Path, mode: str, signum: signal.Signals, api: str
 ) -> None:
-    child = _start_owner(short_tmp, mode)
+    child = _start_owner(short_tmp, mode, api=api)
     pgid: int | None = None
     try:
         assert child.stdout is not None

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import cdpkit
+import cdpkit.sync as sync
 from cdpkit import cdp, tools
 from tests._head_start import HeadStart, Run
 
@@ -111,9 +112,10 @@ def test_rest_literal_blocks_and_tables_render_as_markdown(site: Path) -> None:
 
 
 def _python_blocks() -> Iterator[tuple[str, str]]:
-    for page in sorted(DOCS.rglob("*.md")):
+    """(page, code) of each Python example of the docs and the README."""
+    for page in [*sorted(DOCS.rglob("*.md")), ROOT / "README.md"]:
         for match in _PYTHON_BLOCK.finditer(page.read_text()):
-            yield str(page.relative_to(DOCS)), match["code"]
+            yield str(page.relative_to(ROOT)), match["code"]
 
 
 def _parse(code: str) -> ast.Module:
@@ -131,8 +133,9 @@ def _dotted(node: ast.expr) -> str | None:
 
 
 def _lookup(dotted: str) -> Callable[..., Any] | None:
-    """The callable ``tools.x``, ``cdp.domain.x`` or ``cdpkit.x`` names, else None."""
-    roots: dict[str, Any] = {"tools": tools, "cdp": cdp, "cdpkit": cdpkit}
+    """The callable ``tools.x``, ``cdp.domain.x``, ``cdpkit.x`` or ``sync.x`` (the docs'
+    ``import cdpkit.sync as sync``) names, else None."""
+    roots: dict[str, Any] = {"tools": tools, "cdp": cdp, "cdpkit": cdpkit, "sync": sync}
     head, _, rest = dotted.partition(".")
     if head not in roots or not rest:
         return None
@@ -161,7 +164,7 @@ def test_the_python_examples_call_functions_that_exist_with_arguments_they_take(
             try:
                 signature.bind(*arguments, **keywords)
             except TypeError as error:
-                raise AssertionError(f"docs/{page}: {ast.unparse(node)}: {error}") from error
+                raise AssertionError(f"{page}: {ast.unparse(node)}: {error}") from error
             checked += 1
     assert checked >= 60, f"only {checked} calls checked: are the examples still ```python?"
 

@@ -110,6 +110,57 @@ async def test_artifacts_of_a_page_stopped_at_a_dialog(page: cdpkit.Page, tmp_pa
     await cdpkit.tools.handle_dialog(page)
 
 
+SYNC_TESTS = """\
+import cdpkit.sync as sync
+
+def test_passes(sync_context: sync.BrowserContext, sync_page: sync.Page) -> None:
+    assert sync_page.context is sync_context
+    assert sync.tools.navigate(sync_page, "{cookie_url}").title == "who=me"
+    assert sync.tools.evaluate(sync_page, "localStorage.getItem('k')") == "v"
+
+def test_fails(sync_page: sync.Page) -> None:
+    sync.tools.navigate(sync_page, "{url}")
+    sync.tools.evaluate(sync_page, "console.error('boom from the page')")
+    assert sync.tools.evaluate(sync_page, "document.title") == "something else"
+"""
+
+
+def _storage_state(folder: Path, server: FixtureServer) -> Path:
+    state = folder / "state.json"
+    state.write_text(
+        json.dumps(
+            {
+                "cookies": [{"name": "who", "value": "me", "domain": "127.0.0.1", "path": "/"}],
+                "origins": [{"origin": server.origin, "localStorage": [{"name": "k", "value": "v"}]}],
+            }
+        )
+    )
+    return state
+
+
+def _cookie_page(server: FixtureServer) -> str:
+    server.route("/plugin/cookie", lambda h: h.reply(200, f"<title>{h.headers.get('Cookie', '')}</title>"))
+    return server.url("/plugin/cookie")
+
+
+def test_sync_fixtures_load_the_storage_state_and_save_a_failed_tests_artifacts(
+    tmp_path: Path, site: str, server: FixtureServer
+) -> None:
+    # Not async: no asyncio or anyio plugin; sync_context loads --cdpkit-storage-state and
+    # sync_page saves the failed test's screenshot, snapshot and console log.
+    tests = SYNC_TESTS.format(url=site, cookie_url=_cookie_page(server))
+    project = _project(tmp_path, "[pytest]\n", tests)
+    state = _storage_state(tmp_path, server)
+    run = _pytest(
+        project, "-p", "no:asyncio", "-p", "no:anyio", "--cdpkit-storage-state", str(state)
+    )
+    out = run.stdout + run.stderr
+    assert run.returncode == 1, out
+    assert "1 failed, 1 passed" in out, out
+    assert "PASSED test_site.py::test_passes" in out, out  # with the storage state loaded
+    _check_failure_artifacts(project, out)
+
+
 FAKE_CHROME = """#!/bin/sh
 echo "$@" >> {record}
 echo "this is not chrome" >&2
@@ -135,22 +186,14 @@ def test_headful_and_the_chrome_path_reach_the_launch(tmp_path: Path, headful: b
 
 
 async def test_connect_and_storage_state_options(tmp_path: Path, server: FixtureServer) -> None:
-    server.route("/plugin/cookie", lambda h: h.reply(200, f"<title>{h.headers.get('Cookie', '')}</title>"))
-    state = tmp_path / "state.json"
-    state.write_text(
-        json.dumps(
-            {
-                "cookies": [{"name": "who", "value": "me", "domain": "127.0.0.1", "path": "/"}],
-                "origins": [{"origin": server.origin, "localStorage": [{"name": "k", "value": "v"}]}],
-            }
-        )
-    )
+    cookie_url = _cookie_page(server)
+    state = _storage_state(tmp_path, server)
     tests = f"""\
 from cdpkit import tools
 
 async def test_runs_in_the_given_browser_with_the_state(browser, page):
     assert browser.process is None  # attached, not launched
-    assert (await tools.navigate(page, "{server.url('/plugin/cookie')}")).title == "who=me"
+    assert (await tools.navigate(page, "{cookie_url}")).title == "who=me"
     assert await tools.evaluate(page, "localStorage.getItem('k')") == "v"
 """
     project = _project(tmp_path, "[pytest]\nasyncio_mode = auto\n", tests)

@@ -15,6 +15,7 @@ import cdpkit
 import cdpkit.sync as sync
 from cdpkit import cdp
 from cdpkit.cdp.runtime import EvaluateResult
+from tests.core.test_launch import group_alive
 from tests.server import FixtureServer
 from tests.sync.conftest import gone_within
 
@@ -52,6 +53,20 @@ def test_a_script_end_to_end_leaves_no_chrome(site: FixtureServer) -> None:
         assert page.closed
     assert gone_within(pgid, 5), "Chrome outlived the with block"
     assert not profile.exists()
+
+
+def test_the_browser_process_is_a_sync_twin_that_stops_chrome() -> None:
+    # Its calls block and return; on the async object they gave un-awaited coroutines.
+    with sync.launch() as browser:
+        process = browser.process
+        assert isinstance(process, sync.ChromeProcess) and process is browser.process
+        assert process.wait_for_endpoint(5).startswith("ws://127.0.0.1:")
+        pgid, profile = process.pid, process.user_data_dir
+        assert not process.exited and process.describe_exit() == "Chrome is running"
+        process.stop(grace=0)
+        assert not group_alive(pgid) and not profile.exists()
+        process.wait_for_exit()
+        assert process.exited and process.describe_exit().startswith("Chrome exited")
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,12 @@
-"""What keeps the sync API a twin of the async one: every public function and method has
-its twin with the same parameters and docstring, the generated files are up to date,
-mypy sees the async API's types through it, and Ctrl-C interrupts a blocked call."""
+"""What keeps the sync API a twin of the async one: every async class it hands out has a
+twin, every public function and method has its twin with the same parameters and
+docstring, the generated files are up to date, mypy sees the async API's types through it,
+and Ctrl-C interrupts a blocked call."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import inspect
 import os
 import re
@@ -19,7 +22,9 @@ import pytest
 import cdpkit
 import cdpkit.sync as sync
 import cdpkit.tools
-from cdpkit.sync import _generate
+from cdpkit.launcher import ChromeProcess
+from cdpkit.sync import _generate, _sources
+from cdpkit.sync._runner import Twin
 from tests._head_start import HeadStart, Run
 from tests.sync.conftest import gone_within
 
@@ -58,9 +63,78 @@ def _public_members(cls: type) -> dict[str, object]:
     return members
 
 
-@pytest.mark.parametrize("async_class", list(TWINS), ids=lambda cls: cls.__name__)
+def _classes_named(module: str, annotation: object) -> set[type]:
+    """The classes an annotation of ``module`` names, also those it imports only for the
+    type checker."""
+    if not isinstance(annotation, str):
+        return {annotation} if inspect.isclass(annotation) else set()
+    namespace = vars(sys.modules[module])
+    found: set[object] = set()
+    for name in _sources.names_in(ast.parse(annotation, mode="eval").body):
+        origin = _sources.source(module).names.get(name)
+        if name in namespace:
+            found.add(namespace[name])
+        elif origin is not None and origin.name is not None:
+            found.add(getattr(importlib.import_module(origin.module), origin.name, None))
+    return {obj for obj in found if inspect.isclass(obj)}
+
+
+def _returned_classes(member: object) -> set[type]:
+    function = inspect.unwrap(member.fget if isinstance(member, property) else member)  # type: ignore[arg-type]
+    if not inspect.isfunction(function):
+        return set()
+    return _classes_named(function.__module__, inspect.get_annotations(function).get("return"))
+
+
+def _has_async_api(cls: type) -> bool:
+    for member in _public_members(cls).values():
+        function = inspect.unwrap(member.fget if isinstance(member, property) else member)  # type: ignore[arg-type]
+        if inspect.iscoroutinefunction(function) or inspect.isasyncgenfunction(function):
+            return True
+    return False
+
+
+def _handed_out_by_the_sync_api() -> dict[type, type | None]:
+    """Each class of the async API the sync API hands out, with its twin (None: none, the
+    sync caller gets the async object): the classes named by the return annotations of the
+    sync entry points and tools, then of the methods and properties of each twin reached."""
+    sync_twin_names = {*_generate.RENAMED.values(), *_generate.KEPT_DUNDERS}
+    todo: list[object] = [getattr(sync, name) for name in sync.__all__]
+    todo += [getattr(sync.tools, name) for name in sync.tools.__all__]
+    seen: set[type] = set()
+    while todo:
+        item = todo.pop()
+        if not inspect.isclass(item):
+            todo += _returned_classes(item)
+        elif item not in seen and item.__module__.startswith("cdpkit."):
+            seen.add(item)
+            if issubclass(item, Twin):
+                members = inspect.getmembers(item)
+                todo += [m for n, m in members if not n.startswith("_") or n in sync_twin_names]
+    handed: dict[type, type | None] = {}
+    for cls in seen:
+        if issubclass(cls, Twin):
+            (async_class,) = _classes_named(cls.__module__, inspect.get_annotations(cls)["_impl"])
+            handed[async_class] = cls
+        elif _has_async_api(cls):
+            handed.setdefault(cls, None)
+    return handed
+
+
+# The fixed list, and every async class the sync API hands out: one it hands out without a
+# twin (a property returning the async object) fails below.
+HANDED_OUT = {**_handed_out_by_the_sync_api(), **TWINS}
+
+
+def test_the_classes_handed_out_are_found() -> None:
+    assert set(TWINS) <= set(HANDED_OUT)
+    assert HANDED_OUT[ChromeProcess] is sync.ChromeProcess  # browser.process
+
+
+@pytest.mark.parametrize("async_class", sorted(HANDED_OUT, key=lambda cls: cls.__qualname__), ids=lambda cls: cls.__name__)
 def test_every_public_method_and_property_has_its_twin(async_class: type) -> None:
-    twin_class = TWINS[async_class]
+    twin_class = HANDED_OUT[async_class]
+    assert twin_class is not None, f"the sync API hands out {async_class} as it is: no twin"
     for name, member in _public_members(async_class).items():
         twin_name = _generate.RENAMED.get(name, name)
         what = f"{async_class.__name__}.{name}"
@@ -165,18 +239,26 @@ def test_mypy_strict_sees_the_async_types_through_the_sync_api(sync_typed_report
     assert len([line for line in output.splitlines() if ": error:" in line]) == 2, output
 
 
+# After the with block the script still runs, so its watchdog has not acted: what it
+# prints there tells whether leaving the block closed Chrome.
 BLOCKED_SCRIPT = """
 import sys, time
 import cdpkit.sync as sync
-with sync.launch() as browser:
-    page = browser.new_page()
-    print(browser.process.pid, flush=True)
-    started = time.monotonic()
-    try:
-        sync.tools.evaluate(page, "new Promise(() => {})")
-    except KeyboardInterrupt:
-        print(f"interrupted after {time.monotonic() - started:.1f}", flush=True)
-        raise
+from cdpkit._core.launching._process import group_alive
+try:
+    with sync.launch() as browser:
+        page = browser.new_page()
+        pgid, profile = browser.process.pid, browser.process.user_data_dir
+        print(pgid, flush=True)
+        started = time.monotonic()
+        try:
+            sync.tools.evaluate(page, "new Promise(() => {})")
+        except KeyboardInterrupt:
+            print(f"interrupted after {time.monotonic() - started:.1f}", flush=True)
+            raise
+finally:
+    chrome = "running" if group_alive(pgid) else "gone"
+    print(f"after the with block: Chrome {chrome}, profile there: {profile.exists()}", flush=True)
 """
 
 
@@ -195,8 +277,11 @@ def test_ctrl_c_interrupts_a_blocked_call_and_leaves_no_chrome(tmp_path: Path) -
         sent = time.monotonic()
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=30)
-        assert out.startswith("interrupted after"), out + err
-        assert float(out.split()[2]) < 10
+        interrupted, after_the_block = out.splitlines()
+        assert interrupted.startswith("interrupted after"), out + err
+        assert float(interrupted.split()[2]) < 10
+        expected = "after the with block: Chrome gone, profile there: False"
+        assert after_the_block == expected, out + err
         assert time.monotonic() - sent < 10  # KeyboardInterrupt at once, then the browser closes
         assert child.returncode != 0 and "KeyboardInterrupt" in err, err
         assert gone_within(pgid, 5), "Chrome outlived the interrupted script"

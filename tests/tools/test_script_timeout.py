@@ -5,8 +5,10 @@ such scripts up so the page renders; scripts within the limit still run."""
 from __future__ import annotations
 
 import asyncio
+import http.server
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +18,7 @@ import pytest
 import cdpkit
 from cdpkit import tools
 from tests.cli.conftest import isolated_env
+from tests.server import FixtureServer, Handler, Route
 from tests.stalled_pages import StallServer, stall_server
 
 
@@ -130,3 +133,160 @@ def test_cdpkit_browse_and_repl_take_script_timeout(stalls: StallServer, tmp_pat
     )  # fmt: skip
     assert console.returncode == 0, console.stdout + console.stderr
     assert "Stalled story" in console.stdout
+
+
+# -- with script_timeout, a script arrives as if the page had fetched it itself ---------------
+
+
+def _script(body: str, seen: list[dict[str, str]] | None = None) -> Route:
+    """A script; each request's headers (lower-case names) go to ``seen``. As many CDNs
+    do, it allows other origins (Access-Control-Allow-Origin) only when asked with an
+    Origin."""
+
+    def route(handler: Handler) -> None:
+        if seen is not None:
+            seen.append({name.lower(): value for name, value in handler.headers.items()})
+        origin = handler.headers.get("Origin")
+        handler.reply(200, body, "text/javascript", {"Access-Control-Allow-Origin": origin} if origin else {})
+
+    return route
+
+
+def _page(html: str, headers: dict[str, str] | None = None) -> Route:
+    return lambda handler: handler.reply(200, html, "text/html", headers)
+
+
+async def test_with_script_timeout_a_script_is_requested_with_the_pages_identity(
+    browser: cdpkit.Browser, server: FixtureServer
+) -> None:
+    seen: list[dict[str, str]] = []
+    server.route("/gate/identity.js", _script("window.ran = (window.ran || 0) + 1;", seen))
+    server.route("/gate/moved.js", lambda h: h.reply(302, "", "text/plain", {"Location": "/gate/identity.js?moved"}))
+    server.route("/gate/identity", _page('<script src="/gate/identity.js"></script>'
+                                         '<script src="/gate/moved.js"></script><h1>Identity</h1>'))  # fmt: skip
+    async with await browser.new_context(user_agent="GateAgent/1", extra_headers={"X-Gate": "on"}) as context:
+        page = await context.new_page()
+        result = await tools.navigate(page, server.url("/gate/identity"), script_timeout=10, timeout=20)
+        assert result.given_up == ()
+        assert await tools.evaluate(page, "window.ran") == 2
+    assert len(seen) == 2  # the first script, and where the second one redirected
+    for headers in seen:
+        assert headers["user-agent"] == "GateAgent/1"
+        assert headers["x-gate"] == "on"
+        assert headers["referer"] == server.url("/gate/identity")
+        assert headers["accept"] == "*/*"
+        assert headers["sec-fetch-dest"] == "script"
+
+
+async def test_with_script_timeout_a_crossorigin_script_from_another_origin_runs(
+    page: cdpkit.Page, server: FixtureServer, other_server: FixtureServer
+) -> None:
+    other_server.route("/gate/cors.js", _script("window.corsRan = 1;"))
+    server.route("/gate/cors", _page(f'<script crossorigin src="{other_server.url("/gate/cors.js")}"></script><h1>C</h1>'))
+    result = await tools.navigate(page, server.url("/gate/cors"), script_timeout=10, timeout=20)
+    assert result.given_up == ()
+    assert await tools.evaluate(page, "window.corsRan ?? null") == 1
+
+
+class _PreflightServer(http.server.ThreadingHTTPServer):
+    """A script for other origins that asks for a CORS preflight (OPTIONS) first when the
+    request carries a header of its own; records each request's method."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        self.methods: list[str] = []
+        outer = self
+
+        class Preflighted(http.server.BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_OPTIONS(self) -> None:
+                outer.methods.append("OPTIONS")
+                self.send_response(204)
+                self.send_header("Access-Control-Allow-Origin", self.headers.get("Origin", ""))
+                self.send_header("Access-Control-Allow-Headers", self.headers.get("Access-Control-Request-Headers", ""))
+                self.end_headers()
+
+            def do_GET(self) -> None:
+                outer.methods.append("GET")
+                body = b"window.preflightedRan = 1;"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/javascript")
+                self.send_header("Content-Length", str(len(body)))
+                if self.headers.get("Origin"):
+                    self.send_header("Access-Control-Allow-Origin", self.headers["Origin"])
+                self.end_headers()
+                self.wfile.write(body)
+
+        super().__init__(("127.0.0.1", 0), Preflighted)
+
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/preflighted.js"
+
+
+@pytest.fixture
+def preflighted() -> Iterator[_PreflightServer]:
+    server = _PreflightServer()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def test_with_script_timeout_a_crossorigin_script_behind_a_cors_preflight_runs(
+    browser: cdpkit.Browser, server: FixtureServer, preflighted: _PreflightServer
+) -> None:
+    # An extra header is not one a page may send to another origin unasked: Chrome asks
+    # with a preflight first, and the gate sends both as the page would.
+    server.route("/gate/preflighted", _page(f'<script crossorigin src="{preflighted.url()}"></script><h1>P</h1>'))
+    async with await browser.new_context(extra_headers={"X-Gate": "on"}) as context:
+        page = await context.new_page()
+        result = await tools.navigate(page, server.url("/gate/preflighted"), script_timeout=10, timeout=20)
+        assert result.given_up == ()
+        assert await tools.evaluate(page, "window.preflightedRan ?? null") == 1
+    assert preflighted.methods == ["OPTIONS", "GET"]
+
+
+async def test_with_script_timeout_a_script_carries_the_cookies_chrome_would_send(
+    page: cdpkit.Page, server: FixtureServer, other_server: FixtureServer
+) -> None:
+    own: list[dict[str, str]] = []
+    other: list[dict[str, str]] = []
+    server.route("/gate/cookie.js", _script("window.ownRan = 1;", own))
+    other_server.route("/gate/cookie.js", _script("window.otherRan = 1;", other))
+    html = (
+        '<script src="/gate/cookie.js"></script>'
+        f'<script crossorigin src="{other_server.url("/gate/cookie.js")}"></script><h1>Cookie</h1>'
+    )
+    server.route("/gate/cookie", _page(html, {"Set-Cookie": "gate=1; Path=/; SameSite=Strict; HttpOnly"}))
+    result = await tools.navigate(page, server.url("/gate/cookie"), script_timeout=10, timeout=20)
+    assert own[0].get("cookie") == "gate=1"  # the site's own cookie, HttpOnly and Strict
+    # The cookie is 127.0.0.1's, whatever the port; but a crossorigin script of another
+    # origin is asked for without credentials: Chrome sends it no cookie, nor does the gate.
+    assert "cookie" not in other[0]
+    assert result.given_up == ()
+    assert await tools.evaluate(page, "[window.ownRan ?? null, window.otherRan ?? null]") == [1, 1]
+
+
+async def test_over_mcp_the_default_script_timeout_keeps_the_user_agent_and_extra_headers(
+    server: FixtureServer,
+) -> None:
+    from tests.mcp.conftest import McpSession, text_of
+
+    seen: list[dict[str, str]] = []
+    server.route("/gate/agent.js", _script("window.agentRan = 1;", seen))
+    server.route("/gate/agent", _page('<script src="/gate/agent.js"></script><h1>Agent page</h1>'))
+    session = McpSession(["--user-agent", "AuditUA/1", "--extra-header", "X-Audit: 1"])  # 10 s by default
+    await session.start()
+    try:
+        result = await session.call("browser_navigate", {"url": server.url("/gate/agent")})
+        assert not result.is_error, text_of(result)
+    finally:
+        await session.stop()
+    assert len(seen) == 1
+    assert seen[0]["user-agent"] == "AuditUA/1" and seen[0]["x-audit"] == "1"
+    assert seen[0]["referer"] == server.url("/gate/agent")

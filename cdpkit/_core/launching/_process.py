@@ -64,7 +64,7 @@ class ChromeProcess:
         watchdog: bool = WATCHDOG_AVAILABLE,
     ) -> None:
         self.process = process
-        self.pid = process.pid
+        self.pid: int = process.pid
         self.user_data_dir = user_data_dir
         self.temporary_profile = temporary_profile
         # Our ends of the debugging pipes (read_fd, write_fd); the transport owns them.

@@ -128,6 +128,10 @@ async def start_chrome(
         if temporary:
             shutil.rmtree(profile, ignore_errors=True)
         raise LaunchError(f"Could not start {executable}: {exc}") from exc
+    except BaseException:  # cancelled while spawning: spawn ended the process
+        if temporary:
+            shutil.rmtree(profile, ignore_errors=True)
+        raise
     # The bookkeeping waits until Chrome is on its way: it then costs nothing while Chrome
     # starts (hundreds of ms), where before the spawn it delayed the whole launch. Until
     # the owner record is written, a sweep elsewhere counts the profile as alive.

@@ -223,7 +223,7 @@ async def test_usable_navigation_returns_while_a_parser_blocking_script_never_an
 async def test_usable_navigation_to_a_document_that_never_answers_times_out(
     page: cdpkit.Page, server: FixtureServer
 ) -> None:
-    url = server.url("/slow?s=60")
+    url = server.url("/slow?s=4")
     with pytest.raises(cdpkit.WaitTimeoutError) as caught:
         await navigate(page, url, wait_until="usable", timeout=1)
     assert f"the navigation to {url} to reach DOMContentLoaded" in str(caught.value)

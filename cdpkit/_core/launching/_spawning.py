@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 
 # Chrome makes its singleton socket at $TMPDIR/.org.chromium.Chromium.XXXXXX/SingletonSocket
 # and aborts ("Socket path too long") when that passes the 107 bytes a socket path may have.
@@ -110,10 +111,22 @@ async def _posix_spawn_with_pipes(
         os.close(out_write)
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(loop=loop)
-    await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(out_read, "rb", 0)
-    )
+    output = os.fdopen(out_read, "rb", 0)
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), output)
+    except BaseException:  # cancelled while Chrome starts: it must not outlive the launch
+        _kill_and_reap(pid)
+        output.close()
+        raise
     return SpawnedProcess(pid, reader)
+
+
+def _kill_and_reap(pid: int) -> None:
+    """End a Chrome just spawned (its whole group) and collect its exit status."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)  # at once: SIGKILL cannot be caught
 
 
 async def spawn(

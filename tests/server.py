@@ -69,6 +69,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
 class FixtureServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # as real servers listen: parallel connections are not refused
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), Handler)

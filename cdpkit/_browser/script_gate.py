@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import collections
 import contextlib
 import ipaddress
 import json
@@ -100,6 +101,7 @@ async def stall_words(page: Page) -> str:
 # Pauses every script request before it is sent (the gate then decides).
 _SCRIPTS = cdp.fetch.RequestPattern(url_pattern="*", resource_type="Script", request_stage="Request")
 _SORT_WAIT = 1.0  # at most this for a paused script's requestWillBeSent
+_CONNECTIONS_PER_HOST = 6  # as Chrome opens at most (HTTP/1.1)
 # Said by the answer of its encoded body or its connection: the body fulfilled is decoded.
 _DROPPED_HEADERS = frozenset(
     {"content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"}
@@ -165,6 +167,14 @@ class ScriptGate:
         self._network: contextlib.AsyncExitStack | None = None
         self._winding: asyncio.Future[None] | None = None
         self._refusal: own_requests.Refusal | None = None  # the holders' URL check
+        # One client while held: the scripts of a load share its connections (kept alive,
+        # as Chrome keeps its own), and it is made once, not once a script.
+        self._client: httpx.AsyncClient | None = None
+        # At most Chrome's six connections to a host at once (a server listening with a
+        # short backlog, as Python's http.server does, drops more and they wait 1 s).
+        self._per_host: collections.defaultdict[str, asyncio.Semaphore] = collections.defaultdict(
+            lambda: asyncio.Semaphore(_CONNECTIONS_PER_HOST)
+        )
         # Chrome adds Accept-Language after the pause unless the page's identity sets it:
         # as it sent it with the page's last navigation.
         self._accept_language: str | None = None
@@ -229,6 +239,10 @@ class ScriptGate:
         if self._users or self._network is None:
             return  # held again meanwhile
         network, self._network = self._network, None
+        client, self._client = self._client, None
+        self._per_host.clear()
+        if client is not None:
+            await client.aclose()
         self.timeout = None
         self._refusal = None
         self._scripts.clear()
@@ -310,7 +324,7 @@ class ScriptGate:
         page = self.page
         request_id = cdp.fetch.RequestId(str(params["requestId"]))
         try:
-            client = own_requests.client(_proxy_of(page))
+            client = self._client = self._client or _client_keeping_no_cookies(page)
         except ValueError as exc:  # a SOCKS proxy without httpx's SOCKS support
             log.warning("script_timeout cannot fetch %s (%s): the page loads it itself", script.url, exc)
             self._continue(params)
@@ -361,25 +375,26 @@ class ScriptGate:
         import httpx
 
         url = str(request["url"])
-        async with client:
-            if await _address_space(url) > script.space:
-                return None
-            try:
+        if await _address_space(url) > script.space:
+            return None
+        parts = urllib.parse.urlsplit(url)
+        try:
+            async with self._per_host[f"{parts.scheme}://{parts.netloc}"]:
                 with own_requests.checked_by(self._refusal):
                     return await own_requests.fetch(
                         client, url, max(remaining, 1.0), method=str(request.get("method") or "GET"),
                         headers=self._headers(request, script), follow_redirects=False,
                     )  # fmt: skip
-            except own_requests.UnsafeRedirect:  # to data:, file:...: Chrome refuses it too
-                return "Failed"
-            except own_requests.RequestRefused:  # nothing was sent
-                return None
-            except httpx.ConnectError:
-                # Nothing was sent, and what this machine cannot reach the browser may (a
-                # remote browser's network, a name only its resolver knows): Chrome tries.
-                return None
-            except httpx.HTTPError:
-                return "Failed"
+        except own_requests.UnsafeRedirect:  # to data:, file:...: Chrome refuses it too
+            return "Failed"
+        except own_requests.RequestRefused:  # nothing was sent
+            return None
+        except httpx.ConnectError:
+            # Nothing was sent, and what this machine cannot reach the browser may (a
+            # remote browser's network, a name only its resolver knows): Chrome tries.
+            return None
+        except httpx.HTTPError:
+            return "Failed"
 
     def _headers(self, request: dict[str, Any], script: _Script) -> dict[str, str]:
         """The headers of the page's request as Chrome sends it: those it paused with
@@ -470,6 +485,21 @@ def _either(first: own_requests.Refusal | None, second: own_requests.Refusal | N
     if first is None or second is None or first is second:
         return first or second
     return lambda url: first(url) or second(url)
+
+
+def _client_keeping_no_cookies(page: Page) -> httpx.AsyncClient:
+    """cdpkit's client for the page's proxy, with a cookie jar that keeps nothing: each
+    request carries only the cookies Chrome paused it with, and what a response sets
+    reaches Chrome alone (in the fulfilled headers), never a later request of the gate."""
+    import http.cookiejar
+
+    import httpx
+
+    client = own_requests.client(_proxy_of(page))
+    client.cookies = httpx.Cookies(
+        http.cookiejar.CookieJar(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
+    )
+    return client
 
 
 def _proxy_of(page: Page) -> Proxy | None:

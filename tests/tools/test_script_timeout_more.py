@@ -5,6 +5,7 @@ such scripts up; and a parser that makes progress is waited for."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 
@@ -12,7 +13,7 @@ import pytest
 
 import cdpkit
 from cdpkit import tools
-from tests.server import FixtureServer
+from tests.server import FixtureServer, Handler
 from tests.stalled_pages import StallServer, stall_server
 
 
@@ -95,3 +96,32 @@ async def test_usable_keeps_waiting_while_the_parser_makes_progress(page: cdpkit
     assert result.nothing_rendered == ""
     assert await tools.evaluate(page, "[window.slowRan, window.later]") == [3, 1]
     assert 'heading "Stalled story"' in (await tools.snapshot(page)).text
+
+
+async def test_script_timeout_opens_no_more_connections_to_a_host_than_chrome_does(
+    page: cdpkit.Page, server: FixtureServer
+) -> None:
+    # Twelve parser-blocking scripts, each answered after 0.2 s: Chrome itself asks a
+    # host for at most six at once, and so does the gate that fetches them in its stead
+    # (a small server listening with a short backlog, as Python's http.server does,
+    # would drop the rest, and each would wait a second to try again).
+    in_flight, most = 0, 0
+    lock = threading.Lock()
+
+    def script(handler: Handler) -> None:
+        nonlocal in_flight, most
+        with lock:
+            in_flight += 1
+            most = max(most, in_flight)
+        time.sleep(0.2)
+        with lock:
+            in_flight -= 1
+        handler.reply(200, "window.ran = (window.ran || 0) + 1;", "text/javascript")
+
+    server.route("/gate/script.js", script)
+    tags = "".join(f'<script src="/gate/script.js?n={n}"></script>' for n in range(12))
+    server.route("/gate/page", lambda h: h.reply(200, f"<!doctype html><head>{tags}</head><h1>Twelve</h1>"))
+    result = await tools.navigate(page, server.url("/gate/page"), script_timeout=20, timeout=30)
+    assert result.given_up == ()
+    assert await tools.evaluate(page, "window.ran") == 12
+    assert 1 < most <= 6, most

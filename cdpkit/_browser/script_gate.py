@@ -102,6 +102,7 @@ async def stall_words(page: Page) -> str:
 _SCRIPTS = cdp.fetch.RequestPattern(url_pattern="*", resource_type="Script", request_stage="Request")
 _SORT_WAIT = 1.0  # at most this for a paused script's requestWillBeSent
 _CONNECTIONS_PER_HOST = 6  # as Chrome opens at most (HTTP/1.1)
+_NO_ADDRESS = -1  # the address space of a name that does not resolve
 # Said by the answer of its encoded body or its connection: the body fulfilled is decoded.
 _DROPPED_HEADERS = frozenset(
     {"content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"}
@@ -175,6 +176,10 @@ class ScriptGate:
         self._per_host: collections.defaultdict[str, asyncio.Semaphore] = collections.defaultdict(
             lambda: asyncio.Semaphore(_CONNECTIONS_PER_HOST)
         )
+        # Hosts this load could not connect to (no name, no route): their next scripts
+        # fail at once, as Chrome's host cache fails a name it could not resolve, instead
+        # of waiting out the same lookup again (seconds on a network that drops them).
+        self._unreachable: set[str] = set()
         # Chrome adds Accept-Language after the pause unless the page's identity sets it:
         # as it sent it with the page's last navigation.
         self._accept_language: str | None = None
@@ -241,6 +246,7 @@ class ScriptGate:
         network, self._network = self._network, None
         client, self._client = self._client, None
         self._per_host.clear()
+        self._unreachable.clear()
         if client is not None:
             await client.aclose()
         self.timeout = None
@@ -369,17 +375,26 @@ class ScriptGate:
         """One hop of the script, sent as the page would send it (not following a
         redirect: Chrome does), or the ``Fetch`` error reason it fails with; ``None``
         when cdpkit may not send it (the caller's URL check refuses it) or Chrome may
-        refuse to (a more private address than the page's: Local Network Access), or
-        this machine cannot connect to its host, so Chrome decides, as without the
-        gate."""
+        refuse to (a more private address than the page's: Local Network Access), so
+        Chrome decides, as without the gate. A host that cannot be reached (no name, no
+        route) fails the script at once: the page's parser moves on."""
         import httpx
 
         url = str(request["url"])
-        if await _address_space(url) > script.space:
-            return None
         parts = urllib.parse.urlsplit(url)
+        host = f"{parts.scheme}://{parts.netloc}"
+        if host in self._unreachable:
+            return "Failed"
+        space = await _address_space(url)
+        if space == _NO_ADDRESS:
+            if _proxy_of(self.page) is None:  # else the proxy resolves it
+                self._unreachable.add(host)
+                return "Failed"
+            space = 0
+        if space > script.space:
+            return None
         try:
-            async with self._per_host[f"{parts.scheme}://{parts.netloc}"]:
+            async with self._per_host[host]:
                 with own_requests.checked_by(self._refusal):
                     return await own_requests.fetch(
                         client, url, max(remaining, 1.0), method=str(request.get("method") or "GET"),
@@ -390,9 +405,8 @@ class ScriptGate:
         except own_requests.RequestRefused:  # nothing was sent
             return None
         except httpx.ConnectError:
-            # Nothing was sent, and what this machine cannot reach the browser may (a
-            # remote browser's network, a name only its resolver knows): Chrome tries.
-            return None
+            self._unreachable.add(host)
+            return "Failed"
         except httpx.HTTPError:
             return "Failed"
 
@@ -454,8 +468,8 @@ def _space(address: str) -> int:
 
 
 async def _address_space(url: str) -> int:
-    """The most private address space ``url``'s host reaches (resolved here; a name that
-    does not resolve here is left to the proxy: public); 3 for a URL that is not
+    """The most private address space ``url``'s host reaches (resolved here;
+    :data:`_NO_ADDRESS` for a name that does not resolve here); 3 for a URL that is not
     http(s), which only Chrome loads."""
     parts = urllib.parse.urlsplit(url)
     host = (parts.hostname or "").rstrip(".").lower()
@@ -468,8 +482,8 @@ async def _address_space(url: str) -> int:
     try:
         found = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except OSError:
-        return 0
-    return max((_space(str(info[4][0])) for info in found), default=0)
+        return _NO_ADDRESS
+    return max((_space(str(info[4][0])) for info in found), default=_NO_ADDRESS)
 
 
 def _is_address(host: str) -> bool:

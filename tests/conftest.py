@@ -17,6 +17,7 @@ from cdpkit._core import secrets as _secrets
 from tests import _head_start
 from tests.grid._fixtures import hub_and_two_nodes, standalone_grid
 from tests.server import FixtureServer, start_server
+from tests.stalled_pages import StallServer, stall_server
 
 # Signals ignored by whatever started the suite (a background job, nohup) stay ignored in
 # every process it spawns, and the tests that interrupt or hang up a cdpkit process would
@@ -115,6 +116,13 @@ def other_server() -> Iterator[FixtureServer]:
     srv = start_server()
     yield srv
     srv.stop()
+
+
+@pytest.fixture
+def stalls() -> Iterator[StallServer]:
+    """A server of pages whose parser-blocking scripts answer late (tests/stalled_pages.py)."""
+    with stall_server() as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

@@ -21,12 +21,6 @@ from tests.server import DOWNLOADS, FixtureServer
 from tests.stalled_pages import StallServer, stall_server
 
 
-@pytest.fixture
-def stalls() -> Iterator[StallServer]:
-    with stall_server() as server:
-        yield server
-
-
 @pytest.fixture(scope="module")
 def module_stalls() -> Iterator[StallServer]:
     """One stall server for the cheap tests of this module."""

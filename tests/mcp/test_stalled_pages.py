@@ -6,19 +6,13 @@ result names the scripts given up."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.stalled_pages import StallServer, stall_server
+from tests.stalled_pages import StallServer
 
 from .conftest import McpSession, text_of
-
-
-@pytest.fixture
-def stalls() -> Iterator[StallServer]:
-    with stall_server() as server:
-        yield server
 
 
 @pytest.fixture

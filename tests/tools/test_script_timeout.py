@@ -19,13 +19,7 @@ import cdpkit
 from cdpkit import tools
 from tests.cli.conftest import isolated_env
 from tests.server import FixtureServer, Handler, Route
-from tests.stalled_pages import StallServer, stall_server
-
-
-@pytest.fixture
-def stalls() -> Iterator[StallServer]:
-    with stall_server() as server:
-        yield server
+from tests.stalled_pages import StallServer
 
 
 async def test_script_timeout_gives_up_the_stalled_scripts_and_the_page_renders(

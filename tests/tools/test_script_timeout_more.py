@@ -7,20 +7,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 
 import cdpkit
 from cdpkit import tools
 from tests.server import FixtureServer, Handler
-from tests.stalled_pages import StallServer, stall_server
-
-
-@pytest.fixture
-def stalls() -> Iterator[StallServer]:
-    with stall_server() as server:
-        yield server
+from tests.stalled_pages import StallServer
 
 
 async def test_a_document_written_script_that_stalls_is_named_in_nothing_rendered(

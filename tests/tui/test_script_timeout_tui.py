@@ -17,18 +17,12 @@ import pytest
 
 import cdpkit
 from cdpkit._browse import Engine
-from tests.stalled_pages import StallServer, stall_server
+from tests.stalled_pages import StallServer
 from tests.tui.test_terminal import Tmux
 
 from .conftest import command, make_app, settle
 
 CDPKIT = Path(sys.executable).parent / "cdpkit"
-
-
-@pytest.fixture
-def stalls() -> Iterator[StallServer]:
-    with stall_server() as server:
-        yield server
 
 
 @pytest.fixture

@@ -102,7 +102,7 @@ async def stall_words(page: Page) -> str:
 _SCRIPTS = cdp.fetch.RequestPattern(url_pattern="*", resource_type="Script", request_stage="Request")
 _SORT_WAIT = 1.0  # at most this for a paused script's requestWillBeSent
 _CONNECTIONS_PER_HOST = 6  # as Chrome opens at most (HTTP/1.1)
-_NO_ADDRESS = -1  # the address space of a name that does not resolve
+_NO_ADDRESS = -1  # the address space of a host that does not resolve or cannot be reached
 # Said by the answer of its encoded body or its connection: the body fulfilled is decoded.
 _DROPPED_HEADERS = frozenset(
     {"content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"}
@@ -176,10 +176,11 @@ class ScriptGate:
         self._per_host: collections.defaultdict[str, asyncio.Semaphore] = collections.defaultdict(
             lambda: asyncio.Semaphore(_CONNECTIONS_PER_HOST)
         )
-        # Hosts this load could not connect to (no name, no route): their next scripts
-        # fail at once, as Chrome's host cache fails a name it could not resolve, instead
-        # of waiting out the same lookup again (seconds on a network that drops them).
-        self._unreachable: set[str] = set()
+        # Each host's address space, looked up once a load; _NO_ADDRESS for a host it
+        # could not reach (no name, no route): its next scripts fail at once, as Chrome's
+        # host cache fails a name it could not resolve, instead of waiting out the same
+        # lookup again (seconds on a network that drops them).
+        self._host_spaces: dict[str, int] = {}
         # Chrome adds Accept-Language after the pause unless the page's identity sets it:
         # as it sent it with the page's last navigation.
         self._accept_language: str | None = None
@@ -246,7 +247,7 @@ class ScriptGate:
         network, self._network = self._network, None
         client, self._client = self._client, None
         self._per_host.clear()
-        self._unreachable.clear()
+        self._host_spaces.clear()
         if client is not None:
             await client.aclose()
         self.timeout = None
@@ -383,14 +384,14 @@ class ScriptGate:
         url = str(request["url"])
         parts = urllib.parse.urlsplit(url)
         host = f"{parts.scheme}://{parts.netloc}"
-        if host in self._unreachable:
-            return "Failed"
-        space = await _address_space(url)
+        space = self._host_spaces.get(host)
+        if space is None:
+            space = await _address_space(url)
+            if space == _NO_ADDRESS and _proxy_of(self.page) is not None:
+                space = 0  # the proxy resolves it
+            self._host_spaces[host] = space
         if space == _NO_ADDRESS:
-            if _proxy_of(self.page) is None:  # else the proxy resolves it
-                self._unreachable.add(host)
-                return "Failed"
-            space = 0
+            return "Failed"
         if space > script.space:
             return None
         try:
@@ -405,7 +406,7 @@ class ScriptGate:
         except own_requests.RequestRefused:  # nothing was sent
             return None
         except httpx.ConnectError:
-            self._unreachable.add(host)
+            self._host_spaces[host] = _NO_ADDRESS
             return "Failed"
         except httpx.HTTPError:
             return "Failed"

@@ -125,7 +125,7 @@ def _slow_quietly(handler: Handler) -> None:
 
 def _slow_image(handler: Handler) -> None:
     handler.reply(200, "<title>partial</title><p>Text that was there before the image finished.</p>"
-                       "<img src='/browse/slow?s=6'>")
+                       "<img src='/browse/slow?s=15'>")
 
 
 def _robots(handler: Handler) -> None:

@@ -223,9 +223,9 @@ async def test_timed_out_direct_request_closes_its_connection(
     await cdpkit.tools.navigate(page, csp_page(server))
     with pytest.raises(cdpkit.DownloadError, match="timed out after 1 s"):
         await download(page, url=server.url("/dl/hold"), dest_dir=tmp_path, timeout=1)
-    for _ in range(40):
+    for _ in range(200):
         if closed_after:
             break
         await asyncio.sleep(0.05)
-    assert closed_after and closed_after[0] < 1 + 1.5
+    assert closed_after and closed_after[0] < 1 + 8  # the server would hold it 15 s
     assert list(tmp_path.iterdir()) == []

@@ -15,6 +15,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._core.urls import ONLY_IN_THE_DEFAULT_CONTEXT, browser_page
 from .._model import RawEvent
 from ..errors import CDPError, NavigationError, ProtocolError, TargetClosedError, WaitTimeoutError
 from .lifecycle import InFlight, parser_waits, send_retrying, wait_lifecycle, wait_usable
@@ -181,6 +182,8 @@ async def _navigate(
     timeout: float,
     script_timeout: float | None,
 ) -> NavigationResult:
+    if page.context is not None and browser_page(url):
+        raise NavigationError(url, ONLY_IN_THE_DEFAULT_CONTEXT)
     lifecycle = LIFECYCLE_EVENTS.get(wait_until)
     answered = False
     document: tuple[str, str] | None = None  # (frame, loader) of the new document

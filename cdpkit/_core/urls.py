@@ -15,6 +15,8 @@ reading is decided on a different URL; so every surface reads here:
   URL, checked and read as above.
 * :func:`origin`, :func:`canonical_host` and :func:`host_address`: how policies compare
   where a URL goes (the MCP server's origin lists, browse's own requests).
+* :func:`browser_page`: whether a URL is one of the browser's own pages (``chrome:``...),
+  which the MCP server refuses by default and which open only in the default context.
 """
 
 from __future__ import annotations
@@ -27,9 +29,12 @@ from pathlib import Path
 import ada_url
 
 __all__ = [
+    "BROWSER_PAGE_SCHEMES",
     "HOST_PORT_RE",
+    "ONLY_IN_THE_DEFAULT_CONTEXT",
     "THIS_MACHINE",
     "InvalidUrlError",
+    "browser_page",
     "canonical_host",
     "host_address",
     "origin",
@@ -39,6 +44,12 @@ __all__ = [
 ]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+# The schemes of the browser's own pages (settings, history, extensions, DevTools), in
+# Chrome and the browsers built on it.
+BROWSER_PAGE_SCHEMES = frozenset({
+    "chrome", "chrome-untrusted", "chrome-extension", "chrome-search", "chrome-native",
+    "devtools", "edge", "brave", "opera", "vivaldi", "isolated-app",
+})  # fmt: skip
 HOST_PORT_RE = re.compile(r"^[^/:]+:\d+(/|$)")  # localhost:8000/x has no scheme
 
 
@@ -94,6 +105,25 @@ def origin(url: str) -> tuple[str, str, int] | None:
         return None
     port = str(parsed.port)
     return scheme, host, int(port) if port else _DEFAULT_PORTS[scheme]
+
+
+# Some of the browser's own pages (chrome://settings, history, extensions) opened in a
+# context other than the default end the whole of a headless Chrome, every context's pages
+# with it (Chromium 156): the navigation and the daemon's relay refuse them there.
+ONLY_IN_THE_DEFAULT_CONTEXT = (
+    "the browser's own pages (chrome:, devtools:...) open only in the browser's default "
+    "context: in another one some of them end the whole browser, every context's pages "
+    "with it"
+)
+
+
+def browser_page(url: str) -> bool:
+    """Whether ``url``, read as the browser reads it, is one of the browser's own pages
+    (a scheme of :data:`BROWSER_PAGE_SCHEMES`), also when ``view-source:`` wraps it."""
+    scheme, _, rest = read_url(url).partition(":")
+    if scheme.lower() == "view-source":
+        return browser_page(rest)
+    return scheme.lower() in BROWSER_PAGE_SCHEMES
 
 
 def canonical_host(host: str) -> str:

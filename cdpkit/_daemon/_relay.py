@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._core.urls import ONLY_IN_THE_DEFAULT_CONTEXT, browser_page
+
 # Browser-level commands that act on the default context when none is named: a command's
 # connection names its own instead, so its downloads, cookies and permissions stay its own.
 CONTEXT_SCOPED = frozenset({
@@ -80,6 +82,8 @@ TARGET_NEWS = frozenset({
     "Target.targetCreated", "Target.targetInfoChanged", "Target.targetDestroyed",
     "Target.targetCrashed",
 })  # fmt: skip
+# What loads a URL in a connection's pages, which are all in contexts of their own.
+_LOADING = frozenset({"Page.navigate", "Target.createTarget"})
 SHARED = "this browser is the cdpkit daemon's, shared by other commands"
 OWN_BROWSER = "a browser of your own has it (--no-daemon, CDPKIT_NO_DAEMON=1)"
 
@@ -204,6 +208,9 @@ class Relay:
                 f"window {window} is not this connection's: {SHARED} "
                 "(Browser.getWindowForTarget names the window of a page of yours)"
             )
+        url = params.get("url")
+        if method in _LOADING and isinstance(url, str) and browser_page(url):
+            return f"{method} to {url} is refused: {SHARED}, and {ONLY_IN_THE_DEFAULT_CONTEXT}; {OWN_BROWSER}"
         if browser_session and method not in BROWSER_SESSION:
             return (
                 f"{method} is refused on the browser session: {SHARED}, and there it "

@@ -46,7 +46,7 @@ import ipaddress
 import re
 from collections.abc import Iterable
 
-from .._core.urls import THIS_MACHINE, canonical_host, host_address, read_url
+from .._core.urls import BROWSER_PAGE_SCHEMES, THIS_MACHINE, canonical_host, host_address, read_url
 from .._core.urls import origin as url_origin
 
 __all__ = [
@@ -59,24 +59,9 @@ __all__ = [
 ]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_BROWSER_SCHEMES = frozenset(
-    {
-        "chrome",
-        "chrome-untrusted",
-        "chrome-extension",
-        "chrome-search",
-        "chrome-native",
-        "devtools",
-        "edge",
-        "brave",
-        "opera",
-        "vivaldi",
-        "isolated-app",
-    }
-)
 _WRAPPING_SCHEMES = frozenset({"view-source", "blob", "filesystem"})
 _KNOWN_SCHEMES = (
-    _BROWSER_SCHEMES
+    BROWSER_PAGE_SCHEMES
     | _WRAPPING_SCHEMES
     | set(_DEFAULT_PORTS)
     | {"about", "data", "file", "javascript", "chrome-error"}
@@ -300,7 +285,7 @@ class UrlPolicy:
             return None
         if scheme == "file":
             return self._local_refusal("file URLs are")
-        if scheme in _BROWSER_SCHEMES:
+        if scheme in BROWSER_PAGE_SCHEMES:
             return self._local_refusal(f"the browser's own pages ({scheme}:) are")
         if scheme == "javascript":
             return (

@@ -326,6 +326,16 @@ def test_a_page_session_cannot_end_or_crash_the_shared_browser(
         ]:
             message = refused(other.call(method, params, session=mine))
             assert "refused" in message and "shared by other commands" in message, message
+        # Some of the browser's own pages, loaded in a context of its own (every command's
+        # is), end the whole headless Chrome: in any spelling Chrome reads as one.
+        for method, url, session in [
+            ("Page.navigate", "chrome://history", mine),
+            ("Page.navigate", "\x01 CHROME:settings\t", mine),
+            ("Page.navigate", "view-source:chrome://extensions", mine),
+            ("Target.createTarget", "chrome://settings", None),
+        ]:
+            message = refused(other.call(method, {"url": url}, session=session))
+            assert "open only in the browser's default context" in message, message
         assert evaluate(owner, theirs, "6 * 7") == 42  # the other command's page lives on
         assert evaluate(other, mine, "6 * 7") == 42
     finally:

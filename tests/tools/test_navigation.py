@@ -227,3 +227,25 @@ async def test_usable_navigation_to_a_document_that_never_answers_times_out(
     with pytest.raises(cdpkit.WaitTimeoutError) as caught:
         await navigate(page, url, wait_until="usable", timeout=1)
     assert f"the navigation to {url} to reach DOMContentLoaded" in str(caught.value)
+
+
+async def test_the_browsers_own_pages_open_in_the_default_context_and_are_refused_in_another(
+    server: FixtureServer,
+) -> None:
+    # In a context of its own, chrome://settings (and history, extensions) ends the whole
+    # headless Chrome: every context's pages with it. A browser of the test's own, so a
+    # regression ends no other test's.
+    async with cdpkit.launch() as browser:
+        bystander = await browser.new_page()
+        await navigate(bystander, server.url("/"))
+        async with await browser.new_context() as context:
+            page = await context.new_page()
+            for url in ["chrome://settings", " CHROME:history", "view-source:chrome://extensions"]:
+                with pytest.raises(cdpkit.NavigationError, match="only in the browser's default context"):
+                    await navigate(page, url)
+            with pytest.raises(cdpkit.NavigationError, match="only in the browser's default context"):
+                await cdpkit.tools.new_tab(browser, "chrome://settings", context=context)
+            await navigate(page, server.url("/"))  # the page and its context work on
+        assert (await navigate(bystander, "chrome://version")).url == "chrome://version/"
+        title = await bystander.send(cdp.runtime.evaluate("document.title", return_by_value=True))
+        assert title.result.value == "About Version"

@@ -122,22 +122,23 @@ def parser_wait_words(waits: tuple[tuple[str, float], ...]) -> str:
     return "the parser waits on " + ", ".join(f"<script src={url}> for {waited:.0f} s" for url, waited in waits)
 
 
-async def _timed_out_loading(
+async def timed_out_loading(
     page: Page,
     stage: str,
     timeout: float,
     document: tuple[str, str] | None,
     gate: NavigationGate | None,
     script_timeout: float | None,
+    function: str = "navigate",
 ) -> WaitTimeoutError:
-    """The error of a navigation that timed out; naming the scripts its parser waits on
-    when it does (``document``: its frame and loader, once known)."""
+    """The error of a navigation (by ``function``) that timed out; naming the scripts its
+    parser waits on when it does (``document``: its frame and loader, once known)."""
     if document is not None:
         given_up = set(gate.given_up()) if gate is not None else set()
         waits = tuple(wait for wait in await parser_waits(page, *document) if wait[0] not in given_up)
         if waits:
-            return ParserWaitTimeoutError(stage, timeout, "navigate", waits, script_timeout)
-    return timed_out(stage, timeout, "navigate")
+            return ParserWaitTimeoutError(stage, timeout, function, waits, script_timeout)
+    return timed_out(stage, timeout, function)
 
 
 async def page_set_up(page: Page) -> None:
@@ -232,7 +233,7 @@ async def _navigate(
             with contextlib.suppress(CDPError):
                 await page.call("Page.stopLoading", timeout=_STOP_TIMEOUT)
         stage = f"the navigation to {url} to reach {STAGES[wait_until]}"
-        raise await _timed_out_loading(page, stage, timeout, document, gate, script_timeout) from None
+        raise await timed_out_loading(page, stage, timeout, document, gate, script_timeout) from None
 
 
 def with_given_up(result: NavigationResult, gate: NavigationGate) -> NavigationResult:

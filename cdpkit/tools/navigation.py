@@ -19,10 +19,11 @@ from .._browser.navigation import (
     load,
     page_set_up,
     timed_out,
+    timed_out_loading,
     usable_result,
     with_given_up,
 )
-from .._browser.script_gate import forget_stall, giving_up_scripts
+from .._browser.script_gate import NavigationGate, forget_stall, giving_up_scripts
 from ..errors import WaitTimeoutError
 from ..page import Page
 from ._recording import recorded
@@ -152,6 +153,8 @@ async def _wait_navigation(
     landed: str | None = None
     requests = InFlight()
     loaded: bool | None = None  # with "usable": whether the load event came
+    loader_id: str | None = None
+    gate: NavigationGate | None = None
     forget_stall(page)  # a new document: what the old one waited on is moot
     try:
         # Raw events read through their generated JSON shapes: the fast path. Only a few
@@ -165,7 +168,6 @@ async def _wait_navigation(
         ) as events, requests.following(page, usable), giving_up_scripts(page, script_timeout) as gate:
             await page_set_up(page)  # or its first commit may go unreported
             await start()
-            loader_id: str | None = None
             async for event in events:
                 method = event.method
                 if method == _WITHIN_DOCUMENT:
@@ -193,7 +195,9 @@ async def _wait_navigation(
                 return await usable_result(page, landed, loaded, requests, gate)
             return with_given_up(await current_result(page, url=landed), gate)
     except TimeoutError:
-        raise timed_out(f"{what} to reach {STAGES[wait_until]}", timeout, function) from None
+        document = (main_frame, loader_id) if loader_id is not None else None
+        awaited = f"{what} to reach {STAGES[wait_until]}"
+        raise await timed_out_loading(page, awaited, timeout, document, gate, script_timeout, function) from None
 
 
 @recorded

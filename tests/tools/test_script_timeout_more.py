@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Awaitable
 
 import pytest
 
@@ -51,6 +52,30 @@ async def test_a_load_that_times_out_names_the_script_the_parser_waits_on(
     assert f"; the parser waits on <script src={stalls.script(1, 60)}> for " in message
     assert "a script_timeout gives such scripts up" in message
     assert message.endswith("pass a larger timeout= to navigate() if the page is just slow")
+
+
+async def test_reload_and_history_moves_that_time_out_name_the_script_the_parser_waits_on(
+    stalls: StallServer, server: FixtureServer
+) -> None:
+    stalled, script = stalls.url(60), stalls.script(1, 60)
+
+    async def times_out(move: str, call: Awaitable[object]) -> None:
+        with pytest.raises(cdpkit.WaitTimeoutError) as raised:
+            await call
+        message = str(raised.value)
+        assert f"; the parser waits on <script src={script}> for " in message, message
+        assert message.endswith(f"pass a larger timeout= to {move}() if the page is just slow"), message
+
+    # Without the back/forward cache, a history move loads the page again.
+    async with cdpkit.launch(args=["--disable-features=BackForwardCache"]) as browser:
+        page = await browser.new_page()
+        await tools.navigate(page, server.url("/input/keys.html"))
+        await tools.navigate(page, stalled, script_timeout=1, timeout=20)
+        await times_out("reload", tools.reload(page, timeout=3))
+        await tools.go_back(page, timeout=20)
+        await times_out("go_forward", tools.go_forward(page, timeout=3))
+        await tools.navigate(page, server.url("/input/keys.html"))
+        await times_out("go_back", tools.go_back(page, timeout=3))
 
 
 async def test_a_load_that_times_out_on_something_else_names_no_script(

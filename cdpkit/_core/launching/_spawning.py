@@ -78,15 +78,16 @@ class SpawnedProcess:
         return await asyncio.shield(self._exited)
 
 
-async def _posix_spawn_with_pipes(
-    command: list[str], env: dict[str, str], child_fds: tuple[int, int]
+async def _posix_spawn(
+    command: list[str], env: dict[str, str], child_fds: tuple[int, int] | None
 ) -> SpawnedProcess:
-    """Start Chrome with its debugging pipes on fds 3 and 4, in a new session, its output
-    on a pipe of ours, stdin from /dev/null.
+    """Start Chrome in a new session, its output on a pipe of ours, stdin from
+    /dev/null, and its debugging pipes (``child_fds``) on fds 3 and 4 when given.
 
     Not ``subprocess``: placing fds 3 and 4 takes a ``preexec_fn`` there, which makes it
     fork this whole process (5-50 ms under load, on the launch's critical path) where
-    posix_spawn does a vfork (0.2 ms).
+    posix_spawn does a vfork (0.2 ms); and a launch cancelled while asyncio starts a
+    process kills that process alone, leaving the helpers Chrome has started by then.
     """
     out_read, out_write = os.pipe()
     out_write = above_std_fds(out_write)
@@ -99,8 +100,11 @@ async def _posix_spawn_with_pipes(
                 (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                 (os.POSIX_SPAWN_DUP2, out_write, 1),
                 (os.POSIX_SPAWN_DUP2, out_write, 2),
-                (os.POSIX_SPAWN_DUP2, child_fds[0], 3),
-                (os.POSIX_SPAWN_DUP2, child_fds[1], 4),
+                *(
+                    [(os.POSIX_SPAWN_DUP2, child_fds[0], 3), (os.POSIX_SPAWN_DUP2, child_fds[1], 4)]
+                    if child_fds is not None
+                    else []
+                ),
             ],
             setsid=True,  # own process group: killed as one on stop
         )
@@ -147,18 +151,19 @@ async def spawn(
         our_in, chrome_out = os.pipe()  # and writes answers on its fd 4
         our_fds = (our_in, our_out)
         child_fds = (chrome_in, chrome_out)
-        if CAN_POSIX_SPAWN:
-            child_fds = (above_std_fds(chrome_in), above_std_fds(chrome_out))
-            try:
-                spawned = await _posix_spawn_with_pipes(command, env, child_fds)
-            except OSError:
-                for fd in our_fds:
-                    os.close(fd)
-                raise
-            finally:
-                for fd in child_fds:
-                    os.close(fd)
-            return spawned, our_fds
+    if CAN_POSIX_SPAWN:
+        if child_fds is not None:
+            child_fds = (above_std_fds(child_fds[0]), above_std_fds(child_fds[1]))
+        try:
+            spawned = await _posix_spawn(command, env, child_fds)
+        except OSError:
+            for fd in our_fds or ():
+                os.close(fd)
+            raise
+        finally:
+            for fd in child_fds or ():
+                os.close(fd)
+        return spawned, our_fds
 
     def place_pipe_fds() -> None:
         # Runs in the child between fork and exec. Copy both ends first, since either may

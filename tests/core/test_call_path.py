@@ -195,8 +195,8 @@ async def test_a_pipe_closed_by_the_browser_fails_every_pending_call_at_once() -
         await asyncio.sleep(0.05)
         started = time.monotonic()
         os.close(browser_out)  # the browser died: its end of the pipe closes
-        results = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 5)
-        assert time.monotonic() - started < 4  # at once, not the wait_for's 5 s
+        results = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 30)
+        assert time.monotonic() - started < 15  # at once, not the wait_for's 30 s
         assert all(isinstance(r, cdpkit.ConnectionClosedError) for r in results)
         assert "the browser closed the debugging pipe" in str(results[0])
         with pytest.raises(cdpkit.ConnectionClosedError):

@@ -120,6 +120,19 @@ async def test_cancellation_during_launch_leaves_nothing(private_tmp: Path, pipe
         assert _processes_using(private_tmp) == [], after
 
 
+@pytest.mark.parametrize("pipe", [False, True], ids=["port", "pipe"])
+async def test_a_killed_chrome_leaves_no_singleton_folder(private_tmp: Path, pipe: bool) -> None:
+    # Chrome removes the folder of its singleton socket (in the system's temporary folder)
+    # when it exits by itself; a Chrome that is killed leaves it, so cdpkit removes it.
+    async with cdpkit.launch(pipe=pipe) as browser:
+        assert browser.process is not None
+        socket = Path(os.readlink(browser.process.user_data_dir / "SingletonSocket"))
+        assert socket.exists()
+        os.killpg(browser.process.pid, signal.SIGKILL)  # a crash, or the kill of a hung one
+    assert not socket.parent.exists()
+    assert temp_profiles(private_tmp) == []
+
+
 async def test_user_profile_is_kept(tmp_path: Path) -> None:
     profile = tmp_path / "profile"
     async with cdpkit.launch(user_data_dir=profile) as browser:

@@ -109,6 +109,8 @@ def test_chrome_and_its_profile_go_when_the_owner_is_killed(
         chrome_gone, profile_gone = _gone_within(pgid, profile, 2.0)
         assert chrome_gone, f"Chrome (group {pgid}) outlived its owner killed by {signum.name}"
         assert profile_gone, f"{profile} outlived its owner killed by {signum.name}"
+        # Nor is the folder of Chrome's singleton socket left in the owner's TMPDIR.
+        assert [entry.name for entry in short_tmp.iterdir()] == ["owner.py"]
     finally:
         _cleanup(pgid, child)
 
@@ -150,6 +152,15 @@ async def test_launch_sweeps_profiles_whose_owner_is_gone(private_tmp: Path) -> 
     # Our own pid but another start time: a pid reused after its owner died.
     (reused_pid / "cdpkit-owner").write_text(f"{os.getpid()} {own_start}0\n")
     (live / "cdpkit-owner").write_text(f"{os.getpid()} {own_start}\n")
+    # Their Chrome's singleton folders: the stale one's goes with it; a folder holding
+    # anything more is not Chrome's alone, and only Chrome's two files leave it.
+    singletons = {stale: private_tmp / "org.chromium.Chromium.a1", reused_pid: private_tmp / "b2"}
+    for profile, folder in singletons.items():
+        folder.mkdir()
+        (folder / "SingletonSocket").write_text("")
+        (folder / "SingletonCookie").write_text("")
+        (profile / "SingletonSocket").symlink_to(folder / "SingletonSocket")
+    (singletons[reused_pid] / "notes.txt").write_text("someone else's")
     async with cdpkit.launch() as browser:
         assert browser.process is not None
         own = browser.process.user_data_dir
@@ -160,3 +171,5 @@ async def test_launch_sweeps_profiles_whose_owner_is_gone(private_tmp: Path) -> 
         assert not stale.exists() and not reused_pid.exists()
         assert live.is_dir() and unmarked.is_dir() and own.is_dir()
     assert sorted(temp_profiles(private_tmp)) == sorted([live, unmarked])
+    assert not singletons[stale].exists()
+    assert [entry.name for entry in singletons[reused_pid].iterdir()] == ["notes.txt"]

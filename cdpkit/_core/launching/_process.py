@@ -23,6 +23,7 @@ from pathlib import Path
 import anyio
 
 from ...errors import LaunchError
+from ._profiles import remove_singleton_folder
 from ._spawning import CAN_POSIX_SPAWN, SpawnedProcess, above_std_fds
 
 # The watchdog's whole program. $1: Chrome's process group, $2: a temporary profile or "".
@@ -33,6 +34,10 @@ _WATCHDOG_SCRIPT = (
     'kill -KILL -"$1" 2>/dev/null; '
     '[ -n "$2" ] || exit 0; '
     # Chrome's helpers may still be flushing files a moment after the kill.
+    # The folder of Chrome's singleton socket, outside the profile: its two files, then
+    # the folder if nothing else is in it (see _profiles.remove_singleton_folder).
+    's=$(readlink -- "$2/SingletonSocket") && [ "${s##*/}" = SingletonSocket ] && '
+    'rm -f -- "$s" "${s%/*}/SingletonCookie" && rmdir -- "${s%/*}"; '
     'rm -rf -- "$2"; sleep 0.2; rm -rf -- "$2"'
 )
 # Whether this system can run the watchdog (launcher._watchdog_enabled turns it off).
@@ -224,6 +229,7 @@ class ChromeProcess:
             self._drain.cancel()
             await asyncio.gather(self._drain, return_exceptions=True)
             if self.temporary_profile:
+                remove_singleton_folder(self.user_data_dir)
                 await _remove_tree(self.user_data_dir)
             # Last: if a second Ctrl-C (KeyboardInterrupt) interrupts the lines above, the
             # watchdog still removes the profile when this process exits.

@@ -66,9 +66,26 @@ def sweep_stale_profiles(directory: str | os.PathLike[str] | None = None) -> lis
     with contextlib.suppress(OSError):
         for profile in root.glob(TEMP_PROFILE_PREFIX + "*"):
             if profile.is_dir() and not _owner_alive(profile):
+                remove_singleton_folder(profile)
                 shutil.rmtree(profile, ignore_errors=True)
                 removed.append(profile)
     return removed
+
+
+def remove_singleton_folder(profile: Path) -> None:
+    """Remove the folder Chrome made in the system's temporary folder for its singleton
+    socket (``/tmp/org.chromium.Chromium.XXXXXX``), which the profile's ``SingletonSocket``
+    links to: Chrome removes it when it exits by itself, a killed Chrome leaves it. Only
+    its two files, then the folder if that empties it: never anything else. For a
+    temporary profile only, which no other Chrome can have used."""
+    with contextlib.suppress(OSError):
+        socket = Path(os.readlink(profile / "SingletonSocket"))
+        if socket.name != "SingletonSocket" or not socket.is_absolute():
+            return
+        for name in ("SingletonSocket", "SingletonCookie"):
+            with contextlib.suppress(FileNotFoundError):
+                (socket.parent / name).unlink()
+        socket.parent.rmdir()
 
 
 def sweep_in_background(directory: str) -> None:

@@ -16,6 +16,7 @@ arguments. Nothing here imports typer or the MCP SDK.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import re
 import sys
@@ -334,6 +335,18 @@ def has_display(chrome_args: tuple[str, ...]) -> bool:
 # this floor never imports what sits over it.
 BrowserSource = Callable[["BrowserOptions"], Awaitable["Browser | None"]]
 _sources: list[BrowserSource] = []
+# Set when the command opens one of the browser's own pages (chrome://...): a source's
+# browser (the daemon's, every command in a context of its own) cannot hold one, which
+# opens only in a browser's default context; the command starts a browser of its own.
+_opens_a_browser_page: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "cdpkit_opens_a_browser_page", default=False
+)
+
+
+def opens_a_browser_page() -> None:
+    """The command's page is one of the browser's own: :func:`start_browser` starts or
+    attaches to the options' browser, asking no browser source."""
+    _opens_a_browser_page.set(True)
 
 
 def add_browser_source(source: BrowserSource) -> None:
@@ -354,7 +367,7 @@ async def start_browser(options: BrowserOptions) -> Browser:
     """
     import cdpkit
 
-    for source in list(_sources):
+    for source in [] if _opens_a_browser_page.get() else list(_sources):
         shared = await source(options)
         if shared is not None:
             return shared

@@ -15,8 +15,8 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._core.urls import InvalidUrlError, url_to_open
-from .browser_options import CLIError, report_error
+from .._core.urls import InvalidUrlError, browser_page, url_to_open
+from .browser_options import CLIError, opens_a_browser_page, report_error
 
 if TYPE_CHECKING:
     from .._browser.navigation import ParserWaitTimeoutError
@@ -45,14 +45,20 @@ def normalize_url(value: str) -> str:
     whose rules every surface shares (a local file, a bare host, or a URL read as the
     browser reads it).
 
+    One of the browser's own pages (``chrome://version``) is opened in a browser of the
+    command's own, not the daemon's.
+
     Raises:
         CLIError: Not a URL, a local path or ``file://`` URL that does not exist, or a
             scheme a page cannot be loaded from (exit status 2).
     """
     try:
-        return url_to_open(value)
+        url = url_to_open(value)
     except InvalidUrlError as exc:
         raise CLIError(str(exc), 2) from None
+    if browser_page(url):
+        opens_a_browser_page()  # not on the daemon's browser: see opens_a_browser_page
+    return url
 
 
 # -- running a command ----------------------------------------------------------------------

@@ -336,6 +336,9 @@ def test_a_page_session_cannot_end_or_crash_the_shared_browser(
         ]:
             message = refused(other.call(method, {"url": url}, session=session))
             assert "open only in the browser's default context" in message, message
+        # The command line opens such a page in a browser of its own, not the daemon's.
+        settings = daemon.cli.run("eval", "chrome://settings", "document.title", "--wait", "0")
+        assert (settings.returncode, settings.stdout.strip()) == (0, "Settings"), settings.stderr
         assert evaluate(owner, theirs, "6 * 7") == 42  # the other command's page lives on
         assert evaluate(other, mine, "6 * 7") == 42
     finally:

@@ -97,6 +97,8 @@ class InFlight:
             if event.method == "Network.dataReceived":
                 continue
             if event.method == "Network.requestWillBeSent":
+                if _browsers_own(params):
+                    continue
                 # A redirect sends it again with the same id: the new URL replaces it.
                 self.requests[request_id] = str(params.get("request", {}).get("url", ""))
                 if blocks_parser(params):
@@ -115,6 +117,13 @@ class InFlight:
             for request_id, sent in self.parser_blocking.items()
             if request_id in self.requests
         )
+
+
+def _browsers_own(params: dict[str, Any]) -> bool:
+    """Whether a request is the browser's own, not the page's loading: the page's icon,
+    which Chrome fetches itself (resource type "Other", no initiator in the page), also
+    after the next navigation has begun, and never reports ended when it is abandoned."""
+    return params.get("type") == "Other" and params.get("initiator", {}).get("type") == "other"
 
 
 # Network.requestWillBeSent's renderBlockingBehavior of a classic <script src> without

@@ -157,6 +157,24 @@ async def test_usable_navigation_returns_while_a_tracker_never_answers(
     assert (done.title, done.pending) == ("Keys", ())
 
 
+async def test_the_browsers_own_icon_fetch_is_not_what_the_page_waits_on(
+    page: cdpkit.Page, server: FixtureServer, other_server: FixtureServer
+) -> None:
+    # Chrome fetches a page's icon itself, as the next navigation begins, and never says
+    # it ended when that navigation abandons it: one that never answers is not what the
+    # next page waits on. (With the Network domain on throughout, as a network log has it.)
+    stamp = time.monotonic_ns()
+    icon = server.url(f"/hang?s=60&icon={stamp}")
+    html = f"<title>Iconed</title><link rel=icon href='{icon}'><h1>Iconed</h1>"
+    server.route(f"/iconed-{stamp}", lambda handler: handler.reply(200, html))
+    async with page.enabled("Network"):
+        iconed = await navigate(page, server.url(f"/iconed-{stamp}"), wait_until="usable", timeout=20)
+        assert (iconed.title, iconed.pending) == ("Iconed", ())
+        url, tracker = _tracked_page(server, other_server)
+        result = await navigate(page, url, wait_until="usable", timeout=20)
+    assert sorted(result.pending) == [tracker + "&kind=pixel", tracker + "&kind=script"]
+
+
 async def test_usable_reload_and_history_moves_return_while_a_tracker_never_answers(
     page: cdpkit.Page, server: FixtureServer, other_server: FixtureServer
 ) -> None:

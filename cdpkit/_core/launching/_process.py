@@ -33,11 +33,11 @@ _WATCHDOG_SCRIPT = (
     "read -r _ && exit 0; "
     'kill -KILL -"$1" 2>/dev/null; '
     '[ -n "$2" ] || exit 0; '
-    # Chrome's helpers may still be flushing files a moment after the kill.
     # The folder of Chrome's singleton socket, outside the profile: its two files, then
     # the folder if nothing else is in it (see _profiles.remove_singleton_folder).
     's=$(readlink -- "$2/SingletonSocket") && [ "${s##*/}" = SingletonSocket ] && '
     'rm -f -- "$s" "${s%/*}/SingletonCookie" && rmdir -- "${s%/*}"; '
+    # Chrome's helpers may still be flushing files a moment after the kill.
     'rm -rf -- "$2"; sleep 0.2; rm -rf -- "$2"'
 )
 # Whether this system can run the watchdog (launcher._watchdog_enabled turns it off).

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
+import socket
 import struct
+import subprocess
 import sys
 import time
+import urllib.request
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +24,8 @@ pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
 from mcp import Client, StdioServerParameters
 from mcp.types import TextResourceContents
+
+from tests.server import free_port
 
 ROOT = Path(__file__).parent.parent.parent
 MARKER = "CDPKIT_MCP_TEST_MARKER"
@@ -84,6 +90,84 @@ async def wait_until_gone(
 
 def server_env(marker: str) -> dict[str, str]:
     return {**os.environ, MARKER: marker}
+
+
+class HttpServer:
+    def __init__(self, process: subprocess.Popen[bytes], port: int, marker: str, log: Path) -> None:
+        self.process = process
+        self.port = port
+        self.marker = marker
+        self.log = log
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+class HttpServers:
+    """Starts ``python -m cdpkit.mcp_server --http PORT ...`` processes; kills them at the end."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp_path = tmp_path
+        self.started: list[HttpServer] = []
+
+    def start(self, *args: str, entry: tuple[str, ...] = ("-m", "cdpkit.mcp_server")) -> HttpServer:
+        port = free_port()
+        # A debugging port of its own lets the test see every tab of the server's browser.
+        self.debug_port = free_port()
+        marker = uuid.uuid4().hex
+        log = self.tmp_path / f"server-{port}.log"
+        with log.open("wb") as stderr:
+            process = subprocess.Popen(
+                [
+                    *(sys.executable, *entry, "--http", str(port)),
+                    *("--allow-js", "--downloads", str(self.tmp_path)),
+                    f"--chrome-arg=--remote-debugging-port={self.debug_port}",
+                    *args,
+                ],
+                cwd=ROOT,
+                env=server_env(marker),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+            )
+        server = HttpServer(process, port, marker, log)
+        self.started.append(server)
+        deadline = time.monotonic() + 60
+        while not listening(port):
+            assert process.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, "the HTTP server did not listen within 60 s"
+            time.sleep(0.1)
+        return server
+
+    def browser_tab_urls(self) -> list[str]:
+        """The URLs of every tab of the server's browser, whichever client opened it (but
+        the blank tab the browser starts with, in its default context)."""
+        url = f"http://127.0.0.1:{self.debug_port}/json/list"
+        with urllib.request.urlopen(url, timeout=10) as response:
+            targets = json.loads(response.read())
+        return [t["url"] for t in targets if t["type"] == "page" and t["url"] != "about:blank"]
+
+    def stop(self) -> None:
+        for server in self.started:
+            if server.process.poll() is None:
+                server.process.kill()
+                server.process.wait()
+
+
+@pytest.fixture
+def servers(tmp_path: Path) -> Iterator[HttpServers]:
+    started = HttpServers(tmp_path)
+    try:
+        yield started
+    finally:
+        started.stop()
 
 
 class McpSession:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,8 +14,7 @@ from mcp import Client
 import cdpkit
 from tests.server import FixtureServer, Handler
 
-from .conftest import text_of
-from .test_http_clients import _Servers
+from .conftest import HttpServers, text_of
 
 SECRET_SID = "sid=ALICE-SECRET-SID"
 ALICE_TOKEN = "ALICE-URL-TOKEN"
@@ -42,15 +39,6 @@ def pages(server: FixtureServer) -> FixtureServer:
     return server
 
 
-@pytest.fixture
-def servers(tmp_path: Path) -> Iterator[_Servers]:
-    started = _Servers(tmp_path)
-    try:
-        yield started
-    finally:
-        started.stop()
-
-
 def _client(url: str, mode: Any = "auto") -> Client:
     # "auto": today's stateless protocol, the client told apart by its cookie (its id).
     return Client(url, mode=mode, read_timeout_seconds=120)
@@ -63,7 +51,7 @@ async def _call(client: Client, tool: str, arguments: dict[str, Any] | None = No
 
 
 async def test_a_clients_browse_session_is_invisible_unusable_and_unclosable_by_another(
-    servers: _Servers, pages: FixtureServer
+    servers: HttpServers, pages: FixtureServer
 ) -> None:
     http = servers.start()
     async with _client(http.url) as alice, _client(http.url) as bob:
@@ -85,7 +73,7 @@ async def test_a_clients_browse_session_is_invisible_unusable_and_unclosable_by_
 
 
 async def test_a_clients_recording_holds_its_own_steps_only(
-    servers: _Servers, pages: FixtureServer
+    servers: HttpServers, pages: FixtureServer
 ) -> None:
     http = servers.start()
     alice_url = pages.url(f"/contain/account?token={ALICE_TOKEN}")
@@ -113,7 +101,7 @@ async def _browser_contexts(endpoint: str) -> set[str]:
 
 
 async def test_a_client_that_ends_takes_its_browse_sessions_and_leaves_the_browser(
-    servers: _Servers, pages: FixtureServer
+    servers: HttpServers, pages: FixtureServer
 ) -> None:
     # A client's browse sessions run in the browser the clients share: when the client
     # ends, its sessions' contexts close, and the browser stays for the others.
@@ -136,7 +124,7 @@ async def test_a_client_that_ends_takes_its_browse_sessions_and_leaves_the_brows
 
 
 async def test_record_over_http_writes_each_clients_steps_to_a_file_of_its_own(
-    servers: _Servers, pages: FixtureServer
+    servers: HttpServers, pages: FixtureServer
 ) -> None:
     script = servers.tmp_path / "session.py"
     http = servers.start("--record", str(script))

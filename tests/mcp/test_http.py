@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,25 +17,16 @@ from mcp import Client
 
 from tests.server import FixtureServer, free_port
 
-from .conftest import ROOT, browser_processes, resource_text, server_env, text_of, wait_until_gone
-
-
-class HttpServer:
-    def __init__(self, process: subprocess.Popen[bytes], port: int, marker: str, log: Path) -> None:
-        self.process = process
-        self.port = port
-        self.marker = marker
-        self.log = log
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/mcp"
-
-
-def _listening(port: int) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
+from .conftest import (
+    ROOT,
+    HttpServer,
+    browser_processes,
+    listening,
+    resource_text,
+    server_env,
+    text_of,
+    wait_until_gone,
+)
 
 
 @pytest.fixture
@@ -59,7 +49,7 @@ def http_server(tmp_path: Path, other_server: FixtureServer) -> Iterator[HttpSer
     server = HttpServer(process, port, marker, log)
     try:
         deadline = time.monotonic() + 60
-        while not _listening(port):
+        while not listening(port):
             assert process.poll() is None, log.read_text()
             assert time.monotonic() < deadline, "the HTTP server did not listen within 60 s"
             time.sleep(0.1)

@@ -6,14 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import time
-import urllib.request
-import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,10 +17,9 @@ from mcp import Client
 from cdpkit.mcp._app import ClientSessions
 from cdpkit.mcp._http import _SessionTracker
 from cdpkit.mcp._session import BrowserSession, ServerOptions
-from tests.server import DOWNLOADS, FixtureServer, free_port
+from tests.server import DOWNLOADS, FixtureServer
 
-from .conftest import ROOT, browser_processes, server_env, text_of
-from .test_http import HttpServer, _listening
+from .conftest import HttpServer, HttpServers, browser_processes, text_of
 
 LOGIN = """<title>login</title><script>document.cookie = "agent=yes; path=/";</script>
 <p>logged in</p>"""
@@ -33,66 +27,6 @@ BUTTONS = "<title>buttons</title><button>One</button><button>Two</button>"
 OTHER = "<title>other</title><a href='/x'>A link</a><input placeholder='Search'>"
 
 StartServer = Callable[..., HttpServer]
-
-
-class _Servers:
-    """Starts ``python -m cdpkit.mcp_server --http PORT ...`` processes; kills them at the end."""
-
-    def __init__(self, tmp_path: Path) -> None:
-        self.tmp_path = tmp_path
-        self.started: list[HttpServer] = []
-
-    def start(self, *args: str, entry: tuple[str, ...] = ("-m", "cdpkit.mcp_server")) -> HttpServer:
-        port = free_port()
-        # A debugging port of its own lets the test see every tab of the server's browser.
-        self.debug_port = free_port()
-        marker = uuid.uuid4().hex
-        log = self.tmp_path / f"server-{port}.log"
-        with log.open("wb") as stderr:
-            process = subprocess.Popen(
-                [
-                    *(sys.executable, *entry, "--http", str(port)),
-                    *("--allow-js", "--downloads", str(self.tmp_path)),
-                    f"--chrome-arg=--remote-debugging-port={self.debug_port}",
-                    *args,
-                ],
-                cwd=ROOT,
-                env=server_env(marker),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=stderr,
-            )
-        server = HttpServer(process, port, marker, log)
-        self.started.append(server)
-        deadline = time.monotonic() + 60
-        while not _listening(port):
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "the HTTP server did not listen within 60 s"
-            time.sleep(0.1)
-        return server
-
-    def browser_tab_urls(self) -> list[str]:
-        """The URLs of every tab of the server's browser, whichever client opened it (but
-        the blank tab the browser starts with, in its default context)."""
-        url = f"http://127.0.0.1:{self.debug_port}/json/list"
-        with urllib.request.urlopen(url, timeout=10) as response:
-            targets = json.loads(response.read())
-        return [t["url"] for t in targets if t["type"] == "page" and t["url"] != "about:blank"]
-
-    def stop(self) -> None:
-        for server in self.started:
-            if server.process.poll() is None:
-                server.process.kill()
-                server.process.wait()
-
-
-@pytest.fixture
-def servers(tmp_path: Path) -> Iterator[_Servers]:
-    started = _Servers(tmp_path)
-    try:
-        yield started
-    finally:
-        started.stop()
 
 
 def _client(server: HttpServer) -> AbstractAsyncContextManager[Client]:
@@ -130,7 +64,7 @@ async def _two_clients(server: HttpServer) -> AsyncIterator[tuple[Client, Client
 
 
 async def test_each_http_client_has_its_own_cookies_tabs_and_snapshots(
-    servers: _Servers, pages: FixtureServer
+    servers: HttpServers, pages: FixtureServer
 ) -> None:
     http = servers.start()
     async with _client(http) as b:
@@ -193,7 +127,7 @@ async def test_each_http_client_has_its_own_cookies_tabs_and_snapshots(
 
 @pytest.mark.parametrize("entry", [("-m", "cdpkit.mcp_server"), ("-m", "cdpkit", "mcp")])
 async def test_shared_context_gives_http_clients_one_context(
-    servers: _Servers, pages: FixtureServer, entry: tuple[str, ...]
+    servers: HttpServers, pages: FixtureServer, entry: tuple[str, ...]
 ) -> None:
     http = servers.start("--shared-context", entry=entry)
     async with _two_clients(http) as (a, b):
@@ -257,7 +191,7 @@ async def test_an_idle_client_session_loses_its_context_and_a_busy_one_keeps_it(
 
 
 async def test_a_download_in_a_clients_own_context_is_saved_and_listed(
-    servers: _Servers, server: FixtureServer
+    servers: HttpServers, server: FixtureServer
 ) -> None:
     server.route(
         "/clients/files",
@@ -278,7 +212,7 @@ async def test_a_download_in_a_clients_own_context_is_saved_and_listed(
 
 
 async def test_stateless_http_clients_each_have_their_own_context(
-    servers: _Servers, pages: FixtureServer
+    servers: HttpServers, pages: FixtureServer
 ) -> None:
     # Today's SDK speaks the 2026 protocol by default: no initialize, no mcp-session-id.
     # The server tells its clients apart by the cookie it gives each one.
@@ -346,7 +280,7 @@ async def test_a_client_that_never_sends_its_cookie_back_is_not_kept_for_the_idl
 
 
 async def test_a_request_refused_in_one_clients_tab_is_reported_to_that_client_only(
-    servers: _Servers, server: FixtureServer
+    servers: HttpServers, server: FixtureServer
 ) -> None:
     # The request guard serves every client of the server; what it refused in A's tab
     # (a URL that may carry a token) is A's to read, never B's.
